@@ -6,3 +6,8 @@
 //! HTTP server (`server`) and the desktop shell (`desktop`) wrap.
 
 pub mod llm;
+pub mod error;
+pub mod store;
+pub mod api;
+pub mod logging;
+pub mod server;

@@ -1,1 +1,100 @@
-fn main(){}
+//! The `maru` command: the desktop window by default, `maru serve` for the browser and scripts.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use maru::api::App;
+use maru::server::{self, ServeOptions};
+
+#[derive(Parser)]
+#[command(name = "maru", version, about = "A local chatbot for your own OpenAI-compatible model server")]
+struct Cli {
+    /// Where Maru keeps its database, files, prompt overrides and logs.
+    #[arg(long, global = true, env = "MARU_DATA_DIR")]
+    data_dir: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the API and the web UI over HTTP (loopback only unless --allow-remote).
+    Serve {
+        #[arg(long, default_value = "127.0.0.1")]
+        host: String,
+        #[arg(long, default_value_t = 8765)]
+        port: u16,
+        /// Access token for /api; generated and printed when absent.
+        #[arg(long, env = "MARU_TOKEN", hide_env_values = true)]
+        token: Option<String>,
+        /// Listen on a non-loopback address (others on the network could reach your chats).
+        #[arg(long)]
+        allow_remote: bool,
+        /// The built web UI (default: ui/dist next to the sources).
+        #[arg(long, env = "MARU_UI_DIR")]
+        ui_dir: Option<PathBuf>,
+    },
+}
+
+fn default_data_dir() -> PathBuf {
+    dirs::data_dir().unwrap_or_else(|| PathBuf::from(".")).join("maru")
+}
+
+fn default_ui_dir() -> Option<PathBuf> {
+    [PathBuf::from("ui/dist"), PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../ui/dist"))]
+        .into_iter()
+        .find(|d| d.join("index.html").is_file())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // Everything Maru writes (database, logs, files) is private to the user.
+    #[cfg(unix)]
+    unsafe {
+        libc::umask(0o077);
+    }
+    let data_dir = cli.data_dir.unwrap_or_else(default_data_dir);
+    let _log = maru::logging::init(&data_dir);
+    let result = match cli.command {
+        Some(Command::Serve { host, port, token, allow_remote, ui_dir }) => {
+            let opts = ServeOptions { host, port, token, allow_remote, ui_dir: ui_dir.or_else(default_ui_dir) };
+            serve(&data_dir, opts)
+        }
+        None => run_default(&data_dir),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("maru: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime")
+}
+
+fn serve(data_dir: &std::path::Path, opts: ServeOptions) -> maru::error::Result<()> {
+    runtime().block_on(async {
+        let app = App::open(data_dir)?;
+        let bound = server::bind(app, &opts).await?;
+        let token_note = if opts.token.is_some() { "the token you gave" } else { "a new token" };
+        // Printed once, to the terminal only: the fragment never reaches a server log.
+        println!("Maru is serving {} with {token_note}.", data_dir.display());
+        println!("Open http://{}/#token={}", bound.addr, bound.token);
+        bound.run().await
+    })
+}
+
+#[cfg(not(feature = "desktop"))]
+fn run_default(data_dir: &std::path::Path) -> maru::error::Result<()> {
+    eprintln!("this build has no desktop window; serving over HTTP instead");
+    serve(data_dir, ServeOptions { host: "127.0.0.1".into(), port: 8765, token: None, allow_remote: false, ui_dir: default_ui_dir() })
+}
+
+#[cfg(feature = "desktop")]
+fn run_default(data_dir: &std::path::Path) -> maru::error::Result<()> {
+    maru::desktop::run(data_dir)
+}

@@ -1,0 +1,170 @@
+//! The one API surface: plain async functions over an [`App`], returning typed JSON structs.
+//! The HTTP server and the desktop shell are thin wrappers around these; nothing else is public.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+use crate::store::memories::{self, Memory, MemoryPatch, NewMemory};
+use crate::store::messages::{self, Message, MessagePage};
+use crate::store::projects::{self, DeletedProject, NewProject, Project, ProjectPatch};
+use crate::store::sessions::{self, NewSession, Session, SessionPage, SessionPatch};
+use crate::store::settings::{self, SettingsPatch, SettingsView};
+use crate::store::Store;
+
+/// Everything a request needs: the store and where the data folder is.
+pub struct App {
+    pub store: Store,
+    pub data_dir: PathBuf,
+}
+
+impl App {
+    /// Opens the data folder (creating it owner-only) and its database.
+    pub fn open(data_dir: &Path) -> Result<Arc<App>> {
+        create_private_dir(data_dir)?;
+        let store = Store::open(&data_dir.join("maru.db"))?;
+        let interrupted = store.with(|c| messages::mark_interrupted(c))?;
+        if interrupted > 0 {
+            tracing::warn!(interrupted, "replies left streaming by the last run are now marked interrupted");
+        }
+        Ok(Arc::new(App { store, data_dir: data_dir.to_path_buf() }))
+    }
+}
+
+/// Creates a directory readable by its owner only (it holds private chats).
+pub fn create_private_dir(dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
+    }
+    Ok(())
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Health {
+    pub status: String,
+    pub version: String,
+    pub schema_version: i64,
+}
+
+pub async fn health(_app: &App) -> Result<Health> {
+    Ok(Health {
+        status: "ok".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        schema_version: crate::store::latest_version(),
+    })
+}
+
+// ---- projects
+
+pub async fn list_projects(app: &App) -> Result<Vec<Project>> {
+    app.store.call(|c| projects::list(c)).await
+}
+
+pub async fn create_project(app: &App, new: NewProject) -> Result<Project> {
+    app.store.call(move |c| projects::create(c, &new)).await
+}
+
+pub async fn update_project(app: &App, id: i64, patch: ProjectPatch) -> Result<Project> {
+    app.store.call(move |c| projects::update(c, id, &patch)).await
+}
+
+pub async fn delete_project(app: &App, id: i64) -> Result<DeletedProject> {
+    app.store.call(move |c| projects::delete(c, id)).await
+}
+
+// ---- sessions
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct SessionQuery {
+    /// The Default project when absent.
+    pub project_id: Option<i64>,
+    pub cursor: Option<String>,
+    pub limit: Option<usize>,
+}
+
+pub async fn list_sessions(app: &App, q: SessionQuery) -> Result<SessionPage> {
+    app.store
+        .call(move |c| {
+            let project_id = match q.project_id {
+                Some(id) => id,
+                None => projects::default_id(c)?,
+            };
+            sessions::list(c, project_id, q.cursor.as_deref(), q.limit)
+        })
+        .await
+}
+
+pub async fn create_session(app: &App, new: NewSession) -> Result<Session> {
+    app.store.call(move |c| sessions::create(c, &new)).await
+}
+
+pub async fn get_session(app: &App, id: i64) -> Result<Session> {
+    app.store.call(move |c| sessions::get(c, id)).await
+}
+
+pub async fn update_session(app: &App, id: i64, patch: SessionPatch) -> Result<Session> {
+    app.store.call(move |c| sessions::update(c, id, &patch)).await
+}
+
+pub async fn delete_session(app: &App, id: i64) -> Result<()> {
+    app.store.call(move |c| sessions::delete(c, id)).await
+}
+
+// ---- messages
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct MessageQuery {
+    pub before: Option<i64>,
+    pub limit: Option<usize>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MessageEdit {
+    pub content: String,
+}
+
+pub async fn list_messages(app: &App, session_id: i64, q: MessageQuery) -> Result<MessagePage> {
+    app.store.call(move |c| messages::list(c, session_id, q.before, q.limit)).await
+}
+
+pub async fn edit_message(app: &App, id: i64, edit: MessageEdit) -> Result<Message> {
+    app.store.call(move |c| messages::edit(c, id, &edit.content)).await
+}
+
+pub async fn delete_message(app: &App, id: i64) -> Result<()> {
+    app.store.call(move |c| messages::delete(c, id)).await
+}
+
+// ---- settings
+
+pub async fn get_settings(app: &App) -> Result<SettingsView> {
+    app.store.call(|c| Ok(SettingsView::from(&settings::load(c)?))).await
+}
+
+pub async fn update_settings(app: &App, patch: SettingsPatch) -> Result<SettingsView> {
+    app.store.call(move |c| Ok(SettingsView::from(&settings::update(c, &patch)?))).await
+}
+
+// ---- long-term memory
+
+pub async fn list_memories(app: &App) -> Result<Vec<Memory>> {
+    app.store.call(|c| memories::list(c)).await
+}
+
+pub async fn create_memory(app: &App, new: NewMemory) -> Result<Memory> {
+    app.store.call(move |c| memories::create(c, &new)).await
+}
+
+pub async fn update_memory(app: &App, id: i64, patch: MemoryPatch) -> Result<Memory> {
+    app.store.call(move |c| memories::update(c, id, &patch)).await
+}
+
+pub async fn delete_memory(app: &App, id: i64) -> Result<()> {
+    app.store.call(move |c| memories::delete(c, id)).await
+}

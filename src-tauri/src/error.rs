@@ -1,0 +1,81 @@
+//! The one error type that crosses every boundary (HTTP, desktop IPC, CLI) as `{code, message}`.
+//!
+//! `code` is stable and machine-readable (the UI branches on it); `message` is for the user and
+//! says what to do. Internal errors are logged in full and reported without their details.
+
+use serde::Serialize;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The request itself is wrong (empty name, too long, bad value). Nothing was changed.
+    #[error("{message}")]
+    Invalid { code: &'static str, message: String },
+    #[error("{what} {id} does not exist")]
+    NotFound { what: &'static str, id: i64 },
+    /// The request is well-formed but conflicts with the data (duplicate name, Default project).
+    #[error("{message}")]
+    Conflict { code: &'static str, message: String },
+    #[error("{message}")]
+    Unauthorized { message: String },
+    /// The model server failed; the message says how to fix it.
+    #[error("{message}")]
+    Upstream { code: &'static str, message: String },
+    #[error("the database was written by a newer version of Maru (schema {found}, this build knows up to {known}); update Maru to open it")]
+    NewerSchema { found: i64, known: i64 },
+    #[error("internal error: {0:#}")]
+    Internal(#[from] anyhow::Error),
+}
+
+/// The JSON shape of every error, on every boundary.
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, Eq)]
+pub struct ErrorBody {
+    pub code: String,
+    pub message: String,
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub fn invalid(code: &'static str, message: impl Into<String>) -> Self {
+        Error::Invalid { code, message: message.into() }
+    }
+    pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
+        Error::Conflict { code, message: message.into() }
+    }
+
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Invalid { code, .. } | Error::Conflict { code, .. } | Error::Upstream { code, .. } => code,
+            Error::NotFound { .. } => "not_found",
+            Error::Unauthorized { .. } => "unauthorized",
+            Error::NewerSchema { .. } => "newer_schema",
+            Error::Internal(_) => "internal",
+        }
+    }
+
+    pub fn http_status(&self) -> u16 {
+        match self {
+            Error::Invalid { .. } => 400,
+            Error::Unauthorized { .. } => 401,
+            Error::NotFound { .. } => 404,
+            Error::Conflict { .. } => 409,
+            Error::Upstream { .. } => 502,
+            Error::NewerSchema { .. } | Error::Internal(_) => 500,
+        }
+    }
+
+    pub fn body(&self) -> ErrorBody {
+        let message = match self {
+            // Details of internal failures go to the log, not to the user.
+            Error::Internal(_) => "something went wrong inside Maru; the log file in the data folder has the details".to_string(),
+            other => other.to_string(),
+        };
+        ErrorBody { code: self.code().to_string(), message }
+    }
+}
+
+impl From<rusqlite::Error> for Error {
+    fn from(e: rusqlite::Error) -> Self {
+        Error::Internal(e.into())
+    }
+}

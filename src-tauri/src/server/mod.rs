@@ -1,0 +1,81 @@
+//! `maru serve`: the API over HTTP (JSON, and Server-Sent Events for chat turns) plus the web UI,
+//! on loopback by default. Every handler is a thin wrapper over a function in [`crate::api`].
+
+mod auth;
+mod extract;
+mod routes;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::extract::DefaultBodyLimit;
+use axum::Router;
+use tower_http::services::{ServeDir, ServeFile};
+
+use crate::api::App;
+use crate::error::{Error, Result};
+
+pub use auth::Guard;
+
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    pub host: String,
+    pub port: u16,
+    /// Generated when absent.
+    pub token: Option<String>,
+    pub allow_remote: bool,
+    /// The built web UI (`ui/dist`); the API works without it.
+    pub ui_dir: Option<PathBuf>,
+}
+
+/// A server that is listening; `run` serves until the process ends.
+pub struct Bound {
+    pub listener: tokio::net::TcpListener,
+    pub router: Router,
+    pub addr: SocketAddr,
+    pub token: String,
+}
+
+/// Binds the port and builds the router; the caller prints the address and then runs it.
+pub async fn bind(app: Arc<App>, opts: &ServeOptions) -> Result<Bound> {
+    let ip: std::net::IpAddr = opts
+        .host
+        .parse()
+        .map_err(|_| Error::invalid("invalid_host", format!("--host must be an IP address, like 127.0.0.1 (got {:?})", opts.host)))?;
+    if !ip.is_loopback() && !opts.allow_remote {
+        return Err(Error::invalid(
+            "remote_refused",
+            format!("refusing to listen on {ip}: other machines could reach your chats. Use --allow-remote if you mean it"),
+        ));
+    }
+    let listener = tokio::net::TcpListener::bind((ip, opts.port))
+        .await
+        .map_err(|e| Error::invalid("bind_failed", format!("cannot listen on {ip}:{}: {e}", opts.port)))?;
+    let addr = listener.local_addr().map_err(anyhow::Error::from)?;
+    let token = opts.token.clone().filter(|t| !t.is_empty()).unwrap_or_else(generate_token);
+    let guard = Guard::new(&token, addr.port(), opts.allow_remote);
+    let router = router(app, guard, opts.ui_dir.clone());
+    Ok(Bound { listener, router, addr, token })
+}
+
+impl Bound {
+    pub async fn run(self) -> Result<()> {
+        axum::serve(self.listener, self.router).await.map_err(|e| Error::Internal(e.into()))
+    }
+}
+
+pub fn router(app: Arc<App>, guard: Guard, ui_dir: Option<PathBuf>) -> Router {
+    let mut router = routes::api().with_state(app).layer(DefaultBodyLimit::max(16 * 1024 * 1024));
+    if let Some(dir) = ui_dir.filter(|d| d.join("index.html").is_file()) {
+        // Unknown paths fall back to index.html so the UI's own routes survive a reload.
+        let index = dir.join("index.html");
+        router = router.fallback_service(ServeDir::new(dir).fallback(ServeFile::new(index)));
+    }
+    router.layer(axum::middleware::from_fn_with_state(guard, auth::check))
+}
+
+fn generate_token() -> String {
+    let bytes: [u8; 24] = rand::random();
+    hex::encode(bytes)
+}

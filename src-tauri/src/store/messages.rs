@@ -1,0 +1,242 @@
+//! Messages of a session, in the order they were written (by id). An assistant reply is stored
+//! as `streaming` while it arrives and ends `complete`, `stopped`, `interrupted` or `error`.
+
+use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
+use rusqlite::{params, Connection, Row};
+use serde::{Deserialize, Serialize};
+
+use super::{char_len, found, now_ms, sessions};
+use crate::error::{Error, Result};
+
+pub const CONTENT_MAX_CHARS: usize = 1_000_000;
+pub const PAGE_DEFAULT: usize = 50;
+pub const PAGE_MAX: usize = 500;
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    User,
+    Assistant,
+    Tool,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Complete,
+    Streaming,
+    /// The user pressed stop; the partial text stays.
+    Stopped,
+    /// Maru closed or crashed while the reply was streaming; the partial text stays.
+    Interrupted,
+    Error,
+}
+
+macro_rules! sql_text_enum {
+    ($ty:ty { $($variant:ident => $text:literal),* $(,)? }) => {
+        impl $ty {
+            pub fn as_str(self) -> &'static str {
+                match self { $(Self::$variant => $text),* }
+            }
+        }
+        impl ToSql for $ty {
+            fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+                Ok(ToSqlOutput::from(self.as_str()))
+            }
+        }
+        impl FromSql for $ty {
+            fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
+                match value.as_str()? {
+                    $($text => Ok(Self::$variant),)*
+                    other => Err(FromSqlError::Other(format!("unknown value {other:?}").into())),
+                }
+            }
+        }
+    };
+}
+sql_text_enum!(Role { User => "user", Assistant => "assistant", Tool => "tool" });
+sql_text_enum!(Status {
+    Complete => "complete", Streaming => "streaming", Stopped => "stopped",
+    Interrupted => "interrupted", Error => "error",
+});
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Message {
+    pub id: i64,
+    pub session_id: i64,
+    pub role: Role,
+    pub content: String,
+    pub status: Status,
+    pub error: Option<String>,
+    pub model: Option<String>,
+    pub prompt_tokens: Option<i64>,
+    pub completion_tokens: Option<i64>,
+    /// Prompt tokens the server reused from its cache; absent when the server does not say.
+    pub cached_tokens: Option<i64>,
+    pub ttft_ms: Option<i64>,
+    pub tokens_per_second: Option<f64>,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+#[derive(Debug, Clone)]
+pub struct NewMessage<'a> {
+    pub session_id: i64,
+    pub role: Role,
+    pub content: &'a str,
+    pub status: Status,
+    pub model: Option<&'a str>,
+}
+
+/// What a finished reply records besides its text.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReplyStats {
+    pub prompt_tokens: Option<i64>,
+    pub completion_tokens: Option<i64>,
+    pub cached_tokens: Option<i64>,
+    pub ttft_ms: Option<i64>,
+    pub tokens_per_second: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MessagePage {
+    /// Newest first.
+    pub messages: Vec<Message>,
+    /// Pass back as `before` for the older page; absent when there is none.
+    pub next_before: Option<i64>,
+}
+
+const SELECT: &str = "SELECT id, session_id, role, content, status, error, model, prompt_tokens,
+    completion_tokens, cached_tokens, ttft_ms, tokens_per_second, created_at, updated_at FROM messages";
+
+fn from_row(r: &Row) -> rusqlite::Result<Message> {
+    Ok(Message {
+        id: r.get(0)?,
+        session_id: r.get(1)?,
+        role: r.get(2)?,
+        content: r.get(3)?,
+        status: r.get(4)?,
+        error: r.get(5)?,
+        model: r.get(6)?,
+        prompt_tokens: r.get(7)?,
+        completion_tokens: r.get(8)?,
+        cached_tokens: r.get(9)?,
+        ttft_ms: r.get(10)?,
+        tokens_per_second: r.get(11)?,
+        created_at: r.get(12)?,
+        updated_at: r.get(13)?,
+    })
+}
+
+pub fn get(conn: &Connection, id: i64) -> Result<Message> {
+    found(conn.query_row(&format!("{SELECT} WHERE id = ?1"), [id], from_row), "message", id)
+}
+
+pub fn insert(conn: &Connection, new: &NewMessage) -> Result<Message> {
+    sessions::get(conn, new.session_id)?;
+    check_content(new.content)?;
+    let now = now_ms();
+    conn.prepare_cached(
+        "INSERT INTO messages (session_id, role, content, status, model, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
+    )?
+    .execute(params![new.session_id, new.role, new.content, new.status, new.model, now])?;
+    let id = conn.last_insert_rowid();
+    sessions::touch(conn, new.session_id)?;
+    get(conn, id)
+}
+
+/// A page of a session's messages, newest first, older than `before` when given.
+pub fn list(conn: &Connection, session_id: i64, before: Option<i64>, limit: Option<usize>) -> Result<MessagePage> {
+    sessions::get(conn, session_id)?;
+    let limit = limit.unwrap_or(PAGE_DEFAULT).clamp(1, PAGE_MAX);
+    let mut stmt =
+        conn.prepare_cached(&format!("{SELECT} WHERE session_id = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3"))?;
+    let mut messages = stmt
+        .query_map(params![session_id, before.unwrap_or(i64::MAX), limit as i64 + 1], from_row)?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let next_before = if messages.len() > limit {
+        messages.truncate(limit);
+        messages.last().map(|m| m.id)
+    } else {
+        None
+    };
+    Ok(MessagePage { messages, next_before })
+}
+
+/// The whole conversation, oldest first: what the model reads.
+pub fn history(conn: &Connection, session_id: i64) -> Result<Vec<Message>> {
+    let mut stmt = conn.prepare_cached(&format!("{SELECT} WHERE session_id = ?1 ORDER BY id"))?;
+    let rows = stmt.query_map([session_id], from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
+/// The user edits a message's text.
+pub fn edit(conn: &Connection, id: i64, content: &str) -> Result<Message> {
+    let message = get(conn, id)?;
+    if message.status == Status::Streaming {
+        return Err(Error::conflict("message_streaming", "this reply is still streaming; stop it before editing"));
+    }
+    check_content(content)?;
+    conn.execute("UPDATE messages SET content = ?2, updated_at = ?3 WHERE id = ?1", params![id, content, now_ms()])?;
+    get(conn, id)
+}
+
+/// Saves the partial text of a reply that is still streaming.
+pub fn save_partial(conn: &Connection, id: i64, content: &str) -> Result<()> {
+    conn.prepare_cached("UPDATE messages SET content = ?2, updated_at = ?3 WHERE id = ?1")?
+        .execute(params![id, content, now_ms()])?;
+    Ok(())
+}
+
+/// Ends a reply: its final text, status, error (if any) and figures.
+pub fn finish(conn: &Connection, id: i64, content: &str, status: Status, error: Option<&str>, stats: &ReplyStats) -> Result<Message> {
+    conn.prepare_cached(
+        "UPDATE messages SET content = ?2, status = ?3, error = ?4, prompt_tokens = ?5, completion_tokens = ?6,
+            cached_tokens = ?7, ttft_ms = ?8, tokens_per_second = ?9, updated_at = ?10 WHERE id = ?1",
+    )?
+    .execute(params![
+        id,
+        content,
+        status,
+        error,
+        stats.prompt_tokens,
+        stats.completion_tokens,
+        stats.cached_tokens,
+        stats.ttft_ms,
+        stats.tokens_per_second,
+        now_ms()
+    ])?;
+    get(conn, id)
+}
+
+pub fn delete(conn: &Connection, id: i64) -> Result<()> {
+    get(conn, id)?;
+    conn.execute("DELETE FROM messages WHERE id = ?1", [id])?;
+    Ok(())
+}
+
+/// Deletes `id` and everything after it in its session (regenerate, edit-and-resend).
+pub fn delete_from(conn: &Connection, session_id: i64, id: i64) -> Result<usize> {
+    Ok(conn.execute("DELETE FROM messages WHERE session_id = ?1 AND id >= ?2", params![session_id, id])?)
+}
+
+/// At start-up: replies left `streaming` by a crash or a closed window become `interrupted`.
+pub fn mark_interrupted(conn: &Connection) -> Result<usize> {
+    Ok(conn.execute(
+        "UPDATE messages SET status = 'interrupted', error = 'Maru closed before this reply finished; the text so far is kept'
+         WHERE status = 'streaming'",
+        [],
+    )?)
+}
+
+fn check_content(content: &str) -> Result<()> {
+    let len = char_len(content);
+    if len > CONTENT_MAX_CHARS {
+        return Err(Error::invalid(
+            "message_too_long",
+            format!("a message can have at most {CONTENT_MAX_CHARS} characters (this one has {len}); attach long text as a file instead"),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,57 @@
+//! Schema migrations: the files in `migrations/`, embedded in the binary, applied in order in one
+//! transaction at open and recorded in `schema_migrations`. Append-only: never edit a shipped file.
+
+use rusqlite::{Connection, OptionalExtension};
+
+use crate::error::{Error, Result};
+
+pub struct Migration {
+    pub version: i64,
+    pub name: &'static str,
+    pub sql: &'static str,
+}
+
+macro_rules! migration {
+    ($version:expr, $name:literal) => {
+        Migration { version: $version, name: $name, sql: include_str!(concat!("../../../migrations/", $name, ".sql")) }
+    };
+}
+
+pub static MIGRATIONS: &[Migration] = &[
+    migration!(1, "0001_foundation"),
+];
+
+pub fn latest_version() -> i64 {
+    MIGRATIONS.last().map_or(0, |m| m.version)
+}
+
+pub(super) fn apply(conn: &mut Connection, migrations: &[Migration]) -> Result<()> {
+    let tx = conn.transaction()?;
+    tx.execute_batch(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (
+             version    INTEGER PRIMARY KEY,
+             name       TEXT    NOT NULL,
+             applied_at INTEGER NOT NULL
+         );",
+    )?;
+    let current: i64 = tx
+        .query_row("SELECT max(version) FROM schema_migrations", [], |r| r.get::<_, Option<i64>>(0))
+        .optional()?
+        .flatten()
+        .unwrap_or(0);
+    let known = migrations.last().map_or(0, |m| m.version);
+    if current > known {
+        // Dropping `tx` rolls back: the newer database is left exactly as it was.
+        return Err(Error::NewerSchema { found: current, known });
+    }
+    for m in migrations.iter().filter(|m| m.version > current) {
+        tracing::info!(version = m.version, name = m.name, "applying migration");
+        tx.execute_batch(m.sql).map_err(|e| anyhow::anyhow!("migration {} failed: {e}", m.name))?;
+        tx.execute(
+            "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?1, ?2, ?3)",
+            rusqlite::params![m.version, m.name, super::now_ms()],
+        )?;
+    }
+    tx.commit()?;
+    Ok(())
+}

@@ -1,0 +1,181 @@
+//! Projects: labels that group sessions and carry project instructions (section ③).
+//!
+//! The Default project is created by the first migration and can never be deleted (a trigger
+//! guards it too), renamed or given instructions: global custom instructions play that role.
+
+use rusqlite::{params, Connection, OptionalExtension, Row};
+use serde::{Deserialize, Serialize};
+
+use super::{char_len, found, now_ms};
+use crate::error::{Error, Result};
+
+pub const NAME_MAX_CHARS: usize = 200;
+pub const INSTRUCTIONS_MAX_CHARS: usize = 100_000;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Project {
+    pub id: i64,
+    pub name: String,
+    pub instructions: String,
+    pub is_default: bool,
+    pub session_count: i64,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewProject {
+    pub name: String,
+    #[serde(default)]
+    pub instructions: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectPatch {
+    pub name: Option<String>,
+    pub instructions: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DeletedProject {
+    pub id: i64,
+    /// Sessions moved to the Default project by the deletion.
+    pub moved_sessions: i64,
+    pub default_project_id: i64,
+}
+
+const SELECT: &str = "SELECT p.id, p.name, p.instructions, p.is_default, p.created_at, p.updated_at,
+        (SELECT count(*) FROM sessions s WHERE s.project_id = p.id)
+    FROM projects p";
+
+fn from_row(r: &Row) -> rusqlite::Result<Project> {
+    Ok(Project {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        instructions: r.get(2)?,
+        is_default: r.get(3)?,
+        created_at: r.get(4)?,
+        updated_at: r.get(5)?,
+        session_count: r.get(6)?,
+    })
+}
+
+/// Default first, then by name.
+pub fn list(conn: &Connection) -> Result<Vec<Project>> {
+    let mut stmt = conn.prepare_cached(&format!("{SELECT} ORDER BY p.is_default DESC, p.name_key, p.id"))?;
+    let rows = stmt.query_map([], from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
+pub fn get(conn: &Connection, id: i64) -> Result<Project> {
+    found(conn.query_row(&format!("{SELECT} WHERE p.id = ?1"), [id], from_row), "project", id)
+}
+
+pub fn default_id(conn: &Connection) -> Result<i64> {
+    Ok(conn.query_row("SELECT id FROM projects WHERE is_default = 1", [], |r| r.get(0))?)
+}
+
+pub fn create(conn: &Connection, new: &NewProject) -> Result<Project> {
+    let name = clean_name(&new.name)?;
+    check_instructions(&new.instructions)?;
+    ensure_name_free(conn, &name, None)?;
+    let now = now_ms();
+    conn.execute(
+        "INSERT INTO projects (name, name_key, instructions, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)",
+        params![name, name_key(&name), new.instructions, now],
+    )?;
+    get(conn, conn.last_insert_rowid())
+}
+
+pub fn update(conn: &Connection, id: i64, patch: &ProjectPatch) -> Result<Project> {
+    let current = get(conn, id)?;
+    if current.is_default && (patch.name.is_some() || patch.instructions.is_some()) {
+        return Err(Error::conflict(
+            "default_project",
+            "the Default project cannot be renamed or given instructions; use the global custom instructions for text every chat should see",
+        ));
+    }
+    let name = match &patch.name {
+        Some(n) => {
+            let n = clean_name(n)?;
+            ensure_name_free(conn, &n, Some(id))?;
+            n
+        }
+        None => current.name,
+    };
+    let instructions = match &patch.instructions {
+        Some(i) => {
+            check_instructions(i)?;
+            i.clone()
+        }
+        None => current.instructions,
+    };
+    conn.execute(
+        "UPDATE projects SET name = ?2, name_key = ?3, instructions = ?4, updated_at = ?5 WHERE id = ?1",
+        params![id, name, name_key(&name), instructions, now_ms()],
+    )?;
+    get(conn, id)
+}
+
+/// Deletes a project, moving its sessions (with their messages) to Default in one transaction.
+pub fn delete(conn: &mut Connection, id: i64) -> Result<DeletedProject> {
+    let project = get(conn, id)?;
+    if project.is_default {
+        return Err(Error::conflict("default_project", "the Default project cannot be deleted"));
+    }
+    let tx = conn.transaction()?;
+    let default_project_id = default_id(&tx)?;
+    let moved = tx.execute("UPDATE sessions SET project_id = ?1 WHERE project_id = ?2", params![default_project_id, id])?;
+    tx.execute("DELETE FROM projects WHERE id = ?1", [id])?;
+    tx.commit()?;
+    Ok(DeletedProject { id, moved_sessions: moved as i64, default_project_id })
+}
+
+fn clean_name(raw: &str) -> Result<String> {
+    let name = raw.trim();
+    if name.is_empty() {
+        return Err(Error::invalid("invalid_name", "a project needs a name"));
+    }
+    let len = char_len(name);
+    if len > NAME_MAX_CHARS {
+        return Err(Error::invalid(
+            "invalid_name",
+            format!("a project name can have at most {NAME_MAX_CHARS} characters (this one has {len})"),
+        ));
+    }
+    if name.chars().any(char::is_control) {
+        return Err(Error::invalid("invalid_name", "a project name cannot contain line breaks or control characters"));
+    }
+    Ok(name.to_string())
+}
+
+fn check_instructions(text: &str) -> Result<()> {
+    let len = char_len(text);
+    if len > INSTRUCTIONS_MAX_CHARS {
+        return Err(Error::invalid(
+            "instructions_too_long",
+            format!("project instructions can have at most {INSTRUCTIONS_MAX_CHARS} characters (these have {len})"),
+        ));
+    }
+    Ok(())
+}
+
+fn name_key(name: &str) -> String {
+    name.to_lowercase()
+}
+
+fn ensure_name_free(conn: &Connection, name: &str, except: Option<i64>) -> Result<()> {
+    let taken: Option<String> = conn
+        .query_row(
+            "SELECT name FROM projects WHERE name_key = ?1 AND id IS NOT ?2",
+            params![name_key(name), except],
+            |r| r.get(0),
+        )
+        .optional()?;
+    match taken {
+        Some(existing) => Err(Error::conflict("name_taken", format!("a project named \"{existing}\" already exists"))),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,170 @@
+//! Sessions: one conversation each. A session is the container (messages, attachments, session
+//! memory all hang off its id); its project is only a label, so moving it moves everything.
+
+use rusqlite::{params, Connection, Row};
+use serde::{Deserialize, Serialize};
+
+use super::{char_len, found, now_ms, projects};
+use crate::error::{Error, Result};
+
+pub const TITLE_MAX_CHARS: usize = 200;
+pub const PAGE_DEFAULT: usize = 50;
+pub const PAGE_MAX: usize = 200;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Session {
+    pub id: i64,
+    pub project_id: i64,
+    pub title: String,
+    pub preset: Option<String>,
+    pub created_at: i64,
+    /// Newest activity: creation, rename, move or the latest message.
+    pub updated_at: i64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewSession {
+    #[serde(default)]
+    pub title: String,
+    /// Default project when absent.
+    pub project_id: Option<i64>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionPatch {
+    pub title: Option<String>,
+    /// Moves the session (and everything in it) to this project.
+    pub project_id: Option<i64>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SessionPage {
+    pub sessions: Vec<Session>,
+    /// Pass back as `cursor` for the next page; absent on the last page.
+    pub next_cursor: Option<String>,
+}
+
+const SELECT: &str = "SELECT id, project_id, title, preset, created_at, updated_at FROM sessions";
+
+fn from_row(r: &Row) -> rusqlite::Result<Session> {
+    Ok(Session {
+        id: r.get(0)?,
+        project_id: r.get(1)?,
+        title: r.get(2)?,
+        preset: r.get(3)?,
+        created_at: r.get(4)?,
+        updated_at: r.get(5)?,
+    })
+}
+
+pub fn get(conn: &Connection, id: i64) -> Result<Session> {
+    found(conn.query_row(&format!("{SELECT} WHERE id = ?1"), [id], from_row), "session", id)
+}
+
+pub fn create(conn: &Connection, new: &NewSession) -> Result<Session> {
+    let title = clean_title(&new.title)?;
+    let project_id = match new.project_id {
+        Some(id) => projects::get(conn, id)?.id,
+        None => projects::default_id(conn)?,
+    };
+    let now = now_ms();
+    conn.execute(
+        "INSERT INTO sessions (project_id, title, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)",
+        params![project_id, title, now],
+    )?;
+    get(conn, conn.last_insert_rowid())
+}
+
+pub fn update(conn: &Connection, id: i64, patch: &SessionPatch) -> Result<Session> {
+    let current = get(conn, id)?;
+    let title = match &patch.title {
+        Some(t) => clean_title(t)?,
+        None => current.title,
+    };
+    let project_id = match patch.project_id {
+        Some(p) => projects::get(conn, p)?.id,
+        None => current.project_id,
+    };
+    conn.execute(
+        "UPDATE sessions SET title = ?2, project_id = ?3, updated_at = ?4 WHERE id = ?1",
+        params![id, title, project_id, now_ms()],
+    )?;
+    get(conn, id)
+}
+
+/// Sets the title only if it is still empty (automatic titles never overwrite the user's).
+pub fn set_title_if_empty(conn: &Connection, id: i64, title: &str) -> Result<()> {
+    let title = truncate_chars(title.trim(), TITLE_MAX_CHARS);
+    conn.execute("UPDATE sessions SET title = ?2 WHERE id = ?1 AND title = ''", params![id, title])?;
+    Ok(())
+}
+
+pub fn set_preset(conn: &Connection, id: i64, preset: Option<&str>) -> Result<Session> {
+    get(conn, id)?;
+    conn.execute("UPDATE sessions SET preset = ?2, updated_at = ?3 WHERE id = ?1", params![id, preset, now_ms()])?;
+    get(conn, id)
+}
+
+/// Marks activity so the session sorts first in its project.
+pub fn touch(conn: &Connection, id: i64) -> Result<()> {
+    conn.execute("UPDATE sessions SET updated_at = ?2 WHERE id = ?1", params![id, now_ms()])?;
+    Ok(())
+}
+
+/// Deletes the session and, by cascade, its messages.
+pub fn delete(conn: &Connection, id: i64) -> Result<()> {
+    get(conn, id)?;
+    conn.execute("DELETE FROM sessions WHERE id = ?1", [id])?;
+    Ok(())
+}
+
+/// One project's sessions, newest activity first, `limit` at a time.
+pub fn list(conn: &Connection, project_id: i64, cursor: Option<&str>, limit: Option<usize>) -> Result<SessionPage> {
+    projects::get(conn, project_id)?;
+    let limit = limit.unwrap_or(PAGE_DEFAULT).clamp(1, PAGE_MAX);
+    let (after_time, after_id) = match cursor {
+        Some(c) => parse_cursor(c)?,
+        None => (i64::MAX, i64::MAX),
+    };
+    let mut stmt = conn.prepare_cached(&format!(
+        "{SELECT} WHERE project_id = ?1 AND (updated_at, id) < (?2, ?3)
+         ORDER BY updated_at DESC, id DESC LIMIT ?4"
+    ))?;
+    let mut sessions = stmt
+        .query_map(params![project_id, after_time, after_id, limit as i64 + 1], from_row)?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let next_cursor = if sessions.len() > limit {
+        sessions.truncate(limit);
+        sessions.last().map(|s| format!("{}.{}", s.updated_at, s.id))
+    } else {
+        None
+    };
+    Ok(SessionPage { sessions, next_cursor })
+}
+
+fn parse_cursor(cursor: &str) -> Result<(i64, i64)> {
+    let bad = || Error::invalid("invalid_cursor", "the cursor is not one this server gave out; start again without a cursor");
+    let (t, id) = cursor.split_once('.').ok_or_else(bad)?;
+    Ok((t.parse().map_err(|_| bad())?, id.parse().map_err(|_| bad())?))
+}
+
+fn clean_title(raw: &str) -> Result<String> {
+    let title = raw.trim();
+    let len = char_len(title);
+    if len > TITLE_MAX_CHARS {
+        return Err(Error::invalid(
+            "invalid_title",
+            format!("a session title can have at most {TITLE_MAX_CHARS} characters (this one has {len})"),
+        ));
+    }
+    if title.chars().any(char::is_control) {
+        return Err(Error::invalid("invalid_title", "a session title cannot contain line breaks or control characters"));
+    }
+    Ok(title.to_string())
+}
+
+pub(crate) fn truncate_chars(s: &str, max: usize) -> String {
+    s.chars().take(max).collect()
+}

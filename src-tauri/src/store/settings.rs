@@ -1,0 +1,231 @@
+//! Settings: one typed struct with defaults, stored as one JSON value per key so that adding a
+//! setting needs no migration and an unknown stored key (from a newer Maru) is simply kept.
+
+use rusqlite::{params, Connection};
+use serde::{Deserialize, Deserializer, Serialize};
+
+use super::char_len;
+use crate::error::{Error, Result};
+
+pub const CUSTOM_INSTRUCTIONS_MAX_CHARS: usize = 100_000;
+
+#[derive(Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct Settings {
+    /// Global custom instructions: section ② of every system prompt.
+    pub custom_instructions: String,
+    /// Base URL of the OpenAI-compatible API, up to and including `/v1`.
+    pub endpoint_url: String,
+    /// Bearer key for remote servers. Never logged, never sent back by the API.
+    pub api_key: Option<String>,
+    /// Model id; empty means the first one the server lists.
+    pub model: String,
+    pub temperature: Option<f32>,
+    pub top_p: Option<f32>,
+    pub max_tokens: Option<u32>,
+    /// Context length to assume when the server does not say.
+    pub context_length: Option<u32>,
+    /// UI language: "en" or "ko".
+    pub language: String,
+    /// "system", "light" or "dark".
+    pub theme: String,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            custom_instructions: String::new(),
+            endpoint_url: "http://127.0.0.1:8080/v1".into(),
+            api_key: None,
+            model: String::new(),
+            temperature: None,
+            top_p: None,
+            max_tokens: None,
+            context_length: None,
+            language: "en".into(),
+            theme: "system".into(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Settings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Settings")
+            .field("endpoint_url", &self.endpoint_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("model", &self.model)
+            .field("custom_instructions_chars", &char_len(&self.custom_instructions))
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the API shows: everything but the key itself.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SettingsView {
+    pub custom_instructions: String,
+    pub endpoint_url: String,
+    pub api_key_set: bool,
+    pub model: String,
+    pub temperature: Option<f32>,
+    pub top_p: Option<f32>,
+    pub max_tokens: Option<u32>,
+    pub context_length: Option<u32>,
+    pub language: String,
+    pub theme: String,
+}
+
+impl From<&Settings> for SettingsView {
+    fn from(s: &Settings) -> Self {
+        SettingsView {
+            custom_instructions: s.custom_instructions.clone(),
+            endpoint_url: s.endpoint_url.clone(),
+            api_key_set: s.api_key.as_deref().is_some_and(|k| !k.is_empty()),
+            model: s.model.clone(),
+            temperature: s.temperature,
+            top_p: s.top_p,
+            max_tokens: s.max_tokens,
+            context_length: s.context_length,
+            language: s.language.clone(),
+            theme: s.theme.clone(),
+        }
+    }
+}
+
+/// A partial update; a field set to `null` goes back to its default.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SettingsPatch {
+    #[serde(default, deserialize_with = "present")]
+    pub custom_instructions: Option<Option<String>>,
+    #[serde(default, deserialize_with = "present")]
+    pub endpoint_url: Option<Option<String>>,
+    /// A string sets the key; `null` or "" removes it.
+    #[serde(default, deserialize_with = "present")]
+    pub api_key: Option<Option<String>>,
+    #[serde(default, deserialize_with = "present")]
+    pub model: Option<Option<String>>,
+    #[serde(default, deserialize_with = "present")]
+    pub temperature: Option<Option<f32>>,
+    #[serde(default, deserialize_with = "present")]
+    pub top_p: Option<Option<f32>>,
+    #[serde(default, deserialize_with = "present")]
+    pub max_tokens: Option<Option<u32>>,
+    #[serde(default, deserialize_with = "present")]
+    pub context_length: Option<Option<u32>>,
+    #[serde(default, deserialize_with = "present")]
+    pub language: Option<Option<String>>,
+    #[serde(default, deserialize_with = "present")]
+    pub theme: Option<Option<String>>,
+}
+
+/// Distinguishes a field that is absent (outer None) from one set to null (Some(None)).
+fn present<'de, T: Deserialize<'de>, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<Option<T>>, D::Error> {
+    Option::<T>::deserialize(d).map(Some)
+}
+
+pub fn load(conn: &Connection) -> Result<Settings> {
+    let mut stmt = conn.prepare_cached("SELECT key, value FROM settings")?;
+    let mut map = serde_json::Map::new();
+    for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))? {
+        let (key, value) = row?;
+        if let Ok(v) = serde_json::from_str(&value) {
+            map.insert(key, v);
+        }
+    }
+    // Unknown keys are ignored and a malformed value falls back to its default, field by field.
+    let defaults = serde_json::to_value(Settings::default()).expect("settings serialise");
+    let mut merged = defaults.as_object().cloned().unwrap_or_default();
+    for (k, v) in map {
+        if merged.contains_key(&k) {
+            let mut probe = merged.clone();
+            probe.insert(k.clone(), v.clone());
+            if serde_json::from_value::<Settings>(serde_json::Value::Object(probe)).is_ok() {
+                merged.insert(k, v);
+            }
+        }
+    }
+    Ok(serde_json::from_value(serde_json::Value::Object(merged)).map_err(anyhow::Error::from)?)
+}
+
+/// Validates the whole patch first, then writes it in one transaction.
+pub fn update(conn: &mut Connection, patch: &SettingsPatch) -> Result<Settings> {
+    let mut s = load(conn)?;
+    let d = Settings::default();
+    macro_rules! apply {
+        ($field:ident) => {
+            if let Some(v) = &patch.$field {
+                s.$field = v.clone().unwrap_or_else(|| d.$field.clone());
+            }
+        };
+        ($field:ident, optional) => {
+            if let Some(v) = &patch.$field {
+                s.$field = v.clone();
+            }
+        };
+    }
+    apply!(custom_instructions);
+    apply!(endpoint_url);
+    apply!(api_key, optional);
+    apply!(model);
+    apply!(temperature, optional);
+    apply!(top_p, optional);
+    apply!(max_tokens, optional);
+    apply!(context_length, optional);
+    apply!(language);
+    apply!(theme);
+    s.endpoint_url = s.endpoint_url.trim().trim_end_matches('/').to_string();
+    s.model = s.model.trim().to_string();
+    if s.api_key.as_deref().is_some_and(|k| k.trim().is_empty()) {
+        s.api_key = None;
+    }
+    validate(&s)?;
+
+    let tx = conn.transaction()?;
+    let value = serde_json::to_value(&s).map_err(anyhow::Error::from)?;
+    for (key, v) in value.as_object().into_iter().flatten() {
+        tx.execute(
+            "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            params![key, v.to_string()],
+        )?;
+    }
+    tx.commit()?;
+    Ok(s)
+}
+
+fn validate(s: &Settings) -> Result<()> {
+    let bad = |code, msg: String| Err(Error::invalid(code, msg));
+    let len = char_len(&s.custom_instructions);
+    if len > CUSTOM_INSTRUCTIONS_MAX_CHARS {
+        return bad(
+            "instructions_too_long",
+            format!("custom instructions can have at most {CUSTOM_INSTRUCTIONS_MAX_CHARS} characters (these have {len})"),
+        );
+    }
+    let url = &s.endpoint_url;
+    let rest = url.strip_prefix("http://").or_else(|| url.strip_prefix("https://"));
+    if !rest.is_some_and(|r| !r.is_empty() && !r.contains(char::is_whitespace)) {
+        return bad(
+            "invalid_endpoint",
+            format!("the server address must start with http:// or https://, like http://127.0.0.1:8080/v1 (got {url:?})"),
+        );
+    }
+    if s.temperature.is_some_and(|t| !(0.0..=2.0).contains(&t)) {
+        return bad("invalid_temperature", "temperature must be between 0 and 2".into());
+    }
+    if s.top_p.is_some_and(|p| !(p > 0.0 && p <= 1.0)) {
+        return bad("invalid_top_p", "top_p must be above 0 and at most 1".into());
+    }
+    if s.max_tokens == Some(0) {
+        return bad("invalid_max_tokens", "max_tokens must be at least 1 (or null for the server's default)".into());
+    }
+    if s.context_length.is_some_and(|c| c < 256) {
+        return bad("invalid_context_length", "context_length must be at least 256 tokens".into());
+    }
+    if !["en", "ko"].contains(&s.language.as_str()) {
+        return bad("invalid_language", format!("language must be \"en\" or \"ko\" (got {:?})", s.language));
+    }
+    if !["system", "light", "dark"].contains(&s.theme.as_str()) {
+        return bad("invalid_theme", format!("theme must be \"system\", \"light\" or \"dark\" (got {:?})", s.theme));
+    }
+    Ok(())
+}
