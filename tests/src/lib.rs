@@ -1,1 +1,5 @@
+//! Test support for Maru: a running `maru serve` on a fresh data folder ([`server`]) and a
+//! scriptable fake OpenAI-compatible model server ([`fake_openai`]).
+
 pub mod fake_openai;
+pub mod server;

@@ -44,6 +44,15 @@ pub fn api() -> Router<Arc<App>> {
         .route("/api/memories", get(list_memories).post(create_memory))
         .route("/api/memories/{id}", patch(update_memory).delete(delete_memory))
         .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+}
+
+async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> impl axum::response::IntoResponse {
+    let body = crate::error::ErrorBody {
+        code: "method_not_allowed".into(),
+        message: format!("{} does not accept {method}", uri.path()),
+    };
+    (axum::http::StatusCode::METHOD_NOT_ALLOWED, axum::Json(body))
 }
 
 async fn not_found(uri: axum::http::Uri) -> crate::error::Error {

@@ -69,10 +69,10 @@ pub fn create(conn: &Connection, new: &NewSession) -> Result<Session> {
         Some(id) => projects::get(conn, id)?.id,
         None => projects::default_id(conn)?,
     };
-    let now = now_ms();
+    let at = next_activity(conn, project_id)?;
     conn.execute(
         "INSERT INTO sessions (project_id, title, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)",
-        params![project_id, title, now],
+        params![project_id, title, at],
     )?;
     get(conn, conn.last_insert_rowid())
 }
@@ -89,7 +89,7 @@ pub fn update(conn: &Connection, id: i64, patch: &SessionPatch) -> Result<Sessio
     };
     conn.execute(
         "UPDATE sessions SET title = ?2, project_id = ?3, updated_at = ?4 WHERE id = ?1",
-        params![id, title, project_id, now_ms()],
+        params![id, title, project_id, next_activity(conn, project_id)?],
     )?;
     get(conn, id)
 }
@@ -102,15 +102,29 @@ pub fn set_title_if_empty(conn: &Connection, id: i64, title: &str) -> Result<()>
 }
 
 pub fn set_preset(conn: &Connection, id: i64, preset: Option<&str>) -> Result<Session> {
-    get(conn, id)?;
-    conn.execute("UPDATE sessions SET preset = ?2, updated_at = ?3 WHERE id = ?1", params![id, preset, now_ms()])?;
+    let session = get(conn, id)?;
+    let at = next_activity(conn, session.project_id)?;
+    conn.execute("UPDATE sessions SET preset = ?2, updated_at = ?3 WHERE id = ?1", params![id, preset, at])?;
     get(conn, id)
 }
 
 /// Marks activity so the session sorts first in its project.
 pub fn touch(conn: &Connection, id: i64) -> Result<()> {
-    conn.execute("UPDATE sessions SET updated_at = ?2 WHERE id = ?1", params![id, now_ms()])?;
+    conn.prepare_cached(
+        "UPDATE sessions SET updated_at = max(?2, (SELECT max(updated_at) + 1 FROM sessions s WHERE s.project_id = sessions.project_id))
+         WHERE id = ?1",
+    )?
+    .execute(params![id, now_ms()])?;
     Ok(())
+}
+
+/// "Now", but strictly after the project's latest activity, so that the newest action sorts
+/// first even when several happen within one millisecond.
+fn next_activity(conn: &Connection, project_id: i64) -> Result<i64> {
+    let latest: Option<i64> = conn
+        .prepare_cached("SELECT max(updated_at) FROM sessions WHERE project_id = ?1")?
+        .query_row([project_id], |r| r.get(0))?;
+    Ok(latest.map_or(now_ms(), |l| now_ms().max(l + 1)))
 }
 
 /// Deletes the session and, by cascade, its messages.

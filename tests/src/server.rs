@@ -1,0 +1,89 @@
+//! Starts Maru's HTTP server in-process on a free loopback port with a fresh data folder, and
+//! gives tests a small client that sends the access token.
+
+use std::sync::Arc;
+
+use maru::api::App;
+use maru::server::{self, ServeOptions};
+use reqwest::{Method, StatusCode};
+use serde_json::Value;
+
+pub struct TestServer {
+    pub base: String,
+    pub token: String,
+    pub app: Arc<App>,
+    pub http: reqwest::Client,
+    /// Keeps the data folder alive for the test's duration.
+    pub data: tempfile::TempDir,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl TestServer {
+    pub async fn start() -> TestServer {
+        let data = tempfile::tempdir().expect("temp data folder");
+        Self::start_in(data).await
+    }
+
+    /// Starts on an existing data folder (to show data survives a restart).
+    pub async fn start_in(data: tempfile::TempDir) -> TestServer {
+        let app = App::open(data.path()).expect("open data folder");
+        let opts = ServeOptions { host: "127.0.0.1".into(), port: 0, token: None, allow_remote: false, ui_dir: None };
+        let bound = server::bind(app.clone(), &opts).await.expect("bind");
+        let base = format!("http://{}", bound.addr);
+        let token = bound.token.clone();
+        let task = tokio::spawn(async move {
+            let _ = bound.run().await;
+        });
+        TestServer { base, token, app, http: reqwest::Client::new(), data, task }
+    }
+
+    /// Stops serving and hands back the data folder.
+    pub fn stop(self) -> tempfile::TempDir {
+        self.task.abort();
+        self.data
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base, path)
+    }
+
+    /// Sends an authorised request; returns the status and the JSON body (Null when empty).
+    pub async fn call(&self, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
+        let mut req = self.http.request(method, self.url(path)).bearer_auth(&self.token);
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        let res = req.send().await.expect("request reaches the server");
+        let status = res.status();
+        let text = res.text().await.expect("body");
+        let json = if text.is_empty() { Value::Null } else { serde_json::from_str(&text).unwrap_or(Value::String(text)) };
+        (status, json)
+    }
+
+    pub async fn get(&self, path: &str) -> (StatusCode, Value) {
+        self.call(Method::GET, path, None).await
+    }
+    pub async fn post(&self, path: &str, body: Value) -> (StatusCode, Value) {
+        self.call(Method::POST, path, Some(body)).await
+    }
+    pub async fn patch(&self, path: &str, body: Value) -> (StatusCode, Value) {
+        self.call(Method::PATCH, path, Some(body)).await
+    }
+    pub async fn delete(&self, path: &str) -> (StatusCode, Value) {
+        self.call(Method::DELETE, path, None).await
+    }
+
+    /// Creates a project and returns its id.
+    pub async fn project(&self, name: &str) -> i64 {
+        let (s, p) = self.post("/api/projects", serde_json::json!({ "name": name })).await;
+        assert_eq!(s, StatusCode::OK, "creating project {name}: {p}");
+        p["id"].as_i64().unwrap()
+    }
+
+    /// Creates a session in `project_id` (Default when None) and returns its id.
+    pub async fn session(&self, project_id: Option<i64>, title: &str) -> i64 {
+        let (s, v) = self.post("/api/sessions", serde_json::json!({ "project_id": project_id, "title": title })).await;
+        assert_eq!(s, StatusCode::OK, "creating session: {v}");
+        v["id"].as_i64().unwrap()
+    }
+}
