@@ -42,6 +42,7 @@ impl Endpoint {
 
     /// `{base}/{path}`, checked to be an http(s) URL.
     pub(crate) fn api_url(&self, path: &str) -> Result<Url, LlmError> {
+        self.parse(self.base())?;
         self.parse(&format!("{}/{}", self.base(), path))
     }
 
@@ -50,6 +51,7 @@ impl Endpoint {
     pub(crate) fn root_url(&self, path: &str) -> Result<Url, LlmError> {
         let base = self.base();
         let root = base.strip_suffix("/v1").unwrap_or(base);
+        self.parse(base)?;
         self.parse(&format!("{root}/{path}"))
     }
 

@@ -19,6 +19,7 @@ macro_rules! migration {
 
 pub static MIGRATIONS: &[Migration] = &[
     migration!(1, "0001_foundation"),
+    migration!(2, "0002_chat"),
 ];
 
 pub fn latest_version() -> i64 {

@@ -10,6 +10,8 @@ mod migrate;
 pub mod projects;
 pub mod sessions;
 pub mod settings;
+#[cfg(test)]
+mod tests;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -77,7 +79,10 @@ fn connect(path: &Path) -> Result<Connection> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    let conn = Connection::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let mut conn = Connection::open(path).with_context(|| format!("opening {}", path.display()))?;
+    // Transactions take the write lock up front: a deferred one that reads first and writes
+    // later fails at once with "database is locked" when another connection wrote in between.
+    conn.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
     conn.busy_timeout(Duration::from_secs(5))?;
     // WAL lets readers and the writer work at once; NORMAL is durable across app crashes in WAL.
     conn.pragma_update(None, "journal_mode", "WAL")?;

@@ -1,0 +1,218 @@
+//! `Client`: HTTP to the model server. Sends requests with the bearer key, waits per phase,
+//! retries what is safe to retry, honours cancellation, and turns failures into `LlmError`s.
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use reqwest::header::{ACCEPT, CONTENT_TYPE};
+use reqwest::{RequestBuilder, Response, StatusCode, Url};
+use tokio_util::sync::CancellationToken;
+use tracing::{debug, instrument, warn};
+
+use super::chat_stream::ChatStream;
+use super::endpoint::{shown_url, Endpoint, Timeouts};
+use super::error::{self, LlmError, TimeoutPhase};
+use super::request::ChatRequest;
+
+/// Retries happen only before any byte of a reply arrived (connect failures, 502/503/504),
+/// so a retry can never duplicate text the user already saw.
+const MAX_RETRIES: u32 = 2;
+const BACKOFF: [Duration; 2] = [Duration::from_millis(250), Duration::from_millis(750)];
+/// Model lists, props and tokenize answer at once on any healthy server.
+const SMALL_CALL_TIMEOUT: Duration = Duration::from_secs(30);
+/// Error bodies and non-SSE replies are read only this far: enough for a message.
+const ERROR_BODY_CAP: usize = 64 * 1024;
+
+/// A connection to one OpenAI-compatible server. Cheap to clone (the pool is shared).
+#[derive(Clone)]
+pub struct Client {
+    endpoint: Endpoint,
+    timeouts: Timeouts,
+    max_retries: u32,
+    http: reqwest::Client,
+}
+
+impl Client {
+    pub fn new(endpoint: Endpoint, timeouts: Timeouts) -> Client {
+        let mut builder = reqwest::Client::builder()
+            .connect_timeout(timeouts.connect)
+            .tcp_nodelay(true)
+            .pool_idle_timeout(Duration::from_secs(30))
+            .user_agent(concat!("maru/", env!("CARGO_PKG_VERSION")));
+        // A system-wide HTTP proxy must not capture requests to a server on this machine.
+        if endpoint.api_url("").is_ok_and(|u| is_loopback(&u)) {
+            builder = builder.no_proxy();
+        }
+        let http = builder.build().unwrap_or_else(|e| {
+            warn!(error = %e, "falling back to a default HTTP client");
+            reqwest::Client::new()
+        });
+        Client { endpoint, timeouts, max_retries: MAX_RETRIES, http }
+    }
+
+    /// No retries: for probing, where a refused connection is the answer, not a hiccup.
+    pub(crate) fn without_retries(mut self) -> Self {
+        self.max_retries = 0;
+        self
+    }
+
+    pub fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
+    }
+
+    pub fn timeouts(&self) -> Timeouts {
+        self.timeouts
+    }
+
+    /// Starts a streamed chat completion. Returns once the server answered with a stream;
+    /// the deltas come from the returned `ChatStream`. Cancelling `cancel` (or dropping the
+    /// stream) closes the connection, which makes the server stop generating.
+    #[instrument(skip_all, fields(model = %req.model), err(Display))]
+    pub async fn stream_chat(&self, req: &ChatRequest, cancel: CancellationToken) -> Result<ChatStream, LlmError> {
+        let url = self.endpoint.api_url("chat/completions")?;
+        // Plain structs and `serde_json::Value`s only: serialisation cannot fail.
+        let body = serde_json::to_vec(req).expect("a ChatRequest always serialises");
+        debug!(url = %shown_url(&url), bytes = body.len(), "sending chat request");
+        let build = || {
+            self.authorised(self.http.post(url.clone()))
+                .header(ACCEPT, "text/event-stream")
+                .header(CONTENT_TYPE, "application/json")
+                .body(body.clone())
+        };
+        let (resp, started) = self.send(build, &url, self.timeouts.first_byte, &cancel).await?;
+        if !resp.status().is_success() {
+            return Err(self.status_error(resp, Some(&req.model), &url).await);
+        }
+        let content_type = resp.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+        if !content_type.to_ascii_lowercase().starts_with("text/event-stream") {
+            return Err(self.not_a_stream(resp, &content_type).await);
+        }
+        Ok(ChatStream::new(resp, started, self.timeouts, cancel, self.endpoint.clone()))
+    }
+
+    /// GET or POST for the small JSON calls (models, props, tokenize): status and body text.
+    pub(crate) async fn small_call(&self, build: impl Fn() -> RequestBuilder, url: &Url) -> Result<(StatusCode, String), LlmError> {
+        let wait = SMALL_CALL_TIMEOUT.min(self.timeouts.first_byte);
+        let (resp, _) = self.send(|| self.authorised(build()), url, wait, &CancellationToken::new()).await?;
+        let status = resp.status();
+        let body = read_capped(resp, 16 * 1024 * 1024, self.timeouts.idle).await;
+        Ok((status, self.endpoint.redact(&body)))
+    }
+
+    pub(crate) fn http(&self) -> &reqwest::Client {
+        &self.http
+    }
+
+    /// The error for a non-success status, with the server's (redacted, trimmed) message.
+    pub(crate) fn error_for_status(&self, status: StatusCode, body: &str, model: Option<&str>, url: &Url) -> LlmError {
+        let body = self.endpoint.redact(body);
+        error::from_status(status.as_u16(), &body, model, &shown_url(url), self.endpoint.key().is_some())
+    }
+
+    fn authorised(&self, req: RequestBuilder) -> RequestBuilder {
+        match self.endpoint.key() {
+            Some(key) => req.bearer_auth(key),
+            None => req,
+        }
+    }
+
+    /// Sends with retries; returns the response (any status) and when its attempt started.
+    async fn send(
+        &self,
+        build: impl Fn() -> RequestBuilder,
+        url: &Url,
+        wait: Duration,
+        cancel: &CancellationToken,
+    ) -> Result<(Response, Instant), LlmError> {
+        let mut attempt = 0;
+        loop {
+            let started = Instant::now();
+            let outcome = tokio::select! {
+                biased;
+                _ = cancel.cancelled() => return Err(LlmError::Cancelled),
+                r = tokio::time::timeout(wait, build().send()) => r,
+            };
+            let outcome = match outcome {
+                Err(_) => Err(LlmError::Timeout { phase: TimeoutPhase::FirstByte, after: wait, url: shown_url(url) }),
+                Ok(Err(e)) => Err(self.transport_error(&e, url)),
+                Ok(Ok(resp)) => Ok(resp),
+            };
+            let retry = attempt < self.max_retries
+                && match &outcome {
+                    Ok(resp) => matches!(resp.status().as_u16(), 502..=504),
+                    Err(e) => e.is_connect_failure(),
+                };
+            if !retry {
+                return outcome.map(|resp| (resp, started));
+            }
+            match &outcome {
+                Ok(resp) => warn!(status = resp.status().as_u16(), attempt, "server busy or restarting, retrying"),
+                Err(e) => warn!(error = %e, attempt, "connect failed, retrying"),
+            }
+            drop(outcome);
+            tokio::select! {
+                biased;
+                _ = cancel.cancelled() => return Err(LlmError::Cancelled),
+                _ = tokio::time::sleep(BACKOFF[attempt as usize]) => {}
+            }
+            attempt += 1;
+        }
+    }
+
+    fn transport_error(&self, err: &reqwest::Error, url: &Url) -> LlmError {
+        let e = error::from_transport(err, &shown_url(url), url.host_str().unwrap_or(""), self.timeouts.connect);
+        match e {
+            LlmError::Network { url, detail } => LlmError::Network { url, detail: self.endpoint.redact(&detail) },
+            other => other,
+        }
+    }
+
+    async fn status_error(&self, resp: Response, model: Option<&str>, url: &Url) -> LlmError {
+        let status = resp.status();
+        let body = read_capped(resp, ERROR_BODY_CAP, self.timeouts.idle).await;
+        self.error_for_status(status, &body, model, url)
+    }
+
+    /// A 200 that is not an event stream: a JSON error some servers send with 200, a proxy's
+    /// HTML page, or a server that ignored `"stream": true`.
+    async fn not_a_stream(&self, resp: Response, content_type: &str) -> LlmError {
+        let body = self.endpoint.redact(&read_capped(resp, ERROR_BODY_CAP, self.timeouts.idle).await);
+        if let Some(message) = serde_json::from_str(&body).ok().and_then(|v| error::error_message(&v)) {
+            let message = error::trim_for_display(&message);
+            if error::mentions_context_overflow(&message.to_lowercase()) {
+                return LlmError::ContextTooLong { message };
+            }
+            return LlmError::StreamError { message };
+        }
+        let shown_type = if content_type.is_empty() { "no content type" } else { content_type };
+        LlmError::bad_response(format!(
+            "expected an event stream (text/event-stream) but got {shown_type}. Is the base URL an OpenAI-compatible API? The reply began: \"{}\"",
+            error::trim_for_display(&body.chars().take(200).collect::<String>())
+        ))
+    }
+}
+
+/// Reads at most `cap` bytes of a body, giving up quietly on silence or error: the caller only
+/// needs enough text to explain a failure.
+pub(crate) async fn read_capped(mut resp: Response, cap: usize, idle: Duration) -> String {
+    let mut buf = Vec::new();
+    while buf.len() < cap {
+        match tokio::time::timeout(idle, resp.chunk()).await {
+            Ok(Ok(Some(bytes))) => buf.extend_from_slice(&bytes),
+            _ => break,
+        }
+    }
+    buf.truncate(cap);
+    String::from_utf8_lossy(&buf).into_owned()
+}
+
+fn is_loopback(url: &Url) -> bool {
+    let host = url.host_str().unwrap_or("").trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client").field("endpoint", &self.endpoint).field("timeouts", &self.timeouts).finish()
+    }
+}

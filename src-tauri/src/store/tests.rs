@@ -1,0 +1,219 @@
+//! Store guarantees that need a real SQLite file: migrations, transactions, reopening, concurrency.
+
+use std::path::PathBuf;
+
+
+use super::messages::{self, NewMessage, Role, Status};
+use super::projects::{self, NewProject, ProjectPatch};
+use super::sessions::{self, NewSession, SessionPatch};
+use super::{Store, MIGRATIONS};
+use crate::error::Error;
+
+fn temp_db() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("maru.db");
+    (dir, path)
+}
+
+fn project(store: &Store, name: &str) -> i64 {
+    store.with(|c| projects::create(c, &NewProject { name: name.into(), instructions: String::new() })).unwrap().id
+}
+
+fn session(store: &Store, project_id: Option<i64>) -> i64 {
+    store.with(|c| sessions::create(c, &NewSession { title: "s".into(), project_id })).unwrap().id
+}
+
+fn message(store: &Store, session_id: i64, text: &str) -> i64 {
+    store
+        .with(|c| messages::insert(c, &NewMessage { session_id, role: Role::User, content: text, status: Status::Complete, model: None }))
+        .unwrap()
+        .id
+}
+
+fn defaults(store: &Store) -> i64 {
+    store.with(|c| Ok(c.query_row("SELECT count(*) FROM projects WHERE is_default = 1", [], |r| r.get(0))?)).unwrap()
+}
+
+#[test]
+fn default_project_exists_once_across_reopens() {
+    let (_dir, path) = temp_db();
+    for _ in 0..3 {
+        let store = Store::open(&path).unwrap();
+        assert_eq!(defaults(&store), 1, "every open must see exactly one Default project");
+    }
+}
+
+#[test]
+fn default_project_survives_every_delete_path() {
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    let id = store.with(|c| projects::default_id(c)).unwrap();
+    let err = store.with(|c| projects::delete(c, id)).unwrap_err();
+    assert_eq!(err.code(), "default_project", "the API refuses with a clear code");
+    let raw = store.with(|c| Ok(c.execute("DELETE FROM projects WHERE id = ?1", [id])?));
+    assert!(raw.is_err(), "even raw SQL cannot delete Default: the trigger guards it");
+    let all = store.with(|c| Ok(c.execute("DELETE FROM projects", [])?));
+    assert!(all.is_err(), "deleting every project at once is refused too");
+    let err = store.with(|c| projects::update(c, id, &ProjectPatch { name: Some("x".into()), instructions: None })).unwrap_err();
+    assert_eq!(err.code(), "default_project");
+    assert_eq!(defaults(&store), 1);
+}
+
+#[test]
+fn a_failure_inside_project_deletion_rolls_everything_back() {
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    let p = project(&store, "Doomed");
+    let s = session(&store, Some(p));
+    message(&store, s, "precious");
+    // Make the DELETE (the transaction's second step) fail after the sessions were already moved.
+    store
+        .with(|c| {
+            Ok(c.execute_batch(
+                "CREATE TRIGGER fail_delete BEFORE DELETE ON projects WHEN OLD.name = 'Doomed'
+                 BEGIN SELECT RAISE(ABORT, 'injected failure'); END;",
+            )?)
+        })
+        .unwrap();
+    let err = store.with(|c| projects::delete(c, p));
+    assert!(err.is_err(), "the injected failure must surface");
+    let sess = store.with(|c| sessions::get(c, s)).unwrap();
+    assert_eq!(sess.project_id, p, "the session move must be rolled back with the failed delete");
+    assert!(store.with(|c| projects::get(c, p)).is_ok(), "the project is still there");
+    let page = store.with(|c| messages::list(c, s, None, None)).unwrap();
+    assert_eq!(page.messages[0].content, "precious");
+}
+
+#[test]
+fn data_survives_closing_and_reopening() {
+    let (_dir, path) = temp_db();
+    let (p, s) = {
+        let store = Store::open(&path).unwrap();
+        let p = project(&store, "Kept");
+        let s = session(&store, None);
+        message(&store, s, "one");
+        store.with(|c| sessions::update(c, s, &SessionPatch { title: None, project_id: Some(p) })).unwrap();
+        (p, s)
+    };
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.with(|c| sessions::get(c, s)).unwrap().project_id, p, "the move persisted");
+    assert_eq!(store.with(|c| messages::history(c, s)).unwrap()[0].content, "one", "the message persisted");
+}
+
+#[test]
+fn upgrading_from_the_first_migration_keeps_data() {
+    let (_dir, path) = temp_db();
+    {
+        let old = Store::open_at_version(&path, 1).unwrap();
+        let p = project(&old, "Old project");
+        // Write through raw SQL: the current code's queries may need newer columns.
+        old.with(|c| {
+            c.execute("INSERT INTO sessions (project_id, title, created_at, updated_at) VALUES (?1, 'old', 1, 1)", [p])?;
+            let sid = c.last_insert_rowid();
+            c.execute(
+                "INSERT INTO messages (session_id, role, content, created_at, updated_at) VALUES (?1, 'user', 'from v1', 1, 1)",
+                [sid],
+            )?;
+            c.execute("INSERT INTO memories (content, created_at, updated_at) VALUES ('likes tea', 1, 1)", [])?;
+            Ok(())
+        })
+        .unwrap();
+    }
+    let store = Store::open(&path).unwrap();
+    let versions: i64 = store.with(|c| Ok(c.query_row("SELECT count(*) FROM schema_migrations", [], |r| r.get(0))?)).unwrap();
+    assert_eq!(versions as usize, MIGRATIONS.len(), "every migration is recorded after the upgrade");
+    let projects = store.with(|c| projects::list(c)).unwrap();
+    let old = projects.iter().find(|p| p.name == "Old project").expect("the project survives the upgrade");
+    let page = store.with(|c| sessions::list(c, old.id, None, None)).unwrap();
+    let history = store.with(|c| messages::history(c, page.sessions[0].id)).unwrap();
+    assert_eq!(history[0].content, "from v1", "messages survive the upgrade and read with the new code");
+    assert_eq!(store.with(|c| super::memories::list(c)).unwrap()[0].content, "likes tea");
+}
+
+#[test]
+fn a_database_from_a_newer_maru_is_refused_untouched() {
+    let (_dir, path) = temp_db();
+    {
+        let store = Store::open(&path).unwrap();
+        project(&store, "Mine");
+        store
+            .with(|c| Ok(c.execute("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 0)", [])?))
+            .unwrap();
+    }
+    let before = std::fs::read(&path).unwrap();
+    match Store::open(&path) {
+        Err(Error::NewerSchema { found: 999, .. }) => {}
+        Err(e) => panic!("expected a newer-schema refusal, got {e}"),
+        Ok(_) => panic!("a database from a newer Maru must not be opened"),
+    }
+    let err = Store::open(&path).err().unwrap();
+    assert!(err.to_string().contains("newer version of Maru"), "the message says what happened: {err}");
+    // Reopen raw: the data and the future version are still there.
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let n: i64 = conn.query_row("SELECT count(*) FROM projects WHERE name = 'Mine'", [], |r| r.get(0)).unwrap();
+    assert_eq!(n, 1, "nothing was lost");
+    let v: i64 = conn.query_row("SELECT max(version) FROM schema_migrations", [], |r| r.get(0)).unwrap();
+    assert_eq!(v, 999, "the newer schema record is left as it was");
+    drop(conn);
+    assert_eq!(std::fs::read(&path).unwrap().len(), before.len(), "the file was not rewritten");
+}
+
+#[test]
+fn two_writers_at_once_both_succeed() {
+    let (_dir, path) = temp_db();
+    let a = Store::open(&path).unwrap();
+    let b = Store::open(&path).unwrap();
+    let sa = session(&a, None);
+    let sb = session(&b, None);
+    let writers: Vec<_> = [(a, sa), (b, sb)]
+        .into_iter()
+        .map(|(store, s)| {
+            std::thread::spawn(move || {
+                for i in 0..200 {
+                    store
+                        .with(|c| {
+                            let tx = c.transaction()?;
+                            messages::insert(&tx, &NewMessage { session_id: s, role: Role::User, content: &format!("{i}"), status: Status::Complete, model: None })?;
+                            tx.commit()?;
+                            Ok(())
+                        })
+                        .expect("a concurrent writer must wait for the lock, not fail");
+                }
+            })
+        })
+        .collect();
+    for w in writers {
+        w.join().unwrap();
+    }
+    let store = Store::open(&path).unwrap();
+    let total: i64 = store.with(|c| Ok(c.query_row("SELECT count(*) FROM messages", [], |r| r.get(0))?)).unwrap();
+    assert_eq!(total, 400, "every write from both connections landed");
+}
+
+#[test]
+fn replies_left_streaming_become_interrupted_with_their_text() {
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    let s = session(&store, None);
+    let id = store
+        .with(|c| messages::insert(c, &NewMessage { session_id: s, role: Role::Assistant, content: "", status: Status::Streaming, model: None }))
+        .unwrap()
+        .id;
+    store.with(|c| messages::save_partial(c, id, "half an ans")).unwrap();
+    assert_eq!(store.with(|c| messages::mark_interrupted(c)).unwrap(), 1);
+    let m = store.with(|c| messages::get(c, id)).unwrap();
+    assert_eq!(m.status, Status::Interrupted);
+    assert_eq!(m.content, "half an ans", "the partial text is kept");
+}
+
+#[test]
+fn project_names_are_unique_ignoring_case_in_any_script() {
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    project(&store, "Ärger");
+    let err = store.with(|c| projects::create(c, &NewProject { name: "ärger".into(), instructions: String::new() })).unwrap_err();
+    assert_eq!(err.code(), "name_taken", "case folding is not ASCII-only");
+    let p = project(&store, "가족");
+    let renamed = store.with(|c| projects::update(c, p, &ProjectPatch { name: Some("  가족  ".into()), instructions: None })).unwrap();
+    assert_eq!(renamed.name, "가족", "renaming to its own name (trimmed) is fine");
+}
