@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what Maru needs to build and test on Debian 12, skipping what is already there.
+# Usage: scripts/deps.sh [run|test]
+set -euo pipefail
+need=(pkg-config build-essential)
+if [ "${1:-run}" = test ]; then
+  # chromium drives the browser tests; python3-venv hosts the test model server's build tools.
+  need+=(chromium python3-venv curl)
+fi
+missing=()
+for p in "${need[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if ! command -v cargo >/dev/null; then
+  echo "Rust is missing: install it from https://rustup.rs and run this again" >&2
+  exit 1
+fi
+if ! command -v npm >/dev/null; then
+  echo "Node.js 20 and npm are missing: install them and run this again" >&2
+  exit 1
+fi

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Every test tier, in order of speed. Run through `make test`, which installs dependencies first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/maru/target}"
+
+echo "== core and integration tests (no WebKit needed)" >&2
+cargo test --workspace --no-default-features
+
+echo "== real model server: llama.cpp with SmolLM2-135M" >&2
+eval "$(tests/real-server/setup.sh)"
+export LLAMA_SERVER SMOLLM_GGUF
+cargo test -p maru-tests --no-default-features --test real_server -- --include-ignored
