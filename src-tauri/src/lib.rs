@@ -11,3 +11,4 @@ pub mod store;
 pub mod api;
 pub mod logging;
 pub mod server;
+pub mod prompt;

@@ -1,0 +1,735 @@
+//! A scriptable fake OpenAI-compatible model server: replies on demand (text, reasoning, tool
+//! calls, raw SSE bytes, HTTP errors, delays, hangs, dying mid-stream), records every request,
+//! and counts streams the client hung up on.
+//!
+//! ```ignore
+//! let fake = FakeOpenAi::start().await;
+//! fake.push(Reply::text(["Hel", "lo"]).with_usage(12, 2, 8));
+//! fake.push(Reply::tool_call("search", r#"{"q":"x"}"#));
+//! let client = Client::new(Endpoint::new(fake.base_url()), Timeouts::default());
+//! // … after the turn:
+//! assert_eq!(fake.chat_requests().len(), 2);
+//! ```
+//!
+//! Chat completions take replies from a FIFO script; with the script empty they stream
+//! "Hello from the fake server." with usage. `GET /v1/models` is vLLM-like (`max_model_len`),
+//! `GET /props` is llama.cpp-like (off by default), `POST /tokenize` answers in vLLM's shape
+//! by default (one token per whitespace-separated word).
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+use bytes::Bytes;
+use futures_util::Stream;
+use serde_json::{json, Value};
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+/// The text of the reply streamed when the script is empty.
+pub const DEFAULT_REPLY: &str = "Hello from the fake server.";
+
+/// A running fake server on 127.0.0.1 and a free port. Stops when dropped.
+pub struct FakeOpenAi {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    shutdown: watch::Sender<bool>,
+    task: Option<JoinHandle<()>>,
+}
+
+/// One request as the fake server received it.
+#[derive(Debug, Clone)]
+pub struct RecordedRequest {
+    pub method: String,
+    /// Path without the query, e.g. `/v1/chat/completions`.
+    pub path: String,
+    pub query: Option<String>,
+    /// Header names in lower case, in the order received.
+    pub headers: Vec<(String, String)>,
+    /// The JSON body; `Null` when empty, a `String` when not JSON.
+    pub body: Value,
+}
+
+impl RecordedRequest {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+/// A model in the fake `/v1/models` list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FakeModel {
+    pub id: String,
+    pub owned_by: String,
+    pub max_model_len: Option<u32>,
+}
+
+impl FakeModel {
+    /// As vLLM lists it: with `max_model_len`.
+    pub fn vllm(id: impl Into<String>, max_model_len: u32) -> Self {
+        FakeModel { id: id.into(), owned_by: "vllm".into(), max_model_len: Some(max_model_len) }
+    }
+
+    /// As llama.cpp lists it: no context length (that is in `/props`).
+    pub fn llama_cpp(id: impl Into<String>) -> Self {
+        FakeModel { id: id.into(), owned_by: "llamacpp".into(), max_model_len: None }
+    }
+}
+
+/// Which `/tokenize` the fake server has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tokenizer {
+    /// 404, like Ollama and LM Studio.
+    None,
+    /// `{"content"}` → `{"tokens":[…]}`.
+    LlamaCpp,
+    /// `{"model","prompt"}` → `{"count","max_model_len","tokens"}`.
+    Vllm,
+}
+
+/// One scripted answer to a chat-completions request.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    body: ReplyBody,
+    head_delay: Duration,
+    piece_delay: Duration,
+    usage: Option<(u32, u32, Option<u32>)>,
+    timings: Option<(u32, u32, u32)>,
+    finish_reason: Option<String>,
+    end: End,
+}
+
+#[derive(Debug, Clone)]
+enum ReplyBody {
+    Chat { reasoning: Vec<String>, content: Vec<String>, tool_calls: Vec<(String, String)> },
+    Raw(Vec<Bytes>),
+    Http { status: u16, content_type: String, body: String },
+}
+
+/// How a streamed reply ends.
+#[derive(Debug, Clone, PartialEq)]
+enum End {
+    /// finish chunk, usage chunk, `data: [DONE]`.
+    Done,
+    /// an error object, then `[DONE]` (as vLLM does).
+    Error(String),
+    /// the connection is aborted (no chunked-encoding end).
+    Die,
+    /// nothing more, ever (until the server stops).
+    Hang,
+    /// the body ends cleanly, without finish reason or `[DONE]`.
+    Eof,
+}
+
+impl Reply {
+    fn chat(reasoning: Vec<String>, content: Vec<String>, tool_calls: Vec<(String, String)>) -> Self {
+        Reply::from_body(ReplyBody::Chat { reasoning, content, tool_calls })
+    }
+
+    fn from_body(body: ReplyBody) -> Self {
+        Reply {
+            body,
+            head_delay: Duration::ZERO,
+            piece_delay: Duration::ZERO,
+            usage: None,
+            timings: None,
+            finish_reason: None,
+            end: End::Done,
+        }
+    }
+
+    /// Text streamed as the given pieces, one chunk each.
+    pub fn text<S: Into<String>>(pieces: impl IntoIterator<Item = S>) -> Self {
+        Reply::chat(Vec::new(), strings(pieces), Vec::new())
+    }
+
+    /// `reasoning_content` pieces, then content pieces.
+    pub fn reasoning<R: Into<String>, S: Into<String>>(
+        reasoning: impl IntoIterator<Item = R>,
+        content: impl IntoIterator<Item = S>,
+    ) -> Self {
+        Reply::chat(strings(reasoning), strings(content), Vec::new())
+    }
+
+    /// One tool call; the name comes first, the arguments follow in 4-character pieces.
+    pub fn tool_call(name: impl Into<String>, arguments: impl Into<String>) -> Self {
+        Reply::tool_calls([(name, arguments)])
+    }
+
+    /// Several tool calls; all names first, then their argument pieces interleaved round-robin.
+    pub fn tool_calls<N: Into<String>, A: Into<String>>(calls: impl IntoIterator<Item = (N, A)>) -> Self {
+        Reply::chat(Vec::new(), Vec::new(), calls.into_iter().map(|(n, a)| (n.into(), a.into())).collect())
+    }
+
+    /// Content pieces streamed before the tool calls of this reply.
+    pub fn with_text<S: Into<String>>(mut self, pieces: impl IntoIterator<Item = S>) -> Self {
+        if let ReplyBody::Chat { content, .. } = &mut self.body {
+            *content = strings(pieces);
+        }
+        self
+    }
+
+    /// Bytes written exactly as given, one write each, as `text/event-stream`. Nothing is added:
+    /// include `data: [DONE]\n\n` yourself if you want it.
+    pub fn raw<B: Into<Bytes>>(pieces: impl IntoIterator<Item = B>) -> Self {
+        let mut r = Reply::from_body(ReplyBody::Raw(pieces.into_iter().map(Into::into).collect()));
+        r.end = End::Eof;
+        r
+    }
+
+    /// Headers of an event stream, then silence: the server is still reading the prompt.
+    pub fn hang() -> Self {
+        Reply::raw(Vec::<Bytes>::new()).then_hang()
+    }
+
+    /// Any status with a body (JSON content type when the body looks like JSON).
+    pub fn status(status: u16, body: impl Into<String>) -> Self {
+        let body = body.into();
+        let content_type = if body.trim_start().starts_with('{') { "application/json" } else { "text/plain; charset=utf-8" };
+        Reply::from_body(ReplyBody::Http { status, content_type: content_type.into(), body })
+    }
+
+    /// A 200 that is not an event stream (a JSON page, an HTML login page, …).
+    pub fn non_sse(content_type: impl Into<String>, body: impl Into<String>) -> Self {
+        Reply::from_body(ReplyBody::Http { status: 200, content_type: content_type.into(), body: body.into() })
+    }
+
+    /// 401 as vLLM's `--api-key` answers it.
+    pub fn unauthorized() -> Self {
+        Reply::status(401, r#"{"error":"Unauthorized"}"#)
+    }
+
+    /// 404 in vLLM's wording for a model it does not serve.
+    pub fn unknown_model(model: &str) -> Self {
+        Reply::status(
+            404,
+            json!({"object": "error", "message": format!("The model `{model}` does not exist."), "type": "NotFoundError", "param": null, "code": 404})
+                .to_string(),
+        )
+    }
+
+    /// 400 in vLLM's wording for a prompt longer than the context window.
+    pub fn context_too_long() -> Self {
+        Reply::status(400, json!({"object": "error", "message": "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.", "type": "BadRequestError", "param": null, "code": 400}).to_string())
+    }
+
+    /// 400 in llama.cpp's wording for a prompt longer than the context window.
+    pub fn llama_context_too_long() -> Self {
+        Reply::status(400, json!({"error": {"code": 400, "message": "the request exceeds the available context size, try increasing it", "type": "exceed_context_size_error", "n_prompt_tokens": 5000, "n_ctx": 4096}}).to_string())
+    }
+
+    /// 500 with an OpenAI-style error body.
+    pub fn server_error(message: &str) -> Self {
+        Reply::status(500, json!({"error": {"message": message, "type": "server_error", "code": 500}}).to_string())
+    }
+
+    /// Adds a usage chunk (empty `choices`) before `[DONE]`; `cached` goes to
+    /// `prompt_tokens_details.cached_tokens` (left out when `None`).
+    pub fn with_usage(mut self, prompt: u32, completion: u32, cached: impl Into<Option<u32>>) -> Self {
+        self.usage = Some((prompt, completion, cached.into()));
+        self
+    }
+
+    /// llama.cpp's `timings` (`prompt_n`, `cache_n`, `predicted_n`) on the last chunk.
+    pub fn with_llama_timings(mut self, prompt_n: u32, cache_n: u32, predicted_n: u32) -> Self {
+        self.timings = Some((prompt_n, cache_n, predicted_n));
+        self
+    }
+
+    /// Waits this long before sending anything, headers included.
+    pub fn delay(mut self, ms: u64) -> Self {
+        self.head_delay = Duration::from_millis(ms);
+        self
+    }
+
+    /// Waits this long between chunks (raw pieces included).
+    pub fn piece_delay(mut self, ms: u64) -> Self {
+        self.piece_delay = Duration::from_millis(ms);
+        self
+    }
+
+    /// Overrides the finish reason (default `stop`, or `tool_calls` when there are calls).
+    pub fn finish_reason(mut self, reason: impl Into<String>) -> Self {
+        self.finish_reason = Some(reason.into());
+        self
+    }
+
+    /// After the pieces, an error object (`{"error":{"message"}}`) instead of a finish.
+    pub fn then_error(mut self, message: impl Into<String>) -> Self {
+        self.end = End::Error(message.into());
+        self
+    }
+
+    /// After the pieces, the connection is aborted: the server died mid-reply.
+    pub fn then_die(mut self) -> Self {
+        self.end = End::Die;
+        self
+    }
+
+    /// After the pieces, nothing more until the client hangs up or the server stops.
+    pub fn then_hang(mut self) -> Self {
+        self.end = End::Hang;
+        self
+    }
+
+    /// After the pieces, the body ends cleanly without a finish reason or `[DONE]`.
+    pub fn then_eof(mut self) -> Self {
+        self.end = End::Eof;
+        self
+    }
+}
+
+fn strings<S: Into<String>>(items: impl IntoIterator<Item = S>) -> Vec<String> {
+    items.into_iter().map(Into::into).collect()
+}
+
+struct Shared {
+    inner: Mutex<Inner>,
+    /// Streams dropped before all their pieces were written: the client hung up.
+    peer_closed: AtomicUsize,
+}
+
+struct Inner {
+    script: VecDeque<Reply>,
+    requests: Vec<RecordedRequest>,
+    models: Vec<FakeModel>,
+    props: Option<Value>,
+    tokenizer: Tokenizer,
+    api_key: Option<String>,
+}
+
+#[derive(Clone)]
+struct AppState {
+    shared: Arc<Shared>,
+    shutdown: watch::Receiver<bool>,
+}
+
+impl FakeOpenAi {
+    pub async fn start() -> FakeOpenAi {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a loopback port");
+        let addr = listener.local_addr().expect("local address");
+        let shared = Arc::new(Shared {
+            inner: Mutex::new(Inner {
+                script: VecDeque::new(),
+                requests: Vec::new(),
+                models: vec![FakeModel::vllm("fake-model", 8192)],
+                props: None,
+                tokenizer: Tokenizer::Vllm,
+                api_key: None,
+            }),
+            peer_closed: AtomicUsize::new(0),
+        });
+        let (shutdown, rx) = watch::channel(false);
+        let app = Router::new().fallback(handle).with_state(AppState { shared: shared.clone(), shutdown: rx.clone() });
+        let mut stop = rx;
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, app)
+                .with_graceful_shutdown(async move {
+                    let _ = stop.wait_for(|s| *s).await;
+                })
+                .await;
+        });
+        FakeOpenAi { addr, shared, shutdown, task: Some(task) }
+    }
+
+    /// `http://127.0.0.1:{port}/v1`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    pub fn port(&self) -> u16 {
+        self.addr.port()
+    }
+
+    /// Queues a reply for the next chat-completions request.
+    pub fn push(&self, reply: Reply) {
+        self.lock().script.push_back(reply);
+    }
+
+    /// Every request received so far, all routes, in order.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.lock().requests.clone()
+    }
+
+    /// The chat-completions requests only.
+    pub fn chat_requests(&self) -> Vec<RecordedRequest> {
+        self.requests().into_iter().filter(|r| r.path == "/v1/chat/completions").collect()
+    }
+
+    /// The JSON body of the last chat-completions request.
+    pub fn last_chat_body(&self) -> Option<Value> {
+        self.chat_requests().pop().map(|r| r.body)
+    }
+
+    pub fn set_models(&self, models: Vec<FakeModel>) {
+        self.lock().models = models;
+    }
+
+    /// What `GET /props` returns; `None` (the default) answers 404 like vLLM.
+    pub fn set_props(&self, props: Option<Value>) {
+        self.lock().props = props;
+    }
+
+    pub fn set_tokenizer(&self, tokenizer: Tokenizer) {
+        self.lock().tokenizer = tokenizer;
+    }
+
+    /// From now on every route answers 401 unless `Authorization: Bearer {key}` is sent.
+    pub fn require_api_key(&self, key: impl Into<String>) {
+        self.lock().api_key = Some(key.into());
+    }
+
+    /// Streams the client closed before they were fully written (stop, cancel, drop).
+    pub fn peer_closed_streams(&self) -> usize {
+        self.shared.peer_closed.load(Ordering::SeqCst)
+    }
+
+    /// Waits (up to 10 s, to avoid hanging a test) until at least `n` streams were closed by
+    /// the client; returns whether that happened.
+    pub async fn wait_for_peer_closed(&self, n: usize) -> bool {
+        for _ in 0..500 {
+            if self.peer_closed_streams() >= n {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        false
+    }
+
+    /// Stops accepting, ends hanging streams, closes idle connections.
+    pub async fn stop(mut self) {
+        let _ = self.shutdown.send(true);
+        if let Some(task) = self.task.take() {
+            if tokio::time::timeout(Duration::from_secs(5), task).await.is_err() {
+                eprintln!("fake_openai: the server did not stop within 5 s");
+            }
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.shared.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Drop for FakeOpenAi {
+    fn drop(&mut self) {
+        let _ = self.shutdown.send(true);
+        if let Some(task) = self.task.take() {
+            task.abort();
+        }
+    }
+}
+
+async fn handle(State(state): State<AppState>, req: Request) -> Response {
+    let (parts, body) = req.into_parts();
+    let bytes = axum::body::to_bytes(body, 256 * 1024 * 1024).await.unwrap_or_default();
+    let body = if bytes.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_slice(&bytes).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()))
+    };
+    let recorded = RecordedRequest {
+        method: parts.method.to_string(),
+        path: parts.uri.path().to_string(),
+        query: parts.uri.query().map(str::to_string),
+        headers: headers_of(&parts.headers),
+        body: body.clone(),
+    };
+    let (required_key, models, props, tokenizer) = {
+        let mut inner = state.shared.inner.lock().unwrap_or_else(|e| e.into_inner());
+        inner.requests.push(recorded);
+        (inner.api_key.clone(), inner.models.clone(), inner.props.clone(), inner.tokenizer)
+    };
+    if let Some(key) = required_key {
+        let sent = parts.headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
+        if sent != Some(format!("Bearer {key}").as_str()) {
+            return Reply::unauthorized().into_http_response();
+        }
+    }
+    match (parts.method.clone(), parts.uri.path()) {
+        (Method::POST, "/v1/chat/completions") => chat(state, &body).await,
+        (Method::GET, "/v1/models") => json_response(StatusCode::OK, models_json(&models)),
+        (Method::GET, "/props") => match props {
+            Some(p) => json_response(StatusCode::OK, p),
+            None => json_response(StatusCode::NOT_FOUND, json!({"detail": "Not Found"})),
+        },
+        (Method::POST, "/tokenize") => tokenize(tokenizer, &body, &models),
+        _ => json_response(StatusCode::NOT_FOUND, json!({"detail": "Not Found"})),
+    }
+}
+
+fn headers_of(headers: &HeaderMap) -> Vec<(String, String)> {
+    headers.iter().map(|(n, v)| (n.as_str().to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned())).collect()
+}
+
+fn json_response(status: StatusCode, body: Value) -> Response {
+    (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
+}
+
+fn models_json(models: &[FakeModel]) -> Value {
+    let data: Vec<Value> = models
+        .iter()
+        .map(|m| {
+            let mut v = json!({"id": m.id, "object": "model", "created": 1_700_000_000, "owned_by": m.owned_by});
+            if let Some(n) = m.max_model_len {
+                v["max_model_len"] = json!(n);
+            }
+            v
+        })
+        .collect();
+    json!({"object": "list", "data": data})
+}
+
+fn tokenize(tokenizer: Tokenizer, body: &Value, models: &[FakeModel]) -> Response {
+    let count = |text: &str| text.split_whitespace().count();
+    match tokenizer {
+        Tokenizer::None => json_response(StatusCode::NOT_FOUND, json!({"detail": "Not Found"})),
+        Tokenizer::LlamaCpp => {
+            let n = body.get("content").and_then(Value::as_str).map_or(0, count);
+            json_response(StatusCode::OK, json!({"tokens": (0..n).collect::<Vec<_>>()}))
+        }
+        Tokenizer::Vllm => match body.get("prompt").and_then(Value::as_str) {
+            Some(prompt) => {
+                let n = count(prompt);
+                let max = models.first().and_then(|m| m.max_model_len);
+                json_response(StatusCode::OK, json!({"count": n, "max_model_len": max, "tokens": (0..n).collect::<Vec<_>>()}))
+            }
+            None => json_response(StatusCode::BAD_REQUEST, json!({"object": "error", "message": "prompt is required"})),
+        },
+    }
+}
+
+async fn chat(state: AppState, body: &Value) -> Response {
+    let reply = {
+        let mut inner = state.shared.inner.lock().unwrap_or_else(|e| e.into_inner());
+        inner.script.pop_front()
+    };
+    let reply = reply.unwrap_or_else(|| {
+        Reply::text(["Hello", " from", " the", " fake", " server."]).with_usage(12, 6, None)
+    });
+    if !reply.head_delay.is_zero() {
+        let mut stop = state.shutdown.clone();
+        tokio::select! {
+            _ = tokio::time::sleep(reply.head_delay) => {}
+            _ = stop.wait_for(|s| *s) => return StatusCode::SERVICE_UNAVAILABLE.into_response(),
+        }
+    }
+    let model = body.get("model").and_then(Value::as_str).unwrap_or("fake-model").to_string();
+    let streaming = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
+    match &reply.body {
+        ReplyBody::Http { .. } => reply.into_http_response(),
+        ReplyBody::Chat { .. } if !streaming => json_response(StatusCode::OK, reply.completion_json(&model)),
+        _ => {
+            let steps = reply.steps(&model);
+            let stream = body_stream(steps, state.shared.clone(), state.shutdown.clone());
+            Response::builder()
+                .status(StatusCode::OK)
+                .header(header::CONTENT_TYPE, "text/event-stream")
+                .header(header::CACHE_CONTROL, "no-cache")
+                .body(Body::from_stream(stream))
+                .expect("valid response")
+        }
+    }
+}
+
+/// What the body stream does, in order.
+enum Step {
+    Write(Bytes),
+    Sleep(Duration),
+    Hang,
+    Die,
+}
+
+impl Reply {
+    fn into_http_response(self) -> Response {
+        match self.body {
+            ReplyBody::Http { status, content_type, body } => Response::builder()
+                .status(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR))
+                .header(header::CONTENT_TYPE, content_type)
+                .body(Body::from(body))
+                .expect("valid response"),
+            _ => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+        }
+    }
+
+    fn steps(&self, model: &str) -> Vec<Step> {
+        let chunk = |delta: Value, finish: Option<&str>| {
+            json!({
+                "id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1_700_000_000, "model": model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]
+            })
+        };
+        let mut events: Vec<Bytes> = Vec::new();
+        let mut last_json: Option<Value> = None;
+        let push_json = |events: &mut Vec<Bytes>, last: &mut Option<Value>, v: Value| {
+            if let Some(prev) = last.replace(v) {
+                events.push(sse(&prev));
+            }
+        };
+        match &self.body {
+            ReplyBody::Raw(pieces) => events.extend(pieces.iter().cloned()),
+            ReplyBody::Http { .. } => {}
+            ReplyBody::Chat { reasoning, content, tool_calls } => {
+                let e = &mut events;
+                let l = &mut last_json;
+                push_json(e, l, chunk(json!({"role": "assistant", "content": ""}), None));
+                for r in reasoning {
+                    push_json(e, l, chunk(json!({"reasoning_content": r}), None));
+                }
+                for c in content {
+                    push_json(e, l, chunk(json!({"content": c}), None));
+                }
+                for (i, (name, _)) in tool_calls.iter().enumerate() {
+                    let call = json!({"index": i, "id": format!("call_fake_{i}"), "type": "function", "function": {"name": name, "arguments": ""}});
+                    push_json(e, l, chunk(json!({"tool_calls": [call]}), None));
+                }
+                let pieces: Vec<Vec<String>> = tool_calls.iter().map(|(_, args)| split_chars(args, 4)).collect();
+                for round in 0..pieces.iter().map(Vec::len).max().unwrap_or(0) {
+                    for (i, p) in pieces.iter().enumerate() {
+                        if let Some(piece) = p.get(round) {
+                            let call = json!({"index": i, "function": {"arguments": piece}});
+                            push_json(e, l, chunk(json!({"tool_calls": [call]}), None));
+                        }
+                    }
+                }
+                if self.end == End::Done {
+                    let default = if tool_calls.is_empty() { "stop" } else { "tool_calls" };
+                    let reason = self.finish_reason.as_deref().unwrap_or(default);
+                    push_json(e, l, chunk(json!({}), Some(reason)));
+                    if let Some((p, c, cached)) = self.usage {
+                        let mut usage = json!({"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c});
+                        if let Some(cached) = cached {
+                            usage["prompt_tokens_details"] = json!({"cached_tokens": cached});
+                        }
+                        let usage_chunk = json!({"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1_700_000_000, "model": model, "choices": [], "usage": usage});
+                        push_json(e, l, usage_chunk);
+                    }
+                    if let (Some((prompt_n, cache_n, predicted_n)), Some(last)) = (self.timings, l.as_mut()) {
+                        last["timings"] = json!({"prompt_n": prompt_n, "cache_n": cache_n, "predicted_n": predicted_n});
+                    }
+                }
+                if let Some(last) = l.take() {
+                    e.push(sse(&last));
+                }
+                match &self.end {
+                    End::Done => e.push(Bytes::from_static(b"data: [DONE]\n\n")),
+                    End::Error(message) => {
+                        e.push(sse(&json!({"error": {"message": message, "type": "internal_error", "code": 500}})));
+                        e.push(Bytes::from_static(b"data: [DONE]\n\n"));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut steps = Vec::new();
+        for (i, bytes) in events.into_iter().enumerate() {
+            if i > 0 && !self.piece_delay.is_zero() {
+                steps.push(Step::Sleep(self.piece_delay));
+            }
+            steps.push(Step::Write(bytes));
+        }
+        match self.end {
+            End::Hang => steps.push(Step::Hang),
+            End::Die => steps.push(Step::Die),
+            _ => {}
+        }
+        steps
+    }
+
+    /// The non-streamed `chat.completion` for a request with `"stream": false`.
+    fn completion_json(&self, model: &str) -> Value {
+        let ReplyBody::Chat { reasoning, content, tool_calls } = &self.body else { return Value::Null };
+        let mut message = json!({"role": "assistant", "content": content.concat()});
+        if !reasoning.is_empty() {
+            message["reasoning_content"] = json!(reasoning.concat());
+        }
+        if !tool_calls.is_empty() {
+            message["tool_calls"] = tool_calls
+                .iter()
+                .enumerate()
+                .map(|(i, (name, args))| json!({"id": format!("call_fake_{i}"), "type": "function", "function": {"name": name, "arguments": args}}))
+                .collect();
+        }
+        let default = if tool_calls.is_empty() { "stop" } else { "tool_calls" };
+        let mut v = json!({
+            "id": "chatcmpl-fake", "object": "chat.completion", "created": 1_700_000_000, "model": model,
+            "choices": [{"index": 0, "message": message, "finish_reason": self.finish_reason.as_deref().unwrap_or(default)}]
+        });
+        if let Some((p, c, cached)) = self.usage {
+            v["usage"] = json!({"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c});
+            if let Some(cached) = cached {
+                v["usage"]["prompt_tokens_details"] = json!({"cached_tokens": cached});
+            }
+        }
+        v
+    }
+}
+
+fn sse(v: &Value) -> Bytes {
+    Bytes::from(format!("data: {v}\n\n"))
+}
+
+fn split_chars(s: &str, n: usize) -> Vec<String> {
+    let chars: Vec<char> = s.chars().collect();
+    chars.chunks(n).map(|c| c.iter().collect()).collect()
+}
+
+/// Counts the stream as closed by the peer when it is dropped with steps still to do.
+struct PeerCloseGuard {
+    shared: Arc<Shared>,
+    done: bool,
+}
+
+impl Drop for PeerCloseGuard {
+    fn drop(&mut self) {
+        if !self.done {
+            self.shared.peer_closed.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+fn body_stream(
+    steps: Vec<Step>,
+    shared: Arc<Shared>,
+    shutdown: watch::Receiver<bool>,
+) -> impl Stream<Item = Result<Bytes, std::io::Error>> + Send + 'static {
+    let guard = PeerCloseGuard { shared, done: steps.is_empty() };
+    let state = (VecDeque::from(steps), guard, shutdown);
+    futures_util::stream::unfold(state, |(mut steps, mut guard, mut shutdown)| async move {
+        loop {
+            let step = steps.pop_front()?;
+            match step {
+                Step::Write(bytes) => {
+                    guard.done = steps.is_empty();
+                    return Some((Ok(bytes), (steps, guard, shutdown)));
+                }
+                Step::Sleep(d) => {
+                    let stopped = tokio::select! {
+                        _ = tokio::time::sleep(d) => false,
+                        _ = shutdown.wait_for(|s| *s) => true,
+                    };
+                    if stopped {
+                        guard.done = true;
+                        return Some((Err(std::io::Error::other("fake server stopped")), (steps, guard, shutdown)));
+                    }
+                }
+                Step::Hang => {
+                    let _ = shutdown.wait_for(|s| *s).await;
+                    guard.done = true;
+                    return Some((Err(std::io::Error::other("fake server stopped")), (steps, guard, shutdown)));
+                }
+                Step::Die => {
+                    guard.done = true;
+                    return Some((Err(std::io::Error::other("fake server died mid-reply")), (steps, guard, shutdown)));
+                }
+            }
+        }
+    })
+}

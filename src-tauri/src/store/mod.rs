@@ -7,9 +7,11 @@
 pub mod memories;
 pub mod messages;
 mod migrate;
+pub mod presets;
 pub mod projects;
 pub mod sessions;
 pub mod settings;
+pub mod snapshots;
 #[cfg(test)]
 mod tests;
 

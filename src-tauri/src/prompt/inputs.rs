@@ -1,0 +1,100 @@
+//! Stage 1: gather everything the system prompt is made of, from the database. No rendering here.
+
+use chrono::NaiveDate;
+use rusqlite::Connection;
+use serde::{Deserialize, Serialize};
+
+use super::templates::Templates;
+use crate::error::{Error, Result};
+use crate::store::{memories, presets, projects, sessions, settings};
+
+/// Everything that decides the system prompt. Equal inputs render a byte-identical prompt.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PromptInputs {
+    pub base: BaseInput,
+    pub custom_instructions: String,
+    pub project: ProjectInput,
+    pub attachments: Vec<AttachmentInput>,
+    pub memories: Vec<MemoryInput>,
+    pub today: NaiveDate,
+}
+
+/// Section ①: the base template or the session's preset, which replaces it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum BaseInput {
+    /// A bundled (or overridden) template: `base` or `presets/<key>`.
+    Template { name: String, label: String },
+    /// A preset the user wrote; its text is used as written.
+    UserPreset { key: String, label: String, text: String },
+}
+
+impl BaseInput {
+    pub fn label(&self) -> &str {
+        match self {
+            BaseInput::Template { label, .. } | BaseInput::UserPreset { label, .. } => label,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ProjectInput {
+    pub name: String,
+    pub is_default: bool,
+    pub instructions: String,
+}
+
+/// One file in scope for the session (its own or its project's).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct AttachmentInput {
+    pub name: String,
+    pub kind: String,
+    pub size_bytes: u64,
+    pub pages: Option<u32>,
+    /// Attached to the project rather than the session.
+    pub project: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct MemoryInput {
+    pub content: String,
+    pub pinned: bool,
+}
+
+/// Reads a session's prompt inputs; `today` is the user's local date.
+pub fn gather(conn: &Connection, templates: &Templates, session_id: i64, today: NaiveDate) -> Result<PromptInputs> {
+    let session = sessions::get(conn, session_id)?;
+    let project = projects::get(conn, session.project_id)?;
+    let settings = settings::load(conn)?;
+    let base = resolve_base(conn, templates, session.preset.as_deref())?;
+    let memories = memories::list(conn)?
+        .into_iter()
+        .map(|m| MemoryInput { content: m.content, pinned: m.pinned })
+        .collect();
+    Ok(PromptInputs {
+        base,
+        custom_instructions: settings.custom_instructions,
+        project: ProjectInput { name: project.name, is_default: project.is_default, instructions: project.instructions },
+        // No attachment store exists yet: the section is absent until files can be attached.
+        attachments: Vec::new(),
+        memories,
+        today,
+    })
+}
+
+/// The base prompt for a preset key (`None`: the bundled base).
+pub fn resolve_base(conn: &Connection, templates: &Templates, preset: Option<&str>) -> Result<BaseInput> {
+    let Some(key) = preset else {
+        return Ok(BaseInput::Template { name: "base".into(), label: "prompts/base.md".into() });
+    };
+    if let Some(id) = presets::user_key_id(key) {
+        let p = presets::get(conn, id)?;
+        return Ok(BaseInput::UserPreset { key: key.to_string(), label: format!("preset: {}", p.name), text: p.prompt });
+    }
+    let name = format!("presets/{key}");
+    let info = templates
+        .info(&name)
+        .ok_or_else(|| Error::invalid("unknown_preset", format!("there is no preset {key:?}")))?;
+    let label = format!("preset: {}", info.meta("name").unwrap_or(key));
+    Ok(BaseInput::Template { name, label })
+}

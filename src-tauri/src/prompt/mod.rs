@@ -1,0 +1,171 @@
+//! The five-section system prompt (DESIGN §2), in separate stages:
+//! gather inputs from the database ([`inputs`]) → apply budgets ([`budget`]) → render with
+//! templates ([`render`], pure) → keep a snapshot per session so unchanged inputs reuse a
+//! byte-identical prompt and the server's prefix cache stays warm ([`prepare`]).
+
+pub mod budget;
+pub mod inputs;
+pub mod render;
+pub mod templates;
+
+use chrono::NaiveDate;
+use rusqlite::Connection;
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+use crate::store::snapshots::{self, Snapshot};
+pub use budget::Budgets;
+pub use inputs::PromptInputs;
+pub use render::{Rendered, SectionReport};
+pub use templates::Templates;
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SectionId {
+    Base,
+    CustomInstructions,
+    ProjectInstructions,
+    Attachments,
+    Memory,
+}
+
+impl SectionId {
+    pub fn number(self) -> u8 {
+        match self {
+            SectionId::Base => 1,
+            SectionId::CustomInstructions => 2,
+            SectionId::ProjectInstructions => 3,
+            SectionId::Attachments => 4,
+            SectionId::Memory => 5,
+        }
+    }
+}
+
+/// What the snapshot remembers besides the text, to explain the next change.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SnapshotReport {
+    pub rendered: Rendered,
+    pub project_name: String,
+    pub base_label: String,
+    pub date: NaiveDate,
+}
+
+/// The system prompt for a turn, with where it came from.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Prepared {
+    pub report: SnapshotReport,
+    /// False when the previous turn's snapshot was reused unchanged.
+    pub changed: bool,
+    pub changed_at: i64,
+    pub change_reason: String,
+}
+
+/// Renders the prompt for `session_id` without touching the snapshot.
+pub fn render_current(conn: &Connection, templates: &Templates, session_id: i64, today: NaiveDate, budgets: &Budgets) -> Result<(String, SnapshotReport)> {
+    let inputs = inputs::gather(conn, templates, session_id, today)?;
+    let key = inputs_key(&inputs, templates, budgets);
+    let budgeted = budget::apply(&inputs, budgets);
+    let rendered = render::render(templates, &budgeted)?;
+    let report = SnapshotReport { rendered, project_name: inputs.project.name.clone(), base_label: inputs.base.label().to_string(), date: inputs.today };
+    Ok((key, report))
+}
+
+/// The prompt for the next request: the stored snapshot when the inputs are unchanged (no
+/// rendering at all), else a fresh render stored with the reason it changed.
+pub fn prepare(conn: &Connection, templates: &Templates, session_id: i64, today: NaiveDate, budgets: &Budgets) -> Result<Prepared> {
+    let inputs = inputs::gather(conn, templates, session_id, today)?;
+    let key = inputs_key(&inputs, templates, budgets);
+    let previous = snapshots::get(conn, session_id)?;
+    if let Some(prev) = &previous {
+        if prev.inputs_sha256 == key {
+            if let Ok(report) = serde_json::from_str::<SnapshotReport>(&prev.report) {
+                snapshots::mark_used(conn, session_id)?;
+                return Ok(Prepared { report, changed: false, changed_at: prev.changed_at, change_reason: prev.change_reason.clone() });
+            }
+        }
+    }
+    let budgeted = budget::apply(&inputs, budgets);
+    let rendered = render::render(templates, &budgeted)?;
+    let report = SnapshotReport { rendered, project_name: inputs.project.name.clone(), base_label: inputs.base.label().to_string(), date: inputs.today };
+    let old_report = previous.as_ref().and_then(|p| serde_json::from_str::<SnapshotReport>(&p.report).ok());
+    let reason = match &old_report {
+        None => "first request of this session".to_string(),
+        Some(old) => change_reason(old, &report),
+    };
+    let prompt_unchanged = old_report.as_ref().is_some_and(|o| o.rendered.sha256 == report.rendered.sha256);
+    let snap = Snapshot {
+        session_id,
+        inputs_sha256: key,
+        prompt_sha256: report.rendered.sha256.clone(),
+        prompt: report.rendered.text.clone(),
+        report: serde_json::to_string(&report).map_err(anyhow::Error::from)?,
+        // Inputs can change without changing the text (a cut fact edited): keep the old reason then.
+        changed_at: match (&previous, prompt_unchanged) {
+            (Some(p), true) => p.changed_at,
+            _ => crate::store::now_ms(),
+        },
+        change_reason: match (&previous, prompt_unchanged) {
+            (Some(p), true) => p.change_reason.clone(),
+            _ => reason,
+        },
+        used_at: crate::store::now_ms(),
+    };
+    snapshots::put(conn, &snap)?;
+    Ok(Prepared { report, changed: !prompt_unchanged, changed_at: snap.changed_at, change_reason: snap.change_reason })
+}
+
+/// A digest of everything that decides the prompt: inputs, template bodies and budgets.
+fn inputs_key(inputs: &PromptInputs, templates: &Templates, budgets: &Budgets) -> String {
+    let template_shas: Vec<&str> = templates.all().iter().map(|t| t.sha256.as_str()).collect();
+    let key = serde_json::json!({ "inputs": inputs, "templates": template_shas, "budgets": budgets });
+    templates::sha256_hex(&key.to_string())
+}
+
+/// Explains in words which sections changed between two renders.
+pub fn change_reason(old: &SnapshotReport, new: &SnapshotReport) -> String {
+    let mut reasons = vec![];
+    let sec = |r: &SnapshotReport, id: SectionId| r.rendered.sections.iter().find(|s| s.id == id).cloned();
+    for id in [SectionId::Base, SectionId::CustomInstructions, SectionId::ProjectInstructions, SectionId::Attachments, SectionId::Memory] {
+        let (Some(a), Some(b)) = (sec(old, id), sec(new, id)) else { continue };
+        if a.sha256 == b.sha256 {
+            continue;
+        }
+        let what = match id {
+            SectionId::Base if old.base_label != new.base_label => format!("base prompt changed to {}", new.base_label),
+            SectionId::Base => "base prompt template changed".into(),
+            SectionId::CustomInstructions => match (a.present, b.present) {
+                (false, true) => "custom instructions added".into(),
+                (true, false) => "custom instructions removed".into(),
+                _ => "custom instructions edited".into(),
+            },
+            SectionId::ProjectInstructions if old.project_name != new.project_name => format!("moved to project \"{}\"", new.project_name),
+            SectionId::ProjectInstructions => "project instructions edited".into(),
+            SectionId::Attachments => "attachments changed".into(),
+            SectionId::Memory if old.date != new.date => {
+                let mut s = format!("the date changed to {}", new.date);
+                let strip_date = |t: &str| t.lines().filter(|l| !l.contains(&old.date.to_string()) && !l.contains(&new.date.to_string())).collect::<Vec<_>>().join("\n");
+                if strip_date(&a.text) != strip_date(&b.text) {
+                    s.push_str("; long-term memory changed");
+                }
+                s
+            }
+            SectionId::Memory => "long-term memory changed".into(),
+        };
+        reasons.push(format!("{} {what}", circled(id)));
+    }
+    if old.project_name != new.project_name && !reasons.iter().any(|r| r.contains("moved to")) {
+        reasons.push(format!("moved to project \"{}\"", new.project_name));
+    }
+    if reasons.is_empty() {
+        "no visible change".into()
+    } else {
+        reasons.join("; ")
+    }
+}
+
+fn circled(id: SectionId) -> &'static str {
+    ["①", "②", "③", "④", "⑤"][id.number() as usize - 1]
+}
+
+#[cfg(test)]
+mod tests;

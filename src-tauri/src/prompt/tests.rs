@@ -1,0 +1,170 @@
+//! The renderer is a pure function: these tests build inputs by hand, no database.
+
+use chrono::NaiveDate;
+
+use super::budget::{self, Budgets};
+use super::inputs::{AttachmentInput, BaseInput, MemoryInput, ProjectInput, PromptInputs};
+use super::render::render;
+use super::{change_reason, SectionId, SnapshotReport, Templates};
+
+fn inputs() -> PromptInputs {
+    PromptInputs {
+        base: BaseInput::Template { name: "base".into(), label: "prompts/base.md".into() },
+        custom_instructions: String::new(),
+        project: ProjectInput { name: "Default".into(), is_default: true, instructions: String::new() },
+        attachments: vec![],
+        memories: vec![],
+        today: NaiveDate::from_ymd_opt(2026, 11, 29).unwrap(),
+    }
+}
+
+fn family(i: &mut PromptInputs) {
+    i.project = ProjectInput { name: "Family calendar".into(), is_default: false, instructions: "Look at the family calendar first.".into() };
+}
+
+fn rendered(i: &PromptInputs) -> super::Rendered {
+    render(&Templates::bundled(), &budget::apply(i, &Budgets::default())).unwrap()
+}
+
+fn present(r: &super::Rendered) -> Vec<SectionId> {
+    r.sections.iter().filter(|s| s.present).map(|s| s.id).collect()
+}
+
+#[test]
+fn a_bare_default_session_has_base_and_memory_saying_none() {
+    let r = rendered(&inputs());
+    assert_eq!(present(&r), [SectionId::Base, SectionId::Memory], "② ③ ④ are absent when empty, ① and ⑤ always present");
+    assert!(r.text.starts_with("You are Maru"), "① comes first");
+    assert!(r.text.contains("[Long-term memory]\nnone\nToday is 2026-11-29 (Sunday)."), "empty memory says none, with the date: {}", r.text);
+    let absent = r.sections.iter().find(|s| s.id == SectionId::ProjectInstructions).unwrap();
+    assert_eq!(absent.absent_reason.as_deref(), Some("the session is in the Default project"), "the inspector says why");
+}
+
+#[test]
+fn all_five_sections_in_order() {
+    let mut i = inputs();
+    family(&mut i);
+    i.custom_instructions = "Answer in Korean. Keep code examples short.".into();
+    i.attachments = vec![
+        AttachmentInput { name: "family-notes.md".into(), kind: "Markdown".into(), size_bytes: 2048, pages: None, project: false },
+        AttachmentInput { name: "school-calendar.pdf".into(), kind: "PDF".into(), size_bytes: 120_000, pages: Some(12), project: true },
+    ];
+    i.memories = vec![
+        MemoryInput { content: "Prefers answers in Korean.".into(), pinned: false },
+        MemoryInput { content: "Runs vLLM on a DGX Spark.".into(), pinned: false },
+    ];
+    let r = rendered(&i);
+    assert_eq!(present(&r), [SectionId::Base, SectionId::CustomInstructions, SectionId::ProjectInstructions, SectionId::Attachments, SectionId::Memory]);
+    let pos = |needle: &str| r.text.find(needle).unwrap_or_else(|| panic!("{needle:?} missing from:\n{}", r.text));
+    let order = [
+        pos("You are Maru"),
+        pos("[Custom instructions]\nAnswer in Korean."),
+        pos("[Project instructions: Family calendar]\nLook at the family calendar first."),
+        pos("[Attachments]\n- family-notes.md (Markdown, 2 KB)\n- school-calendar.pdf (PDF, 118 KB, 12 pages) [project]\nRead them with search_attachment"),
+        pos("[Long-term memory]\n- Prefers answers in Korean.\n- Runs vLLM on a DGX Spark.\nToday is 2026-11-29 (Sunday)."),
+    ];
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "specific text must come after general text: {order:?}\n{}", r.text);
+    assert!(!r.text.contains("\n\n\n"), "sections are separated by one blank line:\n{}", r.text);
+    assert!(r.text.ends_with("(Sunday)."), "no stray whitespace at the end");
+}
+
+#[test]
+fn default_project_instructions_are_never_used() {
+    let mut i = inputs();
+    i.project.instructions = "should not appear".into();
+    let r = rendered(&i);
+    assert!(!r.text.contains("should not appear"), "Default's instructions must not reach the model");
+}
+
+#[test]
+fn a_project_without_instructions_has_no_section_three() {
+    let mut i = inputs();
+    family(&mut i);
+    i.project.instructions = "  \n ".into();
+    let r = rendered(&i);
+    assert!(!r.text.contains("[Project instructions"));
+    let s = r.sections.iter().find(|s| s.id == SectionId::ProjectInstructions).unwrap();
+    assert!(s.absent_reason.as_deref().unwrap().contains("has no instructions"));
+}
+
+#[test]
+fn a_preset_replaces_the_base_prompt() {
+    let mut i = inputs();
+    i.base = BaseInput::Template { name: "presets/code-reviewer".into(), label: "preset: Code reviewer".into() };
+    let r = rendered(&i);
+    assert!(r.text.starts_with("You are Maru, acting as a careful code reviewer"), "{}", r.text);
+    assert!(!r.text.contains("Be direct and accurate"), "the base prompt is replaced, not appended to");
+    i.base = BaseInput::UserPreset { key: "user:1".into(), label: "preset: Pirate".into(), text: "Talk like a pirate.".into() };
+    assert!(rendered(&i).text.starts_with("Talk like a pirate.\n\n[Long-term memory]"));
+}
+
+#[test]
+fn user_text_arrives_byte_for_byte() {
+    let tricky = "Use <b>bold</b> & \"quotes\" 'single' {{not a template}} `code` — 한국어로 답하세요 🙂\\n";
+    let mut i = inputs();
+    family(&mut i);
+    i.custom_instructions = tricky.into();
+    i.project.instructions = tricky.into();
+    i.project.name = "<Family> & \"Friends\" 가족 👪".into();
+    i.memories = vec![MemoryInput { content: tricky.into(), pinned: true }];
+    let r = rendered(&i);
+    assert_eq!(r.text.matches(tricky).count(), 3, "no HTML escaping, no template expansion of user text:\n{}", r.text);
+    assert!(r.text.contains("[Project instructions: <Family> & \"Friends\" 가족 👪]"));
+}
+
+#[test]
+fn over_budget_sections_are_cut_at_a_boundary_and_reported() {
+    let mut i = inputs();
+    family(&mut i);
+    i.project.instructions = (0..3000).map(|n| format!("Rule {n}: be nice.\n")).collect();
+    i.memories = (0..2000).map(|n| MemoryInput { content: format!("Fact number {n} about the user."), pinned: n == 5 }).collect();
+    let r = rendered(&i);
+    let project = r.sections.iter().find(|s| s.id == SectionId::ProjectInstructions).unwrap();
+    assert_eq!(project.cuts.len(), 1, "the cut is reported");
+    assert!(project.raw_chars > project.cuts[0].kept_chars);
+    assert!(project.text.contains("be nice.\n(…the rest of the project instructions was cut"), "cut after a whole line, and the model is told: {}", &project.text[project.text.len() - 200..]);
+    let memory = r.sections.iter().find(|s| s.id == SectionId::Memory).unwrap();
+    assert!(memory.text.contains("- Fact number 5 about the user."), "pinned facts survive cuts");
+    assert!(memory.text.contains("- Fact number 1999 about the user."), "the newest facts are kept over older ones");
+    assert!(memory.text.contains("older facts did not fit"), "the model is told facts are missing");
+    assert!(memory.cuts[0].reason.contains("facts kept"), "{:?}", memory.cuts);
+    assert!(r.text.chars().count() <= Budgets::default().total + 500, "the whole prompt respects its budget (templates add a little)");
+}
+
+#[test]
+fn the_total_budget_shrinks_memory_before_instructions() {
+    let mut i = inputs();
+    family(&mut i);
+    i.custom_instructions = "c".repeat(11_000);
+    i.project.instructions = "p".repeat(20_000);
+    i.memories = (0..400).map(|n| MemoryInput { content: format!("Fact {n} is a sentence of some length."), pinned: false }).collect();
+    let budgets = Budgets { total: 40_000, ..Budgets::default() };
+    let b = budget::apply(&i, &budgets);
+    assert_eq!(b.inputs.custom_instructions.len(), 11_000, "custom instructions are kept whole while memory can give way");
+    assert!(b.omitted_memories > 0);
+    assert!(b.cuts.iter().any(|c| c.section == SectionId::Memory && c.reason.contains("whole prompt")), "{:?}", b.cuts);
+}
+
+#[test]
+fn rendering_is_deterministic() {
+    let mut i = inputs();
+    family(&mut i);
+    i.memories = vec![MemoryInput { content: "x".into(), pinned: false }];
+    assert_eq!(rendered(&i).text, rendered(&i).text);
+    assert_eq!(rendered(&i).sha256, rendered(&i).sha256);
+}
+
+#[test]
+fn change_reasons_name_the_sections() {
+    let report = |i: &PromptInputs| SnapshotReport { rendered: rendered(i), project_name: i.project.name.clone(), base_label: i.base.label().into(), date: i.today };
+    let a = inputs();
+    let mut b = a.clone();
+    family(&mut b);
+    assert_eq!(change_reason(&report(&a), &report(&b)), "③ moved to project \"Family calendar\"");
+    let mut c = b.clone();
+    c.today = NaiveDate::from_ymd_opt(2026, 11, 30).unwrap();
+    assert_eq!(change_reason(&report(&b), &report(&c)), "⑤ the date changed to 2026-11-30");
+    let mut d = c.clone();
+    d.custom_instructions = "Be brief.".into();
+    assert_eq!(change_reason(&report(&c), &report(&d)), "② custom instructions added");
+}

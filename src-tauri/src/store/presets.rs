@@ -1,0 +1,135 @@
+//! The user's own presets (personas). Built-in presets are templates in `prompts/presets/`; a
+//! session names its preset by key: a built-in file stem, or `user:<id>` for one of these.
+
+use rusqlite::{params, Connection, OptionalExtension, Row};
+use serde::{Deserialize, Serialize};
+
+use super::{char_len, found, now_ms};
+use crate::error::{Error, Result};
+
+pub const NAME_MAX_CHARS: usize = 100;
+pub const PROMPT_MAX_CHARS: usize = 20_000;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct UserPreset {
+    pub id: i64,
+    pub name: String,
+    pub description: String,
+    pub prompt: String,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewPreset {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    pub prompt: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PresetPatch {
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub prompt: Option<String>,
+}
+
+pub fn user_key(id: i64) -> String {
+    format!("user:{id}")
+}
+
+/// The id in a `user:<id>` key.
+pub fn user_key_id(key: &str) -> Option<i64> {
+    key.strip_prefix("user:")?.parse().ok()
+}
+
+const SELECT: &str = "SELECT id, name, description, prompt, created_at, updated_at FROM presets";
+
+fn from_row(r: &Row) -> rusqlite::Result<UserPreset> {
+    Ok(UserPreset { id: r.get(0)?, name: r.get(1)?, description: r.get(2)?, prompt: r.get(3)?, created_at: r.get(4)?, updated_at: r.get(5)? })
+}
+
+pub fn list(conn: &Connection) -> Result<Vec<UserPreset>> {
+    let mut stmt = conn.prepare_cached(&format!("{SELECT} ORDER BY name_key"))?;
+    let rows = stmt.query_map([], from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
+pub fn get(conn: &Connection, id: i64) -> Result<UserPreset> {
+    found(conn.query_row(&format!("{SELECT} WHERE id = ?1"), [id], from_row), "preset", id)
+}
+
+pub fn create(conn: &Connection, new: &NewPreset) -> Result<UserPreset> {
+    let name = clean_name(&new.name)?;
+    check_prompt(&new.prompt)?;
+    ensure_name_free(conn, &name, None)?;
+    let now = now_ms();
+    conn.execute(
+        "INSERT INTO presets (name, name_key, description, prompt, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
+        params![name, name.to_lowercase(), new.description.trim(), new.prompt, now],
+    )?;
+    get(conn, conn.last_insert_rowid())
+}
+
+pub fn update(conn: &Connection, id: i64, patch: &PresetPatch) -> Result<UserPreset> {
+    let cur = get(conn, id)?;
+    let name = match &patch.name {
+        Some(n) => {
+            let n = clean_name(n)?;
+            ensure_name_free(conn, &n, Some(id))?;
+            n
+        }
+        None => cur.name,
+    };
+    let prompt = patch.prompt.clone().unwrap_or(cur.prompt);
+    check_prompt(&prompt)?;
+    let description = patch.description.as_deref().map(str::trim).map(str::to_string).unwrap_or(cur.description);
+    conn.execute(
+        "UPDATE presets SET name = ?2, name_key = ?3, description = ?4, prompt = ?5, updated_at = ?6 WHERE id = ?1",
+        params![id, name, name.to_lowercase(), description, prompt, now_ms()],
+    )?;
+    get(conn, id)
+}
+
+/// Deletes a preset; sessions using it go back to the base prompt. Returns how many did.
+pub fn delete(conn: &mut Connection, id: i64) -> Result<usize> {
+    get(conn, id)?;
+    let tx = conn.transaction()?;
+    let reset = tx.execute("UPDATE sessions SET preset = NULL WHERE preset = ?1", [user_key(id)])?;
+    tx.execute("DELETE FROM presets WHERE id = ?1", [id])?;
+    tx.commit()?;
+    Ok(reset)
+}
+
+fn clean_name(raw: &str) -> Result<String> {
+    let name = raw.trim();
+    let len = char_len(name);
+    if name.is_empty() || len > NAME_MAX_CHARS || name.chars().any(char::is_control) {
+        return Err(Error::invalid("invalid_name", format!("a preset needs a one-line name of 1 to {NAME_MAX_CHARS} characters")));
+    }
+    Ok(name.to_string())
+}
+
+fn check_prompt(prompt: &str) -> Result<()> {
+    let len = char_len(prompt);
+    if prompt.trim().is_empty() {
+        return Err(Error::invalid("invalid_prompt", "a preset needs a prompt: it replaces the base prompt"));
+    }
+    if len > PROMPT_MAX_CHARS {
+        return Err(Error::invalid("invalid_prompt", format!("a preset prompt can have at most {PROMPT_MAX_CHARS} characters (this one has {len})")));
+    }
+    Ok(())
+}
+
+fn ensure_name_free(conn: &Connection, name: &str, except: Option<i64>) -> Result<()> {
+    let taken: Option<i64> = conn
+        .query_row("SELECT id FROM presets WHERE name_key = ?1 AND id IS NOT ?2", params![name.to_lowercase(), except], |r| r.get(0))
+        .optional()?;
+    match taken {
+        Some(_) => Err(Error::conflict("name_taken", format!("a preset named \"{name}\" already exists"))),
+        None => Ok(()),
+    }
+}
