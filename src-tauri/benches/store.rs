@@ -38,7 +38,7 @@ fn main() {
     report("create a message", 2_000, || {
         store
             .with(|c| {
-                messages::insert(c, &NewMessage { session_id: short_session, role: Role::User, content: "a new message of ordinary length, about one sentence long", status: Status::Complete, model: None })
+                messages::insert(c, &NewMessage { session_id: short_session, role: Role::User, content: "a new message of ordinary length, about one sentence long", status: Status::Complete, model: None, ..Default::default() })
             })
             .unwrap();
     });

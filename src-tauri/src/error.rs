@@ -79,3 +79,9 @@ impl From<rusqlite::Error> for Error {
         Error::Internal(e.into())
     }
 }
+
+impl From<crate::llm::LlmError> for Error {
+    fn from(e: crate::llm::LlmError) -> Self {
+        Error::Upstream { code: e.code(), message: e.to_string() }
+    }
+}

@@ -12,3 +12,4 @@ pub mod api;
 pub mod logging;
 pub mod server;
 pub mod prompt;
+pub mod chat;

@@ -14,7 +14,7 @@
 //! Chat completions take replies from a FIFO script; with the script empty they stream
 //! "Hello from the fake server." with usage. `GET /v1/models` is vLLM-like (`max_model_len`),
 //! `GET /props` is llama.cpp-like (off by default), `POST /tokenize` answers in vLLM's shape
-//! by default (one token per whitespace-separated word).
+//! by default (one token per whitespace-separated word), `GET /health` answers 200.
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
@@ -461,6 +461,7 @@ async fn handle(State(state): State<AppState>, req: Request) -> Response {
             None => json_response(StatusCode::NOT_FOUND, json!({"detail": "Not Found"})),
         },
         (Method::POST, "/tokenize") => tokenize(tokenizer, &body, &models),
+        (Method::GET, "/health") => json_response(StatusCode::OK, json!({"status": "ok"})),
         _ => json_response(StatusCode::NOT_FOUND, json!({"detail": "Not Found"})),
     }
 }
@@ -637,7 +638,12 @@ impl Reply {
         }
         match self.end {
             End::Hang => steps.push(Step::Hang),
-            End::Die => steps.push(Step::Die),
+            End::Die => {
+                // Let hyper flush what was written (it does so when the body is pending), as a
+                // crashing server's kernel would, before the connection is aborted.
+                steps.push(Step::Sleep(Duration::from_millis(20)));
+                steps.push(Step::Die);
+            }
             _ => {}
         }
         steps

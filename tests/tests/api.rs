@@ -25,7 +25,7 @@ async fn everything(s: &TestServer) -> Value {
 fn add_message(s: &TestServer, session_id: i64, role: Role, text: &str) -> i64 {
     s.app
         .store
-        .with(|c| messages::insert(c, &NewMessage { session_id, role, content: text, status: Status::Complete, model: None }))
+        .with(|c| messages::insert(c, &NewMessage { session_id, role, content: text, status: Status::Complete, model: None, ..Default::default() }))
         .unwrap()
         .id
 }

@@ -106,6 +106,7 @@ async fn streams_text_with_usage_and_cached_tokens() {
         Some(Usage { prompt_tokens: Some(12), completion_tokens: Some(3), cached_tokens: Some(8) }),
         "the context inspector shows prompt-cache reuse from this"
     );
+    assert_eq!(fake.peer_closed_streams(), 0, "a completed reply is not a hang-up (the counter means what it says)");
 }
 
 #[tokio::test]
@@ -200,7 +201,7 @@ const FINISH: &str = r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"
 #[tokio::test]
 async fn events_split_anywhere_and_packed_together_parse_the_same() {
     let whole = format!(
-        ": ping\n\ndata: {}\r\n\r\ndata: {}\rdata: {}\r\rdata: {FINISH}\n\ndata: {{\"choices\":[],\"usage\":{{\"prompt_tokens\":5,\"completion_tokens\":3}}}}\n\ndata: [DONE]\n\n",
+        ": ping\n\ndata: {}\r\n\r\ndata: {}\r\rdata: {}\r\rdata: {FINISH}\n\ndata: {{\"choices\":[],\"usage\":{{\"prompt_tokens\":5,\"completion_tokens\":3}}}}\n\ndata: [DONE]\n\n",
         content_chunk("안녕"),
         content_chunk("하세요"),
         content_chunk(" 🙂"),
@@ -252,6 +253,15 @@ async fn finish_without_done_then_end_of_body_is_complete() {
     let (deltas, error) = turn(&client(&fake)).await;
     assert!(error.is_none(), "a finished reply is complete even if [DONE] never comes: {error:?}");
     assert_eq!(text(&deltas), "fine");
+}
+
+#[tokio::test]
+async fn finish_then_silence_ends_the_reply_without_error() {
+    let fake = FakeOpenAi::start().await;
+    fake.push(Reply::raw([format!("data: {}\n\ndata: {FINISH}\n\n", content_chunk("done"))]).then_hang());
+    let (deltas, error) = turn(&with_timeouts(&fake, 30_000, 300)).await;
+    assert!(error.is_none(), "the answer was complete; a missing [DONE] must not turn it into an error: {error:?}");
+    assert_eq!(text(&deltas), "done");
 }
 
 #[tokio::test]

@@ -2,11 +2,17 @@
 //! The HTTP server and the desktop shell are thin wrappers around these; nothing else is public.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::Result;
+pub mod chat;
+
+use crate::chat::{Runs, ToolRegistry};
+use crate::error::{Error, Result};
+use crate::llm;
+use crate::prompt::Templates;
+use crate::store::settings::Settings;
 use crate::store::memories::{self, Memory, MemoryPatch, NewMemory};
 use crate::store::messages::{self, Message, MessagePage};
 use crate::store::projects::{self, DeletedProject, NewProject, Project, ProjectPatch};
@@ -14,14 +20,20 @@ use crate::store::sessions::{self, NewSession, Session, SessionPage, SessionPatc
 use crate::store::settings::{self, SettingsPatch, SettingsView};
 use crate::store::Store;
 
-/// Everything a request needs: the store and where the data folder is.
+/// Everything a request needs: the store, the prompt templates, the turns in flight, the tools
+/// the model may call, and a connection to the model server.
 pub struct App {
     pub store: Store,
     pub data_dir: PathBuf,
+    pub templates: Arc<Templates>,
+    pub runs: Runs,
+    pub tools: ToolRegistry,
+    /// The client for the current endpoint and key, rebuilt when settings change them.
+    llm: Mutex<Option<(String, Option<String>, llm::Client)>>,
 }
 
 impl App {
-    /// Opens the data folder (creating it owner-only) and its database.
+    /// Opens the data folder (creating it owner-only), its database and its prompt overrides.
     pub fn open(data_dir: &Path) -> Result<Arc<App>> {
         create_private_dir(data_dir)?;
         let store = Store::open(&data_dir.join("maru.db"))?;
@@ -29,7 +41,43 @@ impl App {
         if interrupted > 0 {
             tracing::warn!(interrupted, "replies left streaming by the last run are now marked interrupted");
         }
-        Ok(Arc::new(App { store, data_dir: data_dir.to_path_buf() }))
+        let templates = Arc::new(Templates::load(Some(data_dir))?);
+        Ok(Arc::new(App {
+            store,
+            data_dir: data_dir.to_path_buf(),
+            templates,
+            runs: Runs::default(),
+            tools: ToolRegistry::default(),
+            llm: Mutex::new(None),
+        }))
+    }
+
+    pub fn llm_client(&self, s: &Settings) -> llm::Client {
+        let mut cached = self.llm.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((url, key, client)) = cached.as_ref() {
+            if *url == s.endpoint_url && *key == s.api_key {
+                return client.clone();
+            }
+        }
+        let mut endpoint = llm::Endpoint::new(s.endpoint_url.clone());
+        if let Some(key) = &s.api_key {
+            endpoint = endpoint.with_api_key(key.clone());
+        }
+        let client = llm::Client::new(endpoint, llm::Timeouts::default());
+        *cached = Some((s.endpoint_url.clone(), s.api_key.clone(), client.clone()));
+        client
+    }
+
+    /// The model from settings, or the first one the server lists.
+    pub async fn resolve_model(&self, client: &llm::Client, s: &Settings) -> Result<String> {
+        if !s.model.is_empty() {
+            return Ok(s.model.clone());
+        }
+        let models = client.list_models().await?;
+        models.into_iter().next().map(|m| m.id).ok_or_else(|| Error::Upstream {
+            code: "no_model",
+            message: format!("the server at {} lists no models; load one, or set the model name in settings", s.endpoint_url),
+        })
     }
 }
 
@@ -107,8 +155,23 @@ pub async fn get_session(app: &App, id: i64) -> Result<Session> {
     app.store.call(move |c| sessions::get(c, id)).await
 }
 
+/// Renames, moves (`project_id`) or sets the preset of a session, all or nothing.
 pub async fn update_session(app: &App, id: i64, patch: SessionPatch) -> Result<Session> {
-    app.store.call(move |c| sessions::update(c, id, &patch)).await
+    let templates = app.templates.clone();
+    app.store
+        .call(move |c| {
+            let tx = c.transaction()?;
+            let mut session = sessions::update(&tx, id, &patch)?;
+            if let Some(preset) = &patch.preset {
+                if let Some(key) = preset {
+                    chat::check_preset(&tx, &templates, key)?;
+                }
+                session = sessions::set_preset(&tx, id, preset.as_deref())?;
+            }
+            tx.commit()?;
+            Ok(session)
+        })
+        .await
 }
 
 pub async fn delete_session(app: &App, id: i64) -> Result<()> {

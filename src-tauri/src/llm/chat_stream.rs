@@ -22,6 +22,8 @@ use super::stream::{ChunkDecoder, Delta, Flow};
 
 /// No sane event is this large; a server sending endless bytes without a blank line is broken.
 const MAX_EVENT_BYTES: usize = 32 * 1024 * 1024;
+/// After the finish reason, how long to wait for the usage chunk and `[DONE]`.
+const AFTER_FINISH_WAIT: Duration = Duration::from_secs(5);
 /// After `[DONE]`, how long the rest of the body (the chunked-encoding end) may take before the
 /// connection is given up instead of returned to the pool.
 const DRAIN_AFTER_DONE: Duration = Duration::from_secs(5);
@@ -49,6 +51,7 @@ impl ChatStream {
             cancel,
             first_byte_deadline: Some(started + timeouts.first_byte),
             timeouts,
+            failed: false,
             endpoint,
         };
         let inner = stream::unfold(reader, |mut r| async move { r.next().await.map(|item| (item, r)) });
@@ -80,6 +83,8 @@ struct Reader {
     /// Until the first byte arrives, the wait is bounded by this instant instead of `idle`.
     first_byte_deadline: Option<Instant>,
     timeouts: Timeouts,
+    /// An error was queued: it is the stream's last item.
+    failed: bool,
     /// Shown in timeout messages.
     url: String,
     endpoint: Endpoint,
@@ -94,6 +99,8 @@ impl Reader {
             let resp = self.resp.as_mut()?;
             let (wait, phase) = match self.first_byte_deadline {
                 Some(deadline) => (deadline.saturating_duration_since(Instant::now()), TimeoutPhase::FirstByte),
+                // Finished: only usage and `[DONE]` are left, so do not keep the user waiting.
+                None if self.decoder.is_finished() => (self.timeouts.idle.min(AFTER_FINISH_WAIT), TimeoutPhase::Idle),
                 None => (self.timeouts.idle, TimeoutPhase::Idle),
             };
             let read = tokio::select! {
@@ -160,7 +167,7 @@ impl Reader {
             }
         }
         if let Err(e) = self.decoder.on_end_of_body() {
-            self.queue.push_back(Err(e));
+            self.fail(e);
         }
     }
 
@@ -168,9 +175,13 @@ impl Reader {
     /// (at most the usage chunk) is not worth failing a complete answer for.
     fn fail(&mut self, e: LlmError) {
         self.close();
+        if self.failed {
+            return; // one error per stream
+        }
         if self.decoder.is_finished() && !matches!(e, LlmError::StreamError { .. }) {
             debug!(error = %e, "ignoring a failure after the reply finished");
         } else {
+            self.failed = true;
             self.queue.push_back(Err(e));
         }
     }

@@ -67,7 +67,7 @@ impl Client {
     /// Starts a streamed chat completion. Returns once the server answered with a stream;
     /// the deltas come from the returned `ChatStream`. Cancelling `cancel` (or dropping the
     /// stream) closes the connection, which makes the server stop generating.
-    #[instrument(skip_all, fields(model = %req.model), err(Display))]
+    #[instrument(skip_all, fields(model = %req.model), err(Display, level = "warn"))]
     pub async fn stream_chat(&self, req: &ChatRequest, cancel: CancellationToken) -> Result<ChatStream, LlmError> {
         let url = self.endpoint.api_url("chat/completions")?;
         // Plain structs and `serde_json::Value`s only: serialisation cannot fail.

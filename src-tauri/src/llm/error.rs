@@ -5,6 +5,7 @@
 //! (the client redacts server text before it gets here).
 
 use std::fmt;
+use std::io::ErrorKind;
 use std::time::Duration;
 
 use serde::{Serialize, Serializer};
@@ -242,10 +243,21 @@ pub(crate) fn from_transport(err: &reqwest::Error, url: &str, host: &str, connec
     if err.is_connect() && err.is_timeout() {
         return LlmError::Timeout { phase: TimeoutPhase::Connect, after: connect_timeout, url: url.to_string() };
     }
-    if chain.iter().any(|e| io_kind(*e) == Some(std::io::ErrorKind::ConnectionRefused)) {
+    if chain.iter().any(|e| io_kind(*e) == Some(ErrorKind::ConnectionRefused)) {
         return LlmError::Unreachable { url: url.to_string() };
     }
     let text: Vec<String> = chain.iter().map(|e| e.to_string()).collect();
+    // The request went out and the connection died before an answer: the server crashed or
+    // was restarted while reading the prompt.
+    let lost = chain.iter().any(|e| {
+        matches!(
+            io_kind(*e),
+            Some(ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted | ErrorKind::BrokenPipe | ErrorKind::UnexpectedEof)
+        )
+    }) || text.iter().any(|t| t.contains("connection closed before message completed"));
+    if !err.is_connect() && lost {
+        return LlmError::disconnected("the server closed the connection before answering");
+    }
     if err.is_connect() && text.iter().any(|t| t.contains("dns error") || t.contains("failed to lookup address")) {
         return LlmError::Dns { host: host.to_string() };
     }
@@ -271,7 +283,7 @@ fn source_chain(err: &reqwest::Error) -> Vec<&(dyn std::error::Error + 'static)>
     out
 }
 
-fn io_kind(e: &(dyn std::error::Error + 'static)) -> Option<std::io::ErrorKind> {
+fn io_kind(e: &(dyn std::error::Error + 'static)) -> Option<ErrorKind> {
     e.downcast_ref::<std::io::Error>().map(std::io::Error::kind)
 }
 

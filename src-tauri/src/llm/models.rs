@@ -37,7 +37,7 @@ pub const LOCAL_PORTS: [u16; 4] = [8000, 8080, 11434, 1234];
 
 impl Client {
     /// `GET {base}/models`, with each model's context length when the server tells it.
-    #[instrument(skip(self), err(Display))]
+    #[instrument(skip(self), err(Display, level = "warn"))]
     pub async fn list_models(&self) -> Result<Vec<ModelInfo>, LlmError> {
         let mut models = parse_models(&self.models_json().await?)?;
         let missing: Vec<usize> = (0..models.len()).filter(|&i| models[i].context_length.is_none()).collect();
@@ -58,7 +58,7 @@ impl Client {
 
     /// Tokens in `text` by the server's own tokenizer; `Ok(None)` when it has none we can use
     /// (Ollama, LM Studio, hosted APIs), so the caller estimates instead.
-    #[instrument(skip(self, text), fields(chars = text.len()), err(Display))]
+    #[instrument(skip(self, text), fields(chars = text.len()), err(Display, level = "warn"))]
     pub async fn tokenize(&self, model: &str, text: &str) -> Result<Option<usize>, LlmError> {
         let url = self.endpoint().root_url("tokenize")?;
         // One body both servers understand: llama.cpp reads `content`, vLLM reads `model` and

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use handlebars::Handlebars;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
@@ -31,7 +31,7 @@ const BUNDLED: &[(&str, &str)] = &[
 const MANAGED_PREFIX: &str = "{{!-- maru-managed:";
 
 /// Where a template's text came from, for the inspector.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TemplateSource {
     Bundled,
@@ -45,7 +45,7 @@ pub enum TemplateSource {
     CustomOverride { path: PathBuf },
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TemplateInfo {
     pub name: String,
     pub version: u32,

@@ -3,12 +3,17 @@
 use std::sync::Arc;
 
 use axum::extract::State;
-use axum::routing::{get, patch};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::routing::{get, patch, post};
 use axum::Router;
 use serde::Serialize;
 
 use super::extract::{Id, Json, Query};
+use crate::api::chat::{ContextView, DeletedPreset, NewTurn, PresetView, Stopped};
 use crate::api::{self, App};
+use crate::chat::TurnEvent;
+use crate::llm::{FoundServer, ModelInfo};
+use crate::store::presets::{NewPreset, PresetPatch};
 use crate::error::Result;
 use crate::store::memories::{Memory, MemoryPatch, NewMemory};
 use crate::store::messages::{Message, MessagePage};
@@ -38,11 +43,19 @@ pub fn api() -> Router<Arc<App>> {
         .route("/api/projects/{id}", patch(update_project).delete(delete_project))
         .route("/api/sessions", get(list_sessions).post(create_session))
         .route("/api/sessions/{id}", get(get_session).patch(update_session).delete(delete_session))
-        .route("/api/sessions/{id}/messages", get(list_messages))
         .route("/api/messages/{id}", patch(edit_message).delete(delete_message))
         .route("/api/settings", get(get_settings).patch(update_settings))
         .route("/api/memories", get(list_memories).post(create_memory))
         .route("/api/memories/{id}", patch(update_memory).delete(delete_memory))
+        .route("/api/sessions/{id}/messages", get(list_messages).post(send_message))
+        .route("/api/sessions/{id}/regenerate", post(regenerate))
+        .route("/api/sessions/{id}/stop", post(stop))
+        .route("/api/sessions/{id}/context", get(context))
+        .route("/api/messages/{id}/resend", post(resend))
+        .route("/api/presets", get(list_presets).post(create_preset))
+        .route("/api/presets/{id}", patch(update_preset).delete(delete_preset))
+        .route("/api/models", get(list_models))
+        .route("/api/servers", get(probe_servers))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
 }
@@ -140,4 +153,62 @@ async fn update_memory(State(app): AppState, Id(id): Id, Json(p): Json<MemoryPat
 async fn delete_memory(State(app): AppState, Id(id): Id) -> Reply<Deleted> {
     api::delete_memory(&app, id).await?;
     Ok(deleted(id))
+}
+
+// ---- chat
+
+type EventStream = Sse<axum::response::sse::KeepAliveStream<futures_util::stream::BoxStream<'static, Result<Event, std::convert::Infallible>>>>;
+
+/// A turn's events as Server-Sent Events, one event per `TurnEvent`, named by its type.
+fn sse(rx: tokio::sync::mpsc::Receiver<TurnEvent>) -> EventStream {
+    let stream = futures_util::stream::unfold(rx, |mut rx| async move {
+        let ev = rx.recv().await?;
+        let event = Event::default().event(ev.name()).json_data(&ev).unwrap_or_else(|_| Event::default().event("error"));
+        Some((Ok(event), rx))
+    });
+    Sse::new(Box::pin(stream) as futures_util::stream::BoxStream<'static, _>).keep_alive(KeepAlive::default())
+}
+
+async fn send_message(State(app): AppState, Id(id): Id, Json(turn): Json<NewTurn>) -> Result<EventStream> {
+    Ok(sse(api::chat::send_message(app, id, turn).await?))
+}
+
+async fn regenerate(State(app): AppState, Id(id): Id) -> Result<EventStream> {
+    Ok(sse(api::chat::regenerate(app, id).await?))
+}
+
+async fn resend(State(app): AppState, Id(id): Id, Json(turn): Json<NewTurn>) -> Result<EventStream> {
+    Ok(sse(api::chat::resend(app, id, turn).await?))
+}
+
+async fn stop(State(app): AppState, Id(id): Id) -> Reply<Stopped> {
+    Ok(axum::Json(api::chat::stop(&app, id).await?))
+}
+
+async fn context(State(app): AppState, Id(id): Id) -> Reply<ContextView> {
+    Ok(axum::Json(api::chat::context(&app, id).await?))
+}
+
+async fn list_presets(State(app): AppState) -> Reply<Vec<PresetView>> {
+    Ok(axum::Json(api::chat::list_presets(&app).await?))
+}
+
+async fn create_preset(State(app): AppState, Json(new): Json<NewPreset>) -> Reply<PresetView> {
+    Ok(axum::Json(api::chat::create_preset(&app, new).await?))
+}
+
+async fn update_preset(State(app): AppState, Id(id): Id, Json(p): Json<PresetPatch>) -> Reply<PresetView> {
+    Ok(axum::Json(api::chat::update_preset(&app, id, p).await?))
+}
+
+async fn delete_preset(State(app): AppState, Id(id): Id) -> Reply<DeletedPreset> {
+    Ok(axum::Json(api::chat::delete_preset(&app, id).await?))
+}
+
+async fn list_models(State(app): AppState) -> Reply<Vec<ModelInfo>> {
+    Ok(axum::Json(api::chat::list_models(&app).await?))
+}
+
+async fn probe_servers() -> Reply<Vec<FoundServer>> {
+    Ok(axum::Json(api::chat::probe_servers().await?))
 }

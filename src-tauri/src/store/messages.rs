@@ -7,22 +7,25 @@ use serde::{Deserialize, Serialize};
 
 use super::{char_len, found, now_ms, sessions};
 use crate::error::{Error, Result};
+use crate::llm::ToolCall;
 
 pub const CONTENT_MAX_CHARS: usize = 1_000_000;
 pub const PAGE_DEFAULT: usize = 50;
 pub const PAGE_MAX: usize = 500;
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
+    #[default]
     User,
     Assistant,
     Tool,
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
+    #[default]
     Complete,
     Streaming,
     /// The user pressed stop; the partial text stays.
@@ -75,17 +78,30 @@ pub struct Message {
     pub cached_tokens: Option<i64>,
     pub ttft_ms: Option<i64>,
     pub tokens_per_second: Option<f64>,
+    /// User: the exact send time, sent to the model with the message but not shown in the UI.
+    pub runtime_note: Option<String>,
+    /// Assistant: the model's reasoning, apart from its answer.
+    pub reasoning: Option<String>,
+    /// Assistant: the tool calls it made.
+    pub tool_calls: Vec<ToolCall>,
+    /// Tool: the call this result answers, and the tool's name.
+    pub tool_call_id: Option<String>,
+    pub tool_name: Option<String>,
     pub created_at: i64,
     pub updated_at: i64,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct NewMessage<'a> {
     pub session_id: i64,
     pub role: Role,
     pub content: &'a str,
     pub status: Status,
     pub model: Option<&'a str>,
+    pub runtime_note: Option<&'a str>,
+    pub tool_calls: &'a [ToolCall],
+    pub tool_call_id: Option<&'a str>,
+    pub tool_name: Option<&'a str>,
 }
 
 /// What a finished reply records besides its text.
@@ -107,7 +123,8 @@ pub struct MessagePage {
 }
 
 const SELECT: &str = "SELECT id, session_id, role, content, status, error, model, prompt_tokens,
-    completion_tokens, cached_tokens, ttft_ms, tokens_per_second, created_at, updated_at FROM messages";
+    completion_tokens, cached_tokens, ttft_ms, tokens_per_second, created_at, updated_at,
+    runtime_note, reasoning, tool_calls, tool_call_id, tool_name FROM messages";
 
 fn from_row(r: &Row) -> rusqlite::Result<Message> {
     Ok(Message {
@@ -125,6 +142,11 @@ fn from_row(r: &Row) -> rusqlite::Result<Message> {
         tokens_per_second: r.get(11)?,
         created_at: r.get(12)?,
         updated_at: r.get(13)?,
+        runtime_note: r.get(14)?,
+        reasoning: r.get(15)?,
+        tool_calls: r.get::<_, Option<String>>(16)?.and_then(|j| serde_json::from_str(&j).ok()).unwrap_or_default(),
+        tool_call_id: r.get(17)?,
+        tool_name: r.get(18)?,
     })
 }
 
@@ -137,10 +159,21 @@ pub fn insert(conn: &Connection, new: &NewMessage) -> Result<Message> {
     check_content(new.content)?;
     let now = now_ms();
     conn.prepare_cached(
-        "INSERT INTO messages (session_id, role, content, status, model, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
+        "INSERT INTO messages (session_id, role, content, status, model, runtime_note, tool_calls, tool_call_id, tool_name, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
     )?
-    .execute(params![new.session_id, new.role, new.content, new.status, new.model, now])?;
+    .execute(params![
+        new.session_id,
+        new.role,
+        new.content,
+        new.status,
+        new.model,
+        new.runtime_note,
+        tool_calls_json(new.tool_calls),
+        new.tool_call_id,
+        new.tool_name,
+        now
+    ])?;
     let id = conn.last_insert_rowid();
     sessions::touch(conn, new.session_id)?;
     get(conn, id)
@@ -189,25 +222,42 @@ pub fn save_partial(conn: &Connection, id: i64, content: &str) -> Result<()> {
     Ok(())
 }
 
-/// Ends a reply: its final text, status, error (if any) and figures.
-pub fn finish(conn: &Connection, id: i64, content: &str, status: Status, error: Option<&str>, stats: &ReplyStats) -> Result<Message> {
+/// How a reply ended: its final text, status, error (if any), reasoning and tool calls.
+#[derive(Debug, Clone, Default)]
+pub struct Ending<'a> {
+    pub content: &'a str,
+    pub status: Status,
+    pub error: Option<&'a str>,
+    pub reasoning: Option<&'a str>,
+    pub tool_calls: &'a [ToolCall],
+}
+
+/// Ends a reply with its figures.
+pub fn finish(conn: &Connection, id: i64, end: &Ending, stats: &ReplyStats) -> Result<Message> {
     conn.prepare_cached(
         "UPDATE messages SET content = ?2, status = ?3, error = ?4, prompt_tokens = ?5, completion_tokens = ?6,
-            cached_tokens = ?7, ttft_ms = ?8, tokens_per_second = ?9, updated_at = ?10 WHERE id = ?1",
+            cached_tokens = ?7, ttft_ms = ?8, tokens_per_second = ?9, updated_at = ?10, reasoning = ?11, tool_calls = ?12
+         WHERE id = ?1",
     )?
     .execute(params![
         id,
-        content,
-        status,
-        error,
+        end.content,
+        end.status,
+        end.error,
         stats.prompt_tokens,
         stats.completion_tokens,
         stats.cached_tokens,
         stats.ttft_ms,
         stats.tokens_per_second,
-        now_ms()
+        now_ms(),
+        end.reasoning.filter(|r| !r.is_empty()),
+        tool_calls_json(end.tool_calls)
     ])?;
     get(conn, id)
+}
+
+fn tool_calls_json(calls: &[ToolCall]) -> Option<String> {
+    (!calls.is_empty()).then(|| serde_json::to_string(calls).expect("tool calls serialise"))
 }
 
 pub fn delete(conn: &Connection, id: i64) -> Result<()> {

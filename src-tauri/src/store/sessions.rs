@@ -37,6 +37,10 @@ pub struct SessionPatch {
     pub title: Option<String>,
     /// Moves the session (and everything in it) to this project.
     pub project_id: Option<i64>,
+    /// A preset key replaces the base prompt; `null` goes back to it. Checked by the api layer,
+    /// which knows the built-in presets.
+    #[serde(default, deserialize_with = "super::settings::present")]
+    pub preset: Option<Option<String>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -119,7 +119,7 @@ pub struct SettingsPatch {
 }
 
 /// Distinguishes a field that is absent (outer None) from one set to null (Some(None)).
-fn present<'de, T: Deserialize<'de>, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<Option<T>>, D::Error> {
+pub(crate) fn present<'de, T: Deserialize<'de>, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<Option<T>>, D::Error> {
     Option::<T>::deserialize(d).map(Some)
 }
 

@@ -25,7 +25,7 @@ fn session(store: &Store, project_id: Option<i64>) -> i64 {
 
 fn message(store: &Store, session_id: i64, text: &str) -> i64 {
     store
-        .with(|c| messages::insert(c, &NewMessage { session_id, role: Role::User, content: text, status: Status::Complete, model: None }))
+        .with(|c| messages::insert(c, &NewMessage { session_id, role: Role::User, content: text, status: Status::Complete, model: None, ..Default::default() }))
         .unwrap()
         .id
 }
@@ -92,7 +92,7 @@ fn data_survives_closing_and_reopening() {
         let p = project(&store, "Kept");
         let s = session(&store, None);
         message(&store, s, "one");
-        store.with(|c| sessions::update(c, s, &SessionPatch { title: None, project_id: Some(p) })).unwrap();
+        store.with(|c| sessions::update(c, s, &SessionPatch { project_id: Some(p), ..Default::default() })).unwrap();
         (p, s)
     };
     let store = Store::open(&path).unwrap();
@@ -173,7 +173,7 @@ fn two_writers_at_once_both_succeed() {
                     store
                         .with(|c| {
                             let tx = c.transaction()?;
-                            messages::insert(&tx, &NewMessage { session_id: s, role: Role::User, content: &format!("{i}"), status: Status::Complete, model: None })?;
+                            messages::insert(&tx, &NewMessage { session_id: s, role: Role::User, content: &format!("{i}"), status: Status::Complete, model: None, ..Default::default() })?;
                             tx.commit()?;
                             Ok(())
                         })
@@ -196,7 +196,7 @@ fn replies_left_streaming_become_interrupted_with_their_text() {
     let store = Store::open(&path).unwrap();
     let s = session(&store, None);
     let id = store
-        .with(|c| messages::insert(c, &NewMessage { session_id: s, role: Role::Assistant, content: "", status: Status::Streaming, model: None }))
+        .with(|c| messages::insert(c, &NewMessage { session_id: s, role: Role::Assistant, content: "", status: Status::Streaming, model: None, ..Default::default() }))
         .unwrap()
         .id;
     store.with(|c| messages::save_partial(c, id, "half an ans")).unwrap();

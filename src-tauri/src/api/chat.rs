@@ -1,0 +1,229 @@
+//! The chat side of the API: turns (send, regenerate, edit-and-resend, stop), the context
+//! inspector, presets, and the model server's models.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc;
+
+use super::App;
+use crate::chat::{self, TurnEvent, TurnKind};
+use crate::error::{Error, Result};
+use crate::llm;
+use crate::prompt::templates::TemplateInfo;
+use crate::prompt::{self, Budgets, SectionReport};
+use crate::store::presets::{self, NewPreset, PresetPatch};
+use crate::store::{messages, settings, snapshots};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewTurn {
+    pub content: String,
+}
+
+pub async fn send_message(app: Arc<App>, session_id: i64, turn: NewTurn) -> Result<mpsc::Receiver<TurnEvent>> {
+    chat::start(app, session_id, TurnKind::Send { content: turn.content }).await
+}
+
+pub async fn regenerate(app: Arc<App>, session_id: i64) -> Result<mpsc::Receiver<TurnEvent>> {
+    chat::start(app, session_id, TurnKind::Regenerate).await
+}
+
+/// Edits a user message and answers it again, replacing everything after it.
+pub async fn resend(app: Arc<App>, message_id: i64, turn: NewTurn) -> Result<mpsc::Receiver<TurnEvent>> {
+    let session_id = app.store.call(move |c| Ok(messages::get(c, message_id)?.session_id)).await?;
+    chat::start(app, session_id, TurnKind::Resend { message_id, content: turn.content }).await
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Stopped {
+    /// False when no reply was being written.
+    pub stopped: bool,
+}
+
+pub async fn stop(app: &App, session_id: i64) -> Result<Stopped> {
+    app.store.call(move |c| crate::store::sessions::get(c, session_id)).await?;
+    Ok(Stopped { stopped: app.runs.stop(session_id) })
+}
+
+// ---- context inspector
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ContextView {
+    pub session_id: i64,
+    /// ① to ⑤, present or not and why, with sizes and cuts.
+    pub sections: Vec<SectionReport>,
+    /// The system prompt the next request will carry, exactly.
+    pub system_prompt: String,
+    pub sha256: String,
+    pub chars: usize,
+    pub tokens: usize,
+    /// "server" when the model server counted them, else "estimate".
+    pub tokens_source: String,
+    /// The prompt last sent for this session, and why it last changed.
+    pub last_sent: Option<LastSent>,
+    /// Why the next request's prompt will differ from the last one sent, if it will.
+    pub pending_change: Option<String>,
+    pub last_reply: Option<ReplyFigures>,
+    /// Templates that are overridden from the data folder, and whether they lag the bundled ones.
+    pub overrides: Vec<TemplateInfo>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LastSent {
+    pub sha256: String,
+    pub changed_at: i64,
+    pub change_reason: String,
+    pub used_at: i64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ReplyFigures {
+    pub message_id: i64,
+    pub model: Option<String>,
+    pub prompt_tokens: Option<i64>,
+    pub completion_tokens: Option<i64>,
+    /// Prompt tokens the server reused from its prefix cache (absent when it does not say).
+    pub cached_tokens: Option<i64>,
+    /// cached / prompt tokens, when both are known.
+    pub cache_reuse: Option<f64>,
+    pub ttft_ms: Option<i64>,
+    pub tokens_per_second: Option<f64>,
+}
+
+pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
+    let templates = app.templates.clone();
+    let today = chrono::Local::now().date_naive();
+    let (current, snapshot, last_reply, settings) = app
+        .store
+        .call(move |c| {
+            let (_, report) = prompt::render_current(c, &templates, session_id, today, &Budgets::default())?;
+            let snapshot = snapshots::get(c, session_id)?;
+            let last_reply = messages::history(c, session_id)?
+                .into_iter()
+                .rfind(|m| m.role == messages::Role::Assistant && m.status != messages::Status::Streaming);
+            Ok((report, snapshot, last_reply, settings::load(c)?))
+        })
+        .await?;
+    let pending_change = snapshot.as_ref().and_then(|s| {
+        if s.prompt_sha256 == current.rendered.sha256 {
+            return None;
+        }
+        let old: prompt::SnapshotReport = serde_json::from_str(&s.report).ok()?;
+        Some(prompt::change_reason(&old, &current))
+    });
+    let text = current.rendered.text.clone();
+    let (tokens, tokens_source) = match count_tokens(app, &settings, &text).await {
+        Some(n) => (n, "server"),
+        None => (prompt::render::estimate_tokens(&text), "estimate"),
+    };
+    Ok(ContextView {
+        session_id,
+        chars: text.chars().count(),
+        sha256: current.rendered.sha256.clone(),
+        system_prompt: text,
+        sections: current.rendered.sections,
+        tokens,
+        tokens_source: tokens_source.into(),
+        last_sent: snapshot.map(|s| LastSent { sha256: s.prompt_sha256, changed_at: s.changed_at, change_reason: s.change_reason, used_at: s.used_at }),
+        pending_change,
+        last_reply: last_reply.map(|m| ReplyFigures {
+            message_id: m.id,
+            cache_reuse: match (m.cached_tokens, m.prompt_tokens) {
+                (Some(c), Some(p)) if p > 0 => Some(c as f64 / p as f64),
+                _ => None,
+            },
+            model: m.model,
+            prompt_tokens: m.prompt_tokens,
+            completion_tokens: m.completion_tokens,
+            cached_tokens: m.cached_tokens,
+            ttft_ms: m.ttft_ms,
+            tokens_per_second: m.tokens_per_second,
+        }),
+        overrides: app.templates.all().iter().filter(|t| !matches!(t.source, prompt::templates::TemplateSource::Bundled)).cloned().collect(),
+    })
+}
+
+/// Exact count from the server's tokenizer, if it has one and answers quickly.
+async fn count_tokens(app: &App, s: &settings::Settings, text: &str) -> Option<usize> {
+    let client = app.llm_client(s);
+    tokio::time::timeout(Duration::from_secs(2), client.tokenize(&s.model, text)).await.ok()?.ok()?
+}
+
+// ---- presets
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PresetView {
+    /// What a session's `preset` field names: a built-in stem or `user:<id>`.
+    pub key: String,
+    pub name: String,
+    pub description: String,
+    pub prompt: String,
+    pub builtin: bool,
+    pub id: Option<i64>,
+}
+
+pub async fn list_presets(app: &App) -> Result<Vec<PresetView>> {
+    let mut out: Vec<PresetView> = app
+        .templates
+        .presets()
+        .map(|t| {
+            let key = t.name.trim_start_matches("presets/").to_string();
+            Ok(PresetView {
+                name: t.meta("name").unwrap_or(&key).to_string(),
+                description: t.meta("description").unwrap_or("").to_string(),
+                prompt: app.templates.render(&t.name, &serde_json::json!({}))?,
+                builtin: true,
+                id: None,
+                key,
+            })
+        })
+        .collect::<Result<_>>()?;
+    let user = app.store.call(|c| presets::list(c)).await?;
+    out.extend(user.into_iter().map(user_view));
+    Ok(out)
+}
+
+fn user_view(p: presets::UserPreset) -> PresetView {
+    PresetView { key: presets::user_key(p.id), name: p.name, description: p.description, prompt: p.prompt, builtin: false, id: Some(p.id) }
+}
+
+pub async fn create_preset(app: &App, new: NewPreset) -> Result<PresetView> {
+    Ok(user_view(app.store.call(move |c| presets::create(c, &new)).await?))
+}
+
+pub async fn update_preset(app: &App, id: i64, patch: PresetPatch) -> Result<PresetView> {
+    Ok(user_view(app.store.call(move |c| presets::update(c, id, &patch)).await?))
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DeletedPreset {
+    pub id: i64,
+    /// Sessions that used it and went back to the base prompt.
+    pub sessions_reset: usize,
+}
+
+pub async fn delete_preset(app: &App, id: i64) -> Result<DeletedPreset> {
+    let sessions_reset = app.store.call(move |c| presets::delete(c, id)).await?;
+    Ok(DeletedPreset { id, sessions_reset })
+}
+
+// ---- the model server
+
+pub async fn list_models(app: &App) -> Result<Vec<llm::ModelInfo>> {
+    let s = app.store.call(|c| settings::load(c)).await?;
+    Ok(app.llm_client(&s).list_models().await?)
+}
+
+/// Model servers answering on the usual local ports (vLLM, llama.cpp, Ollama, LM Studio).
+pub async fn probe_servers() -> Result<Vec<llm::FoundServer>> {
+    Ok(llm::probe_local_servers().await)
+}
+
+pub(super) fn check_preset(conn: &rusqlite::Connection, templates: &prompt::Templates, key: &str) -> Result<()> {
+    prompt::inputs::resolve_base(conn, templates, Some(key)).map(|_| ()).map_err(|e| match e {
+        Error::NotFound { .. } => Error::invalid("unknown_preset", format!("there is no preset {key:?}")),
+        other => other,
+    })
+}
