@@ -109,6 +109,7 @@ build_llama_server() {
     echo "$LLAMA_CPP_PYTHON_VERSION" >"$STAMP"
     "$BIN" --version >&2
     rm -rf "$work"
+    rmdir "$CACHE/build" 2>/dev/null || true
 }
 
 fetch_model() {

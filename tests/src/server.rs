@@ -87,3 +87,101 @@ impl TestServer {
         v["id"].as_i64().unwrap()
     }
 }
+
+/// One Server-Sent Event of a chat turn.
+#[derive(Debug, Clone)]
+pub struct Event {
+    pub name: String,
+    pub data: Value,
+}
+
+/// A chat turn's event stream, read incrementally.
+pub struct Turn {
+    pub status: StatusCode,
+    body: Option<reqwest::Response>,
+    buf: Vec<u8>,
+    /// The JSON error body when the turn was refused before streaming.
+    pub refusal: Option<Value>,
+}
+
+impl Turn {
+    /// The next event, or None when the stream has ended.
+    pub async fn next(&mut self) -> Option<Event> {
+        loop {
+            if let Some(end) = self.buf.windows(2).position(|w| w == b"\n\n") {
+                let raw: Vec<u8> = self.buf.drain(..end + 2).collect();
+                let text = String::from_utf8_lossy(&raw);
+                let mut name = String::from("message");
+                let mut data = String::new();
+                for line in text.lines() {
+                    if let Some(v) = line.strip_prefix("event:") {
+                        name = v.trim().to_string();
+                    } else if let Some(v) = line.strip_prefix("data:") {
+                        data.push_str(v.trim_start());
+                    }
+                }
+                if data.is_empty() {
+                    continue; // keep-alive comment
+                }
+                return Some(Event { name, data: serde_json::from_str(&data).unwrap_or(Value::String(data)) });
+            }
+            let chunk = self.body.as_mut()?.chunk().await.ok().flatten();
+            match chunk {
+                Some(bytes) => self.buf.extend_from_slice(&bytes),
+                None => {
+                    self.body = None;
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// Every remaining event.
+    pub async fn collect(mut self) -> Vec<Event> {
+        let mut out = vec![];
+        while let Some(e) = self.next().await {
+            out.push(e);
+        }
+        out
+    }
+}
+
+impl TestServer {
+    /// Starts a turn (POST that answers with an event stream).
+    pub async fn turn(&self, path: &str, body: Option<Value>) -> Turn {
+        let mut req = self.http.post(self.url(path)).bearer_auth(&self.token);
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        let res = req.send().await.expect("request reaches the server");
+        let status = res.status();
+        let is_stream = res.headers().get("content-type").and_then(|v| v.to_str().ok()).is_some_and(|v| v.starts_with("text/event-stream"));
+        if is_stream {
+            Turn { status, body: Some(res), buf: vec![], refusal: None }
+        } else {
+            let refusal = res.json().await.ok();
+            Turn { status, body: None, buf: vec![], refusal }
+        }
+    }
+
+    /// Sends a user message and returns every event of the turn.
+    pub async fn say(&self, session_id: i64, content: &str) -> Vec<Event> {
+        let turn = self.turn(&format!("/api/sessions/{session_id}/messages"), Some(serde_json::json!({ "content": content }))).await;
+        assert_eq!(turn.status, StatusCode::OK, "sending a message: {:?}", turn.refusal);
+        turn.collect().await
+    }
+
+    /// Points Maru at a model server.
+    pub async fn use_server(&self, base_url: &str, model: &str) {
+        let (s, v) = self.patch("/api/settings", serde_json::json!({ "endpoint_url": base_url, "model": model })).await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+    }
+
+    /// The session's messages, oldest first.
+    pub async fn history(&self, session_id: i64) -> Vec<Value> {
+        let (_, page) = self.get(&format!("/api/sessions/{session_id}/messages?limit=500")).await;
+        let mut msgs = page["messages"].as_array().cloned().unwrap_or_default();
+        msgs.reverse();
+        msgs
+    }
+}
