@@ -35,6 +35,16 @@ enum Command {
         #[arg(long, env = "MARU_UI_DIR")]
         ui_dir: Option<PathBuf>,
     },
+    /// Print the system prompt the session's next request will carry, section by section.
+    Prompt {
+        #[arg(long)]
+        session: i64,
+        /// Print the inspector's JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Copy the bundled prompt templates into the data folder's prompts/ to edit them.
+    ExportPrompts,
 }
 
 fn default_data_dir() -> PathBuf {
@@ -61,6 +71,8 @@ fn main() -> ExitCode {
             let opts = ServeOptions { host, port, token, allow_remote, ui_dir: ui_dir.or_else(default_ui_dir) };
             serve(&data_dir, opts)
         }
+        Some(Command::Prompt { session, json }) => print_prompt(&data_dir, session, json),
+        Some(Command::ExportPrompts) => export_prompts(&data_dir),
         None => run_default(&data_dir),
     };
     match result {
@@ -86,6 +98,28 @@ fn serve(data_dir: &std::path::Path, opts: ServeOptions) -> maru::error::Result<
         println!("Open http://{}/#token={}", bound.addr, bound.token);
         bound.run().await
     })
+}
+
+fn print_prompt(data_dir: &std::path::Path, session: i64, json: bool) -> maru::error::Result<()> {
+    runtime().block_on(async {
+        let app = App::open(data_dir)?;
+        let view = maru::api::chat::context(&app, session).await?;
+        if json {
+            println!("{}", serde_json::to_string_pretty(&view).map_err(anyhow::Error::from)?);
+        } else {
+            print!("{}", view.to_text());
+        }
+        Ok(())
+    })
+}
+
+fn export_prompts(data_dir: &std::path::Path) -> maru::error::Result<()> {
+    let written = maru::prompt::Templates::export(data_dir)?;
+    for path in &written {
+        println!("wrote {}", path.display());
+    }
+    println!("{} templates exported; edit them and restart Maru. Unedited ones are updated when Maru updates.", written.len());
+    Ok(())
 }
 
 #[cfg(not(feature = "desktop"))]

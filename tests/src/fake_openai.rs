@@ -59,7 +59,10 @@ pub struct RecordedRequest {
 
 impl RecordedRequest {
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -74,12 +77,20 @@ pub struct FakeModel {
 impl FakeModel {
     /// As vLLM lists it: with `max_model_len`.
     pub fn vllm(id: impl Into<String>, max_model_len: u32) -> Self {
-        FakeModel { id: id.into(), owned_by: "vllm".into(), max_model_len: Some(max_model_len) }
+        FakeModel {
+            id: id.into(),
+            owned_by: "vllm".into(),
+            max_model_len: Some(max_model_len),
+        }
     }
 
     /// As llama.cpp lists it: no context length (that is in `/props`).
     pub fn llama_cpp(id: impl Into<String>) -> Self {
-        FakeModel { id: id.into(), owned_by: "llamacpp".into(), max_model_len: None }
+        FakeModel {
+            id: id.into(),
+            owned_by: "llamacpp".into(),
+            max_model_len: None,
+        }
     }
 }
 
@@ -108,9 +119,17 @@ pub struct Reply {
 
 #[derive(Debug, Clone)]
 enum ReplyBody {
-    Chat { reasoning: Vec<String>, content: Vec<String>, tool_calls: Vec<(String, String)> },
+    Chat {
+        reasoning: Vec<String>,
+        content: Vec<String>,
+        tool_calls: Vec<(String, String)>,
+    },
     Raw(Vec<Bytes>),
-    Http { status: u16, content_type: String, body: String },
+    Http {
+        status: u16,
+        content_type: String,
+        body: String,
+    },
 }
 
 /// How a streamed reply ends.
@@ -129,8 +148,16 @@ enum End {
 }
 
 impl Reply {
-    fn chat(reasoning: Vec<String>, content: Vec<String>, tool_calls: Vec<(String, String)>) -> Self {
-        Reply::from_body(ReplyBody::Chat { reasoning, content, tool_calls })
+    fn chat(
+        reasoning: Vec<String>,
+        content: Vec<String>,
+        tool_calls: Vec<(String, String)>,
+    ) -> Self {
+        Reply::from_body(ReplyBody::Chat {
+            reasoning,
+            content,
+            tool_calls,
+        })
     }
 
     fn from_body(body: ReplyBody) -> Self {
@@ -164,8 +191,17 @@ impl Reply {
     }
 
     /// Several tool calls; all names first, then their argument pieces interleaved round-robin.
-    pub fn tool_calls<N: Into<String>, A: Into<String>>(calls: impl IntoIterator<Item = (N, A)>) -> Self {
-        Reply::chat(Vec::new(), Vec::new(), calls.into_iter().map(|(n, a)| (n.into(), a.into())).collect())
+    pub fn tool_calls<N: Into<String>, A: Into<String>>(
+        calls: impl IntoIterator<Item = (N, A)>,
+    ) -> Self {
+        Reply::chat(
+            Vec::new(),
+            Vec::new(),
+            calls
+                .into_iter()
+                .map(|(n, a)| (n.into(), a.into()))
+                .collect(),
+        )
     }
 
     /// Content pieces streamed before the tool calls of this reply.
@@ -192,13 +228,25 @@ impl Reply {
     /// Any status with a body (JSON content type when the body looks like JSON).
     pub fn status(status: u16, body: impl Into<String>) -> Self {
         let body = body.into();
-        let content_type = if body.trim_start().starts_with('{') { "application/json" } else { "text/plain; charset=utf-8" };
-        Reply::from_body(ReplyBody::Http { status, content_type: content_type.into(), body })
+        let content_type = if body.trim_start().starts_with('{') {
+            "application/json"
+        } else {
+            "text/plain; charset=utf-8"
+        };
+        Reply::from_body(ReplyBody::Http {
+            status,
+            content_type: content_type.into(),
+            body,
+        })
     }
 
     /// A 200 that is not an event stream (a JSON page, an HTML login page, …).
     pub fn non_sse(content_type: impl Into<String>, body: impl Into<String>) -> Self {
-        Reply::from_body(ReplyBody::Http { status: 200, content_type: content_type.into(), body: body.into() })
+        Reply::from_body(ReplyBody::Http {
+            status: 200,
+            content_type: content_type.into(),
+            body: body.into(),
+        })
     }
 
     /// 401 as vLLM's `--api-key` answers it.
@@ -227,12 +275,20 @@ impl Reply {
 
     /// 500 with an OpenAI-style error body.
     pub fn server_error(message: &str) -> Self {
-        Reply::status(500, json!({"error": {"message": message, "type": "server_error", "code": 500}}).to_string())
+        Reply::status(
+            500,
+            json!({"error": {"message": message, "type": "server_error", "code": 500}}).to_string(),
+        )
     }
 
     /// Adds a usage chunk (empty `choices`) before `[DONE]`; `cached` goes to
     /// `prompt_tokens_details.cached_tokens` (left out when `None`).
-    pub fn with_usage(mut self, prompt: u32, completion: u32, cached: impl Into<Option<u32>>) -> Self {
+    pub fn with_usage(
+        mut self,
+        prompt: u32,
+        completion: u32,
+        cached: impl Into<Option<u32>>,
+    ) -> Self {
         self.usage = Some((prompt, completion, cached.into()));
         self
     }
@@ -313,7 +369,9 @@ struct AppState {
 
 impl FakeOpenAi {
     pub async fn start() -> FakeOpenAi {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a loopback port");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind a loopback port");
         let addr = listener.local_addr().expect("local address");
         let shared = Arc::new(Shared {
             inner: Mutex::new(Inner {
@@ -327,7 +385,10 @@ impl FakeOpenAi {
             peer_closed: AtomicUsize::new(0),
         });
         let (shutdown, rx) = watch::channel(false);
-        let app = Router::new().fallback(handle).with_state(AppState { shared: shared.clone(), shutdown: rx.clone() });
+        let app = Router::new().fallback(handle).with_state(AppState {
+            shared: shared.clone(),
+            shutdown: rx.clone(),
+        });
         let mut stop = rx;
         let task = tokio::spawn(async move {
             let _ = axum::serve(listener, app)
@@ -336,7 +397,12 @@ impl FakeOpenAi {
                 })
                 .await;
         });
-        FakeOpenAi { addr, shared, shutdown, task: Some(task) }
+        FakeOpenAi {
+            addr,
+            shared,
+            shutdown,
+            task: Some(task),
+        }
     }
 
     /// `http://127.0.0.1:{port}/v1`.
@@ -360,7 +426,10 @@ impl FakeOpenAi {
 
     /// The chat-completions requests only.
     pub fn chat_requests(&self) -> Vec<RecordedRequest> {
-        self.requests().into_iter().filter(|r| r.path == "/v1/chat/completions").collect()
+        self.requests()
+            .into_iter()
+            .filter(|r| r.path == "/v1/chat/completions")
+            .collect()
     }
 
     /// The JSON body of the last chat-completions request.
@@ -407,7 +476,10 @@ impl FakeOpenAi {
     pub async fn stop(mut self) {
         let _ = self.shutdown.send(true);
         if let Some(task) = self.task.take() {
-            if tokio::time::timeout(Duration::from_secs(5), task).await.is_err() {
+            if tokio::time::timeout(Duration::from_secs(5), task)
+                .await
+                .is_err()
+            {
                 eprintln!("fake_openai: the server did not stop within 5 s");
             }
         }
@@ -429,11 +501,14 @@ impl Drop for FakeOpenAi {
 
 async fn handle(State(state): State<AppState>, req: Request) -> Response {
     let (parts, body) = req.into_parts();
-    let bytes = axum::body::to_bytes(body, 256 * 1024 * 1024).await.unwrap_or_default();
+    let bytes = axum::body::to_bytes(body, 256 * 1024 * 1024)
+        .await
+        .unwrap_or_default();
     let body = if bytes.is_empty() {
         Value::Null
     } else {
-        serde_json::from_slice(&bytes).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()))
+        serde_json::from_slice(&bytes)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()))
     };
     let recorded = RecordedRequest {
         method: parts.method.to_string(),
@@ -445,10 +520,18 @@ async fn handle(State(state): State<AppState>, req: Request) -> Response {
     let (required_key, models, props, tokenizer) = {
         let mut inner = state.shared.inner.lock().unwrap_or_else(|e| e.into_inner());
         inner.requests.push(recorded);
-        (inner.api_key.clone(), inner.models.clone(), inner.props.clone(), inner.tokenizer)
+        (
+            inner.api_key.clone(),
+            inner.models.clone(),
+            inner.props.clone(),
+            inner.tokenizer,
+        )
     };
     if let Some(key) = required_key {
-        let sent = parts.headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
+        let sent = parts
+            .headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok());
         if sent != Some(format!("Bearer {key}").as_str()) {
             return Reply::unauthorized().into_http_response();
         }
@@ -467,11 +550,24 @@ async fn handle(State(state): State<AppState>, req: Request) -> Response {
 }
 
 fn headers_of(headers: &HeaderMap) -> Vec<(String, String)> {
-    headers.iter().map(|(n, v)| (n.as_str().to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned())).collect()
+    headers
+        .iter()
+        .map(|(n, v)| {
+            (
+                n.as_str().to_string(),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            )
+        })
+        .collect()
 }
 
 fn json_response(status: StatusCode, body: Value) -> Response {
-    (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
 }
 
 fn models_json(models: &[FakeModel]) -> Value {
@@ -494,15 +590,24 @@ fn tokenize(tokenizer: Tokenizer, body: &Value, models: &[FakeModel]) -> Respons
         Tokenizer::None => json_response(StatusCode::NOT_FOUND, json!({"detail": "Not Found"})),
         Tokenizer::LlamaCpp => {
             let n = body.get("content").and_then(Value::as_str).map_or(0, count);
-            json_response(StatusCode::OK, json!({"tokens": (0..n).collect::<Vec<_>>()}))
+            json_response(
+                StatusCode::OK,
+                json!({"tokens": (0..n).collect::<Vec<_>>()}),
+            )
         }
         Tokenizer::Vllm => match body.get("prompt").and_then(Value::as_str) {
             Some(prompt) => {
                 let n = count(prompt);
                 let max = models.first().and_then(|m| m.max_model_len);
-                json_response(StatusCode::OK, json!({"count": n, "max_model_len": max, "tokens": (0..n).collect::<Vec<_>>()}))
+                json_response(
+                    StatusCode::OK,
+                    json!({"count": n, "max_model_len": max, "tokens": (0..n).collect::<Vec<_>>()}),
+                )
             }
-            None => json_response(StatusCode::BAD_REQUEST, json!({"object": "error", "message": "prompt is required"})),
+            None => json_response(
+                StatusCode::BAD_REQUEST,
+                json!({"object": "error", "message": "prompt is required"}),
+            ),
         },
     }
 }
@@ -522,11 +627,17 @@ async fn chat(state: AppState, body: &Value) -> Response {
             _ = stop.wait_for(|s| *s) => return StatusCode::SERVICE_UNAVAILABLE.into_response(),
         }
     }
-    let model = body.get("model").and_then(Value::as_str).unwrap_or("fake-model").to_string();
+    let model = body
+        .get("model")
+        .and_then(Value::as_str)
+        .unwrap_or("fake-model")
+        .to_string();
     let streaming = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
     match &reply.body {
         ReplyBody::Http { .. } => reply.into_http_response(),
-        ReplyBody::Chat { .. } if !streaming => json_response(StatusCode::OK, reply.completion_json(&model)),
+        ReplyBody::Chat { .. } if !streaming => {
+            json_response(StatusCode::OK, reply.completion_json(&model))
+        }
         _ => {
             let steps = reply.steps(&model);
             let stream = body_stream(steps, state.shared.clone(), state.shutdown.clone());
@@ -551,7 +662,11 @@ enum Step {
 impl Reply {
     fn into_http_response(self) -> Response {
         match self.body {
-            ReplyBody::Http { status, content_type, body } => Response::builder()
+            ReplyBody::Http {
+                status,
+                content_type,
+                body,
+            } => Response::builder()
                 .status(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR))
                 .header(header::CONTENT_TYPE, content_type)
                 .body(Body::from(body))
@@ -560,75 +675,22 @@ impl Reply {
         }
     }
 
+    /// The writes (and waits) of a streamed reply.
     fn steps(&self, model: &str) -> Vec<Step> {
-        let chunk = |delta: Value, finish: Option<&str>| {
-            json!({
-                "id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1_700_000_000, "model": model,
-                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]
-            })
-        };
-        let mut events: Vec<Bytes> = Vec::new();
-        let mut last_json: Option<Value> = None;
-        let push_json = |events: &mut Vec<Bytes>, last: &mut Option<Value>, v: Value| {
-            if let Some(prev) = last.replace(v) {
-                events.push(sse(&prev));
+        let events: Vec<Bytes> = match &self.body {
+            ReplyBody::Raw(pieces) => pieces.clone(),
+            ReplyBody::Http { .. } => Vec::new(),
+            ReplyBody::Chat { .. } => {
+                let mut events: Vec<Bytes> = self.chunks(model).iter().map(sse).collect();
+                if let End::Error(message) = &self.end {
+                    events.push(sse(&json!({"error": {"message": message, "type": "internal_error", "code": 500}})));
+                }
+                if matches!(self.end, End::Done | End::Error(_)) {
+                    events.push(Bytes::from_static(b"data: [DONE]\n\n"));
+                }
+                events
             }
         };
-        match &self.body {
-            ReplyBody::Raw(pieces) => events.extend(pieces.iter().cloned()),
-            ReplyBody::Http { .. } => {}
-            ReplyBody::Chat { reasoning, content, tool_calls } => {
-                let e = &mut events;
-                let l = &mut last_json;
-                push_json(e, l, chunk(json!({"role": "assistant", "content": ""}), None));
-                for r in reasoning {
-                    push_json(e, l, chunk(json!({"reasoning_content": r}), None));
-                }
-                for c in content {
-                    push_json(e, l, chunk(json!({"content": c}), None));
-                }
-                for (i, (name, _)) in tool_calls.iter().enumerate() {
-                    let call = json!({"index": i, "id": format!("call_fake_{i}"), "type": "function", "function": {"name": name, "arguments": ""}});
-                    push_json(e, l, chunk(json!({"tool_calls": [call]}), None));
-                }
-                let pieces: Vec<Vec<String>> = tool_calls.iter().map(|(_, args)| split_chars(args, 4)).collect();
-                for round in 0..pieces.iter().map(Vec::len).max().unwrap_or(0) {
-                    for (i, p) in pieces.iter().enumerate() {
-                        if let Some(piece) = p.get(round) {
-                            let call = json!({"index": i, "function": {"arguments": piece}});
-                            push_json(e, l, chunk(json!({"tool_calls": [call]}), None));
-                        }
-                    }
-                }
-                if self.end == End::Done {
-                    let default = if tool_calls.is_empty() { "stop" } else { "tool_calls" };
-                    let reason = self.finish_reason.as_deref().unwrap_or(default);
-                    push_json(e, l, chunk(json!({}), Some(reason)));
-                    if let Some((p, c, cached)) = self.usage {
-                        let mut usage = json!({"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c});
-                        if let Some(cached) = cached {
-                            usage["prompt_tokens_details"] = json!({"cached_tokens": cached});
-                        }
-                        let usage_chunk = json!({"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1_700_000_000, "model": model, "choices": [], "usage": usage});
-                        push_json(e, l, usage_chunk);
-                    }
-                    if let (Some((prompt_n, cache_n, predicted_n)), Some(last)) = (self.timings, l.as_mut()) {
-                        last["timings"] = json!({"prompt_n": prompt_n, "cache_n": cache_n, "predicted_n": predicted_n});
-                    }
-                }
-                if let Some(last) = l.take() {
-                    e.push(sse(&last));
-                }
-                match &self.end {
-                    End::Done => e.push(Bytes::from_static(b"data: [DONE]\n\n")),
-                    End::Error(message) => {
-                        e.push(sse(&json!({"error": {"message": message, "type": "internal_error", "code": 500}})));
-                        e.push(Bytes::from_static(b"data: [DONE]\n\n"));
-                    }
-                    _ => {}
-                }
-            }
-        }
         let mut steps = Vec::new();
         for (i, bytes) in events.into_iter().enumerate() {
             if i > 0 && !self.piece_delay.is_zero() {
@@ -649,9 +711,93 @@ impl Reply {
         steps
     }
 
+    /// The chunk objects of a chat reply, as vLLM streams them: a role chunk, reasoning,
+    /// content, tool-call headers then argument pieces round-robin, and (when the reply ends
+    /// normally) a finish chunk and a usage chunk with empty `choices`.
+    fn chunks(&self, model: &str) -> Vec<Value> {
+        let ReplyBody::Chat {
+            reasoning,
+            content,
+            tool_calls,
+        } = &self.body
+        else {
+            return Vec::new();
+        };
+        let envelope = |choices: Value| json!({"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1_700_000_000, "model": model, "choices": choices});
+        let delta =
+            |delta: Value| envelope(json!([{"index": 0, "delta": delta, "finish_reason": null}]));
+        let mut chunks = vec![delta(json!({"role": "assistant", "content": ""}))];
+        chunks.extend(
+            reasoning
+                .iter()
+                .map(|r| delta(json!({"reasoning_content": r}))),
+        );
+        chunks.extend(content.iter().map(|c| delta(json!({"content": c}))));
+        for (i, (name, _)) in tool_calls.iter().enumerate() {
+            let call = json!({"index": i, "id": format!("call_fake_{i}"), "type": "function", "function": {"name": name, "arguments": ""}});
+            chunks.push(delta(json!({"tool_calls": [call]})));
+        }
+        let pieces: Vec<Vec<String>> = tool_calls
+            .iter()
+            .map(|(_, args)| split_chars(args, 4))
+            .collect();
+        for round in 0..pieces.iter().map(Vec::len).max().unwrap_or(0) {
+            for (i, piece) in pieces
+                .iter()
+                .enumerate()
+                .filter_map(|(i, p)| Some((i, p.get(round)?)))
+            {
+                chunks.push(delta(
+                    json!({"tool_calls": [{"index": i, "function": {"arguments": piece}}]}),
+                ));
+            }
+        }
+        if self.end != End::Done {
+            return chunks;
+        }
+        let default = if tool_calls.is_empty() {
+            "stop"
+        } else {
+            "tool_calls"
+        };
+        let reason = self.finish_reason.as_deref().unwrap_or(default);
+        chunks.push(envelope(
+            json!([{"index": 0, "delta": {}, "finish_reason": reason}]),
+        ));
+        if let Some(usage) = self.usage_json() {
+            let mut chunk = envelope(json!([]));
+            chunk["usage"] = usage;
+            chunks.push(chunk);
+        }
+        // llama.cpp puts its timings on the last chunk.
+        if let (Some((prompt_n, cache_n, predicted_n)), Some(last)) =
+            (self.timings, chunks.last_mut())
+        {
+            last["timings"] =
+                json!({"prompt_n": prompt_n, "cache_n": cache_n, "predicted_n": predicted_n});
+        }
+        chunks
+    }
+
+    fn usage_json(&self) -> Option<Value> {
+        let (p, c, cached) = self.usage?;
+        let mut usage = json!({"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c});
+        if let Some(cached) = cached {
+            usage["prompt_tokens_details"] = json!({"cached_tokens": cached});
+        }
+        Some(usage)
+    }
+
     /// The non-streamed `chat.completion` for a request with `"stream": false`.
     fn completion_json(&self, model: &str) -> Value {
-        let ReplyBody::Chat { reasoning, content, tool_calls } = &self.body else { return Value::Null };
+        let ReplyBody::Chat {
+            reasoning,
+            content,
+            tool_calls,
+        } = &self.body
+        else {
+            return Value::Null;
+        };
         let mut message = json!({"role": "assistant", "content": content.concat()});
         if !reasoning.is_empty() {
             message["reasoning_content"] = json!(reasoning.concat());
@@ -663,16 +809,17 @@ impl Reply {
                 .map(|(i, (name, args))| json!({"id": format!("call_fake_{i}"), "type": "function", "function": {"name": name, "arguments": args}}))
                 .collect();
         }
-        let default = if tool_calls.is_empty() { "stop" } else { "tool_calls" };
+        let default = if tool_calls.is_empty() {
+            "stop"
+        } else {
+            "tool_calls"
+        };
         let mut v = json!({
             "id": "chatcmpl-fake", "object": "chat.completion", "created": 1_700_000_000, "model": model,
             "choices": [{"index": 0, "message": message, "finish_reason": self.finish_reason.as_deref().unwrap_or(default)}]
         });
-        if let Some((p, c, cached)) = self.usage {
-            v["usage"] = json!({"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c});
-            if let Some(cached) = cached {
-                v["usage"]["prompt_tokens_details"] = json!({"cached_tokens": cached});
-            }
+        if let Some(usage) = self.usage_json() {
+            v["usage"] = usage;
         }
         v
     }
@@ -706,7 +853,10 @@ fn body_stream(
     shared: Arc<Shared>,
     shutdown: watch::Receiver<bool>,
 ) -> impl Stream<Item = Result<Bytes, std::io::Error>> + Send + 'static {
-    let guard = PeerCloseGuard { shared, done: steps.is_empty() };
+    let guard = PeerCloseGuard {
+        shared,
+        done: steps.is_empty(),
+    };
     let state = (VecDeque::from(steps), guard, shutdown);
     futures_util::stream::unfold(state, |(mut steps, mut guard, mut shutdown)| async move {
         loop {
@@ -723,17 +873,26 @@ fn body_stream(
                     };
                     if stopped {
                         guard.done = true;
-                        return Some((Err(std::io::Error::other("fake server stopped")), (steps, guard, shutdown)));
+                        return Some((
+                            Err(std::io::Error::other("fake server stopped")),
+                            (steps, guard, shutdown),
+                        ));
                     }
                 }
                 Step::Hang => {
                     let _ = shutdown.wait_for(|s| *s).await;
                     guard.done = true;
-                    return Some((Err(std::io::Error::other("fake server stopped")), (steps, guard, shutdown)));
+                    return Some((
+                        Err(std::io::Error::other("fake server stopped")),
+                        (steps, guard, shutdown),
+                    ));
                 }
                 Step::Die => {
                     guard.done = true;
-                    return Some((Err(std::io::Error::other("fake server died mid-reply")), (steps, guard, shutdown)));
+                    return Some((
+                        Err(std::io::Error::other("fake server died mid-reply")),
+                        (steps, guard, shutdown),
+                    ));
                 }
             }
         }

@@ -227,3 +227,53 @@ pub(super) fn check_preset(conn: &rusqlite::Connection, templates: &prompt::Temp
         other => other,
     })
 }
+
+impl ContextView {
+    /// The inspector as plain text, for `maru prompt --session ID`.
+    pub fn to_text(&self) -> String {
+        use std::fmt::Write;
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "Session {}: system prompt {} chars, {} tokens ({}), sha256 {}",
+            self.session_id, self.chars, self.tokens, self.tokens_source, &self.sha256[..16]
+        );
+        match &self.last_sent {
+            Some(l) => {
+                let when = chrono::DateTime::from_timestamp_millis(l.changed_at)
+                    .map(|t| t.with_timezone(&chrono::Local).format("%Y-%m-%d %H:%M:%S").to_string())
+                    .unwrap_or_default();
+                let _ = writeln!(out, "Last sent: sha256 {}, last changed {when}: {}", &l.sha256[..16], l.change_reason);
+            }
+            None => out.push_str("Last sent: nothing yet\n"),
+        }
+        let _ = writeln!(out, "Next request: {}", self.pending_change.as_deref().map_or("the same prompt (prefix cache reusable)".to_string(), |r| format!("changes: {r}")));
+        if let Some(r) = &self.last_reply {
+            let n = |v: Option<i64>| v.map_or("?".to_string(), |v| v.to_string());
+            let reuse = r.cache_reuse.map_or(String::new(), |x| format!(" ({:.0}%)", x * 100.0));
+            let _ = writeln!(
+                out,
+                "Last reply: {} prompt tokens, {} cached{reuse}, {} completion tokens, first token after {} ms",
+                n(r.prompt_tokens), n(r.cached_tokens), n(r.completion_tokens), n(r.ttft_ms)
+            );
+        }
+        for t in &self.overrides {
+            let note = if t.is_outdated() { " (based on an older version of the bundled template)" } else { "" };
+            let _ = writeln!(out, "Override: prompts/{}.md{note}", t.name);
+        }
+        out.push('\n');
+        for s in &self.sections {
+            let circled = ["①", "②", "③", "④", "⑤"][s.number as usize - 1];
+            if s.present {
+                let _ = writeln!(out, "{circled} {:?}: {} chars in, {} chars sent, ~{} tokens, from {}", s.id, s.raw_chars, s.injected_chars, s.tokens_estimate, s.source);
+                for c in &s.cuts {
+                    let _ = writeln!(out, "   cut: {} → {} chars: {}", c.raw_chars, c.kept_chars, c.reason);
+                }
+            } else {
+                let _ = writeln!(out, "{circled} {:?}: absent, {}", s.id, s.absent_reason.as_deref().unwrap_or(""));
+            }
+        }
+        let _ = write!(out, "\n----- system prompt -----\n{}\n----- end -----\n", self.system_prompt);
+        out
+    }
+}

@@ -22,7 +22,10 @@ pub struct Endpoint {
 
 impl Endpoint {
     pub fn new(base_url: impl Into<String>) -> Self {
-        Endpoint { base_url: base_url.into(), api_key: None }
+        Endpoint {
+            base_url: base_url.into(),
+            api_key: None,
+        }
     }
 
     pub fn with_api_key(mut self, key: impl Into<String>) -> Self {
@@ -32,7 +35,10 @@ impl Endpoint {
 
     /// The key, if one is set and not blank.
     pub(crate) fn key(&self) -> Option<&str> {
-        self.api_key.as_deref().map(str::trim).filter(|k| !k.is_empty())
+        self.api_key
+            .as_deref()
+            .map(str::trim)
+            .filter(|k| !k.is_empty())
     }
 
     /// The base URL without surrounding spaces or trailing slashes.
@@ -56,7 +62,10 @@ impl Endpoint {
     }
 
     fn parse(&self, url: &str) -> Result<Url, LlmError> {
-        let invalid = |reason: &str| LlmError::InvalidUrl { url: self.base().to_string(), reason: reason.to_string() };
+        let invalid = |reason: &str| LlmError::InvalidUrl {
+            url: self.base().to_string(),
+            reason: reason.to_string(),
+        };
         let parsed = Url::parse(url).map_err(|e| invalid(&e.to_string()))?;
         if !matches!(parsed.scheme(), "http" | "https") {
             return Err(invalid("it must start with http:// or https://"));
@@ -104,7 +113,11 @@ pub struct Timeouts {
 
 impl Default for Timeouts {
     fn default() -> Self {
-        Timeouts { connect: Duration::from_secs(10), first_byte: Duration::from_secs(300), idle: Duration::from_secs(60) }
+        Timeouts {
+            connect: Duration::from_secs(10),
+            first_byte: Duration::from_secs(300),
+            idle: Duration::from_secs(60),
+        }
     }
 }
 
@@ -115,15 +128,31 @@ mod tests {
     #[test]
     fn urls_derive_from_the_base() {
         let e = Endpoint::new(" http://127.0.0.1:8080/v1/ ");
-        assert_eq!(e.api_url("chat/completions").unwrap().as_str(), "http://127.0.0.1:8080/v1/chat/completions");
-        assert_eq!(e.root_url("props").unwrap().as_str(), "http://127.0.0.1:8080/props");
-        assert_eq!(Endpoint::new("http://h/api").root_url("props").unwrap().as_str(), "http://h/api/props");
+        assert_eq!(
+            e.api_url("chat/completions").unwrap().as_str(),
+            "http://127.0.0.1:8080/v1/chat/completions"
+        );
+        assert_eq!(
+            e.root_url("props").unwrap().as_str(),
+            "http://127.0.0.1:8080/props"
+        );
+        assert_eq!(
+            Endpoint::new("http://h/api")
+                .root_url("props")
+                .unwrap()
+                .as_str(),
+            "http://h/api/props"
+        );
     }
 
     #[test]
     fn bad_urls_are_explained() {
         for bad in ["127.0.0.1:8080/v1", "ftp://h/v1", "", "http://"] {
-            assert_eq!(Endpoint::new(bad).api_url("models").unwrap_err().code(), "invalid_url", "{bad}");
+            assert_eq!(
+                Endpoint::new(bad).api_url("models").unwrap_err().code(),
+                "invalid_url",
+                "{bad}"
+            );
         }
     }
 
@@ -131,9 +160,16 @@ mod tests {
     fn debug_hides_the_key_and_redact_removes_echoes() {
         let e = Endpoint::new("http://h/v1").with_api_key("sk-secret-123");
         let dbg = format!("{e:?}");
-        assert!(!dbg.contains("sk-secret-123") && dbg.contains("[set]"), "{dbg}");
+        assert!(
+            !dbg.contains("sk-secret-123") && dbg.contains("[set]"),
+            "{dbg}"
+        );
         assert_eq!(e.redact("bad key sk-secret-123!"), "bad key [api key]!");
-        assert_eq!(Endpoint::new("http://h/v1").with_api_key("  ").key(), None, "a blank key is no key");
+        assert_eq!(
+            Endpoint::new("http://h/v1").with_api_key("  ").key(),
+            None,
+            "a blank key is no key"
+        );
     }
 
     #[test]
