@@ -13,3 +13,4 @@ pub mod logging;
 pub mod server;
 pub mod prompt;
 pub mod chat;
+#[cfg(feature = "desktop")] pub mod desktop;

@@ -2,4 +2,5 @@
 //! scriptable fake OpenAI-compatible model server ([`fake_openai`]).
 
 pub mod fake_openai;
+pub mod llama;
 pub mod server;

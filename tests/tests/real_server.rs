@@ -1,0 +1,68 @@
+//! Against a real OpenAI-compatible server: llama.cpp's llama-server with SmolLM2-135M.
+//! Run by `make test` (which builds and caches the server); ignored by a plain `cargo test`.
+
+use maru_tests::llama::LlamaServer;
+use maru_tests::server::TestServer;
+use serde_json::json;
+
+async fn llama() -> LlamaServer {
+    LlamaServer::start().await.expect("set LLAMA_SERVER and SMOLLM_GGUF (eval \"$(tests/real-server/setup.sh)\")")
+}
+
+#[tokio::test]
+#[ignore = "needs llama-server: run through make test"]
+async fn a_real_turn_streams_records_usage_and_reuses_the_prefix_cache() {
+    let llama = llama().await;
+    let s = TestServer::start().await;
+    // No model name: Maru takes the one the server lists. Temperature 0 keeps replies stable.
+    let (st, v) = s.patch("/api/settings", json!({
+        "endpoint_url": llama.base_url, "model": null, "temperature": 0.0, "max_tokens": 24,
+        "custom_instructions": "Answer in one short sentence."
+    })).await;
+    assert_eq!(st.as_u16(), 200, "{v}");
+    let p = s.project("Family calendar").await;
+    s.patch(&format!("/api/projects/{p}"), json!({ "instructions": "Family schedules come first." })).await;
+    s.post("/api/memories", json!({ "content": "The user's daughter is called Mina." })).await;
+    let sess = s.session(Some(p), "").await;
+
+    let events = s.say(sess, "What is the capital of France?").await;
+    let tokens = events.iter().filter(|e| e.name == "token").count();
+    assert!(tokens >= 2, "the reply streams token by token: {events:?}");
+    let done = events.iter().find(|e| e.name == "done").unwrap_or_else(|| panic!("the turn completes: {events:?}"));
+    let reply = &done.data["message"];
+    assert_eq!(reply["status"], "complete");
+    assert!(!reply["content"].as_str().unwrap().trim().is_empty());
+    assert!(reply["model"].as_str().unwrap().contains("SmolLM2"), "the model came from the server's list: {}", reply["model"]);
+    let prompt_tokens = reply["prompt_tokens"].as_i64().expect("usage is recorded");
+    assert!(reply["completion_tokens"].as_i64().unwrap() > 0);
+    assert!(reply["cached_tokens"].is_i64(), "llama.cpp reports cache reuse, so it is recorded: {reply}");
+
+    // The request carried the five-section prompt: the inspector shows what was sent, and the
+    // server's own prompt token count covers it.
+    let (_, ctx) = s.get(&format!("/api/sessions/{sess}/context")).await;
+    assert_eq!(ctx["tokens_source"], "server", "llama.cpp's /tokenize counts the prompt exactly");
+    let system = ctx["system_prompt"].as_str().unwrap();
+    for needle in ["You are Maru", "[Custom instructions]", "[Project instructions: Family calendar]", "[Long-term memory]\n- The user's daughter is called Mina."] {
+        assert!(system.contains(needle), "{needle:?} missing from the sent prompt:\n{system}");
+    }
+    assert_eq!(ctx["sha256"], ctx["last_sent"]["sha256"], "the inspector shows the prompt that was sent");
+    assert!(prompt_tokens > ctx["tokens"].as_i64().unwrap(), "the server read the whole system prompt ({prompt_tokens} prompt tokens)");
+
+    // A second turn with unchanged inputs: the server reuses its cache for the whole prefix.
+    let events = s.say(sess, "And of Italy?").await;
+    let second = &events.iter().find(|e| e.name == "done").expect("second turn completes").data["message"];
+    let cached = second["cached_tokens"].as_i64().unwrap();
+    let prompt = second["prompt_tokens"].as_i64().unwrap();
+    assert!(cached > prompt_tokens / 2, "an unchanged system prompt and history must hit the prefix cache: {cached} of {prompt} reused (first turn had {prompt_tokens})");
+    println!("prefix cache on the second turn: {cached} of {prompt} prompt tokens reused");
+}
+
+#[tokio::test]
+#[ignore = "needs llama-server: run through make test"]
+async fn the_real_server_lists_its_model_with_context_length() {
+    let llama = llama().await;
+    let s = TestServer::start().await;
+    s.use_server(&llama.base_url, "").await;
+    let (_, models) = s.get("/api/models").await;
+    assert_eq!(models[0]["context_length"], 4096, "the context length comes from the server: {models}");
+}

@@ -1,0 +1,84 @@
+// The one interface the UI talks to. `HttpBackend` implements it over `maru serve`; a Tauri
+// implementation (commands + ipc::Channel for turns) can implement the same interface.
+
+import type {
+  ContextView, DeletedPreset, DeletedProject, FoundServer, Health, Memory, MemoryPatch, Message,
+  MessagePage, MessageQuery, ModelInfo, NewMemory, NewPreset, NewProject, NewSession, Preset,
+  PresetPatch, Project, ProjectPatch, Session, SessionPage, SessionPatch, SessionQuery,
+  SettingsPatch, SettingsView, Stopped, TurnEvent,
+} from './types';
+
+/** Receives a turn's events as they arrive. */
+export type TurnSink = (event: TurnEvent) => void;
+
+export interface Backend {
+  health(): Promise<Health>;
+
+  listProjects(): Promise<Project[]>;
+  createProject(project: NewProject): Promise<Project>;
+  updateProject(id: number, patch: ProjectPatch): Promise<Project>;
+  deleteProject(id: number): Promise<DeletedProject>;
+
+  listSessions(query: SessionQuery): Promise<SessionPage>;
+  createSession(session: NewSession): Promise<Session>;
+  getSession(id: number): Promise<Session>;
+  updateSession(id: number, patch: SessionPatch): Promise<Session>;
+  deleteSession(id: number): Promise<void>;
+
+  listMessages(sessionId: number, query?: MessageQuery): Promise<MessagePage>;
+  editMessage(id: number, content: string): Promise<Message>;
+  deleteMessage(id: number): Promise<void>;
+
+  getSettings(): Promise<SettingsView>;
+  updateSettings(patch: SettingsPatch): Promise<SettingsView>;
+
+  listMemories(): Promise<Memory[]>;
+  createMemory(memory: NewMemory): Promise<Memory>;
+  updateMemory(id: number, patch: MemoryPatch): Promise<Memory>;
+  deleteMemory(id: number): Promise<void>;
+
+  listPresets(): Promise<Preset[]>;
+  createPreset(preset: NewPreset): Promise<Preset>;
+  updatePreset(id: number, patch: PresetPatch): Promise<Preset>;
+  deletePreset(id: number): Promise<DeletedPreset>;
+
+  listModels(): Promise<ModelInfo[]>;
+  probeServers(): Promise<FoundServer[]>;
+
+  context(sessionId: number): Promise<ContextView>;
+
+  /**
+   * Turns. Each resolves when the turn's stream has ended (after `done` or `error` reached the
+   * sink, or the connection closed early); a refused turn rejects with an `ApiError` before any
+   * event (e.g. `turn_running`, `empty_message`).
+   */
+  sendMessage(sessionId: number, content: string, sink: TurnSink): Promise<void>;
+  regenerate(sessionId: number, sink: TurnSink): Promise<void>;
+  resend(messageId: number, content: string, sink: TurnSink): Promise<void>;
+  stop(sessionId: number): Promise<Stopped>;
+}
+
+/** Every failure the UI shows: the server's `{code, message}`, or one made up for the network. */
+export class ApiError extends Error {
+  readonly code: string;
+  readonly status: number;
+
+  constructor(code: string, message: string, status = 0) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = status;
+  }
+
+  /** The server could not be reached at all. */
+  get offline(): boolean {
+    return this.code === 'offline';
+  }
+}
+
+/** The message to show for anything thrown. */
+export function errorMessage(e: unknown): string {
+  if (e instanceof ApiError) return e.message;
+  if (e instanceof Error) return e.message;
+  return String(e);
+}
