@@ -1,0 +1,183 @@
+//! Turn benchmark. Prints:
+//! 1. Maru's own overhead per turn: from the API call to the request reaching the model server,
+//!    with 500 memories, a 300-message history and a long project instruction (p50/p99).
+//! 2. With LLAMA_SERVER and SMOLLM_GGUF set (see tests/real-server/setup.sh): time to first
+//!    token through Maru divided by that of a direct request with the same messages, interleaved.
+//! Run with `cargo bench -p maru-tests --bench turn`.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use maru::api::{self, chat::NewTurn, App};
+use maru::chat::TurnEvent;
+use maru::store::messages::{self, NewMessage, Role, Status};
+use maru::store::{memories, projects, sessions};
+use maru_tests::llama::LlamaServer;
+use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::sync::mpsc;
+
+const RUNS: usize = 200;
+
+#[tokio::main]
+async fn main() {
+    overhead().await;
+    ttft_ratio().await;
+}
+
+/// A model server that notes when each request has fully arrived, then answers "ok".
+async fn timing_server() -> (String, mpsc::UnboundedReceiver<Instant>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let (tx, rx) = mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        loop {
+            let (mut sock, _) = listener.accept().await.unwrap();
+            let tx = tx.clone();
+            tokio::spawn(async move {
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 65536];
+                let (head_end, len) = loop {
+                    let n = sock.read(&mut chunk).await.unwrap();
+                    if n == 0 {
+                        return;
+                    }
+                    buf.extend_from_slice(&chunk[..n]);
+                    if let Some(p) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                        let head = String::from_utf8_lossy(&buf[..p]).to_lowercase();
+                        let len = head.lines().find_map(|l| l.strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap())).unwrap_or(0);
+                        break (p + 4, len);
+                    }
+                };
+                while buf.len() < head_end + len {
+                    let n = sock.read(&mut chunk).await.unwrap();
+                    buf.extend_from_slice(&chunk[..n]);
+                }
+                let _ = tx.send(Instant::now());
+                let body = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
+                let res = format!("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len());
+                let _ = sock.write_all(res.as_bytes()).await;
+            });
+        }
+    });
+    (url, rx)
+}
+
+async fn drain(mut rx: mpsc::Receiver<TurnEvent>) {
+    while rx.recv().await.is_some() {}
+}
+
+async fn overhead() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = App::open(dir.path()).unwrap();
+    let (url, mut arrivals) = timing_server().await;
+    api::update_settings(&app, serde_json::from_value(json!({ "endpoint_url": url, "model": "bench" })).unwrap()).await.unwrap();
+    let sid = app
+        .store
+        .with(|c| {
+            let instructions: String = (0..600).map(|i| format!("Rule {i}: keep family schedules first and answers short.\n")).collect();
+            let p = projects::create(c, &projects::NewProject { name: "Long project".into(), instructions })?;
+            for i in 0..500 {
+                memories::create(c, &memories::NewMemory { content: format!("Fact {i}: the user prefers short answers about topic {i}."), ..Default::default() })?;
+            }
+            let s = sessions::create(c, &sessions::NewSession { title: "bench".into(), project_id: Some(p.id) })?;
+            for i in 0..300 {
+                let role = if i % 2 == 0 { Role::User } else { Role::Assistant };
+                let text = format!("Message {i}: a couple of sentences of ordinary chat, about the length people type and models answer with.");
+                messages::insert(c, &NewMessage { session_id: s.id, role, content: &text, status: Status::Complete, ..Default::default() })?;
+            }
+            Ok(s.id)
+        })
+        .unwrap();
+
+    for (label, change_inputs) in [("unchanged inputs (snapshot reused)", false), ("changed inputs (prompt re-rendered)", true)] {
+        let mut times = Vec::with_capacity(RUNS);
+        for i in 0..RUNS + 10 {
+            if change_inputs {
+                api::update_settings(&app, serde_json::from_value(json!({ "custom_instructions": format!("Variant {i}") })).unwrap()).await.unwrap();
+            }
+            let last = app.store.with(|c| Ok(c.query_row("SELECT max(id) FROM messages", [], |r| r.get::<_, i64>(0))?)).unwrap();
+            let t0 = Instant::now();
+            let rx = api::chat::send_message(app.clone(), sid, NewTurn { content: "What is next on the calendar?".into() }).await.unwrap();
+            let arrived = arrivals.recv().await.unwrap();
+            drain(rx).await;
+            if i >= 10 {
+                times.push(arrived - t0); // the first 10 warm caches
+            }
+            app.store.with(|c| messages::delete_from(c, sid, last + 1)).unwrap();
+        }
+        print_pct(&format!("turn overhead, {label}"), &mut times);
+    }
+    println!("  (500 memories, 300-message history, 34,000-char project instruction)");
+}
+
+async fn ttft_ratio() {
+    let Some(llama) = LlamaServer::start().await else {
+        println!("time-to-first-token ratio: skipped (set LLAMA_SERVER and SMOLLM_GGUF)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let app: Arc<App> = App::open(dir.path()).unwrap();
+    api::update_settings(&app, serde_json::from_value(json!({
+        "endpoint_url": llama.base_url, "temperature": 0.0, "max_tokens": 8, "custom_instructions": "Answer in one short sentence."
+    })).unwrap()).await.unwrap();
+    let p = api::create_project(&app, projects::NewProject { name: "Family".into(), instructions: "Family schedules come first.".into() }).await.unwrap();
+    for i in 0..20 {
+        api::create_memory(&app, memories::NewMemory { content: format!("Fact {i} about the user."), ..Default::default() }).await.unwrap();
+    }
+    let sid = api::create_session(&app, sessions::NewSession { title: "ttft".into(), project_id: Some(p.id) }).await.unwrap().id;
+    drain(api::chat::send_message(app.clone(), sid, NewTurn { content: "What is the capital of France?".into() }).await.unwrap()).await;
+
+    let http = reqwest::Client::new();
+    let model = app.resolve_model(&app.llm_client(&maru::store::settings::Settings { endpoint_url: llama.base_url.clone(), ..Default::default() }), &Default::default()).await.unwrap();
+    let mut ratios = vec![];
+    let (mut via, mut direct) = (vec![], vec![]);
+    for _ in 0..12 {
+        // Through Maru: regenerate sends exactly the same request each time.
+        let t0 = Instant::now();
+        let mut rx = api::chat::regenerate(app.clone(), sid).await.unwrap();
+        let mut ttft = None;
+        while let Some(ev) = rx.recv().await {
+            if ttft.is_none() && matches!(ev, TurnEvent::Token { .. }) {
+                ttft = Some(t0.elapsed());
+            }
+        }
+        // Direct: the very same messages, straight to the server.
+        let system = app.store.with(|c| Ok(maru::store::snapshots::get(c, sid)?.unwrap().prompt)).unwrap();
+        let mut history = app.store.with(|c| messages::history(c, sid)).unwrap();
+        history.pop(); // the reply just written
+        let mut req = maru::llm::ChatRequest::new(model.clone(), maru::chat::history::request_messages(&app.templates, &system, &history).unwrap());
+        req.temperature = Some(0.0);
+        req.max_tokens = Some(8);
+        let t1 = Instant::now();
+        let mut res = http.post(format!("{}/chat/completions", llama.base_url)).json(&req).send().await.unwrap();
+        let mut direct_ttft = None;
+        let mut seen = String::new();
+        while let Some(chunk) = res.chunk().await.unwrap() {
+            seen.push_str(&String::from_utf8_lossy(&chunk));
+            if direct_ttft.is_none() && seen.contains("\"content\":\"") {
+                direct_ttft = Some(t1.elapsed());
+            }
+        }
+        if let (Some(a), Some(b)) = (ttft, direct_ttft) {
+            via.push(a);
+            direct.push(b);
+            ratios.push(a.as_secs_f64() / b.as_secs_f64());
+        }
+    }
+    // The first pair warms the server's cache.
+    ratios.remove(0);
+    ratios.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    via.sort();
+    direct.sort();
+    println!(
+        "time to first token, real llama.cpp + SmolLM2: through Maru p50 {:.1?}, direct p50 {:.1?}; ratio p50 {:.2} (min {:.2}, max {:.2}, {} interleaved pairs)",
+        via[via.len() / 2], direct[direct.len() / 2], ratios[ratios.len() / 2], ratios[0], ratios[ratios.len() - 1], ratios.len()
+    );
+}
+
+fn print_pct(what: &str, times: &mut [Duration]) {
+    times.sort();
+    let pct = |p: f64| times[((times.len() as f64 - 1.0) * p) as usize];
+    println!("{what:<52} p50 {:>9.2?}  p99 {:>9.2?}  ({} runs)", pct(0.5), pct(0.99), times.len());
+}

@@ -1,0 +1,246 @@
+// Browser end-to-end: a fake OpenAI-compatible server, `maru serve` with the built UI, and
+// Debian's Chromium driven by playwright-core. Creates a project, chats (streamed), moves the
+// chat into the project (menu, then drag and drop back), opens the context inspector, and
+// saves screenshots to tests/e2e/out/.
+//
+// Env: MARU_BIN (default ~/.cache/maru/target/debug/maru), CHROMIUM (default /usr/bin/chromium),
+// MARU_UI_DIR (default <repo>/ui/dist).
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { MODEL, REPLY_TEXT, startFakeOpenAi } from './fake-openai.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '../..');
+const outDir = path.join(here, 'out');
+const MARU_BIN = process.env.MARU_BIN || path.join(os.homedir(), '.cache/maru/target/debug/maru');
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const UI_DIR = process.env.MARU_UI_DIR || path.join(repo, 'ui/dist');
+const TOKEN = 'e2e-' + Math.random().toString(36).slice(2);
+const PROJECT = 'Family calendar';
+const INSTRUCTIONS = 'Look at the family calendar first; family schedules come first.';
+const MESSAGE = 'What is on <b>this</b> week? 이번 주 일정은?';
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function sleep(ms) {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Starts `maru serve` and waits until /api/health answers. */
+async function startMaru(dataDir, port) {
+  const log = [];
+  const child = spawn(MARU_BIN, ['serve', '--data-dir', dataDir, '--port', String(port), '--token', TOKEN, '--ui-dir', UI_DIR], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'info' },
+  });
+  child.stdout.on('data', (d) => log.push(String(d)));
+  child.stderr.on('data', (d) => log.push(String(d)));
+  let exited = null;
+  child.on('exit', (code, signal) => (exited = { code, signal }));
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 150; i++) {
+    if (exited) throw new Error(`maru serve exited (${JSON.stringify(exited)}) before answering:\n${log.join('')}`);
+    try {
+      const res = await fetch(`${base}/api/health`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+      if (res.ok) return { child, base, log };
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  child.kill('SIGTERM');
+  throw new Error(`maru serve did not answer /api/health within 15 s:\n${log.join('')}`);
+}
+
+async function api(base, method, route, body) {
+  const res = await fetch(base + route, {
+    method,
+    headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${route} answered ${res.status}: ${text}`);
+  return JSON.parse(text);
+}
+
+test('the web UI: project, streamed chat, move, context inspector', { timeout: 180_000 }, async (t) => {
+  for (const [what, file] of [['the maru binary (set MARU_BIN, or build it)', MARU_BIN], ['Chromium (apt-get install chromium)', CHROMIUM], ['the built UI (npm run build --prefix ui)', path.join(UI_DIR, 'index.html')]]) {
+    assert.ok(fs.existsSync(file), `missing ${what}: ${file}`);
+  }
+  fs.mkdirSync(outDir, { recursive: true });
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'maru-e2e-'));
+  const fake = await startFakeOpenAi();
+  const port = await freePort();
+  const maru = await startMaru(path.join(tmp, 'data'), port);
+  const context = await chromium.launchPersistentContext(path.join(tmp, 'chromium-profile'), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: { width: 1440, height: 900 },
+    locale: 'en-US',
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const pageErrors = [];
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  page.on('console', (m) => {
+    if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`);
+  });
+  page.setDefaultTimeout(15_000);
+
+  t.after(async () => {
+    await context.close().catch(() => {});
+    maru.child.kill('SIGTERM');
+    await fake.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  /** Runs one step; on failure saves a screenshot and says which step and what maru logged. */
+  const step = async (name, fn) => {
+    try {
+      await fn();
+    } catch (e) {
+      const shot = path.join(outDir, 'failure.png');
+      await page.screenshot({ path: shot, fullPage: false }).catch(() => {});
+      const logTail = maru.log.join('').split('\n').slice(-30).join('\n');
+      throw new Error(`step "${name}" failed: ${e.message}\n  screenshot: ${shot}\n  page errors: ${pageErrors.join(' | ') || 'none'}\n  maru log (tail):\n${logTail}`, { cause: e });
+    }
+  };
+
+  await step('point Maru at the fake model server', async () => {
+    const s = await api(maru.base, 'PATCH', '/api/settings', { endpoint_url: fake.baseUrl, model: MODEL });
+    assert.equal(s.endpoint_url, fake.baseUrl);
+  });
+
+  await step('open the UI with the token in the fragment', async () => {
+    await page.goto(`${maru.base}/#token=${TOKEN}`);
+    await page.locator('[data-testid=project]', { hasText: 'Default' }).waitFor();
+    assert.ok(!page.url().includes(TOKEN), `the token should leave the address bar, but the URL is ${page.url()}`);
+  });
+
+  await step('create a project with instructions', async () => {
+    await page.getByTestId('new-project').click();
+    const dialog = page.locator('dialog[open]');
+    await dialog.locator('input[name=name]').fill(PROJECT);
+    await dialog.locator('textarea[name=instructions]').fill(INSTRUCTIONS);
+    await dialog.getByRole('button', { name: 'New project' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.locator('[data-testid=project]', { hasText: PROJECT }).waitFor();
+  });
+
+  await step('start a new chat in Default', async () => {
+    const def = page.locator('[data-testid=project]', { hasText: 'Default' });
+    await def.hover();
+    await def.getByRole('button', { name: 'New chat in Default' }).click();
+    await page.getByTestId('chat-project').filter({ hasText: 'Default' }).waitFor();
+  });
+
+  await step('send a message and watch the reply stream in', async () => {
+    const composer = page.getByTestId('composer');
+    await composer.fill(MESSAGE);
+    await composer.press('Enter');
+    // The user's message shows as typed (HTML as text), then the reply arrives piece by piece.
+    await page.getByTestId('message-user').filter({ hasText: MESSAGE }).waitFor();
+    const live = page.getByTestId('message-live');
+    await live.getByText('Hello from the', { exact: false }).waitFor();
+    await page.getByTestId('stop').waitFor();
+    const partial = await live.innerText();
+    assert.ok(!partial.includes('- two') && !partial.includes('two\n'), `the reply should still be streaming, but already shows: ${partial}`);
+    const reply = page.getByTestId('message-assistant').last();
+    await reply.locator('.code-block').waitFor({ timeout: 30_000 });
+    await page.getByTestId('message-live').waitFor({ state: 'detached', timeout: 30_000 });
+    await page.getByTestId('send').waitFor();
+    const text = await reply.locator('.md').innerText();
+    assert.match(text, /Hello from the fake model\./);
+    assert.equal(await reply.locator('.md strong').innerText(), 'fake');
+    assert.equal(await reply.locator('.md b').count(), 0, 'HTML in the reply must not become elements');
+    assert.match(await reply.locator('pre code').innerText(), /console\.log\("<b>not bold<\/b>"\);/);
+    const figs = await reply.getByTestId('figures').innerText();
+    assert.match(figs, /412 prompt/);
+    assert.match(figs, /384 cached/);
+    assert.equal(fake.requests.length, 1, 'one request reached the model server');
+    const sys = fake.requests[0].messages[0];
+    assert.equal(sys.role, 'system');
+  });
+
+  let sessionId;
+  await step('the chat is listed under Default with its automatic title', async () => {
+    const session = page.locator('[data-testid=session].active');
+    await session.waitFor();
+    sessionId = Number(await session.getAttribute('data-session-id'));
+    assert.ok(sessionId > 0);
+    const s = await api(maru.base, 'GET', `/api/sessions/${sessionId}`);
+    assert.ok(s.title.length > 0, 'the session got a title from its first message');
+  });
+
+  await step('move the chat to the project with its menu', async () => {
+    const session = page.locator(`[data-testid=session][data-session-id="${sessionId}"]`);
+    await session.hover();
+    await session.getByTestId('session-menu').click();
+    await page.getByRole('menuitem', { name: 'Move to project…' }).click();
+    await page.getByRole('menuitem', { name: PROJECT }).click();
+    const project = page.locator('.project', { has: page.locator('[data-testid=project]', { hasText: PROJECT }) });
+    await project.locator(`[data-testid=session][data-session-id="${sessionId}"]`).waitFor();
+    await page.getByTestId('chat-project').filter({ hasText: PROJECT }).waitFor();
+    const s = await api(maru.base, 'GET', `/api/sessions/${sessionId}`);
+    const projects = await api(maru.base, 'GET', '/api/projects');
+    assert.equal(projects.find((p) => p.id === s.project_id)?.name, PROJECT, 'the server has the chat in the project');
+  });
+
+  await step('open the context inspector and see the five sections', async () => {
+    await page.getByTestId('open-context').click();
+    const sections = page.getByTestId('context-section');
+    await sections.nth(4).waitFor();
+    assert.equal(await sections.count(), 5);
+    const ids = await sections.evaluateAll((els) => els.map((e) => e.dataset.section));
+    assert.deepEqual(ids, ['base', 'custom_instructions', 'project_instructions', 'attachments', 'memory']);
+    const nums = await sections.locator('.num').allInnerTexts();
+    assert.deepEqual(nums, ['①', '②', '③', '④', '⑤']);
+    const third = sections.nth(2);
+    assert.match(await third.getAttribute('class'), /present/, 'project instructions (③) are in the prompt after the move');
+    const second = sections.nth(1);
+    assert.match(await second.innerText(), /no custom instructions/i, 'an absent section says why');
+    const prompt = await page.getByTestId('system-prompt').textContent();
+    assert.ok(prompt.includes(INSTRUCTIONS), 'the full system prompt carries the project instructions');
+    assert.match(await page.getByTestId('context-sha').getAttribute('title'), /^[0-9a-f]{64}$/);
+    // The move changed the prompt since it was last sent: the inspector says so.
+    await page.getByTestId('pending-change').waitFor();
+    await page.getByTestId('context-last-reply').getByText('93.2%').waitFor();
+  });
+
+  await step('screenshot', async () => {
+    await page.mouse.move(720, 450);
+    await page.screenshot({ path: path.join(outDir, 'chat-with-context.png') });
+  });
+
+  await step('drag the chat back onto Default', async () => {
+    const session = page.locator(`[data-testid=session][data-session-id="${sessionId}"]`);
+    const def = page.locator('[data-testid=project]', { hasText: 'Default' });
+    await session.dragTo(def);
+    const defProject = page.locator('.project', { has: def });
+    await defProject.locator(`[data-testid=session][data-session-id="${sessionId}"]`).waitFor();
+    const s = await api(maru.base, 'GET', `/api/sessions/${sessionId}`);
+    const projects = await api(maru.base, 'GET', '/api/projects');
+    assert.ok(projects.find((p) => p.id === s.project_id)?.is_default, 'the server has the chat back in Default');
+  });
+
+  await step('no errors in the page', async () => {
+    assert.deepEqual(pageErrors, []);
+  });
+});

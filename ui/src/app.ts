@@ -1,0 +1,760 @@
+// The UI's state and every action on it. Views read the state, call these actions, and redraw
+// when a topic they listen to is emitted. Nothing here touches the DOM except the address bar.
+
+import { ApiError, errorMessage, type Backend } from './backend/backend';
+import type {
+  ContextView, Memory, MemoryPatch, Message, Preset, PresetPatch, Project, ProjectPatch, Session,
+  SettingsPatch, SettingsView, TurnEvent, Usage,
+} from './backend/types';
+import { setLanguage, t } from './lib/i18n';
+import { applyTheme } from './lib/theme';
+import { toast } from './views/toast';
+
+export type Topic = 'sidebar' | 'chat' | 'live' | 'panel' | 'settings' | 'presets' | 'memories' | 'context' | 'connection';
+
+export interface ProjectEntry {
+  project: Project;
+  sessions: Session[];
+  nextCursor: string | null;
+  loaded: boolean;
+  loading: boolean;
+  expanded: boolean;
+}
+
+export interface LiveTool {
+  id: string;
+  name: string;
+  arguments: string;
+  result?: string;
+  isError?: boolean;
+}
+
+/** A turn in flight, drawn as the reply being written. */
+export interface LiveTurn {
+  sessionId: number;
+  text: string;
+  reasoning: string;
+  tools: LiveTool[];
+  usage: Usage | null;
+  error: { code: string; message: string } | null;
+  /** Messages after this id are being replaced (regenerate, resend) and are hidden meanwhile. */
+  cutAfter: number | null;
+  startedAt: number;
+  firstTokenAt: number | null;
+  stopping: boolean;
+}
+
+export type Panel = 'context' | 'memory' | null;
+
+const SESSION_PAGE = 30;
+const MESSAGE_PAGE = 50;
+const POLL_MS = 1500;
+
+export class App {
+  projects: ProjectEntry[] = [];
+  /** The open chat, or null for a new chat not yet sent (a draft). */
+  session: Session | null = null;
+  draftProjectId: number | null = null;
+  draftPreset: string | null = null;
+  /** The open chat's messages, oldest first. */
+  messages: Message[] = [];
+  olderBefore: number | null = null;
+  loadingMessages = false;
+  live = new Map<number, LiveTurn>();
+  settings: SettingsView | null = null;
+  presets: Preset[] = [];
+  memories: Memory[] = [];
+  memoriesLoaded = false;
+  panel: Panel = null;
+  context: ContextView | null = null;
+  contextError: string | null = null;
+  contextLoading = false;
+  reachable = true;
+  unauthorized = false;
+  version = '';
+
+  private listeners = new Map<Topic, Set<() => void>>();
+  private pollTimer: number | undefined;
+  private healthTimer: number | undefined;
+  private openToken = 0;
+
+  constructor(readonly backend: Backend) {}
+
+  // ---- change notification
+
+  /** Listens to a topic; returns what stops listening. */
+  on(topic: Topic, fn: () => void): () => void {
+    if (!this.listeners.has(topic)) this.listeners.set(topic, new Set());
+    this.listeners.get(topic)!.add(fn);
+    return () => this.listeners.get(topic)?.delete(fn);
+  }
+
+  emit(...topics: Topic[]): void {
+    for (const topic of new Set(topics)) for (const fn of this.listeners.get(topic) ?? []) fn();
+  }
+
+  /** Runs an action; a failure is shown to the user and reported as `undefined`. */
+  async attempt<T>(fn: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await fn();
+    } catch (e) {
+      this.fail(e);
+      return undefined;
+    }
+  }
+
+  fail(e: unknown): void {
+    if (e instanceof ApiError && e.status === 401) {
+      this.unauthorized = true;
+      this.emit('connection');
+      return;
+    }
+    if (e instanceof ApiError && e.offline) {
+      this.setReachable(false);
+      return;
+    }
+    toast(errorMessage(e), 'error');
+  }
+
+  /** Called by the backend on every request: shows or clears the "server is down" banner. */
+  setReachable(reachable: boolean): void {
+    if (this.reachable === reachable) return;
+    this.reachable = reachable;
+    this.emit('connection');
+    if (!reachable) this.watchHealth();
+  }
+
+  private watchHealth(): void {
+    window.clearTimeout(this.healthTimer);
+    this.healthTimer = window.setTimeout(async () => {
+      try {
+        await this.backend.health();
+        await this.reload();
+      } catch {
+        if (!this.reachable) this.watchHealth();
+      }
+    }, 3000);
+  }
+
+  // ---- start and navigation
+
+  async start(): Promise<void> {
+    window.addEventListener('popstate', () => void this.route());
+    try {
+      await this.reload(true);
+    } catch (e) {
+      this.fail(e);
+      this.emit('sidebar', 'chat', 'settings');
+    }
+  }
+
+  /** Everything from the server: at start, and again after the server came back. */
+  async reload(initial = false): Promise<void> {
+    const [health, settings, presets, projects] = await Promise.all([
+      this.backend.health(),
+      this.backend.getSettings(),
+      this.backend.listPresets(),
+      this.backend.listProjects(),
+    ]);
+    this.version = health.version;
+    this.applySettings(settings);
+    this.presets = presets;
+    const first = this.projects.length === 0;
+    this.setProjects(projects);
+    if (first) {
+      const def = this.projects.find((p) => p.project.is_default);
+      if (def) def.expanded = true;
+    }
+    this.setReachable(true);
+    this.emit('sidebar', 'settings', 'presets', 'chat');
+    if (initial || first) await this.route();
+    else if (this.session) await this.loadMessages(this.session.id);
+    await Promise.all(this.projects.filter((p) => p.expanded).map((p) => this.loadSessions(p.project.id)));
+    if (this.panel === 'context') await this.loadContext();
+    if (this.panel === 'memory') await this.loadMemories();
+  }
+
+  private async route(): Promise<void> {
+    const m = /^#\/chat\/(\d+)$/.exec(window.location.hash);
+    if (m) await this.openSession(Number(m[1]), false);
+    else this.newChat(this.draftProjectId ?? undefined, false);
+  }
+
+  private setUrl(sessionId: number | null, push: boolean): void {
+    const url = window.location.pathname + window.location.search + (sessionId ? `#/chat/${sessionId}` : '');
+    if (url === window.location.pathname + window.location.search + window.location.hash) return;
+    if (push) history.pushState(null, '', url);
+    else history.replaceState(null, '', url);
+  }
+
+  async openSession(id: number, push = true): Promise<void> {
+    const token = ++this.openToken;
+    try {
+      const session = await this.backend.getSession(id);
+      if (token !== this.openToken) return;
+      this.session = session;
+      this.messages = [];
+      this.olderBefore = null;
+      this.setUrl(id, push);
+      const entry = this.entry(session.project_id);
+      if (entry && !entry.expanded) {
+        entry.expanded = true;
+        if (!entry.loaded) void this.loadSessions(entry.project.id);
+      }
+      this.emit('chat', 'sidebar');
+      await this.loadMessages(id);
+      if (this.panel === 'context') void this.loadContext();
+    } catch (e) {
+      if (e instanceof ApiError && e.code === 'not_found') {
+        this.newChat(undefined, false);
+        toast(e.message, 'error');
+        return;
+      }
+      this.fail(e);
+    }
+  }
+
+  /** A new chat: nothing is created until the first message is sent. */
+  newChat(projectId?: number, push = true): void {
+    this.openToken++;
+    this.session = null;
+    this.messages = [];
+    this.olderBefore = null;
+    this.draftProjectId = projectId ?? this.defaultProjectId();
+    this.draftPreset = null;
+    this.context = null;
+    this.setUrl(null, push);
+    this.emit('chat', 'sidebar', 'context');
+  }
+
+  defaultProjectId(): number | null {
+    return this.projects.find((p) => p.project.is_default)?.project.id ?? null;
+  }
+
+  /** The project the open chat (or draft) belongs to. */
+  currentProject(): Project | null {
+    const id = this.session ? this.session.project_id : this.draftProjectId;
+    return this.entry(id ?? -1)?.project ?? null;
+  }
+
+  entry(projectId: number): ProjectEntry | undefined {
+    return this.projects.find((p) => p.project.id === projectId);
+  }
+
+  // ---- projects
+
+  private setProjects(projects: Project[]): void {
+    const old = new Map(this.projects.map((e) => [e.project.id, e]));
+    this.projects = projects.map((project) => {
+      const prev = old.get(project.id);
+      return prev ? { ...prev, project } : { project, sessions: [], nextCursor: null, loaded: false, loading: false, expanded: false };
+    });
+  }
+
+  async refreshProjects(): Promise<void> {
+    this.setProjects(await this.backend.listProjects());
+    this.emit('sidebar', 'chat');
+  }
+
+  toggleProject(id: number): void {
+    const e = this.entry(id);
+    if (!e) return;
+    e.expanded = !e.expanded;
+    this.emit('sidebar');
+    if (e.expanded && !e.loaded) void this.attempt(() => this.loadSessions(id));
+  }
+
+  async createProject(name: string, instructions: string): Promise<Project | undefined> {
+    return this.attempt(async () => {
+      const p = await this.backend.createProject({ name, instructions });
+      await this.refreshProjects();
+      const e = this.entry(p.id);
+      if (e) {
+        e.expanded = true;
+        e.loaded = true;
+      }
+      this.emit('sidebar');
+      return p;
+    });
+  }
+
+  async updateProject(id: number, patch: ProjectPatch): Promise<boolean> {
+    const ok = await this.attempt(async () => {
+      await this.backend.updateProject(id, patch);
+      await this.refreshProjects();
+      return true;
+    });
+    if (ok) this.contextChanged();
+    return !!ok;
+  }
+
+  async deleteProject(id: number): Promise<void> {
+    await this.attempt(async () => {
+      const res = await this.backend.deleteProject(id);
+      toast(t('deleteProjectDone', { n: res.moved_sessions }));
+      if (this.draftProjectId === id) this.draftProjectId = res.default_project_id;
+      await this.refreshProjects();
+      await this.loadSessions(res.default_project_id);
+      if (this.session && this.session.project_id === id) {
+        this.session = { ...this.session, project_id: res.default_project_id };
+        this.emit('chat');
+        this.contextChanged();
+      }
+    });
+  }
+
+  // ---- sessions
+
+  /** The first page of a project's chats (or as many as are shown, to keep the list stable). */
+  async loadSessions(projectId: number): Promise<void> {
+    const e = this.entry(projectId);
+    if (!e) return;
+    e.loading = true;
+    this.emit('sidebar');
+    try {
+      const limit = Math.min(200, Math.max(SESSION_PAGE, e.sessions.length));
+      const page = await this.backend.listSessions({ projectId, limit });
+      e.sessions = page.sessions;
+      e.nextCursor = page.next_cursor;
+      e.loaded = true;
+    } finally {
+      e.loading = false;
+      this.emit('sidebar');
+    }
+  }
+
+  async loadMoreSessions(projectId: number): Promise<void> {
+    const e = this.entry(projectId);
+    if (!e || !e.nextCursor || e.loading) return;
+    e.loading = true;
+    this.emit('sidebar');
+    await this.attempt(async () => {
+      const page = await this.backend.listSessions({ projectId, cursor: e.nextCursor, limit: SESSION_PAGE });
+      const known = new Set(e.sessions.map((s) => s.id));
+      e.sessions.push(...page.sessions.filter((s) => !known.has(s.id)));
+      e.nextCursor = page.next_cursor;
+    });
+    e.loading = false;
+    this.emit('sidebar');
+  }
+
+  findSession(id: number): Session | undefined {
+    if (this.session?.id === id) return this.session;
+    for (const e of this.projects) {
+      const s = e.sessions.find((x) => x.id === id);
+      if (s) return s;
+    }
+    return undefined;
+  }
+
+  private sessionChanged(s: Session): void {
+    if (this.session?.id === s.id) this.session = s;
+    for (const e of this.projects) {
+      const i = e.sessions.findIndex((x) => x.id === s.id);
+      if (i !== -1) e.sessions[i] = s;
+    }
+    this.emit('sidebar', 'chat');
+  }
+
+  async renameSession(id: number, title: string): Promise<void> {
+    await this.attempt(async () => {
+      const s = await this.backend.updateSession(id, { title });
+      this.sessionChanged(s);
+      await this.loadSessions(s.project_id);
+    });
+  }
+
+  async moveSession(id: number, projectId: number): Promise<void> {
+    const before = this.findSession(id);
+    if (!before || before.project_id === projectId) return;
+    await this.attempt(async () => {
+      const s = await this.backend.updateSession(id, { project_id: projectId });
+      this.sessionChanged(s);
+      const target = this.entry(projectId);
+      if (target) target.expanded = true;
+      await this.refreshProjects();
+      await Promise.all([this.loadSessions(before.project_id), this.loadSessions(projectId)]);
+      toast(t('moved', { project: this.projectName(target?.project) }));
+      if (this.session?.id === id) this.contextChanged();
+    });
+  }
+
+  async deleteSession(id: number): Promise<void> {
+    const s = this.findSession(id);
+    await this.attempt(async () => {
+      await this.backend.deleteSession(id);
+      if (this.session?.id === id) this.newChat(s?.project_id);
+      await this.refreshProjects();
+      if (s) await this.loadSessions(s.project_id);
+    });
+  }
+
+  async setPreset(key: string | null): Promise<void> {
+    if (!this.session) {
+      this.draftPreset = key;
+      this.emit('chat');
+      return;
+    }
+    const id = this.session.id;
+    await this.attempt(async () => {
+      this.sessionChanged(await this.backend.updateSession(id, { preset: key }));
+      this.contextChanged();
+    });
+  }
+
+  projectName(p: Project | undefined | null): string {
+    if (!p) return '';
+    return p.is_default ? t('defaultProject') : p.name;
+  }
+
+  // ---- messages
+
+  async loadMessages(sessionId: number): Promise<void> {
+    window.clearTimeout(this.pollTimer);
+    this.loadingMessages = true;
+    this.emit('chat');
+    try {
+      const shown = this.messages.filter((m) => m.id > 0 && m.session_id === sessionId).length;
+      const page = await this.backend.listMessages(sessionId, { limit: Math.min(500, Math.max(MESSAGE_PAGE, shown)) });
+      if (this.session?.id !== sessionId) return;
+      this.messages = page.messages.slice().reverse();
+      this.olderBefore = page.next_before;
+    } catch (e) {
+      this.fail(e);
+    } finally {
+      this.loadingMessages = false;
+      this.emit('chat');
+    }
+    this.pollIfStreaming(sessionId);
+  }
+
+  /** A reply written by another window or client shows up as it is saved. */
+  private pollIfStreaming(sessionId: number): void {
+    if (this.live.has(sessionId)) return;
+    if (!this.messages.some((m) => m.status === 'streaming')) return;
+    this.pollTimer = window.setTimeout(() => {
+      if (this.session?.id === sessionId && !this.live.has(sessionId)) void this.loadMessages(sessionId);
+    }, POLL_MS);
+  }
+
+  async loadOlder(): Promise<void> {
+    const s = this.session;
+    if (!s || this.olderBefore === null) return;
+    await this.attempt(async () => {
+      const page = await this.backend.listMessages(s.id, { before: this.olderBefore, limit: MESSAGE_PAGE });
+      if (this.session?.id !== s.id) return;
+      this.messages = page.messages.slice().reverse().concat(this.messages);
+      this.olderBefore = page.next_before;
+      this.emit('chat');
+    });
+  }
+
+  // ---- turns
+
+  private begin(sessionId: number, cutAfter: number | null): LiveTurn {
+    const live: LiveTurn = {
+      sessionId, text: '', reasoning: '', tools: [], usage: null, error: null, cutAfter,
+      startedAt: performance.now(), firstTokenAt: null, stopping: false,
+    };
+    this.live.set(sessionId, live);
+    window.clearTimeout(this.pollTimer);
+    this.emit('chat', 'sidebar');
+    return live;
+  }
+
+  private onEvent(live: LiveTurn, ev: TurnEvent): void {
+    switch (ev.type) {
+      case 'token':
+        live.firstTokenAt ??= performance.now();
+        live.text += ev.text;
+        break;
+      case 'reasoning':
+        live.firstTokenAt ??= performance.now();
+        live.reasoning += ev.text;
+        break;
+      case 'tool_call':
+        live.tools.push({ id: ev.id, name: ev.name, arguments: ev.arguments });
+        // The text so far was the model's preamble to its tool call; the next reply follows.
+        break;
+      case 'tool_result': {
+        const call = live.tools.find((c) => c.id === ev.id);
+        if (call) {
+          call.result = ev.content;
+          call.isError = ev.is_error;
+        }
+        break;
+      }
+      case 'usage':
+        live.usage = ev.usage;
+        break;
+      case 'error':
+        live.error = { code: ev.code, message: ev.message };
+        break;
+      case 'done':
+        break;
+    }
+    if (this.session?.id === live.sessionId) this.emit('live');
+  }
+
+  private async finish(live: LiveTurn): Promise<void> {
+    const sid = live.sessionId;
+    try {
+      if (this.session?.id === sid) {
+        const session = await this.backend.getSession(sid);
+        this.sessionChanged(session);
+        await this.loadMessages(sid);
+      }
+    } catch (e) {
+      this.fail(e);
+    }
+    this.live.delete(sid);
+    this.emit('chat', 'sidebar');
+    if (this.session?.id === sid) this.pollIfStreaming(sid);
+    const s = this.findSession(sid);
+    if (s) void this.attempt(() => this.loadSessions(s.project_id));
+    if (this.session?.id === sid) this.contextChanged();
+  }
+
+  private refused(sid: number, e: unknown): void {
+    this.live.delete(sid);
+    if (e instanceof ApiError && e.code === 'turn_running') toast(t('turnRunning'), 'error');
+    else this.fail(e);
+    this.emit('chat', 'sidebar');
+  }
+
+  /** Sends a message (creating the chat first if this is a draft). False if it was refused. */
+  async send(content: string): Promise<boolean> {
+    if (!content.trim()) {
+      toast(t('nothingToSend'), 'error');
+      return false;
+    }
+    let session = this.session;
+    if (!session) {
+      const created = await this.attempt(async () => {
+        let s = await this.backend.createSession({ project_id: this.draftProjectId });
+        if (this.draftPreset) s = await this.backend.updateSession(s.id, { preset: this.draftPreset });
+        return s;
+      });
+      if (!created) return false;
+      session = created;
+      this.session = created;
+      this.messages = [];
+      this.setUrl(created.id, true);
+      const e = this.entry(created.project_id);
+      if (e) {
+        e.sessions.unshift(created);
+        e.expanded = true;
+      }
+    }
+    const sid = session.id;
+    if (this.live.has(sid)) {
+      toast(t('turnRunning'), 'error');
+      return false;
+    }
+    const now = Date.now();
+    const pending: Message = {
+      id: -now, session_id: sid, role: 'user', content, status: 'complete', error: null, model: null,
+      prompt_tokens: null, completion_tokens: null, cached_tokens: null, ttft_ms: null, tokens_per_second: null,
+      runtime_note: null, reasoning: null, tool_calls: [], tool_call_id: null, tool_name: null, created_at: now, updated_at: now,
+    };
+    this.messages.push(pending);
+    const live = this.begin(sid, null);
+    try {
+      await this.backend.sendMessage(sid, content, (ev) => this.onEvent(live, ev));
+    } catch (e) {
+      this.messages = this.messages.filter((m) => m !== pending);
+      this.refused(sid, e);
+      return false;
+    }
+    await this.finish(live);
+    return true;
+  }
+
+  /** Answers the last message again, replacing the reply after it. */
+  async regenerate(): Promise<void> {
+    const s = this.session;
+    if (!s || this.live.has(s.id)) return;
+    const lastUser = [...this.messages].reverse().find((m) => m.role === 'user');
+    const live = this.begin(s.id, lastUser?.id ?? null);
+    try {
+      await this.backend.regenerate(s.id, (ev) => this.onEvent(live, ev));
+    } catch (e) {
+      this.refused(s.id, e);
+      return;
+    }
+    await this.finish(live);
+  }
+
+  /** Edits one of the user's messages and answers it again; what came after is replaced. */
+  async resend(messageId: number, content: string): Promise<boolean> {
+    const s = this.session;
+    if (!s || this.live.has(s.id)) return false;
+    if (!content.trim()) {
+      toast(t('nothingToSend'), 'error');
+      return false;
+    }
+    const msg = this.messages.find((m) => m.id === messageId);
+    const previous = msg?.content;
+    if (msg) msg.content = content;
+    const live = this.begin(s.id, messageId);
+    try {
+      await this.backend.resend(messageId, content, (ev) => this.onEvent(live, ev));
+    } catch (e) {
+      if (msg && previous !== undefined) msg.content = previous;
+      this.refused(s.id, e);
+      return false;
+    }
+    await this.finish(live);
+    return true;
+  }
+
+  async stop(): Promise<void> {
+    const s = this.session;
+    const live = s && this.live.get(s.id);
+    if (!s || !live) return;
+    live.stopping = true;
+    this.emit('live');
+    await this.attempt(() => this.backend.stop(s.id));
+  }
+
+  currentLive(): LiveTurn | undefined {
+    return this.session ? this.live.get(this.session.id) : undefined;
+  }
+
+  // ---- settings and presets
+
+  private applySettings(s: SettingsView): void {
+    this.settings = s;
+    setLanguage(s.language);
+    applyTheme(s.theme);
+  }
+
+  async saveSettings(patch: SettingsPatch): Promise<boolean> {
+    const s = await this.attempt(() => this.backend.updateSettings(patch));
+    if (!s) return false;
+    const langChanged = s.language !== this.settings?.language;
+    this.applySettings(s);
+    this.emit('settings');
+    if (langChanged) this.emit('sidebar', 'chat', 'panel', 'memories', 'context');
+    this.contextChanged();
+    return true;
+  }
+
+  async refreshPresets(): Promise<void> {
+    this.presets = await this.backend.listPresets();
+    this.emit('presets', 'chat');
+  }
+
+  async createPreset(name: string, description: string, prompt: string): Promise<boolean> {
+    return !!(await this.attempt(async () => {
+      await this.backend.createPreset({ name, description, prompt });
+      await this.refreshPresets();
+      return true;
+    }));
+  }
+
+  async updatePreset(id: number, patch: PresetPatch): Promise<boolean> {
+    const ok = !!(await this.attempt(async () => {
+      await this.backend.updatePreset(id, patch);
+      await this.refreshPresets();
+      return true;
+    }));
+    if (ok) this.contextChanged();
+    return ok;
+  }
+
+  async deletePreset(id: number): Promise<void> {
+    await this.attempt(async () => {
+      await this.backend.deletePreset(id);
+      await this.refreshPresets();
+      if (this.session) this.sessionChanged(await this.backend.getSession(this.session.id));
+      this.contextChanged();
+    });
+  }
+
+  presetName(key: string | null): string {
+    if (!key) return t('basePrompt');
+    return this.presets.find((p) => p.key === key)?.name ?? key;
+  }
+
+  // ---- memory
+
+  async loadMemories(): Promise<void> {
+    await this.attempt(async () => {
+      this.memories = await this.backend.listMemories();
+      this.memoriesLoaded = true;
+      this.emit('memories');
+    });
+  }
+
+  async addMemory(content: string): Promise<boolean> {
+    const ok = !!(await this.attempt(async () => {
+      await this.backend.createMemory({ content, source_session_id: null });
+      await this.loadMemories();
+      return true;
+    }));
+    if (ok) this.contextChanged();
+    return ok;
+  }
+
+  async updateMemory(id: number, patch: MemoryPatch): Promise<boolean> {
+    const ok = !!(await this.attempt(async () => {
+      await this.backend.updateMemory(id, patch);
+      await this.loadMemories();
+      return true;
+    }));
+    if (ok) this.contextChanged();
+    return ok;
+  }
+
+  async deleteMemory(id: number): Promise<void> {
+    await this.attempt(async () => {
+      await this.backend.deleteMemory(id);
+      await this.loadMemories();
+    });
+    this.contextChanged();
+  }
+
+  // ---- side panels and the context inspector
+
+  togglePanel(panel: Exclude<Panel, null>): void {
+    this.panel = this.panel === panel ? null : panel;
+    this.emit('panel');
+    if (this.panel === 'context') void this.loadContext();
+    if (this.panel === 'memory' && !this.memoriesLoaded) void this.loadMemories();
+  }
+
+  closePanel(): void {
+    this.panel = null;
+    this.emit('panel');
+  }
+
+  /** Something that feeds the system prompt changed: the inspector shows it again. */
+  contextChanged(): void {
+    if (this.panel === 'context') void this.loadContext();
+  }
+
+  async loadContext(): Promise<void> {
+    const s = this.session;
+    if (!s) {
+      this.context = null;
+      this.contextError = null;
+      this.emit('context');
+      return;
+    }
+    this.contextLoading = true;
+    this.emit('context');
+    try {
+      const view = await this.backend.context(s.id);
+      if (this.session?.id !== s.id) return;
+      this.context = view;
+      this.contextError = null;
+    } catch (e) {
+      this.contextError = errorMessage(e);
+      if (e instanceof ApiError && (e.offline || e.status === 401)) this.fail(e);
+    } finally {
+      this.contextLoading = false;
+      this.emit('context');
+    }
+  }
+}

@@ -1,0 +1,102 @@
+// The message box: Enter sends, Shift+Enter makes a new line (and Enter while an input method
+// is composing, as when typing Korean, does neither). While a reply streams, Send becomes Stop.
+
+import type { App } from '../app';
+import { h, icon, replaceChildren } from '../lib/dom';
+import { t } from '../lib/i18n';
+
+export function mountComposer(app: App, root: HTMLElement): { focus(): void } {
+  /** What was typed in each chat and not sent ("new" for a new chat). */
+  const drafts = new Map<string, string>();
+  let draftKey = key();
+
+  function key(): string {
+    return app.session ? String(app.session.id) : `new:${app.draftProjectId ?? ''}`;
+  }
+
+  const area = h('textarea', {
+    class: 'composer-input',
+    rows: 1,
+    placeholder: t('composerPlaceholder'),
+    'aria-label': t('composerPlaceholder'),
+    'data-testid': 'composer',
+  });
+  const button = h('button', { class: 'send-btn', type: 'button' });
+  const hint = h('div', { class: 'composer-hint' });
+
+  const resize = () => {
+    area.style.height = 'auto';
+    area.style.height = `${Math.min(area.scrollHeight, window.innerHeight * 0.4)}px`;
+  };
+
+  const send = async () => {
+    if (app.currentLive()) return;
+    const text = area.value;
+    if (!text.trim()) return;
+    const sentFrom = key();
+    area.value = '';
+    drafts.delete(sentFrom);
+    resize();
+    const ok = await app.send(text);
+    // Refused: the text comes back, unless something new was typed meanwhile.
+    if (!ok && !area.value) {
+      area.value = text;
+      resize();
+    }
+  };
+
+  area.addEventListener('input', () => {
+    resize();
+    drafts.set(draftKey, area.value);
+  });
+  area.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && !e.shiftKey && !e.altKey && !e.isComposing && e.keyCode !== 229) {
+      e.preventDefault();
+      void send();
+    }
+  });
+
+  const renderButton = () => {
+    const live = app.currentLive();
+    if (live) {
+      replaceChildren(button, icon('stop'), h('span', null, t('stop')));
+      button.className = 'send-btn stop';
+      button.title = t('stop');
+      button.setAttribute('data-testid', 'stop');
+      button.disabled = live.stopping;
+    } else {
+      replaceChildren(button, icon('send'), h('span', null, t('send')));
+      button.className = 'send-btn';
+      button.title = t('send');
+      button.setAttribute('data-testid', 'send');
+      button.disabled = false;
+    }
+    area.placeholder = t('composerPlaceholder');
+    hint.textContent = t('composerHint');
+  };
+  button.addEventListener('click', () => {
+    if (app.currentLive()) void app.stop();
+    else void send();
+  });
+
+  const onChat = () => {
+    const k = key();
+    if (k !== draftKey) {
+      // A new chat that just got created keeps what is being typed; otherwise swap drafts.
+      const wasNew = draftKey.startsWith('new:') && app.session && app.messages.length <= 1;
+      if (!wasNew) {
+        area.value = drafts.get(k) ?? '';
+        resize();
+      }
+      draftKey = k;
+    }
+    renderButton();
+  };
+  app.on('chat', onChat);
+  app.on('live', renderButton);
+  app.on('settings', renderButton);
+
+  replaceChildren(root, h('div', { class: 'composer' }, area, button), hint);
+  renderButton();
+  return { focus: () => area.focus() };
+}

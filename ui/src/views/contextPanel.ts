@@ -1,0 +1,131 @@
+// The context inspector: the five sections of the system prompt in the order the model reads
+// them (present or why not, sizes, cuts, text), the whole prompt with its sha256, when and why
+// it last changed, what will change with the next message, and the last reply's cache reuse.
+
+import type { App } from '../app';
+import type { ContextView, SectionReport, TemplateInfo } from '../backend/types';
+import { copyText } from '../lib/clipboard';
+import { h, icon, replaceChildren, type Child } from '../lib/dom';
+import { count, dateTime, ms, percent, rate, relative, shortSha } from '../lib/format';
+import { t, type Key } from '../lib/i18n';
+import { toast } from './toast';
+
+const CIRCLED = ['', '①', '②', '③', '④', '⑤'];
+const SECTION_TITLES: Record<number, Key> = { 1: 'section1', 2: 'section2', 3: 'section3', 4: 'section4', 5: 'section5' };
+
+export function mountContextPanel(app: App, root: HTMLElement, onClose: () => void): () => void {
+  const render = () => {
+    const v = app.context;
+    replaceChildren(root,
+      h('header', { class: 'panel-head' },
+        h('h2', null, icon('search'), t('contextInspector')),
+        app.session ? h('button', { class: ['icon-btn', app.contextLoading && 'spin'], type: 'button', title: t('refresh'), 'aria-label': t('refresh'), onClick: () => void app.loadContext() }, icon('refresh')) : null,
+        h('button', { class: 'icon-btn', type: 'button', 'aria-label': t('close'), onClick: onClose }, icon('close')),
+      ),
+      h('div', { class: 'panel-body', 'data-testid': 'context-panel' },
+        !app.session ? h('p', { class: 'hint' }, t('contextDraft'))
+          : app.contextError && !v ? h('div', { class: 'msg-error' }, icon('warn'), h('span', null, app.contextError))
+          : !v ? h('p', { class: 'hint' }, t('loading'))
+          : body(v, app.contextError),
+      ),
+    );
+  };
+  app.on('context', () => {
+    if (app.panel === 'context') render();
+  });
+  return render;
+}
+
+function copyBtn(text: string, label = t('copy')): HTMLElement {
+  return h('button', {
+    class: 'btn btn-ghost btn-small', type: 'button',
+    onClick: async () => {
+      try {
+        await copyText(text);
+        toast(t('copied'));
+      } catch (e) {
+        toast(String(e), 'error');
+      }
+    },
+  }, icon('copy'), label);
+}
+
+function kv(label: string, value: Child, title?: string): HTMLElement {
+  return h('div', { class: 'kv', title }, h('span', { class: 'k' }, label), h('span', { class: 'v' }, value));
+}
+
+function body(v: ContextView, staleError: string | null): Child[] {
+  const unchanged = !!v.last_sent && v.last_sent.sha256 === v.sha256 && !v.pending_change;
+  const r = v.last_reply;
+  return [
+    staleError ? h('div', { class: 'msg-error' }, icon('warn'), h('span', null, staleError)) : null,
+    h('section', { class: 'card summary', 'data-testid': 'context-summary' },
+      h('h3', null, t('systemPrompt')),
+      kv(t('size'), `${t('chars', { n: count(v.chars) })} · ${t('tokens', { n: count(v.tokens) })}`, v.tokens_source === 'server' ? t('tokensServer') : t('tokensEstimate')),
+      h('div', { class: 'kv' },
+        h('span', { class: 'k' }, t('sha')),
+        h('code', { class: 'v sha', title: v.sha256, 'data-testid': 'context-sha' }, shortSha(v.sha256)),
+        copyBtn(v.sha256),
+      ),
+      h('div', { class: 'token-source' }, v.tokens_source === 'server' ? t('tokensServer') : t('tokensEstimate')),
+      v.last_sent
+        ? h('div', { class: 'changed' },
+            kv(t('lastChanged'), h('span', { title: dateTime(v.last_sent.changed_at) }, relative(v.last_sent.changed_at))),
+            h('p', { class: 'reason' }, v.last_sent.change_reason),
+          )
+        : h('p', { class: 'hint' }, t('neverSent')),
+      v.pending_change
+        ? h('div', { class: 'pending', 'data-testid': 'pending-change' }, icon('warn'), h('div', null, h('strong', null, t('pendingChange')), h('p', null, v.pending_change)))
+        : unchanged ? h('div', { class: 'steady' }, icon('check'), h('span', null, t('unchangedSinceSent'))) : null,
+    ),
+    r
+      ? h('section', { class: 'card reply', 'data-testid': 'context-last-reply' },
+          h('h3', null, t('lastReply')),
+          r.model ? kv(t('model'), r.model) : null,
+          kv(t('cacheReuse'), r.cache_reuse != null
+            ? h('span', { class: 'reuse' }, h('span', { class: 'bar' }, h('span', { class: 'fill', style: `width:${Math.min(100, r.cache_reuse * 100)}%` })), percent(r.cache_reuse))
+            : t('cacheUnknown')),
+          r.prompt_tokens != null ? kv(t('promptTokens'), `${count(r.prompt_tokens)}${r.cached_tokens != null ? ` (${t('figCached', { n: count(r.cached_tokens) })})` : ''}`) : null,
+          r.completion_tokens != null ? kv(t('completionTokens'), count(r.completion_tokens)) : null,
+          r.ttft_ms != null ? kv(t('ttft'), ms(r.ttft_ms)) : null,
+          r.tokens_per_second != null ? kv(t('speed'), t('figSpeed', { n: rate(r.tokens_per_second) })) : null,
+        )
+      : null,
+    h('ol', { class: 'sections', 'data-testid': 'context-sections' }, [...v.sections].sort((a, b) => a.number - b.number).map(section)),
+    h('section', { class: 'card' },
+      h('details', { class: 'full-prompt' },
+        h('summary', null, t('fullSystemPrompt'), ' ', h('span', { class: 'muted' }, t('chars', { n: count(v.chars) }))),
+        h('div', { class: 'row-end' }, copyBtn(v.system_prompt)),
+        h('pre', { class: 'prompt-text', 'data-testid': 'system-prompt' }, v.system_prompt),
+      ),
+    ),
+    v.overrides.length ? h('section', { class: 'card' }, h('h3', null, t('overrides')), h('ul', { class: 'overrides' }, v.overrides.map(override))) : null,
+  ];
+}
+
+function section(s: SectionReport): HTMLElement {
+  return h('li', { class: ['section', s.present ? 'present' : 'absent'], 'data-testid': 'context-section', dataset: { section: s.id } },
+    h('div', { class: 'section-top' },
+      h('span', { class: 'num' }, CIRCLED[s.number] ?? String(s.number)),
+      h('span', { class: 'section-title' }, t(SECTION_TITLES[s.number] ?? 'section1')),
+      h('span', { class: ['badge', s.present ? 'badge-present' : 'badge-absent'] }, s.present ? t('present') : t('absent')),
+    ),
+    !s.present && s.absent_reason ? h('p', { class: 'absent-reason' }, s.absent_reason) : null,
+    h('div', { class: 'section-meta' },
+      h('span', { title: t('source') }, s.source),
+      s.present ? h('span', null, `${t('raw')} ${count(s.raw_chars)} → ${t('injected')} ${count(s.injected_chars)}`) : null,
+      s.present ? h('span', null, `≈${t('tokens', { n: count(s.tokens_estimate) })}`) : null,
+    ),
+    s.template_outdated ? h('p', { class: 'warn-line' }, icon('warn'), t('outdatedTemplate')) : null,
+    s.cuts.length
+      ? h('ul', { class: 'cuts' }, s.cuts.map((c) => h('li', null, icon('warn'), h('span', null, `${t('cuts')}: `, t('cutDetail', { raw: count(c.raw_chars), kept: count(c.kept_chars), reason: c.reason })))))
+      : null,
+    s.present && s.text ? h('details', { class: 'section-text' }, h('summary', null, t('showText')), h('pre', null, s.text)) : null,
+  );
+}
+
+function override(o: TemplateInfo): HTMLElement {
+  const src = o.source;
+  const detail = src.kind === 'bundled' ? '' : `${src.kind.replace(/_/g, ' ')}: ${src.path}`;
+  return h('li', null, h('code', null, o.name), ' ', h('span', { class: 'muted' }, `v${o.version} · ${detail}`));
+}

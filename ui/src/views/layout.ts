@@ -1,0 +1,77 @@
+// The window: sidebar, the chat, and a side panel (context inspector or memory), plus the
+// banners for a server that is down or a missing access token.
+
+import type { App } from '../app';
+import { h, icon, replaceChildren } from '../lib/dom';
+import { t } from '../lib/i18n';
+import { mountChat } from './chat';
+import { mountContextPanel } from './contextPanel';
+import { mountMemoryPanel } from './memoryPanel';
+import { mountSidebar } from './sidebar';
+
+export function mountLayout(app: App, root: HTMLElement): void {
+  const sidebar = h('aside', { class: 'sidebar', 'aria-label': t('projects') });
+  const scrim = h('div', { class: 'scrim', onClick: () => shell.classList.remove('sidebar-open') });
+  const banner = h('div', { class: 'banner', role: 'alert', hidden: true });
+  const chat = h('section', { class: 'chat' });
+  const main = h('main', { class: 'main' }, banner, chat);
+  const panel = h('aside', { class: 'panel', hidden: true });
+  const shell = h('div', { class: 'app' }, sidebar, scrim, main, panel);
+  replaceChildren(root, shell);
+
+  const toggleSidebar = () => shell.classList.toggle('sidebar-open');
+  mountSidebar(app, sidebar);
+  mountChat(app, chat, toggleSidebar);
+  const renderContext = mountContextPanel(app, panel, () => app.closePanel());
+  const renderMemory = mountMemoryPanel(app, panel, () => app.closePanel());
+
+  const renderPanel = () => {
+    panel.hidden = app.panel === null;
+    shell.dataset.panel = app.panel ?? '';
+    if (app.panel === 'context') renderContext();
+    else if (app.panel === 'memory') renderMemory();
+    else panel.replaceChildren();
+  };
+  app.on('panel', renderPanel);
+  renderPanel();
+
+  // On a narrow window the sidebar is a drawer: choosing a chat closes it.
+  app.on('chat', () => shell.classList.remove('sidebar-open'));
+
+  const renderBanner = () => {
+    if (app.unauthorized) {
+      banner.hidden = false;
+      banner.className = 'banner banner-error';
+      replaceChildren(banner, icon('warn'), h('div', null, h('strong', null, t('unauthorizedTitle')), h('p', null, t('tokenWrong'))));
+    } else if (!app.reachable) {
+      banner.hidden = false;
+      banner.className = 'banner banner-error';
+      replaceChildren(banner, icon('warn'),
+        h('div', null, h('strong', null, t('offlineTitle')), h('p', null, t('offlineBody'))),
+        h('button', { class: 'btn btn-small', type: 'button', onClick: () => void app.reload().catch((e) => app.fail(e)) }, t('retry')));
+    } else {
+      banner.hidden = true;
+      banner.replaceChildren();
+    }
+  };
+  app.on('connection', renderBanner);
+  renderBanner();
+
+  document.addEventListener('keydown', (e) => {
+    // Escape stops the reply being written (when no dialog or menu is open).
+    if (e.key === 'Escape' && app.currentLive() && !document.querySelector('dialog[open], .menu')) void app.stop();
+  });
+}
+
+/** Shown instead of the app when the page was opened without a token. */
+export function mountNoToken(root: HTMLElement): void {
+  replaceChildren(root,
+    h('div', { class: 'gate' },
+      h('div', { class: 'gate-card' },
+        h('div', { class: 'empty-mark' }, '마루'),
+        h('h1', null, t('unauthorizedTitle')),
+        h('p', null, t('unauthorizedBody')),
+        h('pre', null, 'maru serve\nOpen http://127.0.0.1:8765/#token=…'),
+      ),
+    ));
+}

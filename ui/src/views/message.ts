@@ -1,0 +1,212 @@
+// One message of a chat: the user's (plain text, edit-and-resend, copy), a reply (Markdown,
+// reasoning, tool calls, status badge, figures, copy, regenerate), a tool result, and the reply
+// being written while a turn streams.
+
+import type { App, LiveTurn } from '../app';
+import type { Message } from '../backend/types';
+import { copyText } from '../lib/clipboard';
+import { h, icon, replaceChildren, type Child } from '../lib/dom';
+import { count, dateTime, ms, rate } from '../lib/format';
+import { t } from '../lib/i18n';
+import { renderMarkdown } from '../lib/markdown';
+import { toast } from './toast';
+
+export interface MessageContext {
+  /** The reply that Regenerate would replace (the chat's last message). */
+  regenerable: boolean;
+  /** A turn is running in this chat. */
+  busy: boolean;
+  editing: boolean;
+  onEdit(): void;
+  onCancelEdit(): void;
+}
+
+export function messageNode(app: App, m: Message, ctx: MessageContext): HTMLElement {
+  if (m.role === 'user') return userNode(app, m, ctx);
+  if (m.role === 'tool') return toolNode(m);
+  return replyNode(app, m, ctx);
+}
+
+function copyButton(text: () => string): HTMLElement {
+  const btn = h('button', {
+    class: 'act', type: 'button', title: t('copy'), 'aria-label': t('copy'),
+    onClick: async () => {
+      try {
+        await copyText(text());
+        btn.classList.add('done');
+        btn.title = t('copied');
+        setTimeout(() => {
+          btn.classList.remove('done');
+          btn.title = t('copy');
+        }, 1500);
+      } catch (e) {
+        toast(String(e), 'error');
+      }
+    },
+  }, icon('copy'), h('span', { class: 'act-label' }, t('copy')));
+  return btn;
+}
+
+function userNode(app: App, m: Message, ctx: MessageContext): HTMLElement {
+  const pending = m.id < 0;
+  if (ctx.editing) return editorNode(app, m, ctx);
+  return h('article', { class: ['msg', 'msg-user', pending && 'pending'], dataset: { messageId: String(m.id), role: 'user' }, 'data-testid': 'message-user' },
+    h('div', { class: 'bubble', title: dateTime(m.created_at) }, h('div', { class: 'user-text' }, m.content)),
+    pending ? null : h('div', { class: 'msg-actions' },
+      h('button', { class: 'act', type: 'button', disabled: ctx.busy, title: t('editAndResend'), 'aria-label': t('editAndResend'), onClick: ctx.onEdit }, icon('edit'), h('span', { class: 'act-label' }, t('edit'))),
+      copyButton(() => m.content),
+      ctx.regenerable ? h('button', { class: 'act', type: 'button', disabled: ctx.busy, title: t('answerAgain'), onClick: () => void app.regenerate() }, icon('refresh'), h('span', { class: 'act-label' }, t('answerAgain'))) : null,
+    ),
+  );
+}
+
+function editorNode(app: App, m: Message, ctx: MessageContext): HTMLElement {
+  const area = h('textarea', { class: 'input textarea edit-area', rows: Math.min(12, Math.max(3, m.content.split('\n').length + 1)) });
+  area.value = m.content;
+  const submit = async () => {
+    const content = area.value;
+    ctx.onCancelEdit();
+    await app.resend(m.id, content);
+  };
+  area.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing && e.keyCode !== 229) {
+      e.preventDefault();
+      void submit();
+    } else if (e.key === 'Escape') {
+      ctx.onCancelEdit();
+    }
+  });
+  queueMicrotask(() => {
+    area.focus();
+    area.setSelectionRange(area.value.length, area.value.length);
+  });
+  return h('article', { class: 'msg msg-user editing', dataset: { messageId: String(m.id) } },
+    h('div', { class: 'editor' },
+      area,
+      h('div', { class: 'editor-foot' },
+        h('span', { class: 'hint' }, t('resendNote')),
+        h('button', { class: 'btn', type: 'button', onClick: ctx.onCancelEdit }, t('cancel')),
+        h('button', { class: 'btn btn-primary', type: 'button', disabled: ctx.busy, onClick: () => void submit() }, t('saveAndSend')),
+      ),
+    ),
+  );
+}
+
+function statusBadge(status: Message['status']): HTMLElement | null {
+  const labels: Partial<Record<Message['status'], string>> = {
+    stopped: t('statusStopped'),
+    interrupted: t('statusInterrupted'),
+    error: t('statusError'),
+    streaming: t('statusStreaming'),
+  };
+  const label = labels[status];
+  return label ? h('span', { class: ['badge', `badge-${status}`], 'data-testid': 'status-badge' }, label) : null;
+}
+
+/** Token counts, cache, time to first token and speed, small under the reply. */
+export function figures(m: Pick<Message, 'model' | 'prompt_tokens' | 'completion_tokens' | 'cached_tokens' | 'ttft_ms' | 'tokens_per_second'>): HTMLElement | null {
+  const parts: Child[] = [];
+  const add = (text: string, title?: string) => parts.push(h('span', { class: 'fig', title }, text));
+  if (m.model) add(m.model);
+  if (m.prompt_tokens != null) add(t('figPrompt', { n: count(m.prompt_tokens) }));
+  if (m.completion_tokens != null) add(t('figCompletion', { n: count(m.completion_tokens) }));
+  if (m.cached_tokens != null) add(t('figCached', { n: count(m.cached_tokens) }), m.prompt_tokens ? `${Math.round((m.cached_tokens / m.prompt_tokens) * 100)}%` : undefined);
+  if (m.ttft_ms != null) add(t('figTtft', { ms: ms(m.ttft_ms) }), 'time to first token');
+  if (m.tokens_per_second != null) add(t('figSpeed', { n: rate(m.tokens_per_second) }));
+  return parts.length ? h('div', { class: 'figures', 'data-testid': 'figures' }, parts) : null;
+}
+
+function reasoningNode(text: string, open: boolean): HTMLElement | null {
+  if (!text.trim()) return null;
+  return h('details', { class: 'reasoning', open }, h('summary', null, t('reasoning')), h('div', { class: 'reasoning-text' }, text));
+}
+
+function toolCallsNode(calls: { id: string; name: string; arguments: string; result?: string; isError?: boolean }[]): HTMLElement | null {
+  if (calls.length === 0) return null;
+  return h('div', { class: 'tool-calls' }, calls.map((c) =>
+    h('details', { class: ['tool-call', c.isError && 'tool-error'] },
+      h('summary', null, icon('search'), c.isError ? t('toolError', { name: c.name }) : t('toolCall', { name: c.name })),
+      h('pre', { class: 'tool-args' }, prettyJson(c.arguments)),
+      c.result !== undefined ? h('pre', { class: 'tool-result' }, c.result) : null,
+    )));
+}
+
+function prettyJson(s: string): string {
+  try {
+    return JSON.stringify(JSON.parse(s), null, 2);
+  } catch {
+    return s;
+  }
+}
+
+function markdownNode(text: string): HTMLElement {
+  const div = h('div', { class: 'md' });
+  div.appendChild(renderMarkdown(text));
+  return div;
+}
+
+function replyNode(app: App, m: Message, ctx: MessageContext): HTMLElement {
+  const note = m.status === 'interrupted' ? t('interruptedNote') : null;
+  const empty = !m.content.trim();
+  return h('article', { class: ['msg', 'msg-assistant', `status-${m.status}`], dataset: { messageId: String(m.id), role: 'assistant' }, 'data-testid': 'message-assistant' },
+    h('div', { class: 'msg-head' },
+      h('span', { class: 'avatar', 'aria-hidden': 'true' }, '마'),
+      h('span', { class: 'who' }, t('assistant')),
+      statusBadge(m.status),
+      h('time', { class: 'when', datetime: new Date(m.created_at).toISOString() }, dateTime(m.created_at)),
+    ),
+    reasoningNode(m.reasoning ?? '', false),
+    toolCallsNode(m.tool_calls),
+    empty ? null : markdownNode(m.content),
+    m.error ? h('div', { class: 'msg-error', role: 'note' }, icon('warn'), h('span', null, m.error)) : null,
+    note ? h('div', { class: 'msg-note' }, note) : null,
+    h('div', { class: 'msg-foot' },
+      figures(m),
+      h('div', { class: 'msg-actions' },
+        empty ? null : copyButton(() => m.content),
+        ctx.regenerable ? h('button', { class: 'act', type: 'button', disabled: ctx.busy, title: t('regenerate'), 'data-testid': 'regenerate', onClick: () => void app.regenerate() }, icon('refresh'), h('span', { class: 'act-label' }, t('regenerate'))) : null,
+      ),
+    ),
+  );
+}
+
+function toolNode(m: Message): HTMLElement {
+  const name = m.tool_name ?? t('tool');
+  return h('article', { class: 'msg msg-tool', dataset: { messageId: String(m.id), role: 'tool' } },
+    h('details', { class: 'tool-call' },
+      h('summary', null, icon('search'), t('toolResult', { name })),
+      h('pre', { class: 'tool-result' }, m.content),
+    ),
+  );
+}
+
+/** The reply being written. Redrawn (cheaply) on every streamed event. */
+export function liveNode(live: LiveTurn): HTMLElement {
+  const el = h('article', { class: 'msg msg-assistant live', 'data-testid': 'message-live', 'aria-live': 'polite', 'aria-busy': 'true' });
+  updateLiveNode(el, live);
+  return el;
+}
+
+export function updateLiveNode(el: HTMLElement, live: LiveTurn): void {
+  const waiting = !live.text && !live.reasoning && live.tools.length === 0 && !live.error;
+  const usage = live.usage;
+  replaceChildren(el,
+    h('div', { class: 'msg-head' },
+      h('span', { class: 'avatar', 'aria-hidden': 'true' }, '마'),
+      h('span', { class: 'who' }, t('assistant')),
+      live.error ? h('span', { class: 'badge badge-error' }, t('statusError')) : h('span', { class: 'badge badge-streaming' }, live.stopping ? t('stop') + '…' : t('statusStreaming')),
+    ),
+    reasoningNode(live.reasoning, !live.text),
+    toolCallsNode(live.tools),
+    waiting ? h('div', { class: 'typing' }, h('span'), h('span'), h('span')) : null,
+    live.text ? markdownNode(live.text) : null,
+    live.error ? h('div', { class: 'msg-error', role: 'alert' }, icon('warn'), h('span', null, live.error.message)) : null,
+    usage ? h('div', { class: 'msg-foot' }, figures({ model: null, prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, cached_tokens: usage.cached_tokens, ttft_ms: null, tokens_per_second: null })) : null,
+  );
+  const md = el.querySelector('.md');
+  if (md && !live.error) {
+    const last = md.lastElementChild;
+    const target = last && (last.tagName === 'P' || last.tagName.startsWith('H')) ? last : md;
+    target.appendChild(h('span', { class: 'cursor', 'aria-hidden': 'true' }));
+  }
+}

@@ -1,0 +1,213 @@
+// Settings: the model server (address, key, model, sampling), custom instructions (section ②),
+// the user's presets, and appearance (theme, language). Saved together; only what changed is sent.
+
+import type { App } from '../app';
+import { errorMessage } from '../backend/backend';
+import type { Language, ModelInfo, SettingsPatch, SettingsView, Theme } from '../backend/types';
+import { h, icon, replaceChildren } from '../lib/dom';
+import { count } from '../lib/format';
+import { t } from '../lib/i18n';
+import { applyTheme } from '../lib/theme';
+import { openDialog } from './dialog';
+import { mountPresetEditor } from './presetEditor';
+import { toast } from './toast';
+
+type Tab = 'server' | 'instructions' | 'presets' | 'appearance';
+
+const CUSTOM_MODEL = '\u0000custom';
+
+export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
+  const s = app.settings;
+  if (!s) {
+    toast(t('offlineBody'), 'error');
+    return;
+  }
+
+  // ---- fields
+  const endpoint = h('input', { class: 'input', type: 'url', value: s.endpoint_url, name: 'endpoint_url', spellcheck: 'false', 'data-testid': 'endpoint-url' });
+  const apiKey = h('input', { class: 'input', type: 'password', value: '', name: 'api_key', autocomplete: 'off', placeholder: s.api_key_set ? '••••••••' : '' });
+  const removeKey = h('input', { type: 'checkbox', name: 'remove_key' });
+  const modelSelect = h('select', { class: 'input', name: 'model', 'data-testid': 'model-select' });
+  const modelText = h('input', { class: 'input', type: 'text', value: s.model, placeholder: t('modelName'), spellcheck: 'false' });
+  const modelStatus = h('div', { class: 'field-hint' });
+  const contextLength = numberInput(s.context_length, { min: 256, step: 256 });
+  const temperature = numberInput(s.temperature, { min: 0, max: 2, step: 0.05 });
+  const topP = numberInput(s.top_p, { min: 0.01, max: 1, step: 0.01 });
+  const maxTokens = numberInput(s.max_tokens, { min: 1, step: 1 });
+  const instructions = h('textarea', { class: 'input textarea', rows: 12, placeholder: t('customInstructionsPlaceholder'), 'data-testid': 'custom-instructions' });
+  instructions.value = s.custom_instructions;
+  const theme = h('select', { class: 'input', name: 'theme' },
+    (['system', 'light', 'dark'] as Theme[]).map((v) => h('option', { value: v }, t(v === 'system' ? 'themeSystem' : v === 'light' ? 'themeLight' : 'themeDark'))));
+  theme.value = s.theme;
+  theme.addEventListener('change', () => applyTheme(theme.value as Theme)); // preview
+  const language = h('select', { class: 'input', name: 'language' }, h('option', { value: 'en' }, 'English'), h('option', { value: 'ko' }, '한국어'));
+  language.value = s.language;
+
+  // ---- models
+  let models: ModelInfo[] = [];
+  const fillModels = (selected: string) => {
+    const known = models.some((m) => m.id === selected);
+    replaceChildren(modelSelect,
+      h('option', { value: '' }, t('modelFirst')),
+      models.map((m) => h('option', { value: m.id }, m.context_length ? `${m.id}  (${count(m.context_length)} ctx)` : m.id)),
+      h('option', { value: CUSTOM_MODEL }, t('modelCustom')),
+    );
+    modelSelect.value = selected === '' ? '' : known ? selected : CUSTOM_MODEL;
+    modelText.value = selected;
+    modelText.hidden = modelSelect.value !== CUSTOM_MODEL;
+  };
+  modelSelect.addEventListener('change', () => {
+    modelText.hidden = modelSelect.value !== CUSTOM_MODEL;
+    if (modelSelect.value !== CUSTOM_MODEL) modelText.value = modelSelect.value;
+    else modelText.focus();
+  });
+  const loadModels = async () => {
+    modelStatus.textContent = t('modelsLoading');
+    modelStatus.className = 'field-hint';
+    try {
+      models = await app.backend.listModels();
+      modelStatus.textContent = models.length ? `${endpointNow()} · ${models.length}` : '';
+    } catch (e) {
+      models = [];
+      modelStatus.textContent = t('modelsFailed', { error: errorMessage(e) });
+      modelStatus.className = 'field-hint field-error';
+    }
+    fillModels(currentModel());
+  };
+  const currentModel = () => (modelSelect.value === CUSTOM_MODEL || modelSelect.options.length === 0 ? modelText.value.trim() : modelSelect.value);
+  const endpointNow = () => app.settings?.endpoint_url ?? '';
+  // Checking the server saves its address and key first: the model list comes from there.
+  const check = async () => {
+    const patch: SettingsPatch = {};
+    if (endpoint.value.trim() !== app.settings?.endpoint_url) patch.endpoint_url = endpoint.value.trim();
+    if (apiKey.value) patch.api_key = apiKey.value;
+    if (Object.keys(patch).length && !(await app.saveSettings(patch))) return;
+    if (patch.api_key) {
+      apiKey.value = '';
+      apiKey.placeholder = '••••••••';
+    }
+    await loadModels();
+  };
+  fillModels(s.model);
+  void loadModels();
+
+  // ---- local servers
+  const found = h('ul', { class: 'found-servers' });
+  const detect = async () => {
+    replaceChildren(found, h('li', { class: 'hint' }, t('detecting')));
+    try {
+      const servers = await app.backend.probeServers();
+      replaceChildren(found, servers.length === 0 ? h('li', { class: 'hint' }, t('noServersFound')) : servers.map((srv) =>
+        h('li', null,
+          h('div', null, h('strong', null, srv.kind_guess), ' ', h('code', null, srv.base_url)),
+          h('div', { class: 'hint' }, srv.needs_api_key ? t('needsKey') : srv.models.slice(0, 4).join(', ')),
+          h('button', { class: 'btn btn-small', type: 'button', onClick: () => { endpoint.value = srv.base_url; void check(); } }, t('useServer')),
+        )));
+    } catch (e) {
+      replaceChildren(found, h('li', { class: 'field-error' }, errorMessage(e)));
+    }
+  };
+
+  // ---- tabs
+  const panes: Record<Tab, HTMLElement> = {
+    server: h('div', { class: 'pane form' },
+      field(t('endpointUrl'), h('div', { class: 'row' }, endpoint, h('button', { class: 'btn', type: 'button', onClick: () => void detect() }, icon('search'), t('detectServers'))), t('endpointHint')),
+      found,
+      field(t('apiKey'), apiKey, s.api_key_set ? t('apiKeySet') : t('apiKeyNone')),
+      s.api_key_set ? h('label', { class: 'check' }, removeKey, t('removeKey')) : null,
+      field(t('model'), h('div', { class: 'row' }, modelSelect, h('button', { class: 'icon-btn', type: 'button', title: t('checkServer'), 'aria-label': t('checkServer'), onClick: () => void check() }, icon('refresh'))), null, modelText, modelStatus),
+      h('fieldset', { class: 'grid' },
+        h('legend', null, t('sampling')),
+        field(t('temperature'), temperature, t('serverDefault')),
+        field(t('topP'), topP, t('serverDefault')),
+        field(t('maxTokens'), maxTokens, t('serverDefault')),
+        field(t('contextLength'), contextLength, t('contextLengthHint')),
+      ),
+    ),
+    instructions: h('div', { class: 'pane form' }, field(t('customInstructions'), instructions, t('customInstructionsHint'))),
+    presets: h('div', { class: 'pane' }),
+    appearance: h('div', { class: 'pane form' }, field(t('theme'), theme), field(t('language'), language)),
+  };
+  mountPresetEditor(app, panes.presets);
+
+  const tabs = h('div', { class: 'tabs', role: 'tablist' });
+  const showTab = (which: Tab) => {
+    for (const [k, pane] of Object.entries(panes)) pane.hidden = k !== which;
+    for (const b of tabs.querySelectorAll('button')) b.setAttribute('aria-selected', String(b.dataset.tab === which));
+    saveBtn.hidden = which === 'presets';
+  };
+  const labels: Record<Tab, string> = { server: t('settingsServer'), instructions: t('settingsInstructions'), presets: t('settingsPresets'), appearance: t('settingsAppearance') };
+  for (const k of Object.keys(panes) as Tab[]) {
+    tabs.appendChild(h('button', { class: 'tab', type: 'button', role: 'tab', dataset: { tab: k }, onClick: () => showTab(k) }, labels[k]));
+  }
+
+  let saved = false;
+  const saveBtn = h('button', {
+    class: 'btn btn-primary', type: 'button', 'data-testid': 'save-settings',
+    onClick: async () => {
+      const patch = diff(s, {
+        endpoint_url: endpoint.value.trim(),
+        model: currentModel(),
+        temperature: numberValue(temperature),
+        top_p: numberValue(topP),
+        max_tokens: numberValue(maxTokens),
+        context_length: numberValue(contextLength),
+        custom_instructions: instructions.value,
+        theme: theme.value as Theme,
+        language: language.value as Language,
+      }, app.settings);
+      if (apiKey.value) patch.api_key = apiKey.value;
+      else if (removeKey.checked) patch.api_key = null;
+      saveBtn.disabled = true;
+      const ok = Object.keys(patch).length === 0 || (await app.saveSettings(patch));
+      saveBtn.disabled = false;
+      if (ok) {
+        saved = true;
+        toast(t('saved'));
+        handle.close();
+      }
+    },
+  }, t('save'));
+
+  const handle = openDialog({
+    title: t('settings'),
+    wide: true,
+    className: 'settings-dialog',
+    body: h('div', { class: 'settings' }, tabs, Object.values(panes)),
+    footer: [h('button', { class: 'btn', type: 'button', onClick: () => handle.close() }, t('cancel')), saveBtn],
+    onClose: () => {
+      // A previewed theme goes back if the dialog closes unsaved.
+      if (!saved && app.settings) applyTheme(app.settings.theme);
+    },
+  });
+  showTab(tab);
+}
+
+function field(label: string, control: HTMLElement, hint?: string | null, ...extra: (HTMLElement | null)[]): HTMLElement {
+  return h('label', { class: 'field' }, h('span', { class: 'field-label' }, label), control, ...extra, hint ? h('span', { class: 'field-hint' }, hint) : null);
+}
+
+function numberInput(value: number | null, attrs: { min?: number; max?: number; step?: number }): HTMLInputElement {
+  return h('input', { class: 'input', type: 'number', inputmode: 'decimal', value: value == null ? '' : String(Number(value.toFixed(4))), placeholder: t('serverDefault'), ...attrs });
+}
+
+function numberValue(input: HTMLInputElement): number | null {
+  const v = input.value.trim();
+  if (v === '') return null;
+  const n = Number(v);
+  return Number.isFinite(n) ? n : null;
+}
+
+type Editable = Omit<SettingsView, 'api_key_set'>;
+
+/** The fields that differ from what the server has now (it may have changed while open). */
+function diff(initial: SettingsView, next: Editable, now: SettingsView | null): SettingsPatch {
+  const base = now ?? initial;
+  const patch: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(next) as [keyof Editable, unknown][]) {
+    const cur = base[k];
+    const same = typeof v === 'number' && typeof cur === 'number' ? Math.abs(v - cur) < 1e-6 : v === cur;
+    if (!same) patch[k] = v;
+  }
+  return patch as SettingsPatch;
+}

@@ -1,0 +1,197 @@
+// The sidebar: projects (Default first) with their chats, newest first. Chats open on click,
+// have a menu (rename, move, delete) and can be dragged onto another project to move them.
+
+import type { App, ProjectEntry } from '../app';
+import type { Session } from '../backend/types';
+import { h, icon, replaceChildren } from '../lib/dom';
+import { t } from '../lib/i18n';
+import { confirmDialog, promptDialog } from './dialog';
+import { showMenu, type MenuItem } from './menu';
+import { openProjectDialog } from './projectDialog';
+import { openSettingsDialog } from './settingsDialog';
+
+const DRAG_TYPE = 'application/x-maru-session';
+
+export function mountSidebar(app: App, root: HTMLElement): void {
+  const list = h('nav', { class: 'project-list', 'aria-label': t('projects') });
+  const render = () => {
+    replaceChildren(root,
+      h('div', { class: 'sidebar-head' },
+        h('div', { class: 'brand' }, h('span', { class: 'brand-mark' }, '마'), h('span', { class: 'brand-name' }, 'Maru')),
+        h('button', { class: 'btn btn-primary btn-block', type: 'button', 'data-testid': 'new-chat', onClick: () => app.newChat(app.currentProject()?.id) },
+          icon('plus'), t('newChat')),
+      ),
+      h('div', { class: 'section-head' },
+        h('span', null, t('projects')),
+        h('button', { class: 'icon-btn', type: 'button', title: t('newProject'), 'aria-label': t('newProject'), 'data-testid': 'new-project', onClick: () => openProjectDialog(app) }, icon('plus')),
+      ),
+      list,
+      h('div', { class: 'sidebar-foot' },
+        h('button', { class: ['btn', 'btn-ghost', app.panel === 'memory' && 'active'], type: 'button', onClick: () => app.togglePanel('memory') }, icon('brain'), t('memory')),
+        h('button', { class: 'btn btn-ghost', type: 'button', 'data-testid': 'open-settings', onClick: () => openSettingsDialog(app) }, icon('gear'), t('settings')),
+        app.version ? h('span', { class: 'version', title: 'maru' }, `v${app.version}`) : null,
+      ),
+    );
+    replaceChildren(list, app.projects.map((e) => projectNode(app, e)));
+  };
+  app.on('sidebar', render);
+  app.on('panel', render);
+  render();
+}
+
+function projectNode(app: App, e: ProjectEntry): HTMLElement {
+  const p = e.project;
+  const name = app.projectName(p);
+  const current = app.currentProject()?.id === p.id;
+  const head = h('div', {
+    class: ['project-head', current && 'current'],
+    dataset: { projectId: String(p.id) },
+    'data-testid': 'project',
+    role: 'button',
+    tabindex: 0,
+    'aria-expanded': String(e.expanded),
+    onClick: () => app.toggleProject(p.id),
+    onKeydown: (ev: KeyboardEvent) => {
+      if (ev.key === 'Enter' || ev.key === ' ') {
+        ev.preventDefault();
+        app.toggleProject(p.id);
+      }
+    },
+  },
+    h('span', { class: ['chevron', e.expanded && 'open'] }, icon('chevron')),
+    icon('folder'),
+    h('span', { class: 'project-name', title: p.instructions ? `${name}\n\n${p.instructions}` : name }, name),
+    h('span', { class: 'count', title: t('chatsCount', { n: p.session_count }) }, String(p.session_count)),
+    h('button', {
+      class: 'icon-btn hover-only', type: 'button', title: t('newChatIn', { project: name }), 'aria-label': t('newChatIn', { project: name }),
+      onClick: (ev: Event) => {
+        ev.stopPropagation();
+        app.newChat(p.id);
+      },
+    }, icon('plus')),
+    h('button', {
+      class: 'icon-btn hover-only', type: 'button', 'aria-label': `${name}: ${t('edit')}`, 'data-testid': 'project-menu',
+      onClick: (ev: Event) => {
+        ev.stopPropagation();
+        showMenu(ev.currentTarget as HTMLElement, projectMenu(app, e));
+      },
+    }, icon('more')),
+  );
+  // Dropping a dragged chat here moves it to this project.
+  head.addEventListener('dragover', (ev) => {
+    if (!ev.dataTransfer?.types.includes(DRAG_TYPE)) return;
+    ev.preventDefault();
+    ev.dataTransfer.dropEffect = 'move';
+    head.classList.add('drop-target');
+  });
+  head.addEventListener('dragleave', () => head.classList.remove('drop-target'));
+  head.addEventListener('drop', (ev) => {
+    head.classList.remove('drop-target');
+    const id = Number(ev.dataTransfer?.getData(DRAG_TYPE));
+    if (!id) return;
+    ev.preventDefault();
+    void app.moveSession(id, p.id);
+  });
+
+  const body = e.expanded
+    ? h('ul', { class: 'session-list' },
+        e.sessions.map((s) => sessionNode(app, s)),
+        e.loaded && e.sessions.length === 0 ? h('li', { class: 'empty-note' }, '—') : null,
+        e.loading && !e.loaded ? h('li', { class: 'empty-note' }, t('loading')) : null,
+        e.nextCursor
+          ? h('li', null, h('button', { class: 'btn btn-ghost btn-small load-more', type: 'button', disabled: e.loading, onClick: () => app.loadMoreSessions(p.id) }, e.loading ? t('loading') : t('loadMore')))
+          : null,
+      )
+    : null;
+  return h('div', { class: 'project' }, head, body);
+}
+
+function projectMenu(app: App, e: ProjectEntry): MenuItem[] {
+  const p = e.project;
+  return [
+    { label: t('newChat'), icon: 'plus', onSelect: () => app.newChat(p.id) },
+    { label: t('rename'), icon: 'edit', disabled: p.is_default, title: p.is_default ? t('defaultCannotRename') : undefined, onSelect: () => openProjectDialog(app, p, 'name') },
+    { label: t('editInstructions'), icon: 'layers', disabled: p.is_default, title: p.is_default ? t('defaultCannotRename') : undefined, onSelect: () => openProjectDialog(app, p, 'instructions') },
+    {
+      label: t('delete'), icon: 'trash', danger: true, disabled: p.is_default, title: p.is_default ? t('defaultCannotDelete') : undefined,
+      onSelect: async () => {
+        const ok = await confirmDialog({ title: t('deleteProjectTitle', { name: p.name }), body: t('deleteProjectBody', { n: p.session_count }), confirm: t('delete'), danger: true });
+        if (ok) await app.deleteProject(p.id);
+      },
+    },
+  ];
+}
+
+export function sessionTitle(s: Session): string {
+  return s.title.trim() || t('untitled');
+}
+
+function sessionNode(app: App, s: Session): HTMLElement {
+  const active = app.session?.id === s.id;
+  const streaming = app.live.has(s.id);
+  const title = sessionTitle(s);
+  const item = h('li', {
+    class: ['session', active && 'active'],
+    draggable: 'true',
+    dataset: { sessionId: String(s.id) },
+    'data-testid': 'session',
+  },
+    h('a', {
+      class: 'session-link',
+      href: `#/chat/${s.id}`,
+      title,
+      'aria-current': active ? 'page' : undefined,
+      onClick: (ev: MouseEvent) => {
+        if (ev.metaKey || ev.ctrlKey || ev.shiftKey) return;
+        ev.preventDefault();
+        void app.openSession(s.id);
+      },
+    }, streaming ? h('span', { class: 'live-dot', title: t('statusStreaming') }) : null, h('span', { class: 'session-title' }, title)),
+    h('button', {
+      class: 'icon-btn hover-only', type: 'button', 'aria-label': `${title}: ${t('edit')}`, 'data-testid': 'session-menu',
+      onClick: (ev: Event) => {
+        ev.stopPropagation();
+        showMenu(ev.currentTarget as HTMLElement, sessionMenu(app, s, ev.currentTarget as HTMLElement));
+      },
+    }, icon('more')),
+  );
+  item.addEventListener('dragstart', (ev) => {
+    ev.dataTransfer?.setData(DRAG_TYPE, String(s.id));
+    ev.dataTransfer?.setData('text/plain', title);
+    if (ev.dataTransfer) ev.dataTransfer.effectAllowed = 'move';
+    item.classList.add('dragging');
+  });
+  item.addEventListener('dragend', () => item.classList.remove('dragging'));
+  return item;
+}
+
+export function sessionMenu(app: App, s: Session, anchor: HTMLElement): MenuItem[] {
+  return [
+    { label: t('rename'), icon: 'edit', onSelect: () => renameSession(app, s) },
+    { label: t('moveToProject'), icon: 'move', onSelect: () => showMenu(anchor, moveMenu(app, s), t('moveTo')) },
+    { label: t('delete'), icon: 'trash', danger: true, onSelect: () => deleteSession(app, s) },
+  ];
+}
+
+export function moveMenu(app: App, s: Session): MenuItem[] {
+  return [
+    { label: t('moveTo'), heading: true },
+    ...app.projects.map((e) => ({
+      label: app.projectName(e.project),
+      icon: 'folder' as const,
+      checked: e.project.id === s.project_id,
+      disabled: e.project.id === s.project_id,
+      onSelect: () => void app.moveSession(s.id, e.project.id),
+    })),
+  ];
+}
+
+export async function renameSession(app: App, s: Session): Promise<void> {
+  const title = await promptDialog({ title: t('renameChat'), label: t('chatTitle'), value: s.title, placeholder: t('untitled') });
+  if (title !== null && title !== s.title) await app.renameSession(s.id, title);
+}
+
+export async function deleteSession(app: App, s: Session): Promise<void> {
+  const ok = await confirmDialog({ title: t('deleteChatTitle'), body: t('deleteChatBody', { title: sessionTitle(s) }), confirm: t('delete'), danger: true });
+  if (ok) await app.deleteSession(s.id);
+}
