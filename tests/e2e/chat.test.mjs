@@ -100,7 +100,8 @@ test('the web UI: project, streamed chat, move, context inspector', { timeout: 1
   const pageErrors = [];
   page.on('pageerror', (e) => pageErrors.push(String(e)));
   page.on('console', (m) => {
-    if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`);
+    // Failed requests are logged by the browser itself (expected once Maru is stopped).
+    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) pageErrors.push(`console: ${m.text()}`);
   });
   page.setDefaultTimeout(15_000);
 
@@ -238,6 +239,63 @@ test('the web UI: project, streamed chat, move, context inspector', { timeout: 1
     const s = await api(maru.base, 'GET', `/api/sessions/${sessionId}`);
     const projects = await api(maru.base, 'GET', '/api/projects');
     assert.ok(projects.find((p) => p.id === s.project_id)?.is_default, 'the server has the chat back in Default');
+  });
+
+  await step('regenerate the last reply', async () => {
+    const before = fake.requests.length;
+    await page.getByTestId('regenerate').click();
+    await page.getByTestId('message-live').waitFor();
+    await page.getByTestId('message-live').waitFor({ state: 'detached', timeout: 30_000 });
+    assert.equal(fake.requests.length, before + 1);
+    assert.equal(await page.getByTestId('message-assistant').count(), 1, 'the reply was replaced, not added');
+  });
+
+  await step('edit and resend the message', async () => {
+    const before = fake.requests.length;
+    const user = page.getByTestId('message-user').first();
+    await user.hover();
+    await user.getByRole('button', { name: 'Edit and resend' }).click();
+    const area = page.locator('.edit-area');
+    await area.fill('Only the weekend, please.');
+    await page.getByRole('button', { name: 'Save and send' }).click();
+    await page.getByTestId('message-user').filter({ hasText: 'Only the weekend, please.' }).waitFor();
+    await page.getByTestId('message-live').waitFor({ state: 'detached', timeout: 30_000 });
+    assert.equal(fake.requests.length, before + 1);
+    const last = fake.requests.at(-1).messages.at(-1);
+    assert.equal(last.role, 'user');
+    assert.match(typeof last.content === 'string' ? last.content : JSON.stringify(last.content), /Only the weekend, please\./);
+    assert.equal(await page.getByTestId('message-user').count(), 1);
+  });
+
+  await step('stop a reply while it streams', async () => {
+    const composer = page.getByTestId('composer');
+    await composer.fill('Tell me more.');
+    await composer.press('Enter');
+    await page.getByTestId('message-live').getByText('Hello', { exact: false }).waitFor();
+    await page.getByTestId('stop').click();
+    await page.getByTestId('message-live').waitFor({ state: 'detached', timeout: 30_000 });
+    const last = page.getByTestId('message-assistant').last();
+    assert.equal(await last.getByTestId('status-badge').innerText(), 'Stopped');
+  });
+
+  await step('a model server that is down shows as a failed reply with the reason', async () => {
+    const closed = await freePort();
+    await api(maru.base, 'PATCH', '/api/settings', { endpoint_url: `http://127.0.0.1:${closed}/v1` });
+    const composer = page.getByTestId('composer');
+    await composer.fill('Are you there?');
+    await composer.press('Enter');
+    const last = page.getByTestId('message-assistant').last();
+    await last.getByTestId('status-badge').filter({ hasText: 'Error' }).waitFor({ timeout: 30_000 });
+    assert.ok((await last.locator('.msg-error').innerText()).length > 10, 'the error says what went wrong');
+    await page.screenshot({ path: path.join(outDir, 'stopped-and-error.png') });
+  });
+
+  await step('Maru itself going away shows a banner', async () => {
+    maru.child.kill('SIGTERM');
+    await new Promise((r) => maru.child.once('exit', r));
+    await page.getByTestId('open-memory').click();
+    await page.getByText('Cannot reach Maru').waitFor();
+    await page.screenshot({ path: path.join(outDir, 'offline.png') });
   });
 
   await step('no errors in the page', async () => {

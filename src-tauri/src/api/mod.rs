@@ -30,6 +30,8 @@ pub struct App {
     pub tools: ToolRegistry,
     /// The client for the current endpoint and key, rebuilt when settings change them.
     llm: Mutex<Option<(String, Option<String>, llm::Client)>>,
+    /// The model the server listed first, per endpoint, so a turn does not ask every time.
+    listed_model: Mutex<Option<(String, String)>>,
 }
 
 impl App {
@@ -49,6 +51,7 @@ impl App {
             runs: Runs::default(),
             tools: ToolRegistry::default(),
             llm: Mutex::new(None),
+            listed_model: Mutex::new(None),
         }))
     }
 
@@ -73,11 +76,23 @@ impl App {
         if !s.model.is_empty() {
             return Ok(s.model.clone());
         }
+        if let Some((url, model)) = self.listed_model.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            if *url == s.endpoint_url {
+                return Ok(model.clone());
+            }
+        }
         let models = client.list_models().await?;
-        models.into_iter().next().map(|m| m.id).ok_or_else(|| Error::Upstream {
+        let model = models.into_iter().next().map(|m| m.id).ok_or_else(|| Error::Upstream {
             code: "no_model",
             message: format!("the server at {} lists no models; load one, or set the model name in settings", s.endpoint_url),
-        })
+        })?;
+        *self.listed_model.lock().unwrap_or_else(|p| p.into_inner()) = Some((s.endpoint_url.clone(), model.clone()));
+        Ok(model)
+    }
+
+    /// Forgets the listed model (the server said it does not know it: it was swapped).
+    pub fn forget_listed_model(&self) {
+        *self.listed_model.lock().unwrap_or_else(|p| p.into_inner()) = None;
     }
 }
 

@@ -229,7 +229,12 @@ async fn stream_reply(
     let cancelled = matches!(failure, Some(LlmError::Cancelled)) || cancel.is_cancelled();
     let (status, error) = match &failure {
         _ if cancelled => (Status::Stopped, None),
-        Some(e) => (Status::Error, Some(e.to_string())),
+        Some(e) => {
+            if matches!(e, LlmError::UnknownModel { .. }) {
+                app.forget_listed_model();
+            }
+            (Status::Error, Some(e.to_string()))
+        }
         None => (Status::Complete, None),
     };
     let tool_calls = if status == Status::Complete { calls } else { vec![] };

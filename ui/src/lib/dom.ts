@@ -85,6 +85,7 @@ export function icon(name: keyof typeof ICONS, label?: string): SVGSVGElement {
 
 const ICONS = {
   plus: ['M12 5v14', 'M5 12h14'],
+  logo: ['M3.5 11L12 5.5l8.5 5.5', 'M6 18.5h12', 'M7 11.5v7', 'M17 11.5v7', 'M10 15h4'],
   chat: ['M21 12a8 8 0 0 1-11.6 7.1L4 20l1-4.6A8 8 0 1 1 21 12z'],
   folder: ['M3 7a2 2 0 0 1 2-2h4l2 2h8a2 2 0 0 1 2 2v8a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2z'],
   more: ['M5 12h.01', 'M12 12h.01', 'M19 12h.01'],

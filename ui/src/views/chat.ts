@@ -111,7 +111,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
       replaceChildren(list, app.loadingMessages && s
         ? h('div', { class: 'empty' }, t('loading'))
         : h('div', { class: 'empty' },
-            h('div', { class: 'empty-mark' }, '마루'),
+            h('div', { class: 'empty-mark', title: '마루' }, icon('logo')),
             h('h2', null, t('emptyTitle')),
             h('p', null, t('emptyBody')),
             project && !project.is_default ? h('p', { class: 'empty-project' }, icon('folder'), t('emptyInProject', { project: project.name })) : null,

@@ -68,7 +68,7 @@ export function mountNoToken(root: HTMLElement): void {
   replaceChildren(root,
     h('div', { class: 'gate' },
       h('div', { class: 'gate-card' },
-        h('div', { class: 'empty-mark' }, '마루'),
+        h('div', { class: 'empty-mark', title: '마루' }, icon('logo')),
         h('h1', null, t('unauthorizedTitle')),
         h('p', null, t('unauthorizedBody')),
         h('pre', null, 'maru serve\nOpen http://127.0.0.1:8765/#token=…'),

@@ -150,7 +150,7 @@ function replyNode(app: App, m: Message, ctx: MessageContext): HTMLElement {
   const empty = !m.content.trim();
   return h('article', { class: ['msg', 'msg-assistant', `status-${m.status}`], dataset: { messageId: String(m.id), role: 'assistant' }, 'data-testid': 'message-assistant' },
     h('div', { class: 'msg-head' },
-      h('span', { class: 'avatar', 'aria-hidden': 'true' }, '마'),
+      h('span', { class: 'avatar', 'aria-hidden': 'true' }, icon('logo')),
       h('span', { class: 'who' }, t('assistant')),
       statusBadge(m.status),
       h('time', { class: 'when', datetime: new Date(m.created_at).toISOString() }, dateTime(m.created_at)),
@@ -192,7 +192,7 @@ export function updateLiveNode(el: HTMLElement, live: LiveTurn): void {
   const usage = live.usage;
   replaceChildren(el,
     h('div', { class: 'msg-head' },
-      h('span', { class: 'avatar', 'aria-hidden': 'true' }, '마'),
+      h('span', { class: 'avatar', 'aria-hidden': 'true' }, icon('logo')),
       h('span', { class: 'who' }, t('assistant')),
       live.error ? h('span', { class: 'badge badge-error' }, t('statusError')) : h('span', { class: 'badge badge-streaming' }, live.stopping ? t('stop') + '…' : t('statusStreaming')),
     ),

@@ -17,7 +17,7 @@ export function mountSidebar(app: App, root: HTMLElement): void {
   const render = () => {
     replaceChildren(root,
       h('div', { class: 'sidebar-head' },
-        h('div', { class: 'brand' }, h('span', { class: 'brand-mark' }, '마'), h('span', { class: 'brand-name' }, 'Maru')),
+        h('div', { class: 'brand' }, h('span', { class: 'brand-mark', title: '마루' }, icon('logo')), h('span', { class: 'brand-name' }, 'Maru')),
         h('button', { class: 'btn btn-primary btn-block', type: 'button', 'data-testid': 'new-chat', onClick: () => app.newChat(app.currentProject()?.id) },
           icon('plus'), t('newChat')),
       ),
@@ -96,7 +96,7 @@ function projectNode(app: App, e: ProjectEntry): HTMLElement {
   const body = e.expanded
     ? h('ul', { class: 'session-list' },
         e.sessions.map((s) => sessionNode(app, s)),
-        e.loaded && e.sessions.length === 0 ? h('li', { class: 'empty-note' }, '—') : null,
+        e.loaded && e.sessions.length === 0 ? h('li', { class: 'empty-note' }, t('noChats')) : null,
         e.loading && !e.loaded ? h('li', { class: 'empty-note' }, t('loading')) : null,
         e.nextCursor
           ? h('li', null, h('button', { class: 'btn btn-ghost btn-small load-more', type: 'button', disabled: e.loading, onClick: () => app.loadMoreSessions(p.id) }, e.loading ? t('loading') : t('loadMore')))
