@@ -3,10 +3,15 @@
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/maru/target
 CORE := --no-default-features
 
-.PHONY: run test test-core test-real deps bench
+.PHONY: run test test-core ui bench
 run:
 	scripts/deps.sh run
-	cargo run -p maru $(CORE) --release -- serve
+	$(MAKE) ui
+	cargo run -p maru $(CORE) --release -- serve --ui-dir ui/dist
+
+ui:
+	npm ci --prefix ui --no-audit --no-fund
+	npm run build --prefix ui
 
 test:
 	scripts/deps.sh test
@@ -17,3 +22,4 @@ test-core:
 
 bench:
 	cargo bench -p maru $(CORE) --bench store
+	cargo bench -p maru-tests --bench turn

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every test tier, in order of speed. Run through `make test`, which installs dependencies first.
+# Every test tier, fastest first. Run through `make test`, which installs dependencies first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/maru/target}"
@@ -7,7 +7,15 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/maru/target}"
 echo "== core and integration tests (no WebKit needed)" >&2
 cargo test --workspace --no-default-features
 
+echo "== web UI unit tests" >&2
+npm ci --prefix ui --no-audit --no-fund
+npm test --prefix ui
+
 echo "== real model server: llama.cpp with SmolLM2-135M" >&2
 eval "$(tests/real-server/setup.sh)"
 export LLAMA_SERVER SMOLLM_GGUF
 cargo test -p maru-tests --no-default-features --test real_server -- --include-ignored
+
+echo "== browser end-to-end: maru serve + the web UI in Chromium" >&2
+cargo build -p maru --no-default-features
+MARU_BIN="$CARGO_TARGET_DIR/debug/maru" tests/e2e/run.sh

@@ -17,7 +17,7 @@ use crate::api::App;
 use crate::error::{Error, Result};
 use crate::llm::{ChatRequest, Delta, LlmError, ToolCall};
 use crate::prompt::{self, Budgets};
-use crate::store::messages::{self, Ending, Message, NewMessage, ReplyStats, Role, Status};
+use crate::store::messages::{self, Ending, NewMessage, ReplyStats, Role, Status};
 use crate::store::{sessions, settings};
 
 /// At most this many rounds of tool calls per turn; the last round offers no tools.
@@ -39,21 +39,19 @@ pub enum TurnKind {
 pub async fn start(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<mpsc::Receiver<TurnEvent>> {
     let guard = app.runs.begin(session_id)?;
     let templates = app.templates.clone();
-    let user_message = app
-        .store
+    app.store
         .call(move |c| {
             let tx = c.transaction()?;
             let session = sessions::get(&tx, session_id)?;
             let now = chrono::Local::now();
-            let user = match kind {
+            match kind {
                 TurnKind::Send { content } => {
                     check_content(&content)?;
                     let note = history::runtime_note(&templates, now)?;
-                    let m = messages::insert(&tx, &NewMessage { session_id, role: Role::User, content: &content, runtime_note: Some(&note), ..Default::default() })?;
+                    messages::insert(&tx, &NewMessage { session_id, role: Role::User, content: &content, runtime_note: Some(&note), ..Default::default() })?;
                     if session.title.is_empty() {
                         sessions::set_title_if_empty(&tx, session_id, &title::from_first_message(&content))?;
                     }
-                    m
                 }
                 TurnKind::Regenerate => {
                     let last_user = messages::history(&tx, session_id)?
@@ -61,7 +59,6 @@ pub async fn start(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<mps
                         .rfind(|m| m.role == Role::User)
                         .ok_or_else(|| Error::invalid("nothing_to_regenerate", "this chat has no message to answer yet"))?;
                     messages::delete_from(&tx, session_id, last_user.id + 1)?;
-                    last_user
                 }
                 TurnKind::Resend { message_id, content } => {
                     check_content(&content)?;
@@ -72,17 +69,15 @@ pub async fn start(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<mps
                     messages::delete_from(&tx, session_id, message_id + 1)?;
                     messages::edit(&tx, message_id, &content)?;
                     // It is sent again now: a new time, stored so later requests repeat it.
-                    let note = history::runtime_note(&templates, now)?;
-                    tx.execute("UPDATE messages SET runtime_note = ?2 WHERE id = ?1", rusqlite::params![message_id, note])?;
-                    messages::get(&tx, message_id)?
+                    messages::set_runtime_note(&tx, message_id, &history::runtime_note(&templates, now)?)?;
                 }
-            };
+            }
             tx.commit()?;
-            Ok(user)
+            Ok(())
         })
         .await?;
     let (tx, rx) = mpsc::channel(256);
-    tokio::spawn(run(app, guard, session_id, user_message, tx));
+    tokio::spawn(run(app, guard, session_id, tx));
     Ok(rx)
 }
 
@@ -98,7 +93,7 @@ async fn emit(tx: &mpsc::Sender<TurnEvent>, event: TurnEvent) {
     let _ = tx.send(event).await;
 }
 
-async fn run(app: Arc<App>, guard: RunGuard, session_id: i64, _user: Message, tx: mpsc::Sender<TurnEvent>) {
+async fn run(app: Arc<App>, guard: RunGuard, session_id: i64, tx: mpsc::Sender<TurnEvent>) {
     let cancel = guard.cancel.clone();
     if let Err(e) = run_rounds(&app, session_id, &cancel, &tx).await {
         // Failed before or between replies (server down, no model…): the chat shows why, as a

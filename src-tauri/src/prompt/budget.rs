@@ -71,7 +71,8 @@ pub fn apply(inputs: &PromptInputs, budgets: &Budgets) -> Budgeted {
 
     // Over the total: shrink the most specific, most expendable sections first.
     let total_reason = "cut to fit the whole prompt's budget";
-    let fixed = budgets.base.min(12_000);
+    // ① is never cut (it is the product's or the user's chosen persona): reserve its budget.
+    let fixed = budgets.base;
     let mut over = size(&out) + fixed;
     if over > budgets.total {
         let excess = over - budgets.total;

@@ -63,11 +63,13 @@ pub struct Prepared {
 /// Renders the prompt for `session_id` without touching the snapshot.
 pub fn render_current(conn: &Connection, templates: &Templates, session_id: i64, today: NaiveDate, budgets: &Budgets) -> Result<(String, SnapshotReport)> {
     let inputs = inputs::gather(conn, templates, session_id, today)?;
-    let key = inputs_key(&inputs, templates, budgets);
-    let budgeted = budget::apply(&inputs, budgets);
-    let rendered = render::render(templates, &budgeted)?;
-    let report = SnapshotReport { rendered, project_name: inputs.project.name.clone(), base_label: inputs.base.label().to_string(), date: inputs.today };
-    Ok((key, report))
+    Ok((inputs_key(&inputs, templates, budgets), build(&inputs, templates, budgets)?))
+}
+
+/// Budgets then render: the pure part.
+fn build(inputs: &PromptInputs, templates: &Templates, budgets: &Budgets) -> Result<SnapshotReport> {
+    let rendered = render::render(templates, &budget::apply(inputs, budgets))?;
+    Ok(SnapshotReport { rendered, project_name: inputs.project.name.clone(), base_label: inputs.base.label().to_string(), date: inputs.today })
 }
 
 /// The prompt for the next request: the stored snapshot when the inputs are unchanged (no
@@ -84,9 +86,7 @@ pub fn prepare(conn: &Connection, templates: &Templates, session_id: i64, today:
             }
         }
     }
-    let budgeted = budget::apply(&inputs, budgets);
-    let rendered = render::render(templates, &budgeted)?;
-    let report = SnapshotReport { rendered, project_name: inputs.project.name.clone(), base_label: inputs.base.label().to_string(), date: inputs.today };
+    let report = build(&inputs, templates, budgets)?;
     let old_report = previous.as_ref().and_then(|p| serde_json::from_str::<SnapshotReport>(&p.report).ok());
     let reason = match &old_report {
         None => "first request of this session".to_string(),

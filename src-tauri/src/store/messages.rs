@@ -215,6 +215,12 @@ pub fn edit(conn: &Connection, id: i64, content: &str) -> Result<Message> {
     get(conn, id)
 }
 
+/// Stamps a user message with the time it was (re)sent.
+pub fn set_runtime_note(conn: &Connection, id: i64, note: &str) -> Result<Message> {
+    conn.execute("UPDATE messages SET runtime_note = ?2 WHERE id = ?1", params![id, note])?;
+    get(conn, id)
+}
+
 /// Saves the partial text of a reply that is still streaming.
 pub fn save_partial(conn: &Connection, id: i64, content: &str) -> Result<()> {
     conn.prepare_cached("UPDATE messages SET content = ?2, updated_at = ?3 WHERE id = ?1")?
