@@ -294,7 +294,7 @@ test('the web UI: project, streamed chat, move, context inspector', { timeout: 1
     maru.child.kill('SIGTERM');
     await new Promise((r) => maru.child.once('exit', r));
     await page.getByTestId('open-memory').click();
-    await page.getByText('Cannot reach Maru').waitFor();
+    await page.getByTestId('banner').getByText('Cannot reach Maru').waitFor();
     await page.screenshot({ path: path.join(outDir, 'offline.png') });
   });
 

@@ -65,6 +65,7 @@ export class App {
   presets: Preset[] = [];
   memories: Memory[] = [];
   memoriesLoaded = false;
+  memoriesError: string | null = null;
   panel: Panel = null;
   context: ContextView | null = null;
   contextError: string | null = null;
@@ -680,11 +681,15 @@ export class App {
   // ---- memory
 
   async loadMemories(): Promise<void> {
-    await this.attempt(async () => {
+    try {
       this.memories = await this.backend.listMemories();
       this.memoriesLoaded = true;
-      this.emit('memories');
-    });
+      this.memoriesError = null;
+    } catch (e) {
+      this.memoriesError = errorMessage(e);
+      this.fail(e);
+    }
+    this.emit('memories');
   }
 
   async addMemory(content: string): Promise<boolean> {

@@ -374,11 +374,22 @@ export function safeHref(href: string): string | null {
 
 // ---- DOM
 
+export interface RenderOptions {
+  /** The label of the copy button on code blocks. */
+  copyLabel?: string;
+}
+
 /** Builds the DOM for a reply; code blocks carry a `.copy-code` button for the caller to wire. */
-export function renderMarkdown(src: string, doc: Document = document): DocumentFragment {
+export function renderMarkdown(src: string, opts: RenderOptions = {}, doc: Document = document): DocumentFragment {
   const frag = doc.createDocumentFragment();
-  for (const b of parse(src)) frag.appendChild(blockNode(b, doc, false));
+  const ctx: Ctx = { doc, copyLabel: opts.copyLabel ?? 'Copy' };
+  for (const b of parse(src)) frag.appendChild(blockNode(b, ctx, false));
   return frag;
+}
+
+interface Ctx {
+  doc: Document;
+  copyLabel: string;
 }
 
 function el<K extends keyof HTMLElementTagNameMap>(doc: Document, tag: K, cls?: string): HTMLElementTagNameMap[K] {
@@ -387,7 +398,8 @@ function el<K extends keyof HTMLElementTagNameMap>(doc: Document, tag: K, cls?: 
   return e;
 }
 
-function blockNode(b: Block, doc: Document, tightItem: boolean): Node {
+function blockNode(b: Block, ctx: Ctx, tightItem: boolean): Node {
+  const doc = ctx.doc;
   switch (b.t) {
     case 'p': {
       if (tightItem) {
@@ -412,7 +424,7 @@ function blockNode(b: Block, doc: Document, tightItem: boolean): Node {
       lang.textContent = b.lang || 'text';
       const copy = el(doc, 'button', 'copy-code');
       copy.type = 'button';
-      copy.textContent = 'Copy';
+      copy.textContent = ctx.copyLabel;
       head.append(lang, copy);
       const pre = el(doc, 'pre');
       const code = el(doc, 'code');
@@ -424,7 +436,7 @@ function blockNode(b: Block, doc: Document, tightItem: boolean): Node {
     }
     case 'quote': {
       const q = el(doc, 'blockquote');
-      for (const c of b.c) q.appendChild(blockNode(c, doc, false));
+      for (const c of b.c) q.appendChild(blockNode(c, ctx, false));
       return q;
     }
     case 'list': {
@@ -432,7 +444,7 @@ function blockNode(b: Block, doc: Document, tightItem: boolean): Node {
       if (b.ordered && b.start !== 1) l.setAttribute('start', String(b.start));
       for (const item of b.items) {
         const li = el(doc, 'li');
-        for (const c of item) li.appendChild(blockNode(c, doc, b.tight));
+        for (const c of item) li.appendChild(blockNode(c, ctx, b.tight));
         l.appendChild(li);
       }
       return l;

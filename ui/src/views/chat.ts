@@ -53,6 +53,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
     const sig = JSON.stringify([s?.id, s?.title, presetValue, project?.id, project?.name, app.panel, app.presets.map((p) => [p.key, p.name]), t('preset')]);
     if (sig === headSig) return;
     headSig = sig;
+    document.title = s ? `${sessionTitle(s)} · Maru` : 'Maru';
     const builtin = app.presets.filter((p) => p.builtin);
     const mine = app.presets.filter((p) => !p.builtin);
     const select = h('select', {
@@ -73,7 +74,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
     replaceChildren(head,
       h('button', { class: 'icon-btn sidebar-toggle', type: 'button', 'aria-label': t('projects'), onClick: toggleSidebar }, icon('menu')),
       h('div', { class: 'crumbs' },
-        project ? h('span', { class: 'crumb-project', 'data-testid': 'chat-project' }, icon('folder'), app.projectName(project)) : null,
+        project ? h('span', { class: 'crumb-project', 'data-testid': 'chat-project', title: app.projectName(project) }, icon('folder'), h('span', null, app.projectName(project))) : null,
         h('span', { class: 'crumb-sep' }, '/'),
         s
           ? h('button', { class: 'chat-title', type: 'button', title: t('rename'), 'data-testid': 'chat-title', onClick: () => void renameSession(app, s) }, sessionTitle(s))
@@ -83,11 +84,11 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
         h('label', { class: 'preset-picker' }, icon('layers'), select),
         h('button', {
           class: ['btn', 'btn-ghost', app.panel === 'context' && 'active'], type: 'button', 'data-testid': 'open-context',
-          'aria-pressed': String(app.panel === 'context'), onClick: () => app.togglePanel('context'),
-        }, icon('search'), h('span', { class: 'label' }, t('context'))),
+          'aria-pressed': String(app.panel === 'context'), title: t('contextInspector'), onClick: () => app.togglePanel('context'),
+        }, icon('eye'), h('span', { class: 'label' }, t('context'))),
         h('button', {
           class: ['btn', 'btn-ghost', app.panel === 'memory' && 'active'], type: 'button', 'data-testid': 'open-memory',
-          'aria-pressed': String(app.panel === 'memory'), onClick: () => app.togglePanel('memory'),
+          'aria-pressed': String(app.panel === 'memory'), title: t('memoryTitle'), onClick: () => app.togglePanel('memory'),
         }, icon('brain'), h('span', { class: 'label' }, t('memory'))),
         s ? h('button', {
           class: 'icon-btn', type: 'button', 'aria-label': t('edit'), 'data-testid': 'chat-menu',
@@ -100,6 +101,8 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
   const renderList = () => {
     const s = app.session;
     const stick = shownSession !== (s?.id ?? null) || nearBottom();
+    // Otherwise the view stays on the same messages (older ones load above them).
+    const fromBottom = scroller.scrollHeight - scroller.scrollTop;
     shownSession = s?.id ?? null;
     const live = app.currentLive();
     const visible = app.messages.filter((m) => !(live && live.cutAfter !== null && m.id > live.cutAfter));
@@ -141,6 +144,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
       liveEl,
     );
     if (stick) toBottom();
+    else scroller.scrollTop = scroller.scrollHeight - fromBottom;
   };
 
   const renderLive = () => {

@@ -89,6 +89,8 @@ export function mountComposer(app: App, root: HTMLElement): { focus(): void } {
         resize();
       }
       draftKey = k;
+      // A chat just opened: ready to type (not on small screens, where it would pop a keyboard).
+      if (!document.querySelector('dialog[open]') && window.innerWidth > 760) area.focus();
     }
     renderButton();
   };

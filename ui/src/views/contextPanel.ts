@@ -18,7 +18,7 @@ export function mountContextPanel(app: App, root: HTMLElement, onClose: () => vo
     const v = app.context;
     replaceChildren(root,
       h('header', { class: 'panel-head' },
-        h('h2', null, icon('search'), t('contextInspector')),
+        h('h2', null, icon('eye'), t('contextInspector')),
         app.session ? h('button', { class: ['icon-btn', app.contextLoading && 'spin'], type: 'button', title: t('refresh'), 'aria-label': t('refresh'), onClick: () => void app.loadContext() }, icon('refresh')) : null,
         h('button', { class: 'icon-btn', type: 'button', 'aria-label': t('close'), onClick: onClose }, icon('close')),
       ),
@@ -61,13 +61,12 @@ function body(v: ContextView, staleError: string | null): Child[] {
     staleError ? h('div', { class: 'msg-error' }, icon('warn'), h('span', null, staleError)) : null,
     h('section', { class: 'card summary', 'data-testid': 'context-summary' },
       h('h3', null, t('systemPrompt')),
-      kv(t('size'), `${t('chars', { n: count(v.chars) })} · ${t('tokens', { n: count(v.tokens) })}`, v.tokens_source === 'server' ? t('tokensServer') : t('tokensEstimate')),
+      kv(t('size'), `${t('chars', { n: count(v.chars) })} · ${t('tokens', { n: count(v.tokens) })} (${v.tokens_source === 'server' ? t('tokensServer') : t('tokensEstimate')})`),
       h('div', { class: 'kv' },
         h('span', { class: 'k' }, t('sha')),
         h('code', { class: 'v sha', title: v.sha256, 'data-testid': 'context-sha' }, shortSha(v.sha256)),
         copyBtn(v.sha256),
       ),
-      h('div', { class: 'token-source' }, v.tokens_source === 'server' ? t('tokensServer') : t('tokensEstimate')),
       v.last_sent
         ? h('div', { class: 'changed' },
             kv(t('lastChanged'), h('span', { title: dateTime(v.last_sent.changed_at) }, relative(v.last_sent.changed_at))),

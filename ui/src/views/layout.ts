@@ -12,7 +12,7 @@ import { mountSidebar } from './sidebar';
 export function mountLayout(app: App, root: HTMLElement): void {
   const sidebar = h('aside', { class: 'sidebar', 'aria-label': t('projects') });
   const scrim = h('div', { class: 'scrim', onClick: () => shell.classList.remove('sidebar-open') });
-  const banner = h('div', { class: 'banner', role: 'alert', hidden: true });
+  const banner = h('div', { class: 'banner', role: 'alert', hidden: true, 'data-testid': 'banner' });
   const chat = h('section', { class: 'chat' });
   const main = h('main', { class: 'main' }, banner, chat);
   const panel = h('aside', { class: 'panel', hidden: true });

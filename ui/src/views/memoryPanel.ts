@@ -77,7 +77,8 @@ export function mountMemoryPanel(app: App, root: HTMLElement, onClose: () => voi
       h('div', { class: 'panel-body' },
         h('p', { class: 'hint' }, t('memoryHint')),
         h('div', { class: 'memory-add' }, addArea, h('button', { class: 'btn btn-primary', type: 'button', onClick: () => void add() }, icon('plus'), t('add'))),
-        !app.memoriesLoaded ? h('p', { class: 'hint' }, t('loading'))
+        !app.memoriesLoaded && app.memoriesError ? h('div', { class: 'msg-error' }, icon('warn'), h('span', null, app.memoriesError))
+          : !app.memoriesLoaded ? h('p', { class: 'hint' }, t('loading'))
           : app.memories.length === 0 ? h('p', { class: 'empty-note' }, t('memoryEmpty'))
           : h('ul', { class: 'memory-list' }, app.memories.map(item)),
       ),

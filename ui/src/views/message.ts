@@ -141,7 +141,7 @@ function prettyJson(s: string): string {
 
 function markdownNode(text: string): HTMLElement {
   const div = h('div', { class: 'md' });
-  div.appendChild(renderMarkdown(text));
+  div.appendChild(renderMarkdown(text, { copyLabel: t('copy') }));
   return div;
 }
 

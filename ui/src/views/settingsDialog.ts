@@ -66,7 +66,7 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
     modelStatus.className = 'field-hint';
     try {
       models = await app.backend.listModels();
-      modelStatus.textContent = models.length ? `${endpointNow()} · ${models.length}` : '';
+      modelStatus.textContent = t('modelsFound', { n: models.length, url: endpointNow() });
     } catch (e) {
       models = [];
       modelStatus.textContent = t('modelsFailed', { error: errorMessage(e) });
@@ -118,9 +118,9 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
       field(t('model'), h('div', { class: 'row' }, modelSelect, h('button', { class: 'icon-btn', type: 'button', title: t('checkServer'), 'aria-label': t('checkServer'), onClick: () => void check() }, icon('refresh'))), null, modelText, modelStatus),
       h('fieldset', { class: 'grid' },
         h('legend', null, t('sampling')),
-        field(t('temperature'), temperature, t('serverDefault')),
-        field(t('topP'), topP, t('serverDefault')),
-        field(t('maxTokens'), maxTokens, t('serverDefault')),
+        field(t('temperature'), temperature, '0 – 2'),
+        field(t('topP'), topP, '0 – 1'),
+        field(t('maxTokens'), maxTokens),
         field(t('contextLength'), contextLength, t('contextLengthHint')),
       ),
     ),
