@@ -191,6 +191,7 @@ async fn settings_are_typed_and_never_echo_the_api_key() {
         (json!({ "custom_instructions": "x".repeat(100_001) }), "instructions_too_long"),
         (json!({ "no_such_setting": 1 }), "invalid_json"),
         (json!({ "model": "good", "temperature": 9 }), "invalid_temperature"),
+        (json!({ "first_byte_timeout_secs": 0 }), "invalid_timeout"),
     ] {
         let (st, body) = s.patch("/api/settings", patch.clone()).await;
         assert_error(st, &body, 400, code, &format!("bad settings {patch}"));

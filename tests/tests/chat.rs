@@ -423,3 +423,17 @@ async fn models_come_from_the_server() {
     assert_eq!(st, StatusCode::OK, "{models}");
     assert!(!models.as_array().unwrap().is_empty(), "{models}");
 }
+
+#[tokio::test]
+async fn a_stuck_reply_ends_after_the_idle_timeout_from_settings() {
+    let (s, fake) = setup().await;
+    s.patch("/api/settings", json!({ "idle_timeout_secs": 5 })).await;
+    let sess = s.session(None, "").await;
+    fake.push(Reply::text(["The answer is "]).then_hang());
+    let events = s.say(sess, "and then?").await;
+    let err = events.iter().find(|e| e.name == "error").expect("a stuck server must not hang the chat forever");
+    assert_eq!(err.data["code"], "timeout_idle");
+    assert!(err.data["message"].as_str().unwrap().contains("5 s"), "the message says how long Maru waited: {}", err.data["message"]);
+    let reply = &s.history(sess).await[1];
+    assert_eq!(reply["content"], "The answer is ", "what arrived is kept");
+}

@@ -28,8 +28,8 @@ pub struct App {
     pub templates: Arc<Templates>,
     pub runs: Runs,
     pub tools: ToolRegistry,
-    /// The client for the current endpoint and key, rebuilt when settings change them.
-    llm: Mutex<Option<(String, Option<String>, llm::Client)>>,
+    /// The client for the current endpoint, key and timeouts, rebuilt when settings change them.
+    llm: Mutex<Option<(String, Option<String>, llm::Timeouts, llm::Client)>>,
     /// The model the server listed first, per endpoint, so a turn does not ask every time.
     listed_model: Mutex<Option<(String, String)>>,
 }
@@ -56,9 +56,14 @@ impl App {
     }
 
     pub fn llm_client(&self, s: &Settings) -> llm::Client {
+        let timeouts = llm::Timeouts {
+            first_byte: std::time::Duration::from_secs(s.first_byte_timeout_secs.into()),
+            idle: std::time::Duration::from_secs(s.idle_timeout_secs.into()),
+            ..llm::Timeouts::default()
+        };
         let mut cached = self.llm.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((url, key, client)) = cached.as_ref() {
-            if *url == s.endpoint_url && *key == s.api_key {
+        if let Some((url, key, t, client)) = cached.as_ref() {
+            if *url == s.endpoint_url && *key == s.api_key && *t == timeouts {
                 return client.clone();
             }
         }
@@ -66,8 +71,8 @@ impl App {
         if let Some(key) = &s.api_key {
             endpoint = endpoint.with_api_key(key.clone());
         }
-        let client = llm::Client::new(endpoint, llm::Timeouts::default());
-        *cached = Some((s.endpoint_url.clone(), s.api_key.clone(), client.clone()));
+        let client = llm::Client::new(endpoint, timeouts);
+        *cached = Some((s.endpoint_url.clone(), s.api_key.clone(), timeouts, client.clone()));
         client
     }
 

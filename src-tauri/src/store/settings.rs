@@ -25,6 +25,10 @@ pub struct Settings {
     pub max_tokens: Option<u32>,
     /// Context length to assume when the server does not say.
     pub context_length: Option<u32>,
+    /// Seconds to wait for a reply's first byte: a long prompt on a small GPU takes minutes.
+    pub first_byte_timeout_secs: u32,
+    /// Seconds of silence tolerated between two pieces of a reply.
+    pub idle_timeout_secs: u32,
     /// UI language: "en" or "ko".
     pub language: String,
     /// "system", "light" or "dark".
@@ -42,6 +46,8 @@ impl Default for Settings {
             top_p: None,
             max_tokens: None,
             context_length: None,
+            first_byte_timeout_secs: 300,
+            idle_timeout_secs: 60,
             language: "en".into(),
             theme: "system".into(),
         }
@@ -70,6 +76,8 @@ pub struct SettingsView {
     pub top_p: Option<f32>,
     pub max_tokens: Option<u32>,
     pub context_length: Option<u32>,
+    pub first_byte_timeout_secs: u32,
+    pub idle_timeout_secs: u32,
     pub language: String,
     pub theme: String,
 }
@@ -85,6 +93,8 @@ impl From<&Settings> for SettingsView {
             top_p: s.top_p,
             max_tokens: s.max_tokens,
             context_length: s.context_length,
+            first_byte_timeout_secs: s.first_byte_timeout_secs,
+            idle_timeout_secs: s.idle_timeout_secs,
             language: s.language.clone(),
             theme: s.theme.clone(),
         }
@@ -112,6 +122,10 @@ pub struct SettingsPatch {
     pub max_tokens: Option<Option<u32>>,
     #[serde(default, deserialize_with = "present")]
     pub context_length: Option<Option<u32>>,
+    #[serde(default, deserialize_with = "present")]
+    pub first_byte_timeout_secs: Option<Option<u32>>,
+    #[serde(default, deserialize_with = "present")]
+    pub idle_timeout_secs: Option<Option<u32>>,
     #[serde(default, deserialize_with = "present")]
     pub language: Option<Option<String>>,
     #[serde(default, deserialize_with = "present")]
@@ -171,6 +185,8 @@ pub fn update(conn: &mut Connection, patch: &SettingsPatch) -> Result<Settings> 
     apply!(top_p, optional);
     apply!(max_tokens, optional);
     apply!(context_length, optional);
+    apply!(first_byte_timeout_secs);
+    apply!(idle_timeout_secs);
     apply!(language);
     apply!(theme);
     s.endpoint_url = s.endpoint_url.trim().trim_end_matches('/').to_string();
@@ -220,6 +236,9 @@ fn validate(s: &Settings) -> Result<()> {
     }
     if s.context_length.is_some_and(|c| c < 256) {
         return bad("invalid_context_length", "context_length must be at least 256 tokens".into());
+    }
+    if !(5..=3600).contains(&s.first_byte_timeout_secs) || !(5..=3600).contains(&s.idle_timeout_secs) {
+        return bad("invalid_timeout", "timeouts must be between 5 and 3600 seconds".into());
     }
     if !["en", "ko"].contains(&s.language.as_str()) {
         return bad("invalid_language", format!("language must be \"en\" or \"ko\" (got {:?})", s.language));
