@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Installs what Maru needs to build and test on Debian 12, skipping what is already there.
-# Usage: scripts/deps.sh [run|test]
+# Usage: scripts/deps.sh [run|test|desktop]
 set -euo pipefail
 need=(pkg-config build-essential)
-if [ "${1:-run}" = test ]; then
+case "${1:-run}" in
   # chromium drives the browser tests; python3-venv hosts the test model server's build tools.
-  need+=(chromium python3-venv curl)
-fi
+  test) need+=(chromium python3-venv curl) ;;
+  # the Tauri window: WebKitGTK and friends, and Xvfb + ImageMagick for the smoke test.
+  desktop) need+=(libwebkit2gtk-4.1-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev librsvg2-dev
+                  libayatana-appindicator3-dev libssl-dev xvfb xauth imagemagick curl) ;;
+esac
 missing=()
 for p in "${need[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -12,19 +12,7 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/maru/target-desktop}"
 timeout_s="${MARU_SMOKE_TIMEOUT:-60}"
 settle_s="${MARU_SMOKE_SETTLE:-5}"
 
-need=(libwebkit2gtk-4.1-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev librsvg2-dev
-  libayatana-appindicator3-dev build-essential pkg-config libssl-dev xvfb imagemagick curl)
-missing=()
-for p in "${need[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "installing: ${missing[*]}" >&2
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+scripts/deps.sh desktop
 
 echo "== building maru with the desktop window (target dir $CARGO_TARGET_DIR)" >&2
 nice -n 10 cargo build -p maru
@@ -96,5 +84,11 @@ if ! [ -s "$shot" ]; then
   echo "FAIL: the screenshot $shot is empty" >&2
   exit 1
 fi
-echo "== screenshot $shot ($(identify -format '%wx%h, %k colours' "$shot"))" >&2
+colours="$(identify -format '%k' "$shot")"
+echo "== screenshot $shot ($(identify -format '%wx%h' "$shot"), $colours colours)" >&2
+# A bare Xvfb root is one flat colour: anything more means a window was drawn.
+if [ "$colours" -le 1 ]; then
+  echo "FAIL: the screenshot shows no window" >&2
+  exit 1
+fi
 echo "desktop smoke test passed"

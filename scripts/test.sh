@@ -19,3 +19,6 @@ cargo test -p maru-tests --no-default-features --test real_server -- --include-i
 echo "== browser end-to-end: maru serve + the web UI in Chromium" >&2
 cargo build -p maru --no-default-features
 MARU_BIN="$CARGO_TARGET_DIR/debug/maru" tests/e2e/run.sh
+
+echo "== desktop window: the Tauri build under Xvfb" >&2
+scripts/desktop-smoke.sh "${TMPDIR:-/tmp}/maru-desktop-smoke.png"
