@@ -28,6 +28,7 @@ pub enum Error {
 
 /// The JSON shape of every error, on every boundary.
 #[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, Eq)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ErrorBody {
     pub code: String,
     pub message: String,

@@ -132,41 +132,22 @@ async fn ttft_ratio() {
     let model = app.resolve_model(&app.llm_client(&maru::store::settings::Settings { endpoint_url: llama.base_url.clone(), ..Default::default() }), &Default::default()).await.unwrap();
     let mut ratios = vec![];
     let (mut via, mut direct) = (vec![], vec![]);
-    for _ in 0..12 {
-        // Through Maru: regenerate sends exactly the same request each time.
-        let t0 = Instant::now();
-        let mut rx = api::chat::regenerate(app.clone(), sid).await.unwrap();
-        let mut ttft = None;
-        while let Some(ev) = rx.recv().await {
-            if ttft.is_none() && matches!(ev, TurnEvent::Token { .. }) {
-                ttft = Some(t0.elapsed());
-            }
-        }
-        // Direct: the very same messages, straight to the server.
-        let system = app.store.with(|c| Ok(maru::store::snapshots::get(c, sid)?.unwrap().prompt)).unwrap();
-        let mut history = app.store.with(|c| messages::history(c, sid)).unwrap();
-        history.pop(); // the reply just written
-        let mut req = maru::llm::ChatRequest::new(model.clone(), maru::chat::history::request_messages(&app.templates, &system, &history).unwrap());
-        req.temperature = Some(0.0);
-        req.max_tokens = Some(8);
-        let t1 = Instant::now();
-        let mut res = http.post(format!("{}/chat/completions", llama.base_url)).json(&req).send().await.unwrap();
-        let mut direct_ttft = None;
-        let mut seen = String::new();
-        while let Some(chunk) = res.chunk().await.unwrap() {
-            seen.push_str(&String::from_utf8_lossy(&chunk));
-            if direct_ttft.is_none() && seen.contains("\"content\":\"") {
-                direct_ttft = Some(t1.elapsed());
-            }
-        }
-        if let (Some(a), Some(b)) = (ttft, direct_ttft) {
+    for i in 0..PAIRS + 1 {
+        // Alternate which goes first, so neither always meets a just-warmed server.
+        let (a, b) = if i % 2 == 0 {
+            let a = ttft_through_maru(&app, sid).await;
+            (a, ttft_direct(&app, &http, &llama.base_url, &model, sid).await)
+        } else {
+            let b = ttft_direct(&app, &http, &llama.base_url, &model, sid).await;
+            (ttft_through_maru(&app, sid).await, b)
+        };
+        if i > 0 {
             via.push(a);
             direct.push(b);
             ratios.push(a.as_secs_f64() / b.as_secs_f64());
         }
     }
-    // The first pair warms the server's cache.
-    ratios.remove(0);
+    // The first pair only warmed the server's cache.
     ratios.sort_by(|a, b| a.partial_cmp(b).unwrap());
     via.sort();
     direct.sort();
@@ -174,6 +155,42 @@ async fn ttft_ratio() {
         "time to first token, real llama.cpp + SmolLM2: through Maru p50 {:.1?}, direct p50 {:.1?}; ratio p50 {:.2} (min {:.2}, max {:.2}, {} interleaved pairs)",
         via[via.len() / 2], direct[direct.len() / 2], ratios[ratios.len() / 2], ratios[0], ratios[ratios.len() - 1], ratios.len()
     );
+}
+
+const PAIRS: usize = 30;
+
+/// Regenerate sends exactly the same request each time: from the API call to the first token.
+async fn ttft_through_maru(app: &Arc<App>, sid: i64) -> Duration {
+    let t0 = Instant::now();
+    let mut rx = api::chat::regenerate(app.clone(), sid).await.unwrap();
+    let mut ttft = None;
+    while let Some(ev) = rx.recv().await {
+        if ttft.is_none() && matches!(ev, TurnEvent::Token { .. }) {
+            ttft = Some(t0.elapsed());
+        }
+    }
+    ttft.expect("the model answered")
+}
+
+/// The very same messages Maru sends, straight to the server.
+async fn ttft_direct(app: &Arc<App>, http: &reqwest::Client, base: &str, model: &str, sid: i64) -> Duration {
+    let system = app.store.with(|c| Ok(maru::store::snapshots::get(c, sid)?.unwrap().prompt)).unwrap();
+    let mut history = app.store.with(|c| messages::history(c, sid)).unwrap();
+    history.pop(); // the reply, which a regenerate replaces
+    let mut req = maru::llm::ChatRequest::new(model, maru::chat::history::request_messages(&app.templates, &system, &history).unwrap());
+    req.temperature = Some(0.0);
+    req.max_tokens = Some(8);
+    let t1 = Instant::now();
+    let mut res = http.post(format!("{base}/chat/completions")).json(&req).send().await.unwrap();
+    let mut seen = String::new();
+    let mut ttft = None;
+    while let Some(chunk) = res.chunk().await.unwrap() {
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+        if ttft.is_none() && seen.contains("\"content\":\"") {
+            ttft = Some(t1.elapsed());
+        }
+    }
+    ttft.expect("the model answered")
 }
 
 fn print_pct(what: &str, times: &mut [Duration]) {

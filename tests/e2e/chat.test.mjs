@@ -1,7 +1,8 @@
 // Browser end-to-end: a fake OpenAI-compatible server, `maru serve` with the built UI, and
-// Debian's Chromium driven by playwright-core. Creates a project, chats (streamed), moves the
-// chat into the project (menu, then drag and drop back), opens the context inspector, and
-// saves screenshots to tests/e2e/out/.
+// Debian's Chromium driven by playwright-core. First starts with no model server (the banner
+// offers one found on the usual local ports, or says none answers), then creates a project,
+// chats (streamed), moves the chat into the project (menu, then drag and drop back), opens the
+// context inspector, and saves screenshots to tests/e2e/out/.
 //
 // Env: MARU_BIN (default ~/.cache/maru/target/debug/maru), CHROMIUM (default /usr/bin/chromium),
 // MARU_UI_DIR (default <repo>/ui/dist).
@@ -41,6 +42,23 @@ function freePort() {
 
 function sleep(ms) {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/** The ports Maru looks on at start for a model server (vLLM, llama.cpp, Ollama, LM Studio). */
+const LOCAL_PORTS = [8000, 8080, 11434, 1234];
+
+/** Whether something accepts connections on 127.0.0.1:`port`. */
+function answers(port) {
+  return new Promise((resolve) => {
+    const sock = net.connect({ host: '127.0.0.1', port });
+    const done = (yes) => {
+      sock.destroy();
+      resolve(yes);
+    };
+    sock.setTimeout(500, () => done(false));
+    sock.once('connect', () => done(true));
+    sock.once('error', () => done(false));
+  });
 }
 
 /** Starts `maru serve` and waits until /api/health answers. */
@@ -123,6 +141,53 @@ test('the web UI: project, streamed chat, move, context inspector', { timeout: 1
       throw new Error(`step "${name}" failed: ${e.message}\n  screenshot: ${shot}\n  page errors: ${pageErrors.join(' | ') || 'none'}\n  maru log (tail):\n${logTail}`, { cause: e });
     }
   };
+
+  await step('first start with no model server: the banner says what to do', async () => {
+    const closed = await freePort();
+    await api(maru.base, 'PATCH', '/api/settings', { endpoint_url: `http://127.0.0.1:${closed}/v1` });
+    const busy = [];
+    for (const p of LOCAL_PORTS) if (await answers(p)) busy.push(p);
+    await page.goto(`${maru.base}/#token=${TOKEN}`);
+    const banner = page.getByTestId('server-banner');
+    await banner.getByText(`The model server at http://127.0.0.1:${closed}/v1 does not answer.`).waitFor();
+    if (busy.length === 0) {
+      await banner.getByText('No model server found on the usual ports (8000, 8080, 11434, 1234). Start one, or set its address in Settings.').waitFor();
+      await banner.getByTestId('server-banner-settings').waitFor();
+      await page.screenshot({ path: path.join(outDir, 'no-model-server.png') });
+    } else {
+      t.diagnostic(`ports ${busy.join(', ')} already answer here: not checking the "nothing found" banner`);
+    }
+  });
+
+  await step('a model server on one of the usual ports is offered, and Use it switches to it', async () => {
+    let local = null;
+    for (const port of [1234, 8000, 11434, 8080]) {
+      try {
+        local = await startFakeOpenAi({ port });
+        break;
+      } catch {
+        // taken here: try the next one
+      }
+    }
+    if (!local) {
+      t.diagnostic('all of ports 8000, 8080, 11434 and 1234 are taken here: not checking the offer of a found server');
+      return;
+    }
+    try {
+      await page.reload();
+      const offer = page.getByTestId('server-offer').and(page.locator(`[data-url="${local.baseUrl}"]`));
+      await offer.waitFor();
+      assert.match(await offer.innerText(), new RegExp(`^Found .+ at ${local.baseUrl.replace(/[.]/g, '\\.')} \\(${MODEL}\\)`));
+      await page.screenshot({ path: path.join(outDir, 'model-server-found.png') });
+      await offer.getByTestId('use-server').click();
+      await page.getByTestId('server-banner').waitFor({ state: 'hidden' });
+      const s = await api(maru.base, 'GET', '/api/settings');
+      assert.equal(s.endpoint_url, local.baseUrl);
+      assert.equal(s.model, MODEL);
+    } finally {
+      await local.close();
+    }
+  });
 
   await step('point Maru at the fake model server', async () => {
     const s = await api(maru.base, 'PATCH', '/api/settings', { endpoint_url: fake.baseUrl, model: MODEL });

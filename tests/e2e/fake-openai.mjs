@@ -15,7 +15,8 @@ export const REPLY_PIECES = [
 ];
 export const REPLY_TEXT = REPLY_PIECES.join('');
 
-export async function startFakeOpenAi({ pieceDelayMs = 120 } = {}) {
+/** Listens on 127.0.0.1:`port` (any free port by default); rejects when the port is taken. */
+export async function startFakeOpenAi({ pieceDelayMs = 120, port: wanted = 0 } = {}) {
   const requests = [];
   const server = http.createServer((req, res) => {
     let body = '';
@@ -56,7 +57,13 @@ export async function startFakeOpenAi({ pieceDelayMs = 120 } = {}) {
       res.end(JSON.stringify({ error: { message: `no route ${req.method} ${url.pathname}` } }));
     });
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(wanted, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   const { port } = server.address();
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,

@@ -3,14 +3,14 @@
 
 import { ApiError, errorMessage, type Backend } from './backend/backend';
 import type {
-  ContextView, Memory, MemoryPatch, Message, Preset, PresetPatch, Project, ProjectPatch, Session,
-  SettingsPatch, SettingsView, TurnEvent, Usage,
+  ContextView, FoundServer, Memory, MemoryPatch, Message, Preset, PresetPatch, Project, ProjectPatch,
+  Session, SettingsPatch, SettingsView, TurnEvent, Usage,
 } from './backend/types';
 import { setLanguage, t } from './lib/i18n';
 import { applyTheme } from './lib/theme';
 import { toast } from './views/toast';
 
-export type Topic = 'sidebar' | 'chat' | 'live' | 'panel' | 'settings' | 'presets' | 'memories' | 'context' | 'connection';
+export type Topic = 'sidebar' | 'chat' | 'live' | 'panel' | 'settings' | 'presets' | 'memories' | 'context' | 'connection' | 'serverOffer';
 
 export interface ProjectEntry {
   project: Project;
@@ -46,6 +46,19 @@ export interface LiveTurn {
 
 export type Panel = 'context' | 'memory' | null;
 
+/** Offered at start when the configured model server cannot be used: what answers nearby. */
+export interface ServerOffer {
+  /** The configured server does not answer, or it lists no model and none is set. */
+  reason: 'unreachable' | 'no_model';
+  /** The configured address. */
+  endpoint: string;
+  /** Servers on the usual local ports (8000, 8080, 11434, 1234), the configured one left out. */
+  servers: FoundServer[];
+}
+
+/** `/api/models` error codes that mean the configured model server cannot be reached at all. */
+const UNREACHABLE_CODES = new Set(['unreachable', 'dns', 'network', 'timeout_connect', 'invalid_url']);
+
 const SESSION_PAGE = 30;
 const MESSAGE_PAGE = 50;
 const POLL_MS = 1500;
@@ -72,6 +85,7 @@ export class App {
   contextLoading = false;
   reachable = true;
   unauthorized = false;
+  serverOffer: ServerOffer | null = null;
   version = '';
 
   private listeners = new Map<Topic, Set<() => void>>();
@@ -146,7 +160,9 @@ export class App {
     } catch (e) {
       this.fail(e);
       this.emit('sidebar', 'chat', 'settings');
+      return;
     }
+    void this.checkModelServer();
   }
 
   /** Everything from the server: at start, and again after the server came back. */
@@ -314,7 +330,7 @@ export class App {
     this.emit('sidebar');
     try {
       const limit = Math.min(200, Math.max(SESSION_PAGE, e.sessions.length));
-      const page = await this.backend.listSessions({ projectId, limit });
+      const page = await this.backend.listSessions({ project_id: projectId, limit });
       e.sessions = page.sessions;
       e.nextCursor = page.next_cursor;
       e.loaded = true;
@@ -330,7 +346,7 @@ export class App {
     e.loading = true;
     this.emit('sidebar');
     await this.attempt(async () => {
-      const page = await this.backend.listSessions({ projectId, cursor: e.nextCursor, limit: SESSION_PAGE });
+      const page = await this.backend.listSessions({ project_id: projectId, cursor: e.nextCursor, limit: SESSION_PAGE });
       const known = new Set(e.sessions.map((s) => s.id));
       e.sessions.push(...page.sessions.filter((s) => !known.has(s.id)));
       e.nextCursor = page.next_cursor;
@@ -636,9 +652,55 @@ export class App {
     const langChanged = s.language !== this.settings?.language;
     this.applySettings(s);
     this.emit('settings');
+    // A new address answers the offer of a found server.
+    if (patch.endpoint_url !== undefined) this.dismissServerOffer();
     if (langChanged) this.emit('sidebar', 'chat', 'panel', 'memories', 'context');
     this.contextChanged();
     return true;
+  }
+
+  // ---- finding a model server
+
+  /**
+   * At start: when the configured model server cannot be reached (or lists no model and none is
+   * set), looks on the usual local ports and offers what answers, or says that nothing does.
+   */
+  async checkModelServer(): Promise<void> {
+    const endpoint = this.settings?.endpoint_url ?? '';
+    let reason: ServerOffer['reason'];
+    try {
+      const models = await this.backend.listModels();
+      if (models.length > 0 || this.settings?.model) return;
+      reason = 'no_model';
+    } catch (e) {
+      if (!(e instanceof ApiError && UNREACHABLE_CODES.has(e.code))) return;
+      reason = 'unreachable';
+    }
+    let servers: FoundServer[];
+    try {
+      servers = (await this.backend.probeServers()).filter((s) => s.base_url !== endpoint);
+    } catch {
+      return;
+    }
+    // A server that answers but lists no model: only worth a banner when there is another to use.
+    if (reason === 'no_model' && servers.length === 0) return;
+    // The user may have set an address meanwhile.
+    if ((this.settings?.endpoint_url ?? '') !== endpoint) return;
+    this.serverOffer = { reason, endpoint, servers };
+    this.emit('serverOffer');
+  }
+
+  /** Switches to a found server (and its first model) and drops the offer. */
+  async useServer(server: FoundServer): Promise<boolean> {
+    const ok = await this.saveSettings({ endpoint_url: server.base_url, model: server.models[0] ?? null });
+    if (ok) this.dismissServerOffer();
+    return ok;
+  }
+
+  dismissServerOffer(): void {
+    if (!this.serverOffer) return;
+    this.serverOffer = null;
+    this.emit('serverOffer');
   }
 
   async refreshPresets(): Promise<void> {

@@ -32,7 +32,7 @@ function sse(chunks: string[]): Response {
 describe('HttpBackend', () => {
   it('sends the bearer token and JSON, and builds query strings', async () => {
     const { backend, calls } = backendWith(() => Response.json({ sessions: [], next_cursor: null }));
-    await backend.listSessions({ projectId: 3, cursor: '12.4', limit: 30 });
+    await backend.listSessions({ project_id: 3, cursor: '12.4', limit: 30 });
     expect(calls[0].url).toBe('http://127.0.0.1:9/api/sessions?project_id=3&cursor=12.4&limit=30');
     expect((calls[0].init.headers as Record<string, string>).Authorization).toBe('Bearer tok');
     await backend.updateSession(5, { preset: null });

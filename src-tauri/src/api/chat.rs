@@ -17,6 +17,7 @@ use crate::store::presets::{self, NewPreset, PresetPatch};
 use crate::store::{messages, settings, snapshots};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct NewTurn {
     pub content: String,
@@ -37,6 +38,7 @@ pub async fn resend(app: Arc<App>, message_id: i64, turn: NewTurn) -> Result<mps
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Stopped {
     /// False when no reply was being written.
     pub stopped: bool,
@@ -50,6 +52,7 @@ pub async fn stop(app: &App, session_id: i64) -> Result<Stopped> {
 // ---- context inspector
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ContextView {
     pub session_id: i64,
     /// ① to ⑤, present or not and why, with sizes and cuts.
@@ -71,6 +74,7 @@ pub struct ContextView {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct LastSent {
     pub sha256: String,
     pub changed_at: i64,
@@ -79,6 +83,7 @@ pub struct LastSent {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ReplyFigures {
     pub message_id: i64,
     pub model: Option<String>,
@@ -154,6 +159,7 @@ async fn count_tokens(app: &App, s: &settings::Settings, text: &str) -> Option<u
 // ---- presets
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct PresetView {
     /// What a session's `preset` field names: a built-in stem or `user:<id>`.
     pub key: String,
@@ -198,6 +204,7 @@ pub async fn update_preset(app: &App, id: i64, patch: PresetPatch) -> Result<Pre
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct DeletedPreset {
     pub id: i64,
     /// Sessions that used it and went back to the base prompt.

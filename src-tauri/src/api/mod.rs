@@ -7,6 +7,8 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 
 pub mod chat;
+#[cfg(test)]
+mod typescript;
 
 use crate::chat::{Runs, ToolRegistry};
 use crate::error::{Error, Result};
@@ -113,6 +115,7 @@ pub fn create_private_dir(dir: &Path) -> Result<()> {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Health {
     pub status: String,
     pub version: String,
@@ -148,6 +151,8 @@ pub async fn delete_project(app: &App, id: i64) -> Result<DeletedProject> {
 // ---- sessions
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(optional_fields = nullable))]
 pub struct SessionQuery {
     /// The Default project when absent.
     pub project_id: Option<i64>,
@@ -201,12 +206,15 @@ pub async fn delete_session(app: &App, id: i64) -> Result<()> {
 // ---- messages
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(optional_fields = nullable))]
 pub struct MessageQuery {
     pub before: Option<i64>,
     pub limit: Option<usize>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct MessageEdit {
     pub content: String,

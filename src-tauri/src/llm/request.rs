@@ -250,6 +250,7 @@ impl<'de> Deserialize<'de> for ToolSpec {
 /// parses it, and can show the raw text when the model wrote invalid JSON).
 /// Serialises as `{"id","type":"function","function":{"name","arguments"}}`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(as = "ToolCallWire"))]
 pub struct ToolCall {
     pub id: String,
     pub name: String,
@@ -257,6 +258,7 @@ pub struct ToolCall {
 }
 
 #[derive(Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 struct FunctionCallWire {
     name: String,
     #[serde(default)]
@@ -264,10 +266,13 @@ struct FunctionCallWire {
 }
 
 #[derive(Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 struct ToolCallWire {
     id: String,
     #[serde(rename = "type", default = "function_type")]
+    #[cfg_attr(test, ts(type = r#""function""#))]
     kind: String,
+    #[cfg_attr(test, ts(inline))]
     function: FunctionCallWire,
 }
 

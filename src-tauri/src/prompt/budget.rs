@@ -32,6 +32,7 @@ impl Default for Budgets {
 
 /// A cut that was made, for the inspector.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Cut {
     pub section: SectionId,
     pub raw_chars: usize,

@@ -20,6 +20,7 @@ pub use render::{Rendered, SectionReport};
 pub use templates::Templates;
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum SectionId {
     Base,

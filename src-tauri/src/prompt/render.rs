@@ -11,6 +11,7 @@ use super::SectionId;
 use crate::error::Result;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SectionReport {
     pub id: SectionId,
     /// ① to ⑤, the order the model reads them.

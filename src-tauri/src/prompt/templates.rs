@@ -32,6 +32,7 @@ const MANAGED_PREFIX: &str = "{{!-- maru-managed:";
 
 /// Where a template's text came from, for the inspector.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TemplateSource {
     Bundled,
@@ -46,6 +47,7 @@ pub enum TemplateSource {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct TemplateInfo {
     pub name: String,
     pub version: u32,

@@ -3,7 +3,7 @@
 
 mod auth;
 mod extract;
-mod routes;
+pub(crate) mod routes;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -26,7 +26,8 @@ type Reply<T> = Result<axum::Json<T>>;
 
 /// What a DELETE answers when there is nothing more to say.
 #[derive(Serialize)]
-struct Deleted {
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub(crate) struct Deleted {
     id: i64,
     deleted: bool,
 }

@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 pub const CONTENT_MAX_CHARS: usize = 2_000;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Memory {
     pub id: i64,
     pub content: String,
@@ -20,15 +21,20 @@ pub struct Memory {
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(optional_fields = nullable))]
 #[serde(deny_unknown_fields)]
 pub struct NewMemory {
     pub content: String,
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
     pub pinned: bool,
     pub source_session_id: Option<i64>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(optional_fields = nullable))]
 #[serde(deny_unknown_fields)]
 pub struct MemoryPatch {
     pub content: Option<String>,

@@ -14,6 +14,7 @@ pub const PAGE_DEFAULT: usize = 50;
 pub const PAGE_MAX: usize = 500;
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     #[default]
@@ -23,6 +24,7 @@ pub enum Role {
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     #[default]
@@ -64,6 +66,7 @@ sql_text_enum!(Status {
 });
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Message {
     pub id: i64,
     pub session_id: i64,
@@ -115,6 +118,7 @@ pub struct ReplyStats {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct MessagePage {
     /// Newest first.
     pub messages: Vec<Message>,

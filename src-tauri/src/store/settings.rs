@@ -67,6 +67,7 @@ impl std::fmt::Debug for Settings {
 
 /// What the API shows: everything but the key itself.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SettingsView {
     pub custom_instructions: String,
     pub endpoint_url: String,
@@ -78,7 +79,9 @@ pub struct SettingsView {
     pub context_length: Option<u32>,
     pub first_byte_timeout_secs: u32,
     pub idle_timeout_secs: u32,
+    #[cfg_attr(test, ts(type = r#""en" | "ko""#))]
     pub language: String,
+    #[cfg_attr(test, ts(type = r#""system" | "light" | "dark""#))]
     pub theme: String,
 }
 
@@ -103,6 +106,8 @@ impl From<&Settings> for SettingsView {
 
 /// A partial update; a field set to `null` goes back to its default.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(optional_fields))]
 #[serde(deny_unknown_fields)]
 pub struct SettingsPatch {
     #[serde(default, deserialize_with = "present")]
@@ -127,8 +132,10 @@ pub struct SettingsPatch {
     #[serde(default, deserialize_with = "present")]
     pub idle_timeout_secs: Option<Option<u32>>,
     #[serde(default, deserialize_with = "present")]
+    #[cfg_attr(test, ts(optional, type = r#""en" | "ko" | null"#))]
     pub language: Option<Option<String>>,
     #[serde(default, deserialize_with = "present")]
+    #[cfg_attr(test, ts(optional, type = r#""system" | "light" | "dark" | null"#))]
     pub theme: Option<Option<String>>,
 }
 

@@ -5,8 +5,8 @@ import { ApiError, type Backend, type TurnSink } from './backend';
 import { readSse } from './sse';
 import type {
   ContextView, Deleted, DeletedPreset, DeletedProject, FoundServer, Health, Memory, MemoryPatch,
-  Message, MessagePage, MessageQuery, ModelInfo, NewMemory, NewPreset, NewProject, NewSession,
-  Preset, PresetPatch, Project, ProjectPatch, Session, SessionPage, SessionPatch, SessionQuery,
+  Message, MessageEdit, MessagePage, MessageQuery, ModelInfo, NewMemory, NewPreset, NewProject, NewSession,
+  NewTurn, Preset, PresetPatch, Project, ProjectPatch, Session, SessionPage, SessionPatch, SessionQuery,
   SettingsPatch, SettingsView, Stopped, TurnEvent,
 } from './types';
 
@@ -120,7 +120,7 @@ export class HttpBackend implements Backend {
   }
 
   listSessions(q: SessionQuery): Promise<SessionPage> {
-    return this.json('GET', `/api/sessions${query({ project_id: q.projectId, cursor: q.cursor, limit: q.limit })}`);
+    return this.json('GET', `/api/sessions${query({ project_id: q.project_id, cursor: q.cursor, limit: q.limit })}`);
   }
   createSession(session: NewSession): Promise<Session> {
     return this.json('POST', '/api/sessions', session);
@@ -139,7 +139,8 @@ export class HttpBackend implements Backend {
     return this.json('GET', `/api/sessions/${sessionId}/messages${query({ before: q.before, limit: q.limit })}`);
   }
   editMessage(id: number, content: string): Promise<Message> {
-    return this.json('PATCH', `/api/messages/${id}`, { content });
+    const edit: MessageEdit = { content };
+    return this.json('PATCH', `/api/messages/${id}`, edit);
   }
   async deleteMessage(id: number): Promise<void> {
     await this.json<Deleted>('DELETE', `/api/messages/${id}`);
@@ -190,13 +191,15 @@ export class HttpBackend implements Backend {
   }
 
   sendMessage(sessionId: number, content: string, sink: TurnSink): Promise<void> {
-    return this.turn(`/api/sessions/${sessionId}/messages`, { content }, sink);
+    const turn: NewTurn = { content };
+    return this.turn(`/api/sessions/${sessionId}/messages`, turn, sink);
   }
   regenerate(sessionId: number, sink: TurnSink): Promise<void> {
     return this.turn(`/api/sessions/${sessionId}/regenerate`, undefined, sink);
   }
   resend(messageId: number, content: string, sink: TurnSink): Promise<void> {
-    return this.turn(`/api/messages/${messageId}/resend`, { content }, sink);
+    const turn: NewTurn = { content };
+    return this.turn(`/api/messages/${messageId}/resend`, turn, sink);
   }
   stop(sessionId: number): Promise<Stopped> {
     return this.json('POST', `/api/sessions/${sessionId}/stop`);

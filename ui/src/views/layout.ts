@@ -1,5 +1,5 @@
 // The window: sidebar, the chat, and a side panel (context inspector or memory), plus the
-// banners for a server that is down or a missing access token.
+// banners for a server that is down or a missing access token, and the offer of a model server.
 
 import type { App } from '../app';
 import { h, icon, replaceChildren } from '../lib/dom';
@@ -7,14 +7,16 @@ import { t } from '../lib/i18n';
 import { mountChat } from './chat';
 import { mountContextPanel } from './contextPanel';
 import { mountMemoryPanel } from './memoryPanel';
+import { mountServerBanner } from './serverBanner';
 import { mountSidebar } from './sidebar';
 
 export function mountLayout(app: App, root: HTMLElement): void {
   const sidebar = h('aside', { class: 'sidebar', 'aria-label': t('projects') });
   const scrim = h('div', { class: 'scrim', onClick: () => shell.classList.remove('sidebar-open') });
   const banner = h('div', { class: 'banner', role: 'alert', hidden: true, 'data-testid': 'banner' });
+  const serverBanner = h('div', { class: 'banner banner-info', role: 'status', hidden: true, 'data-testid': 'server-banner' });
   const chat = h('section', { class: 'chat' });
-  const main = h('main', { class: 'main' }, banner, chat);
+  const main = h('main', { class: 'main' }, banner, serverBanner, chat);
   const panel = h('aside', { class: 'panel', hidden: true });
   const shell = h('div', { class: 'app' }, sidebar, scrim, main, panel);
   replaceChildren(root, shell);
@@ -22,6 +24,7 @@ export function mountLayout(app: App, root: HTMLElement): void {
   const toggleSidebar = () => shell.classList.toggle('sidebar-open');
   mountSidebar(app, sidebar);
   mountChat(app, chat, toggleSidebar);
+  mountServerBanner(app, serverBanner);
   const renderContext = mountContextPanel(app, panel, () => app.closePanel());
   const renderMemory = mountMemoryPanel(app, panel, () => app.closePanel());
 

@@ -156,7 +156,7 @@ function replyNode(app: App, m: Message, ctx: MessageContext): HTMLElement {
       h('time', { class: 'when', datetime: new Date(m.created_at).toISOString() }, dateTime(m.created_at)),
     ),
     reasoningNode(m.reasoning ?? '', false),
-    toolCallsNode(m.tool_calls),
+    toolCallsNode(m.tool_calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }))),
     empty ? null : markdownNode(m.content),
     m.error ? h('div', { class: 'msg-error', role: 'note' }, icon('warn'), h('span', null, m.error)) : null,
     note ? h('div', { class: 'msg-note' }, note) : null,

@@ -1,4 +1,4 @@
-// Settings: the model server (address, key, model, sampling), custom instructions (section ②),
+// Settings: the model server (address, key, model, sampling, timeouts), custom instructions (section ②),
 // the user's presets, and appearance (theme, language). Saved together; only what changed is sent.
 
 import type { App } from '../app';
@@ -34,6 +34,8 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
   const temperature = numberInput(s.temperature, { min: 0, max: 2, step: 0.05 });
   const topP = numberInput(s.top_p, { min: 0.01, max: 1, step: 0.01 });
   const maxTokens = numberInput(s.max_tokens, { min: 1, step: 1 });
+  const firstByteTimeout = numberInput(s.first_byte_timeout_secs, { min: 5, max: 3600, step: 1 }, t('timeoutDefault'));
+  const idleTimeout = numberInput(s.idle_timeout_secs, { min: 5, max: 3600, step: 1 }, t('timeoutDefault'));
   const instructions = h('textarea', { class: 'input textarea', rows: 12, placeholder: t('customInstructionsPlaceholder'), 'data-testid': 'custom-instructions' });
   instructions.value = s.custom_instructions;
   const theme = h('select', { class: 'input', name: 'theme' },
@@ -123,6 +125,11 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
         field(t('maxTokens'), maxTokens),
         field(t('contextLength'), contextLength, t('contextLengthHint')),
       ),
+      h('fieldset', { class: 'grid' },
+        h('legend', null, t('timeouts')),
+        field(t('firstByteTimeout'), firstByteTimeout, t('firstByteTimeoutHint')),
+        field(t('idleTimeout'), idleTimeout, t('idleTimeoutHint')),
+      ),
     ),
     instructions: h('div', { class: 'pane form' }, field(t('customInstructions'), instructions, t('customInstructionsHint'))),
     presets: h('div', { class: 'pane' }),
@@ -152,6 +159,8 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
         top_p: numberValue(topP),
         max_tokens: numberValue(maxTokens),
         context_length: numberValue(contextLength),
+        first_byte_timeout_secs: numberValue(firstByteTimeout),
+        idle_timeout_secs: numberValue(idleTimeout),
         custom_instructions: instructions.value,
         theme: theme.value as Theme,
         language: language.value as Language,
@@ -187,8 +196,8 @@ function field(label: string, control: HTMLElement, hint?: string | null, ...ext
   return h('label', { class: 'field' }, h('span', { class: 'field-label' }, label), control, ...extra, hint ? h('span', { class: 'field-hint' }, hint) : null);
 }
 
-function numberInput(value: number | null, attrs: { min?: number; max?: number; step?: number }): HTMLInputElement {
-  return h('input', { class: 'input', type: 'number', inputmode: 'decimal', value: value == null ? '' : String(Number(value.toFixed(4))), placeholder: t('serverDefault'), ...attrs });
+function numberInput(value: number | null, attrs: { min?: number; max?: number; step?: number }, placeholder = t('serverDefault')): HTMLInputElement {
+  return h('input', { class: 'input', type: 'number', inputmode: 'decimal', value: value == null ? '' : String(Number(value.toFixed(4))), placeholder, ...attrs });
 }
 
 function numberValue(input: HTMLInputElement): number | null {
@@ -198,7 +207,11 @@ function numberValue(input: HTMLInputElement): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-type Editable = Omit<SettingsView, 'api_key_set'>;
+/** What the form holds: the settings less the key, and a number field left empty is `null` (the default). */
+type Editable = Omit<SettingsView, 'api_key_set' | 'first_byte_timeout_secs' | 'idle_timeout_secs'> & {
+  first_byte_timeout_secs: number | null;
+  idle_timeout_secs: number | null;
+};
 
 /** The fields that differ from what the server has now (it may have changed while open). */
 function diff(initial: SettingsView, next: Editable, now: SettingsView | null): SettingsPatch {

@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { App } from '../src/app';
+import type { Message } from '../src/backend/types';
+import { setLanguage } from '../src/lib/i18n';
+import { messageNode } from '../src/views/message';
+import { fakeBackend } from './fakeBackend';
+
+describe('a stored reply', () => {
+  it('shows its tool calls as the server sends them ({id, type, function: {name, arguments}})', () => {
+    setLanguage('en');
+    const m: Message = {
+      id: 7, session_id: 1, role: 'assistant', content: 'Found it.', status: 'complete', error: null, model: 'm',
+      prompt_tokens: null, completion_tokens: null, cached_tokens: null, ttft_ms: null, tokens_per_second: null,
+      runtime_note: null, reasoning: null,
+      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'search_files', arguments: '{"query":"calendar"}' } }],
+      tool_call_id: null, tool_name: null, created_at: 0, updated_at: 0,
+    };
+    const app = new App(fakeBackend({}).backend);
+    const node = messageNode(app, m, { regenerable: false, busy: false, editing: false, onEdit: () => {}, onCancelEdit: () => {} });
+    const call = node.querySelector('.tool-call')!;
+    expect(call.querySelector('summary')?.textContent).toContain('Called search_files');
+    expect(call.querySelector('.tool-args')?.textContent).toBe('{\n  "query": "calendar"\n}');
+  });
+});

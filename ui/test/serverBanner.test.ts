@@ -1,0 +1,99 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { App } from '../src/app';
+import { ApiError } from '../src/backend/backend';
+import type { FoundServer, SettingsPatch } from '../src/backend/types';
+import { setLanguage } from '../src/lib/i18n';
+import { mountServerBanner } from '../src/views/serverBanner';
+import { fakeBackend, settingsView } from './fakeBackend';
+
+const LLAMA: FoundServer = { base_url: 'http://127.0.0.1:8000/v1', kind_guess: 'llama.cpp', models: ['SmolLM2-135M-Instruct', 'b', 'c'], needs_api_key: false };
+const unreachable = () => Promise.reject(new ApiError('unreachable', 'Cannot connect to http://127.0.0.1:8080/v1', 502));
+
+function setup(methods: Parameters<typeof fakeBackend>[0], settings = settingsView()) {
+  const { backend, calls } = fakeBackend(methods);
+  const app = new App(backend);
+  app.settings = settings;
+  const el = document.createElement('div');
+  document.body.replaceChildren(el);
+  mountServerBanner(app, el);
+  return { app, el, calls };
+}
+
+describe('offering a local model server at start', () => {
+  beforeEach(() => setLanguage('en'));
+
+  it('offers what answers when the configured server cannot be reached, and uses it', async () => {
+    let patched: SettingsPatch | null = null;
+    const { app, el, calls } = setup({
+      listModels: unreachable,
+      probeServers: async () => [LLAMA],
+      updateSettings: async (patch) => {
+        patched = patch;
+        return settingsView({ endpoint_url: patch.endpoint_url ?? '', model: patch.model ?? '' });
+      },
+    });
+    expect(el.hidden).toBe(true);
+    await app.checkModelServer();
+    expect(el.hidden).toBe(false);
+    expect(el.textContent).toContain('The model server at http://127.0.0.1:8080/v1 does not answer.');
+    const offer = el.querySelector('[data-testid=server-offer]')!;
+    expect(offer.textContent).toContain('Found llama.cpp at http://127.0.0.1:8000/v1 (SmolLM2-135M-Instruct, b…) — ');
+    (offer.querySelector('[data-testid=use-server]') as HTMLButtonElement).click();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(patched).toEqual({ endpoint_url: 'http://127.0.0.1:8000/v1', model: 'SmolLM2-135M-Instruct' });
+    expect(app.settings?.endpoint_url).toBe('http://127.0.0.1:8000/v1');
+    expect(app.serverOffer).toBeNull();
+    expect(el.hidden).toBe(true);
+    expect(calls.map((c) => c.method)).toEqual(['listModels', 'probeServers', 'updateSettings']);
+  });
+
+  it('says so when nothing answers on the usual ports, in Korean too', async () => {
+    const { app, el } = setup({ listModels: unreachable, probeServers: async () => [] });
+    await app.checkModelServer();
+    expect(el.textContent).toContain('No model server found on the usual ports (8000, 8080, 11434, 1234). Start one, or set its address in Settings.');
+    expect(el.querySelector('[data-testid=server-banner-settings]')?.textContent).toBe('Settings');
+    expect(el.querySelector('[data-testid=server-offer]')).toBeNull();
+    setLanguage('ko');
+    app.emit('settings');
+    expect(el.textContent).toContain('모델 서버를 찾지 못했습니다');
+    app.dismissServerOffer();
+    expect(el.hidden).toBe(true);
+  });
+
+  it('leaves the configured server out of the offers', async () => {
+    const here: FoundServer = { ...LLAMA, base_url: 'http://127.0.0.1:8080/v1' };
+    const { app, el } = setup({ listModels: unreachable, probeServers: async () => [here] });
+    await app.checkModelServer();
+    expect(el.querySelector('[data-testid=server-offer]')).toBeNull();
+    expect(el.textContent).toContain('No model server found');
+  });
+
+  it('does nothing when the configured server lists models', async () => {
+    const { app, el, calls } = setup({ listModels: async () => [{ id: 'm', context_length: null, owned_by: null }] });
+    await app.checkModelServer();
+    expect(app.serverOffer).toBeNull();
+    expect(el.hidden).toBe(true);
+    expect(calls.map((c) => c.method)).toEqual(['listModels']);
+  });
+
+  it('does not probe for errors other than an unreachable server', async () => {
+    const { app, calls } = setup({ listModels: () => Promise.reject(new ApiError('unauthorized', 'The server requires an API key', 502)) });
+    await app.checkModelServer();
+    expect(app.serverOffer).toBeNull();
+    expect(calls.map((c) => c.method)).toEqual(['listModels']);
+  });
+
+  it('offers another server when no model is set and the configured one lists none', async () => {
+    const { app, el } = setup({ listModels: async () => [], probeServers: async () => [LLAMA] });
+    await app.checkModelServer();
+    expect(el.textContent).toContain('No model is set, and the server at http://127.0.0.1:8080/v1 lists none.');
+    expect(el.querySelectorAll('[data-testid=server-offer]')).toHaveLength(1);
+  });
+
+  it('stays quiet when a model is set even if none is listed', async () => {
+    const { app, calls } = setup({ listModels: async () => [] }, settingsView({ model: 'my-model' }));
+    await app.checkModelServer();
+    expect(app.serverOffer).toBeNull();
+    expect(calls.map((c) => c.method)).toEqual(['listModels']);
+  });
+});
