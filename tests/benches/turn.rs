@@ -128,7 +128,8 @@ async fn ttft_ratio() {
     let sid = api::create_session(&app, sessions::NewSession { title: "ttft".into(), project_id: Some(p.id) }).await.unwrap().id;
     drain(api::chat::send_message(app.clone(), sid, NewTurn { content: "What is the capital of France?".into() }).await.unwrap()).await;
 
-    let http = reqwest::Client::new();
+    // A fresh connection per request: llama-server may close idle ones, which a pool would reuse.
+    let http = reqwest::Client::builder().pool_max_idle_per_host(0).build().unwrap();
     let model = app.resolve_model(&app.llm_client(&maru::store::settings::Settings { endpoint_url: llama.base_url.clone(), ..Default::default() }), &Default::default()).await.unwrap();
     let mut ratios = vec![];
     let (mut via, mut direct) = (vec![], vec![]);

@@ -192,7 +192,9 @@ impl Client {
             let retry = attempt < self.max_retries
                 && match &outcome {
                     Ok(resp) => matches!(resp.status().as_u16(), 502..=504),
-                    Err(e) => e.is_connect_failure(),
+                    // A transport error before any response (typically a pooled connection the
+                    // server had just closed) is safe to retry: the user has seen nothing yet.
+                    Err(e) => e.is_connect_failure() || matches!(e, LlmError::Network { .. }),
                 };
             if !retry {
                 return outcome.map(|resp| (resp, started));
