@@ -3,13 +3,17 @@
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/maru/target
 CORE := --no-default-features
 
-.PHONY: run test test-core ui bench
-run:
-	scripts/deps.sh run
-	$(MAKE) ui
-	cargo run -p maru $(CORE) --release -- serve --ui-dir ui/dist
+.PHONY: run serve test test-core ui bench
+# The desktop window when there is a display, else the server for a browser.
+run: ui
+	scripts/run.sh
+
+# The server only, for a browser or scripts: http://127.0.0.1:8765
+serve: ui
+	MARU_HEADLESS=1 scripts/run.sh
 
 ui:
+	scripts/deps.sh run
 	npm ci --prefix ui --no-audit --no-fund
 	npm run build --prefix ui
 

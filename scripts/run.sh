@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Starts Maru: the desktop window when there is a display, else `maru serve` for a browser.
+# Run through `make run`, which builds the web UI first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/maru/target}"
+export MARU_UI_DIR="$PWD/ui/dist"
+
+if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ "${MARU_HEADLESS:-}" != 1 ]; then
+  scripts/deps.sh desktop
+  # The window's build lives apart from the headless one (see scripts/test.sh).
+  export CARGO_TARGET_DIR="$HOME/.cache/maru/target-desktop"
+  exec cargo run -p maru --release -- "$@"
+fi
+scripts/deps.sh run
+exec cargo run -p maru --no-default-features --release -- serve "$@"
