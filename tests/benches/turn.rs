@@ -3,6 +3,7 @@
 //!    with 500 memories, a 300-message history and a long project instruction (p50/p99).
 //! 2. With LLAMA_SERVER and SMOLLM_GGUF set (see tests/real-server/setup.sh): time to first
 //!    token through Maru divided by that of a direct request with the same messages, interleaved.
+//!
 //! Run with `cargo bench -p maru-tests --bench turn`.
 
 use std::sync::Arc;

@@ -232,7 +232,9 @@ async fn bad_input_gets_a_clear_error_and_changes_nothing() {
     let before = everything(&s).await;
 
     let long = "가".repeat(10_000);
-    let cases: Vec<(reqwest::Method, String, Option<Value>, u16, &str, &str)> = vec![
+    // (method, path, body, expected status, expected code, what the case is)
+    type Case = (reqwest::Method, String, Option<Value>, u16, &'static str, &'static str);
+    let cases: Vec<Case> = vec![
         (reqwest::Method::POST, "/api/projects".into(), Some(json!({ "name": "" })), 400, "invalid_name", "empty project name"),
         (reqwest::Method::POST, "/api/projects".into(), Some(json!({ "name": "   \t " })), 400, "invalid_name", "whitespace-only name"),
         (reqwest::Method::POST, "/api/projects".into(), Some(json!({ "name": long })), 400, "invalid_name", "10,000-character name"),

@@ -31,9 +31,17 @@ pub struct App {
     pub runs: Runs,
     pub tools: ToolRegistry,
     /// The client for the current endpoint, key and timeouts, rebuilt when settings change them.
-    llm: Mutex<Option<(String, Option<String>, llm::Timeouts, llm::Client)>>,
+    llm: Mutex<Option<CachedClient>>,
     /// The model the server listed first, per endpoint, so a turn does not ask every time.
     listed_model: Mutex<Option<(String, String)>>,
+}
+
+/// A model-server client and the settings it was built from.
+struct CachedClient {
+    url: String,
+    api_key: Option<String>,
+    timeouts: llm::Timeouts,
+    client: llm::Client,
 }
 
 impl App {
@@ -64,9 +72,9 @@ impl App {
             ..llm::Timeouts::default()
         };
         let mut cached = self.llm.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((url, key, t, client)) = cached.as_ref() {
-            if *url == s.endpoint_url && *key == s.api_key && *t == timeouts {
-                return client.clone();
+        if let Some(c) = cached.as_ref() {
+            if c.url == s.endpoint_url && c.api_key == s.api_key && c.timeouts == timeouts {
+                return c.client.clone();
             }
         }
         let mut endpoint = llm::Endpoint::new(s.endpoint_url.clone());
@@ -74,7 +82,7 @@ impl App {
             endpoint = endpoint.with_api_key(key.clone());
         }
         let client = llm::Client::new(endpoint, timeouts);
-        *cached = Some((s.endpoint_url.clone(), s.api_key.clone(), timeouts, client.clone()));
+        *cached = Some(CachedClient { url: s.endpoint_url.clone(), api_key: s.api_key.clone(), timeouts, client: client.clone() });
         client
     }
 

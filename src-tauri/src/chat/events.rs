@@ -15,7 +15,7 @@ pub enum TurnEvent {
     ToolResult { id: String, name: String, content: String, is_error: bool },
     Usage { usage: Usage },
     /// The turn ended; `message` is the final assistant reply as stored (complete or stopped).
-    Done { message: Message },
+    Done { message: Box<Message> },
     /// The turn failed; the user's message is kept and `message_id` is the failed reply, if any.
     Error { code: String, message: String, message_id: Option<i64> },
 }

@@ -249,7 +249,7 @@ async fn stream_reply(
         }
         _ if !tool_calls.is_empty() => Ok(Some(tool_calls)),
         _ => {
-            emit(tx, TurnEvent::Done { message }).await;
+            emit(tx, TurnEvent::Done { message: Box::new(message) }).await;
             Ok(None)
         }
     }
