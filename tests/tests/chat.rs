@@ -437,3 +437,17 @@ async fn a_stuck_reply_ends_after_the_idle_timeout_from_settings() {
     let reply = &s.history(sess).await[1];
     assert_eq!(reply["content"], "The answer is ", "what arrived is kept");
 }
+
+#[tokio::test]
+async fn closing_the_app_mid_reply_stops_it_and_keeps_the_text() {
+    let (s, fake) = setup().await;
+    let sess = s.session(None, "").await;
+    fake.push(Reply::text((0..200).map(|i| format!("w{i} "))).piece_delay(20));
+    let mut turn = s.turn(&format!("/api/sessions/{sess}/messages"), Some(json!({ "content": "go" }))).await;
+    turn.next().await;
+    drop(turn); // the window that showed the reply is gone
+    s.app.runs.stop_all(std::time::Duration::from_secs(5)).await;
+    let reply = &s.history(sess).await[1];
+    assert_eq!(reply["status"], "stopped", "a reply cut short by closing the app is stopped, not lost");
+    assert!(reply["content"].as_str().unwrap().starts_with("w0 "), "{reply}");
+}

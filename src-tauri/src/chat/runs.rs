@@ -36,8 +36,15 @@ impl Runs {
         active.get(&session_id).map(|c| c.cancel()).is_some()
     }
 
-    pub fn is_running(&self, session_id: i64) -> bool {
-        self.active.lock().unwrap_or_else(|p| p.into_inner()).contains_key(&session_id)
+    /// Stops every turn (the app is closing) and waits up to `grace` for them to store their text.
+    pub async fn stop_all(&self, grace: std::time::Duration) {
+        for cancel in self.active.lock().unwrap_or_else(|p| p.into_inner()).values() {
+            cancel.cancel();
+        }
+        let deadline = tokio::time::Instant::now() + grace;
+        while !self.active.lock().unwrap_or_else(|p| p.into_inner()).is_empty() && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
     }
 }
 

@@ -24,7 +24,8 @@ pub fn run(data_dir: &Path) -> Result<()> {
         allow_remote: false,
         ui_dir: Some(ui_dir()),
     };
-    let bound = runtime.block_on(async { server::bind(App::open(data_dir)?, &opts).await })?;
+    let app = App::open(data_dir)?;
+    let bound = runtime.block_on(server::bind(app.clone(), &opts))?;
     let origin = format!("http://{}", bound.addr);
     let url: tauri::Url = format!("{origin}/#token={}", bound.token).parse().map_err(anyhow::Error::from)?;
     // The server runs on the runtime's worker threads while this thread runs the window.
@@ -36,7 +37,7 @@ pub fn run(data_dir: &Path) -> Result<()> {
     // The token stays out of the output: it only travels in the window's URL fragment.
     println!("Maru window serving {origin}");
 
-    let app = tauri::Builder::default()
+    let window = tauri::Builder::default()
         .setup(move |app| {
             WebviewWindowBuilder::new(app, "main", WebviewUrl::External(url.clone()))
                 .title("Maru")
@@ -47,8 +48,10 @@ pub fn run(data_dir: &Path) -> Result<()> {
         })
         .build(tauri::generate_context!())
         .map_err(|e| Error::Internal(anyhow::anyhow!("cannot open the window: {e}")))?;
-    app.run_return(|_, _| {});
-    // Streams still open (a reply being generated) must not keep the process alive.
+    window.run_return(|_, _| {});
+    // A reply still being written ends as "stopped" with its text, as if the user pressed stop;
+    // then nothing may keep the process alive.
+    runtime.block_on(app.runs.stop_all(Duration::from_secs(2)));
     runtime.shutdown_timeout(Duration::from_secs(1));
     Ok(())
 }
