@@ -117,6 +117,20 @@ pub(crate) fn char_len(s: &str) -> usize {
     s.chars().count()
 }
 
+/// A one-line label (a name, a title): trimmed, at most `max` characters, no line breaks (it is
+/// shown in lists and in prompt headers). `what` names it in the error, e.g. "a project name".
+pub(crate) fn one_line(raw: &str, max: usize, code: &'static str, what: &str) -> Result<String> {
+    let text = raw.trim();
+    let len = char_len(text);
+    if len > max {
+        return Err(Error::invalid(code, format!("{what} can have at most {max} characters (this one has {len})")));
+    }
+    if text.chars().any(char::is_control) {
+        return Err(Error::invalid(code, format!("{what} cannot contain line breaks or control characters")));
+    }
+    Ok(text.to_string())
+}
+
 /// Maps "no row" to a typed not-found error.
 pub(crate) fn found<T>(r: rusqlite::Result<T>, what: &'static str, id: i64) -> Result<T> {
     match r {

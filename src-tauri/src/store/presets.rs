@@ -4,7 +4,7 @@
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
-use super::{char_len, found, now_ms};
+use super::{char_len, found, now_ms, one_line};
 use crate::error::{Error, Result};
 
 pub const NAME_MAX_CHARS: usize = 100;
@@ -109,12 +109,11 @@ pub fn delete(conn: &mut Connection, id: i64) -> Result<usize> {
 }
 
 fn clean_name(raw: &str) -> Result<String> {
-    let name = raw.trim();
-    let len = char_len(name);
-    if name.is_empty() || len > NAME_MAX_CHARS || name.chars().any(char::is_control) {
-        return Err(Error::invalid("invalid_name", format!("a preset needs a one-line name of 1 to {NAME_MAX_CHARS} characters")));
+    let name = one_line(raw, NAME_MAX_CHARS, "invalid_name", "a preset name")?;
+    if name.is_empty() {
+        return Err(Error::invalid("invalid_name", "a preset needs a name"));
     }
-    Ok(name.to_string())
+    Ok(name)
 }
 
 fn check_prompt(prompt: &str) -> Result<()> {

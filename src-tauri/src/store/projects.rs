@@ -6,7 +6,7 @@
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
-use super::{char_len, found, now_ms};
+use super::{char_len, found, now_ms, one_line};
 use crate::error::{Error, Result};
 
 pub const NAME_MAX_CHARS: usize = 200;
@@ -141,21 +141,11 @@ pub fn delete(conn: &mut Connection, id: i64) -> Result<DeletedProject> {
 }
 
 fn clean_name(raw: &str) -> Result<String> {
-    let name = raw.trim();
+    let name = one_line(raw, NAME_MAX_CHARS, "invalid_name", "a project name")?;
     if name.is_empty() {
         return Err(Error::invalid("invalid_name", "a project needs a name"));
     }
-    let len = char_len(name);
-    if len > NAME_MAX_CHARS {
-        return Err(Error::invalid(
-            "invalid_name",
-            format!("a project name can have at most {NAME_MAX_CHARS} characters (this one has {len})"),
-        ));
-    }
-    if name.chars().any(char::is_control) {
-        return Err(Error::invalid("invalid_name", "a project name cannot contain line breaks or control characters"));
-    }
-    Ok(name.to_string())
+    Ok(name)
 }
 
 fn check_instructions(text: &str) -> Result<()> {

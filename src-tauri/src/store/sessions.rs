@@ -4,7 +4,7 @@
 use rusqlite::{params, Connection, Row};
 use serde::{Deserialize, Serialize};
 
-use super::{char_len, found, now_ms, projects};
+use super::{found, now_ms, one_line, projects};
 use crate::error::{Error, Result};
 
 pub const TITLE_MAX_CHARS: usize = 200;
@@ -176,18 +176,7 @@ fn parse_cursor(cursor: &str) -> Result<(i64, i64)> {
 }
 
 fn clean_title(raw: &str) -> Result<String> {
-    let title = raw.trim();
-    let len = char_len(title);
-    if len > TITLE_MAX_CHARS {
-        return Err(Error::invalid(
-            "invalid_title",
-            format!("a session title can have at most {TITLE_MAX_CHARS} characters (this one has {len})"),
-        ));
-    }
-    if title.chars().any(char::is_control) {
-        return Err(Error::invalid("invalid_title", "a session title cannot contain line breaks or control characters"));
-    }
-    Ok(title.to_string())
+    one_line(raw, TITLE_MAX_CHARS, "invalid_title", "a session title")
 }
 
 pub(crate) fn truncate_chars(s: &str, max: usize) -> String {
