@@ -2,6 +2,8 @@
 //! gives the same bytes, so each request begins with the previous request's messages and the
 //! server's prefix cache is reused.
 
+use std::collections::HashSet;
+
 use chrono::{DateTime, Local};
 use serde_json::json;
 
@@ -16,30 +18,42 @@ pub fn runtime_note(templates: &Templates, at: DateTime<Local>) -> Result<String
     templates.render("runtime_note", &json!({ "time": time }))
 }
 
+/// Builds the request's messages. Two repairs keep strict chat templates (which demand that
+/// roles alternate and that every tool call is answered) from rejecting a history that a failed
+/// or interrupted turn left behind: a user message whose reply failed is joined with the next
+/// one, and tool calls that never got a result are left out.
 pub fn request_messages(templates: &Templates, system_prompt: &str, history: &[Message]) -> Result<Vec<ChatMessage>> {
+    let answered: HashSet<&str> = history.iter().filter(|m| m.role == Role::Tool).filter_map(|m| m.tool_call_id.as_deref()).collect();
     let mut out = Vec::with_capacity(history.len() + 1);
     out.push(ChatMessage::system(system_prompt));
+    let mut pending_user: Option<String> = None;
     for m in history {
-        match m.role {
-            Role::User => {
-                let text = match &m.runtime_note {
-                    Some(note) => format!("{}\n\n{note}", m.content),
-                    None => m.content.clone(),
-                };
-                out.push(ChatMessage::user(text));
-            }
+        if m.role == Role::User {
+            let text = match &m.runtime_note {
+                Some(note) => format!("{}\n\n{note}", m.content),
+                None => m.content.clone(),
+            };
+            pending_user = Some(match pending_user.take() {
+                Some(earlier) => format!("{earlier}\n\n{text}"),
+                None => text,
+            });
+            continue;
+        }
+        let message = match m.role {
+            Role::User => unreachable!("handled above"),
             Role::Assistant => {
                 // A failed reply or one still being written is not part of the conversation.
                 if matches!(m.status, Status::Error | Status::Streaming) && m.tool_calls.is_empty() {
                     continue;
                 }
-                if m.tool_calls.is_empty() {
+                let calls: Vec<_> = m.tool_calls.iter().filter(|c| answered.contains(c.id.as_str())).cloned().collect();
+                if calls.is_empty() {
                     if m.content.is_empty() {
                         continue;
                     }
-                    out.push(ChatMessage::assistant(m.content.clone()));
+                    ChatMessage::assistant(m.content.clone())
                 } else {
-                    out.push(ChatMessage::assistant_tool_calls(m.content.clone(), m.tool_calls.clone()));
+                    ChatMessage::assistant_tool_calls(m.content.clone(), calls)
                 }
             }
             Role::Tool => {
@@ -47,9 +61,91 @@ pub fn request_messages(templates: &Templates, system_prompt: &str, history: &[M
                     "tool_result",
                     &json!({ "tool": m.tool_name.as_deref().unwrap_or("tool"), "output": m.content }),
                 )?;
-                out.push(ChatMessage::tool(m.tool_call_id.clone().unwrap_or_default(), wrapped));
+                ChatMessage::tool(m.tool_call_id.clone().unwrap_or_default(), wrapped)
             }
+        };
+        if let Some(text) = pending_user.take() {
+            out.push(ChatMessage::user(text));
         }
+        out.push(message);
+    }
+    if let Some(text) = pending_user {
+        out.push(ChatMessage::user(text));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::{Content, Role as Wire, ToolCall};
+
+    fn msg(role: Role, content: &str, status: Status) -> Message {
+        Message {
+            id: 0,
+            session_id: 1,
+            role,
+            content: content.into(),
+            status,
+            error: None,
+            model: None,
+            prompt_tokens: None,
+            completion_tokens: None,
+            cached_tokens: None,
+            ttft_ms: None,
+            tokens_per_second: None,
+            runtime_note: None,
+            reasoning: None,
+            tool_calls: vec![],
+            tool_call_id: None,
+            tool_name: None,
+            created_at: 0,
+            updated_at: 0,
+        }
+    }
+
+    fn shape(messages: &[ChatMessage]) -> Vec<(Wire, String)> {
+        messages
+            .iter()
+            .map(|m| (m.role, match &m.content { Content::Text(t) => t.clone(), Content::Parts(_) => String::new() }))
+            .collect()
+    }
+
+    #[test]
+    fn the_runtime_note_follows_the_users_text() {
+        let mut u = msg(Role::User, "hi", Status::Complete);
+        u.runtime_note = Some("[Sent 2026-11-29 10:00:00 +09:00 (Sunday)]".into());
+        let out = request_messages(&Templates::bundled(), "sys", &[u]).unwrap();
+        assert_eq!(shape(&out)[1].1, "hi\n\n[Sent 2026-11-29 10:00:00 +09:00 (Sunday)]");
+    }
+
+    #[test]
+    fn a_failed_reply_does_not_leave_two_user_messages_in_a_row() {
+        let history = [
+            msg(Role::User, "first", Status::Complete),
+            msg(Role::Assistant, "", Status::Error),
+            msg(Role::User, "again", Status::Complete),
+            msg(Role::Assistant, "answer", Status::Complete),
+        ];
+        let out = request_messages(&Templates::bundled(), "sys", &history).unwrap();
+        let roles: Vec<Wire> = out.iter().map(|m| m.role).collect();
+        assert_eq!(roles, [Wire::System, Wire::User, Wire::Assistant], "roles must alternate for strict chat templates");
+        assert_eq!(shape(&out)[1].1, "first\n\nagain", "nothing the user wrote is dropped");
+    }
+
+    #[test]
+    fn unanswered_tool_calls_are_left_out() {
+        let call = |id: &str| ToolCall { id: id.into(), name: "add".into(), arguments: "{}".into() };
+        let mut asked = msg(Role::Assistant, "", Status::Complete);
+        asked.tool_calls = vec![call("a"), call("b")];
+        let mut result = msg(Role::Tool, "2", Status::Complete);
+        result.tool_call_id = Some("a".into());
+        let mut stranded = msg(Role::Assistant, "", Status::Complete);
+        stranded.tool_calls = vec![call("c")];
+        let history = [msg(Role::User, "q", Status::Complete), asked, result, stranded, msg(Role::User, "q2", Status::Complete)];
+        let out = request_messages(&Templates::bundled(), "sys", &history).unwrap();
+        let roles: Vec<Wire> = out.iter().map(|m| m.role).collect();
+        assert_eq!(roles, [Wire::System, Wire::User, Wire::Assistant, Wire::Tool, Wire::User], "a call with no result (the turn was stopped) is not sent");
+        assert_eq!(out[2].tool_calls.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(), ["a"], "only answered calls remain");
+    }
 }
