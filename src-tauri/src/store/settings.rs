@@ -105,7 +105,7 @@ impl From<&Settings> for SettingsView {
 }
 
 /// A partial update; a field set to `null` goes back to its default.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Clone, Default, Deserialize, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[cfg_attr(test, ts(optional_fields))]
 #[serde(deny_unknown_fields)]
@@ -137,6 +137,17 @@ pub struct SettingsPatch {
     #[serde(default, deserialize_with = "present")]
     #[cfg_attr(test, ts(optional, type = r#""system" | "light" | "dark" | null"#))]
     pub theme: Option<Option<String>>,
+}
+
+/// Like `Settings`, a patch never shows the API key in logs or panics.
+impl std::fmt::Debug for SettingsPatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SettingsPatch")
+            .field("endpoint_url", &self.endpoint_url)
+            .field("api_key", &self.api_key.as_ref().map(|k| k.as_ref().map(|_| "<redacted>")))
+            .field("model", &self.model)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Distinguishes a field that is absent (outer None) from one set to null (Some(None)).

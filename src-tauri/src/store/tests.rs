@@ -217,3 +217,13 @@ fn project_names_are_unique_ignoring_case_in_any_script() {
     let renamed = store.with(|c| projects::update(c, p, &ProjectPatch { name: Some("  가족  ".into()), instructions: None })).unwrap();
     assert_eq!(renamed.name, "가족", "renaming to its own name (trimmed) is fine");
 }
+
+#[test]
+fn the_api_key_never_shows_in_debug_output() {
+    let patch: super::settings::SettingsPatch = serde_json::from_str(r#"{"api_key": "sk-secret-123"}"#).unwrap();
+    let settings = super::settings::Settings { api_key: Some("sk-secret-123".into()), ..Default::default() };
+    for text in [format!("{patch:?}"), format!("{settings:?}")] {
+        assert!(!text.contains("sk-secret-123"), "a key in a log line is a leaked key: {text}");
+        assert!(text.contains("redacted"), "but the log still says a key is set: {text}");
+    }
+}
