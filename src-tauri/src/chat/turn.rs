@@ -120,7 +120,7 @@ async fn run_rounds(app: &Arc<App>, session_id: i64, cancel: &crate::llm::Cancel
     let templates = app.templates.clone();
     let today = chrono::Local::now().date_naive();
     let prepared = app.store.call(move |c| prompt::prepare(c, &templates, session_id, today, &Budgets::default())).await?;
-    let system_prompt = prepared.report.rendered.text;
+    let system_prompt = prepared.rendered.text;
     let project_id = app.store.call(move |c| Ok(sessions::get(c, session_id)?.project_id)).await?;
     let ctx = ToolContext { session_id, project_id };
 

@@ -51,16 +51,6 @@ pub struct SnapshotReport {
     pub date: NaiveDate,
 }
 
-/// The system prompt for a turn, with where it came from.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Prepared {
-    pub report: SnapshotReport,
-    /// False when the previous turn's snapshot was reused unchanged.
-    pub changed: bool,
-    pub changed_at: i64,
-    pub change_reason: String,
-}
-
 /// Renders the prompt for `session_id` without touching the snapshot.
 pub fn render_current(conn: &Connection, templates: &Templates, session_id: i64, today: NaiveDate, budgets: &Budgets) -> Result<(String, SnapshotReport)> {
     let inputs = inputs::gather(conn, templates, session_id, today)?;
@@ -75,7 +65,7 @@ fn build(inputs: &PromptInputs, templates: &Templates, budgets: &Budgets) -> Res
 
 /// The prompt for the next request: the stored snapshot when the inputs are unchanged (no
 /// rendering at all), else a fresh render stored with the reason it changed.
-pub fn prepare(conn: &Connection, templates: &Templates, session_id: i64, today: NaiveDate, budgets: &Budgets) -> Result<Prepared> {
+pub fn prepare(conn: &Connection, templates: &Templates, session_id: i64, today: NaiveDate, budgets: &Budgets) -> Result<SnapshotReport> {
     let inputs = inputs::gather(conn, templates, session_id, today)?;
     let key = inputs_key(&inputs, templates, budgets);
     let previous = snapshots::get(conn, session_id)?;
@@ -83,7 +73,7 @@ pub fn prepare(conn: &Connection, templates: &Templates, session_id: i64, today:
         if prev.inputs_sha256 == key {
             if let Ok(report) = serde_json::from_str::<SnapshotReport>(&prev.report) {
                 snapshots::mark_used(conn, session_id)?;
-                return Ok(Prepared { report, changed: false, changed_at: prev.changed_at, change_reason: prev.change_reason.clone() });
+                return Ok(report);
             }
         }
     }
@@ -112,7 +102,7 @@ pub fn prepare(conn: &Connection, templates: &Templates, session_id: i64, today:
         used_at: crate::store::now_ms(),
     };
     snapshots::put(conn, &snap)?;
-    Ok(Prepared { report, changed: !prompt_unchanged, changed_at: snap.changed_at, change_reason: snap.change_reason })
+    Ok(report)
 }
 
 /// A digest of everything that decides the prompt: inputs, template bodies and budgets.
