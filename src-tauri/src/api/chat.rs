@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
+use tracing::{instrument, Level};
 
 use super::App;
 use crate::chat::{self, TurnEvent, TurnKind};
@@ -23,15 +24,18 @@ pub struct NewTurn {
     pub content: String,
 }
 
+#[instrument(skip(app, turn), err(level = Level::WARN))]
 pub async fn send_message(app: Arc<App>, session_id: i64, turn: NewTurn) -> Result<mpsc::Receiver<TurnEvent>> {
     chat::start(app, session_id, TurnKind::Send { content: turn.content }).await
 }
 
+#[instrument(skip(app), err(level = Level::WARN))]
 pub async fn regenerate(app: Arc<App>, session_id: i64) -> Result<mpsc::Receiver<TurnEvent>> {
     chat::start(app, session_id, TurnKind::Regenerate).await
 }
 
 /// Edits a user message and answers it again, replacing everything after it.
+#[instrument(skip(app, turn), err(level = Level::WARN))]
 pub async fn resend(app: Arc<App>, message_id: i64, turn: NewTurn) -> Result<mpsc::Receiver<TurnEvent>> {
     let session_id = app.store.call(move |c| Ok(messages::get(c, message_id)?.session_id)).await?;
     chat::start(app, session_id, TurnKind::Resend { message_id, content: turn.content }).await
@@ -44,6 +48,7 @@ pub struct Stopped {
     pub stopped: bool,
 }
 
+#[instrument(skip(app), err(level = Level::WARN))]
 pub async fn stop(app: &App, session_id: i64) -> Result<Stopped> {
     app.store.call(move |c| crate::store::sessions::get(c, session_id)).await?;
     Ok(Stopped { stopped: app.runs.stop(session_id) })
@@ -195,10 +200,12 @@ fn user_view(p: presets::UserPreset) -> PresetView {
     PresetView { key: presets::user_key(p.id), name: p.name, description: p.description, prompt: p.prompt, builtin: false, id: Some(p.id) }
 }
 
+#[instrument(skip_all, err(level = Level::WARN))]
 pub async fn create_preset(app: &App, new: NewPreset) -> Result<PresetView> {
     Ok(user_view(app.store.call(move |c| presets::create(c, &new)).await?))
 }
 
+#[instrument(skip(app, patch), err(level = Level::WARN))]
 pub async fn update_preset(app: &App, id: i64, patch: PresetPatch) -> Result<PresetView> {
     Ok(user_view(app.store.call(move |c| presets::update(c, id, &patch)).await?))
 }
@@ -211,6 +218,7 @@ pub struct DeletedPreset {
     pub sessions_reset: usize,
 }
 
+#[instrument(skip(app), err(level = Level::WARN))]
 pub async fn delete_preset(app: &App, id: i64) -> Result<DeletedPreset> {
     let sessions_reset = app.store.call(move |c| presets::delete(c, id)).await?;
     Ok(DeletedPreset { id, sessions_reset })
@@ -218,6 +226,7 @@ pub async fn delete_preset(app: &App, id: i64) -> Result<DeletedPreset> {
 
 // ---- the model server
 
+#[instrument(skip(app), err(level = Level::WARN))]
 pub async fn list_models(app: &App) -> Result<Vec<llm::ModelInfo>> {
     let s = app.store.call(|c| settings::load(c)).await?;
     Ok(app.llm_client(&s).list_models().await?)

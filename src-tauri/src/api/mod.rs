@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
+use tracing::{instrument, Level};
 
 pub mod chat;
 #[cfg(test)]
@@ -144,14 +145,17 @@ pub async fn list_projects(app: &App) -> Result<Vec<Project>> {
     app.store.call(|c| projects::list(c)).await
 }
 
+#[instrument(skip_all, err(level = Level::WARN))]
 pub async fn create_project(app: &App, new: NewProject) -> Result<Project> {
     app.store.call(move |c| projects::create(c, &new)).await
 }
 
+#[instrument(skip(app, patch), err(level = Level::WARN))]
 pub async fn update_project(app: &App, id: i64, patch: ProjectPatch) -> Result<Project> {
     app.store.call(move |c| projects::update(c, id, &patch)).await
 }
 
+#[instrument(skip(app), err(level = Level::WARN))]
 pub async fn delete_project(app: &App, id: i64) -> Result<DeletedProject> {
     app.store.call(move |c| projects::delete(c, id)).await
 }
@@ -180,6 +184,7 @@ pub async fn list_sessions(app: &App, q: SessionQuery) -> Result<SessionPage> {
         .await
 }
 
+#[instrument(skip_all, err(level = Level::WARN))]
 pub async fn create_session(app: &App, new: NewSession) -> Result<Session> {
     app.store.call(move |c| sessions::create(c, &new)).await
 }
@@ -189,6 +194,7 @@ pub async fn get_session(app: &App, id: i64) -> Result<Session> {
 }
 
 /// Renames, moves (`project_id`) or sets the preset of a session, all or nothing.
+#[instrument(skip(app, patch), err(level = Level::WARN))]
 pub async fn update_session(app: &App, id: i64, patch: SessionPatch) -> Result<Session> {
     let templates = app.templates.clone();
     app.store
@@ -207,6 +213,7 @@ pub async fn update_session(app: &App, id: i64, patch: SessionPatch) -> Result<S
         .await
 }
 
+#[instrument(skip(app), err(level = Level::WARN))]
 pub async fn delete_session(app: &App, id: i64) -> Result<()> {
     app.store.call(move |c| sessions::delete(c, id)).await
 }
@@ -232,10 +239,12 @@ pub async fn list_messages(app: &App, session_id: i64, q: MessageQuery) -> Resul
     app.store.call(move |c| messages::list(c, session_id, q.before, q.limit)).await
 }
 
+#[instrument(skip(app, edit), err(level = Level::WARN))]
 pub async fn edit_message(app: &App, id: i64, edit: MessageEdit) -> Result<Message> {
     app.store.call(move |c| messages::edit(c, id, &edit.content)).await
 }
 
+#[instrument(skip(app), err(level = Level::WARN))]
 pub async fn delete_message(app: &App, id: i64) -> Result<()> {
     app.store.call(move |c| messages::delete(c, id)).await
 }
@@ -246,6 +255,7 @@ pub async fn get_settings(app: &App) -> Result<SettingsView> {
     app.store.call(|c| Ok(SettingsView::from(&settings::load(c)?))).await
 }
 
+#[instrument(skip_all, err(level = Level::WARN))]
 pub async fn update_settings(app: &App, patch: SettingsPatch) -> Result<SettingsView> {
     app.store.call(move |c| Ok(SettingsView::from(&settings::update(c, &patch)?))).await
 }
@@ -256,14 +266,17 @@ pub async fn list_memories(app: &App) -> Result<Vec<Memory>> {
     app.store.call(|c| memories::list(c)).await
 }
 
+#[instrument(skip_all, err(level = Level::WARN))]
 pub async fn create_memory(app: &App, new: NewMemory) -> Result<Memory> {
     app.store.call(move |c| memories::create(c, &new)).await
 }
 
+#[instrument(skip(app, patch), err(level = Level::WARN))]
 pub async fn update_memory(app: &App, id: i64, patch: MemoryPatch) -> Result<Memory> {
     app.store.call(move |c| memories::update(c, id, &patch)).await
 }
 
+#[instrument(skip(app), err(level = Level::WARN))]
 pub async fn delete_memory(app: &App, id: i64) -> Result<()> {
     app.store.call(move |c| memories::delete(c, id)).await
 }
