@@ -451,3 +451,20 @@ async fn closing_the_app_mid_reply_stops_it_and_keeps_the_text() {
     assert_eq!(reply["status"], "stopped", "a reply cut short by closing the app is stopped, not lost");
     assert!(reply["content"].as_str().unwrap().starts_with("w0 "), "{reply}");
 }
+
+#[tokio::test]
+async fn without_a_tokenizer_the_estimate_is_calibrated_by_the_last_reply() {
+    let (s, fake) = setup().await;
+    fake.set_tokenizer(maru_tests::fake_openai::Tokenizer::None);
+    let sess = s.session(None, "").await;
+    let (_, before) = s.get(&format!("/api/sessions/{sess}/context")).await;
+    assert_eq!(before["tokens_source"], "estimate", "no reply yet: a plain estimate");
+    let plain = before["tokens"].as_f64().unwrap();
+    // The server reports far more tokens than the estimate expects (a tokenizer that splits finely).
+    fake.push(Reply::text(["ok"]).with_usage(5_000, 1, None));
+    s.say(sess, "hello").await;
+    let (_, after) = s.get(&format!("/api/sessions/{sess}/context")).await;
+    assert_eq!(after["tokens_source"], "calibrated_estimate");
+    let calibrated = after["tokens"].as_f64().unwrap();
+    assert!(calibrated > plain * 3.0, "the count follows what the server reported: {plain} → {calibrated}");
+}

@@ -67,7 +67,8 @@ pub struct ContextView {
     pub sha256: String,
     pub chars: usize,
     pub tokens: usize,
-    /// "server" when the model server counted them, else "estimate".
+    /// "server" when the model server counted them; "calibrated_estimate" when estimated and scaled
+    /// by how the last reply's prompt_tokens compared with the estimate; else "estimate".
     pub tokens_source: String,
     /// The prompt last sent for this session, and why it last changed.
     pub last_sent: Option<LastSent>,
@@ -105,17 +106,14 @@ pub struct ReplyFigures {
 pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
     let templates = app.templates.clone();
     let today = chrono::Local::now().date_naive();
-    let (current, snapshot, last_reply, settings) = app
+    let (current, snapshot, history, settings) = app
         .store
         .call(move |c| {
             let (_, report) = prompt::render_current(c, &templates, session_id, today, &Budgets::default())?;
-            let snapshot = snapshots::get(c, session_id)?;
-            let last_reply = messages::history(c, session_id)?
-                .into_iter()
-                .rfind(|m| m.role == messages::Role::Assistant && m.status != messages::Status::Streaming);
-            Ok((report, snapshot, last_reply, settings::load(c)?))
+            Ok((report, snapshots::get(c, session_id)?, messages::history(c, session_id)?, settings::load(c)?))
         })
         .await?;
+    let last_reply = history.iter().rfind(|m| m.role == messages::Role::Assistant && m.status != messages::Status::Streaming).cloned();
     let pending_change = snapshot.as_ref().and_then(|s| {
         if s.prompt_sha256 == current.rendered.sha256 {
             return None;
@@ -124,9 +122,13 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
         Some(prompt::change_reason(&old, &current))
     });
     let text = current.rendered.text.clone();
+    let estimate = prompt::render::estimate_tokens(&text);
     let (tokens, tokens_source) = match count_tokens(app, &settings, &text).await {
         Some(n) => (n, "server"),
-        None => (prompt::render::estimate_tokens(&text), "estimate"),
+        None => match calibration(&app.templates, snapshot.as_ref(), &history, last_reply.as_ref()) {
+            Some(ratio) => ((estimate as f64 * ratio).round() as usize, "calibrated_estimate"),
+            None => (estimate, "estimate"),
+        },
     };
     Ok(ContextView {
         session_id,
@@ -153,6 +155,30 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
         }),
         overrides: app.templates.all().iter().filter(|t| !matches!(t.source, prompt::templates::TemplateSource::Bundled)).cloned().collect(),
     })
+}
+
+/// Real tokens per estimated token in the last request: its `prompt_tokens` over the estimate of
+/// what it carried (the prompt last sent and the history before the reply).
+fn calibration(templates: &prompt::Templates, snapshot: Option<&snapshots::Snapshot>, history: &[messages::Message], reply: Option<&messages::Message>) -> Option<f64> {
+    let reply = reply?;
+    let real = reply.prompt_tokens? as f64;
+    let before: Vec<_> = history.iter().take_while(|m| m.id < reply.id).cloned().collect();
+    let sent = chat::history::request_messages(templates, &snapshot?.prompt, &before).ok()?;
+    let estimate: usize = sent
+        .iter()
+        .map(|m| match &m.content {
+            llm::Content::Text(t) => prompt::render::estimate_tokens(t),
+            llm::Content::Parts(parts) => parts
+                .iter()
+                .map(|p| match p {
+                    llm::ContentPart::Text { text } => prompt::render::estimate_tokens(text),
+                    _ => 0,
+                })
+                .sum(),
+        })
+        .sum();
+    // Bounded: a wildly different ratio means the estimate and the count describe different text.
+    (estimate > 0).then(|| (real / estimate as f64).clamp(0.25, 4.0))
 }
 
 /// Exact count from the server's tokenizer, if it has one and answers quickly.

@@ -14,7 +14,8 @@ sections: Array<SectionReport>,
  */
 system_prompt: string, sha256: string, chars: number, tokens: number, 
 /**
- * "server" when the model server counted them, else "estimate".
+ * "server" when the model server counted them; "calibrated_estimate" when estimated and scaled
+ * by how the last reply's prompt_tokens compared with the estimate; else "estimate".
  */
 tokens_source: string, 
 /**
