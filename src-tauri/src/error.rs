@@ -3,6 +3,8 @@
 //! `code` is stable and machine-readable (the UI branches on it); `message` is for the user and
 //! says what to do. Internal errors are logged in full and reported without their details.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 #[derive(Debug, thiserror::Error)]
@@ -17,9 +19,15 @@ pub enum Error {
     Conflict { code: &'static str, message: String },
     #[error("{message}")]
     Unauthorized { message: String },
-    /// The model server failed; the message says how to fix it.
+    /// The model server failed; the message says how to fix it. Its code is reported as
+    /// `model_server.<code>`, apart from Maru's own (`model_server.unauthorized` is the model
+    /// server refusing Maru's key, `unauthorized` is Maru refusing the caller's token).
     #[error("{message}")]
     Upstream { code: &'static str, message: String },
+    /// Maru cannot start: the data folder is in use or unusable, a port is taken, a template
+    /// folder cannot be read.
+    #[error("{message}")]
+    Startup { code: &'static str, message: String },
     #[error("the database was written by a newer version of Maru (schema {found}, this build knows up to {known}); update Maru to open it")]
     NewerSchema { found: i64, known: i64 },
     #[error("internal error: {0:#}")]
@@ -43,14 +51,18 @@ impl Error {
     pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
         Error::Conflict { code, message: message.into() }
     }
+    pub fn startup(code: &'static str, message: impl Into<String>) -> Self {
+        Error::Startup { code, message: message.into() }
+    }
 
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Cow<'static, str> {
         match self {
-            Error::Invalid { code, .. } | Error::Conflict { code, .. } | Error::Upstream { code, .. } => code,
-            Error::NotFound { .. } => "not_found",
-            Error::Unauthorized { .. } => "unauthorized",
-            Error::NewerSchema { .. } => "newer_schema",
-            Error::Internal(_) => "internal",
+            Error::Invalid { code, .. } | Error::Conflict { code, .. } | Error::Startup { code, .. } => Cow::Borrowed(code),
+            Error::Upstream { code, .. } => Cow::Owned(upstream_code(code)),
+            Error::NotFound { .. } => "not_found".into(),
+            Error::Unauthorized { .. } => "unauthorized".into(),
+            Error::NewerSchema { .. } => "newer_schema".into(),
+            Error::Internal(_) => "internal".into(),
         }
     }
 
@@ -61,7 +73,7 @@ impl Error {
             Error::NotFound { .. } => 404,
             Error::Conflict { .. } => 409,
             Error::Upstream { .. } => 502,
-            Error::NewerSchema { .. } | Error::Internal(_) => 500,
+            Error::NewerSchema { .. } | Error::Startup { .. } | Error::Internal(_) => 500,
         }
     }
 
@@ -75,14 +87,13 @@ impl Error {
     }
 }
 
+/// The code of a model-server failure as it crosses the API: `model_server.<code>`.
+pub fn upstream_code(code: &str) -> String {
+    format!("model_server.{code}")
+}
+
 impl From<rusqlite::Error> for Error {
     fn from(e: rusqlite::Error) -> Self {
         Error::Internal(e.into())
-    }
-}
-
-impl From<crate::llm::LlmError> for Error {
-    fn from(e: crate::llm::LlmError) -> Self {
-        Error::Upstream { code: e.code(), message: e.to_string() }
     }
 }

@@ -12,7 +12,7 @@ use tracing_subscriber::{fmt, EnvFilter};
 pub fn init(data_dir: &Path) -> Option<WorkerGuard> {
     let filter = EnvFilter::try_from_env("MARU_LOG").unwrap_or_else(|_| EnvFilter::new("info,maru=info"));
     let logs = data_dir.join("logs");
-    let file = crate::api::create_private_dir(&logs).ok().and_then(|_| {
+    let file = crate::paths::create_private_dir(&logs).ok().and_then(|_| {
         tracing_appender::rolling::Builder::new()
             .rotation(tracing_appender::rolling::Rotation::DAILY)
             .filename_prefix("maru")

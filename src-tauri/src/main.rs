@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use maru::api::App;
+use maru::app::App;
 use maru::server::{self, ServeOptions};
 
 #[derive(Parser)]

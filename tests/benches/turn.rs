@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use maru::api::{self, chat::NewTurn, App};
-use maru::chat::TurnEvent;
+use maru::app::TurnEvent;
 use maru::store::messages::{self, NewMessage, Role, Status};
 use maru::store::{memories, projects, sessions};
 use maru_tests::llama::LlamaServer;

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use maru::api::App;
+use maru::app::App;
 use maru::server::{self, ServeOptions};
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
@@ -16,6 +16,7 @@ pub struct TestServer {
     /// Keeps the data folder alive for the test's duration.
     pub data: tempfile::TempDir,
     task: tokio::task::JoinHandle<()>,
+    shutdown: tokio::sync::oneshot::Sender<()>,
 }
 
 impl TestServer {
@@ -31,16 +32,29 @@ impl TestServer {
         let bound = server::bind(app.clone(), &opts).await.expect("bind");
         let base = format!("http://{}", bound.addr);
         let token = bound.token.clone();
+        let (shutdown, stopped) = tokio::sync::oneshot::channel::<()>();
         let task = tokio::spawn(async move {
-            let _ = bound.run().await;
+            let _ = bound.run_until(async move { drop(stopped.await) }).await;
         });
-        TestServer { base, token, app, http: reqwest::Client::new(), data, task }
+        TestServer { base, token, app, http: reqwest::Client::new(), data, task, shutdown }
     }
 
-    /// Stops serving and hands back the data folder.
-    pub fn stop(self) -> tempfile::TempDir {
-        self.task.abort();
-        self.data
+    /// Stops serving, closes the data folder (releasing its lock, as a quitting Maru does) and
+    /// hands it back.
+    pub async fn stop(self) -> tempfile::TempDir {
+        let TestServer { app, http, data, task, shutdown, .. } = self;
+        drop(http);
+        let _ = shutdown.send(());
+        let _ = task.await;
+        let weak = std::sync::Arc::downgrade(&app);
+        drop(app);
+        for _ in 0..500 {
+            if weak.strong_count() == 0 {
+                return data;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        panic!("the server still holds the data folder 5 s after stopping");
     }
 
     pub fn url(&self, path: &str) -> String {

@@ -53,7 +53,7 @@ async fn default_project_exists_once_and_cannot_be_deleted_or_renamed() {
     assert_error(st, &body, 409, "default_project", "Default keeps its name");
 
     // Restarting on the same data folder must not create a second Default.
-    let data = s.stop();
+    let data = s.stop().await;
     let s = TestServer::start_in(data).await;
     let (_, projects) = s.get("/api/projects").await;
     let count = projects.as_array().unwrap().iter().filter(|p| p["is_default"] == true).count();
@@ -92,18 +92,20 @@ async fn moving_a_session_keeps_every_message_and_survives_restart() {
     let work = s.project("Work").await;
     let sess = s.session(None, "notes").await;
     for i in 0..5 {
-        add_message(&s, sess, Role::User, &format!("message {i}"));
+        let role = if i % 2 == 0 { Role::User } else { Role::Assistant };
+        add_message(&s, sess, role, &format!("message {i}"));
     }
+    add_message(&s, sess, Role::Assistant, "the last reply");
     let (st, moved) = s.patch(&format!("/api/sessions/{sess}"), json!({ "project_id": work })).await;
     assert_eq!(st, StatusCode::OK, "{moved}");
     assert_eq!(moved["project_id"], work);
 
-    let data = s.stop();
+    let data = s.stop().await;
     let s = TestServer::start_in(data).await;
     let (_, page) = s.get(&format!("/api/sessions?project_id={work}")).await;
     assert_eq!(page["sessions"][0]["id"], sess, "the moved session is found in its new project after a restart");
     let (_, msgs) = s.get(&format!("/api/sessions/{sess}/messages")).await;
-    assert_eq!(msgs["messages"].as_array().unwrap().len(), 5, "no message is lost by moving: {msgs}");
+    assert_eq!(msgs["messages"].as_array().unwrap().len(), 6, "no message is lost by moving: {msgs}");
 }
 
 #[tokio::test]
@@ -255,7 +257,7 @@ async fn bad_input_gets_a_clear_error_and_changes_nothing() {
         (reqwest::Method::PATCH, "/api/messages/9999".into(), Some(json!({ "content": "x" })), 404, "not_found", "editing a missing message"),
         (reqwest::Method::DELETE, "/api/memories/9999".into(), None, 404, "not_found", "deleting a missing memory"),
         (reqwest::Method::GET, "/api/sessions/abc".into(), None, 400, "invalid_id", "a non-numeric id"),
-        (reqwest::Method::GET, "/api/nothing-here".into(), None, 400, "no_such_route", "an unknown route"),
+        (reqwest::Method::GET, "/api/nothing-here".into(), None, 404, "no_such_route", "an unknown route"),
     ];
     for (method, path, body, want, code, why) in cases {
         let (st, resp) = s.call(method, &path, body).await;
@@ -306,7 +308,7 @@ async fn a_foreign_host_header_is_refused() {
 #[tokio::test]
 async fn a_non_loopback_host_needs_allow_remote() {
     let data = tempfile::tempdir().unwrap();
-    let app = maru::api::App::open(data.path()).unwrap();
+    let app = maru::app::App::open(data.path()).unwrap();
     let opts = maru::server::ServeOptions { host: "0.0.0.0".into(), port: 0, token: None, allow_remote: false, ui_dir: None };
     let err = maru::server::bind(app, &opts).await.err().expect("listening on every interface must be refused");
     assert_eq!(err.code(), "remote_refused");

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
-use maru::chat::{Tool, ToolContext};
+use maru::app::{Tool, ToolContext};
 use maru::llm::ToolSpec;
 use maru_tests::fake_openai::{FakeOpenAi, Reply};
 use maru_tests::server::{Event, TestServer};
@@ -167,8 +167,8 @@ async fn the_inspector_reports_sections_sizes_and_cache_figures() {
     assert_eq!(st, StatusCode::OK, "{ctx}");
     let sections = ctx["sections"].as_array().unwrap();
     assert_eq!(sections.len(), 5, "all five sections are listed, present or not");
-    let numbers: Vec<i64> = sections.iter().map(|x| x["number"].as_i64().unwrap()).collect();
-    assert_eq!(numbers, [1, 2, 3, 4, 5]);
+    let ids: Vec<&str> = sections.iter().map(|x| x["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["base", "custom_instructions", "project_instructions", "attachments", "memory"], "listed in the order the model reads them");
     assert_eq!(sections[1]["present"], false);
     assert_eq!(sections[1]["absent_reason"], "no custom instructions are set");
     assert_eq!(sections[3]["absent_reason"], "no files are attached to this session or its project");
@@ -212,7 +212,7 @@ async fn a_server_dying_mid_stream_leaves_an_error_reply_and_the_user_message() 
     fake.push(Reply::text(["Half an ", "answer"]).then_die());
     let events = s.say(sess, "please answer").await;
     let err = events.iter().find(|e| e.name == "error").expect("the user is told the reply failed");
-    assert_eq!(err.data["code"], "disconnected", "{err:?}");
+    assert_eq!(err.data["code"], "model_server.disconnected", "the model server's failures are named as its own: {err:?}");
     let history = s.history(sess).await;
     assert_eq!(history[0]["content"], "please answer", "the user's message is never lost");
     assert_eq!(history[1]["status"], "error");
@@ -236,7 +236,7 @@ async fn each_server_error_reaches_the_user_in_words() {
         fake.push(reply);
         let events = s.say(sess, "hi").await;
         let err = events.iter().find(|e| e.name == "error").unwrap_or_else(|| panic!("{code}: no error event in {events:?}"));
-        assert_eq!(err.data["code"], code, "{err:?}");
+        assert_eq!(err.data["code"], format!("model_server.{code}"), "upstream codes have their own namespace (`unauthorized` alone is Maru refusing the caller): {err:?}");
         assert!(err.data["message"].as_str().unwrap().contains(words), "{code}: the message must help the user act: {}", err.data["message"]);
         let history = s.history(sess).await;
         assert_eq!(history[0]["role"], "user", "{code}: the user's message is kept");
@@ -252,7 +252,7 @@ async fn nothing_listening_is_a_clear_error_and_keeps_the_message() {
     let sess = s.session(None, "").await;
     let events = s.say(sess, "anyone there?").await;
     let err = events.iter().find(|e| e.name == "error").unwrap();
-    assert_eq!(err.data["code"], "unreachable");
+    assert_eq!(err.data["code"], "model_server.unreachable");
     assert!(err.data["message"].as_str().unwrap().contains(&port.to_string()), "names the address: {}", err.data["message"]);
     let history = s.history(sess).await;
     assert_eq!(history.len(), 2);
@@ -261,7 +261,7 @@ async fn nothing_listening_is_a_clear_error_and_keeps_the_message() {
     // Without a model set, Maru asks the server for one: the same clear error.
     s.patch("/api/settings", json!({ "model": null })).await;
     let events = s.say(sess, "still there?").await;
-    assert_eq!(events.last().unwrap().data["code"], "unreachable");
+    assert_eq!(events.last().unwrap().data["code"], "model_server.unreachable");
     assert_eq!(s.history(sess).await.len(), 4, "the message and a failed reply with the reason are stored");
 }
 
@@ -432,7 +432,7 @@ async fn a_stuck_reply_ends_after_the_idle_timeout_from_settings() {
     fake.push(Reply::text(["The answer is "]).then_hang());
     let events = s.say(sess, "and then?").await;
     let err = events.iter().find(|e| e.name == "error").expect("a stuck server must not hang the chat forever");
-    assert_eq!(err.data["code"], "timeout_idle");
+    assert_eq!(err.data["code"], "model_server.timeout_idle");
     assert!(err.data["message"].as_str().unwrap().contains("5 s"), "the message says how long Maru waited: {}", err.data["message"]);
     let reply = &s.history(sess).await[1];
     assert_eq!(reply["content"], "The answer is ", "what arrived is kept");

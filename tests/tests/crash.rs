@@ -17,7 +17,7 @@ const CHILD_ENV: &str = "MARU_CRASH_CHILD_DATA";
 #[ignore = "helper process of a_killed_process_leaves_interrupted_text"]
 async fn child_server_process() {
     let Ok(dir) = std::env::var(CHILD_ENV) else { return };
-    let app = maru::api::App::open(std::path::Path::new(&dir)).unwrap();
+    let app = maru::app::App::open(std::path::Path::new(&dir)).unwrap();
     let opts = maru::server::ServeOptions { host: "127.0.0.1".into(), port: 0, token: Some("crash-token".into()), allow_remote: false, ui_dir: None };
     let bound = maru::server::bind(app, &opts).await.unwrap();
     println!("CHILD_PORT {}", bound.addr.port());
@@ -60,7 +60,7 @@ async fn a_killed_process_leaves_interrupted_text() {
     child.kill().unwrap(); // SIGKILL: no chance to clean up
     child.wait().unwrap();
 
-    let app = maru::api::App::open(data.path()).expect("the data survives a killed process");
+    let app = maru::app::App::open(data.path()).expect("the data survives a killed process");
     let history = app.store.with(|c| maru::store::messages::history(c, sid)).unwrap();
     assert_eq!(history.len(), 2, "the user message and the partial reply are there");
     assert_eq!(history[0].role, Role::User);

@@ -57,7 +57,7 @@ export interface ServerOffer {
 }
 
 /** `/api/models` error codes that mean the configured model server cannot be reached at all. */
-const UNREACHABLE_CODES = new Set(['unreachable', 'dns', 'network', 'timeout_connect', 'invalid_url']);
+const UNREACHABLE_CODES = new Set(['unreachable', 'dns', 'network', 'timeout_connect', 'invalid_url'].map((c) => `model_server.${c}`));
 
 const SESSION_PAGE = 30;
 const MESSAGE_PAGE = 50;

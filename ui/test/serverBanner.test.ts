@@ -7,7 +7,7 @@ import { mountServerBanner } from '../src/views/serverBanner';
 import { fakeBackend, settingsView } from './fakeBackend';
 
 const LLAMA: FoundServer = { base_url: 'http://127.0.0.1:8000/v1', kind_guess: 'llama.cpp', models: ['SmolLM2-135M-Instruct', 'b', 'c'], needs_api_key: false };
-const unreachable = () => Promise.reject(new ApiError('unreachable', 'Cannot connect to http://127.0.0.1:8080/v1', 502));
+const unreachable = () => Promise.reject(new ApiError('model_server.unreachable', 'Cannot connect to http://127.0.0.1:8080/v1', 502));
 
 function setup(methods: Parameters<typeof fakeBackend>[0], settings = settingsView()) {
   const { backend, calls } = fakeBackend(methods);
@@ -77,7 +77,7 @@ describe('offering a local model server at start', () => {
   });
 
   it('does not probe for errors other than an unreachable server', async () => {
-    const { app, calls } = setup({ listModels: () => Promise.reject(new ApiError('unauthorized', 'The server requires an API key', 502)) });
+    const { app, calls } = setup({ listModels: () => Promise.reject(new ApiError('model_server.unauthorized', 'The server requires an API key', 502)) });
     await app.checkModelServer();
     expect(app.serverOffer).toBeNull();
     expect(calls.map((c) => c.method)).toEqual(['listModels']);

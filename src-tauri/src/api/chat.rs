@@ -5,11 +5,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use tokio::sync::mpsc;
 use tracing::{instrument, Level};
 
-use super::App;
-use crate::chat::{self, TurnEvent, TurnKind};
+use crate::app::{App, TurnStream};
+use crate::chat::{self, TurnKind};
 use crate::error::{Error, Result};
 use crate::llm;
 use crate::prompt::templates::TemplateInfo;
@@ -25,19 +24,19 @@ pub struct NewTurn {
 }
 
 #[instrument(skip(app, turn), err(level = Level::WARN))]
-pub async fn send_message(app: Arc<App>, session_id: i64, turn: NewTurn) -> Result<mpsc::Receiver<TurnEvent>> {
+pub async fn send_message(app: Arc<App>, session_id: i64, turn: NewTurn) -> Result<TurnStream> {
     chat::start(app, session_id, TurnKind::Send { content: turn.content }).await
 }
 
 #[instrument(skip(app), err(level = Level::WARN))]
-pub async fn regenerate(app: Arc<App>, session_id: i64) -> Result<mpsc::Receiver<TurnEvent>> {
+pub async fn regenerate(app: Arc<App>, session_id: i64) -> Result<TurnStream> {
     chat::start(app, session_id, TurnKind::Regenerate).await
 }
 
 /// Edits a user message and answers it again, replacing everything after it.
 #[instrument(skip(app, turn), err(level = Level::WARN))]
-pub async fn resend(app: Arc<App>, message_id: i64, turn: NewTurn) -> Result<mpsc::Receiver<TurnEvent>> {
-    let session_id = app.store.call(move |c| Ok(messages::get(c, message_id)?.session_id)).await?;
+pub async fn resend(app: Arc<App>, message_id: i64, turn: NewTurn) -> Result<TurnStream> {
+    let session_id = app.store.read(move |c| Ok(messages::get(c, message_id)?.session_id)).await?;
     chat::start(app, session_id, TurnKind::Resend { message_id, content: turn.content }).await
 }
 
@@ -50,8 +49,15 @@ pub struct Stopped {
 
 #[instrument(skip(app), err(level = Level::WARN))]
 pub async fn stop(app: &App, session_id: i64) -> Result<Stopped> {
-    app.store.call(move |c| crate::store::sessions::get(c, session_id)).await?;
+    app.store.read(move |c| crate::store::sessions::get(c, session_id)).await?;
     Ok(Stopped { stopped: app.runs.stop(session_id) })
+}
+
+/// The reply being written in a chat, from its first event, then live: for a second tab or a
+/// reloaded window. `no_turn_running` when nothing is being written.
+pub async fn turn_events(app: &App, session_id: i64) -> Result<TurnStream> {
+    app.store.read(move |c| crate::store::sessions::get(c, session_id)).await?;
+    app.runs.attach(session_id).ok_or_else(|| Error::conflict("no_turn_running", "no reply is being written in this chat"))
 }
 
 // ---- context inspector
@@ -108,7 +114,7 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
     let today = chrono::Local::now().date_naive();
     let (current, snapshot, history, settings) = app
         .store
-        .call(move |c| {
+        .read(move |c| {
             let (_, report) = prompt::render_current(c, &templates, session_id, today, &Budgets::default())?;
             Ok((report, snapshots::get(c, session_id)?, messages::history(c, session_id)?, settings::load(c)?))
         })
@@ -217,7 +223,7 @@ pub async fn list_presets(app: &App) -> Result<Vec<PresetView>> {
             })
         })
         .collect::<Result<_>>()?;
-    let user = app.store.call(|c| presets::list(c)).await?;
+    let user = app.store.read(|c| presets::list(c)).await?;
     out.extend(user.into_iter().map(user_view));
     Ok(out)
 }
@@ -228,12 +234,12 @@ fn user_view(p: presets::UserPreset) -> PresetView {
 
 #[instrument(skip_all, err(level = Level::WARN))]
 pub async fn create_preset(app: &App, new: NewPreset) -> Result<PresetView> {
-    Ok(user_view(app.store.call(move |c| presets::create(c, &new)).await?))
+    Ok(user_view(app.store.write(move |tx| presets::create(tx, &new)).await?))
 }
 
 #[instrument(skip(app, patch), err(level = Level::WARN))]
 pub async fn update_preset(app: &App, id: i64, patch: PresetPatch) -> Result<PresetView> {
-    Ok(user_view(app.store.call(move |c| presets::update(c, id, &patch)).await?))
+    Ok(user_view(app.store.write(move |tx| presets::update(tx, id, &patch)).await?))
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -246,7 +252,7 @@ pub struct DeletedPreset {
 
 #[instrument(skip(app), err(level = Level::WARN))]
 pub async fn delete_preset(app: &App, id: i64) -> Result<DeletedPreset> {
-    let sessions_reset = app.store.call(move |c| presets::delete(c, id)).await?;
+    let sessions_reset = app.store.write(move |tx| presets::delete(tx, id)).await?;
     Ok(DeletedPreset { id, sessions_reset })
 }
 
@@ -254,7 +260,7 @@ pub async fn delete_preset(app: &App, id: i64) -> Result<DeletedPreset> {
 
 #[instrument(skip(app), err(level = Level::WARN))]
 pub async fn list_models(app: &App) -> Result<Vec<llm::ModelInfo>> {
-    let s = app.store.call(|c| settings::load(c)).await?;
+    let s = app.store.read(|c| settings::load(c)).await?;
     Ok(app.llm_client(&s).list_models().await?)
 }
 
@@ -305,7 +311,7 @@ impl ContextView {
         }
         out.push('\n');
         for s in &self.sections {
-            let circled = ["①", "②", "③", "④", "⑤"][s.number as usize - 1];
+            let circled = ["①", "②", "③", "④", "⑤"][s.id.number() as usize - 1];
             if s.present {
                 let _ = writeln!(out, "{circled} {:?}: {} chars in, {} chars sent, ~{} tokens, from {}", s.id, s.raw_chars, s.injected_chars, s.tokens_estimate, s.source);
                 for c in &s.cuts {

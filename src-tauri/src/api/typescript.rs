@@ -16,14 +16,14 @@ use ts_rs::{Config, TS};
 fn export_types(dir: &Path) {
     use crate::api::chat::{ContextView, DeletedPreset, LastSent, NewTurn, PresetView, ReplyFigures, Stopped};
     use crate::api::{Health, MessageEdit, MessageQuery, SessionQuery};
-    use crate::chat::TurnEvent;
+    use crate::app::TurnEvent;
     use crate::error::ErrorBody;
     use crate::llm::{FoundServer, ModelInfo, ToolCall, Usage};
     use crate::prompt::budget::Cut;
     use crate::prompt::render::SectionReport;
     use crate::prompt::templates::{TemplateInfo, TemplateSource};
     use crate::prompt::SectionId;
-    use crate::server::routes::Deleted;
+    use crate::api::Deleted;
     use crate::store::memories::{Memory, MemoryPatch, NewMemory};
     use crate::store::messages::{Message, MessagePage, Role, Status};
     use crate::store::presets::{NewPreset, PresetPatch};

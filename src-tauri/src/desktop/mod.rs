@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use tauri::{WebviewUrl, WebviewWindowBuilder};
 
-use crate::api::App;
+use crate::app::App;
 use crate::error::{Error, Result};
 use crate::server::{self, ServeOptions};
 

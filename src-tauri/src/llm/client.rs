@@ -65,10 +65,6 @@ impl Client {
         &self.endpoint
     }
 
-    pub fn timeouts(&self) -> Timeouts {
-        self.timeouts
-    }
-
     /// Starts a streamed chat completion. Returns once the server answered with a stream;
     /// the deltas come from the returned `ChatStream`. Cancelling `cancel` (or dropping the
     /// stream) closes the connection, which makes the server stop generating.

@@ -8,7 +8,7 @@ use std::fmt;
 use std::io::ErrorKind;
 use std::time::Duration;
 
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 
 /// Which wait ran out. Each has its own default and its own advice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -57,8 +57,9 @@ pub enum LlmError {
     #[error("Nothing at {url} (HTTP 404). Check the base URL: OpenAI-compatible servers usually serve under /v1, e.g. http://127.0.0.1:8080/v1. (Server said: {message})")]
     NotFound { url: String, message: String },
 
-    /// The prompt does not fit the model's context window; the chat engine compacts and retries.
-    #[error("The conversation is too long for the model's context window. Start a new chat, shorten it, or let Maru summarise older turns. (Server said: {message})")]
+    /// The prompt does not fit the model's context window. The turn ends with this error; the
+    /// user shortens the chat or starts a new one (nothing is compacted automatically yet).
+    #[error("The conversation is too long for the model's context window. Start a new chat, or delete older messages from this one. (Server said: {message})")]
     ContextTooLong { message: String },
 
     #[error("The server rejected the request (HTTP {status}): {message}")]
@@ -165,14 +166,10 @@ impl LlmError {
     }
 }
 
-/// Errors cross the API as `{code, message}`, like every other error in Maru.
-impl Serialize for LlmError {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut st = s.serialize_struct("LlmError", 2)?;
-        st.serialize_field("code", self.code())?;
-        st.serialize_field("message", &self.to_string())?;
-        st.end()
+/// A model-server failure as Maru's API reports it: `model_server.<code>` with this message.
+impl From<LlmError> for crate::error::Error {
+    fn from(e: LlmError) -> Self {
+        crate::error::Error::Upstream { code: e.code(), message: e.to_string() }
     }
 }
 
@@ -489,12 +486,5 @@ mod tests {
             Some("c")
         );
         assert_eq!(error_message(&v(r#"{"choices":[],"error":null}"#)), None);
-    }
-
-    #[test]
-    fn serialises_as_code_and_message() {
-        let v = serde_json::to_value(LlmError::Cancelled).unwrap();
-        assert_eq!(v["code"], "cancelled");
-        assert_eq!(v["message"], "Stopped.");
     }
 }

@@ -9,6 +9,7 @@
 
 mod chat_stream;
 mod client;
+mod clients;
 mod endpoint;
 mod error;
 mod models;
@@ -18,6 +19,7 @@ mod stream;
 
 pub use chat_stream::ChatStream;
 pub use client::Client;
+pub use clients::{ClientConfig, Clients};
 pub use endpoint::{Endpoint, Timeouts};
 pub use error::{LlmError, TimeoutPhase};
 pub use models::{probe_local_servers, probe_ports, FoundServer, ModelInfo, LOCAL_PORTS};

@@ -17,8 +17,7 @@ use super::request::ToolCall;
 ///
 /// `Finished` comes exactly once, when the server gives a `finish_reason` (or at `[DONE]` if it
 /// never does); a `Usage` may still follow it, so read until the stream ends.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Delta {
     Content(String),
     Reasoning(String),
@@ -504,21 +503,5 @@ mod tests {
             json!("[DONE]"),
         ]);
         assert_eq!(out[0], Delta::Content("mine".into()));
-    }
-
-    #[test]
-    fn deltas_serialise_for_the_ui() {
-        assert_eq!(
-            serde_json::to_value(Delta::Content("x".into())).unwrap(),
-            json!({"content": "x"})
-        );
-        let f = Delta::Finished {
-            finish_reason: None,
-            tool_calls: vec![],
-        };
-        assert_eq!(
-            serde_json::to_value(f).unwrap(),
-            json!({"finished": {"finish_reason": null, "tool_calls": []}})
-        );
     }
 }

@@ -13,9 +13,8 @@ use crate::error::Result;
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SectionReport {
+    /// Its place, ① to ⑤, is the order of the list: the order the model reads them.
     pub id: SectionId,
-    /// ① to ⑤, the order the model reads them.
-    pub number: u8,
     pub present: bool,
     /// Why a section is not in the prompt.
     pub absent_reason: Option<String>,
@@ -134,7 +133,6 @@ fn section(id: SectionId, absent: Option<String>, source: String, outdated: bool
     let text = if present { text } else { String::new() };
     SectionReport {
         id,
-        number: id.number(),
         present,
         absent_reason: absent,
         source,

@@ -93,7 +93,7 @@ impl Templates {
                 _ => (bundled.body.to_string(), TemplateSource::Bundled),
             };
             hb.register_template_string(name, &body).map_err(|e| {
-                Error::invalid("bad_template", format!("the prompt template {name} does not parse: {e}"))
+                Error::startup("bad_template", format!("the prompt template {name} does not parse: {e}"))
             })?;
             info.push(TemplateInfo {
                 name: name.to_string(),
@@ -183,7 +183,7 @@ fn parse_managed(file: &str) -> Option<(ManagedHeader, &str)> {
 
 fn resolve_override(name: &str, bundled: &Parsed, path: PathBuf) -> Result<(String, TemplateSource)> {
     let file = std::fs::read_to_string(&path)
-        .map_err(|e| Error::invalid("bad_template", format!("cannot read the prompt override {}: {e}", path.display())))?;
+        .map_err(|e| Error::startup("bad_template", format!("cannot read the prompt override {}: {e}", path.display())))?;
     let Some((header, body)) = parse_managed(&file) else {
         return Ok((file.strip_suffix('\n').unwrap_or(&file).to_string(), TemplateSource::CustomOverride { path }));
     };

@@ -3,7 +3,7 @@
 
 mod auth;
 mod extract;
-pub(crate) mod routes;
+mod routes;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -13,7 +13,7 @@ use axum::extract::DefaultBodyLimit;
 use axum::Router;
 use tower_http::services::{ServeDir, ServeFile};
 
-use crate::api::App;
+use crate::app::App;
 use crate::error::{Error, Result};
 
 pub use auth::Guard;
@@ -51,7 +51,7 @@ pub async fn bind(app: Arc<App>, opts: &ServeOptions) -> Result<Bound> {
     }
     let listener = tokio::net::TcpListener::bind((ip, opts.port))
         .await
-        .map_err(|e| Error::invalid("bind_failed", format!("cannot listen on {ip}:{}: {e}", opts.port)))?;
+        .map_err(|e| Error::startup("bind_failed", format!("cannot listen on {ip}:{}: {e}", opts.port)))?;
     let addr = listener.local_addr().map_err(anyhow::Error::from)?;
     let token = opts.token.clone().filter(|t| !t.is_empty()).unwrap_or_else(generate_token);
     let guard = Guard::new(&token, addr.port(), opts.allow_remote);
@@ -61,7 +61,12 @@ pub async fn bind(app: Arc<App>, opts: &ServeOptions) -> Result<Bound> {
 
 impl Bound {
     pub async fn run(self) -> Result<()> {
-        axum::serve(self.listener, self.router).await.map_err(|e| Error::Internal(e.into()))
+        self.run_until(std::future::pending()).await
+    }
+
+    /// Serves until `shutdown` completes, then lets the requests in progress finish.
+    pub async fn run_until(self, shutdown: impl std::future::Future<Output = ()> + Send + 'static) -> Result<()> {
+        axum::serve(self.listener, self.router).with_graceful_shutdown(shutdown).await.map_err(|e| Error::Internal(e.into()))
     }
 }
 

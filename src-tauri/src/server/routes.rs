@@ -4,14 +4,13 @@ use std::sync::Arc;
 
 use axum::extract::State;
 use axum::response::sse::{Event, KeepAlive, Sse};
-use axum::routing::{get, patch, post};
+use axum::routing::{any, get, patch, post};
 use axum::Router;
-use serde::Serialize;
 
 use super::extract::{Id, Json, Query};
 use crate::api::chat::{ContextView, DeletedPreset, NewTurn, PresetView, Stopped};
-use crate::api::{self, App};
-use crate::chat::TurnEvent;
+use crate::api::{self, Deleted};
+use crate::app::{App, TurnStream};
 use crate::llm::{FoundServer, ModelInfo};
 use crate::store::presets::{NewPreset, PresetPatch};
 use crate::error::Result;
@@ -23,18 +22,6 @@ use crate::store::settings::{SettingsPatch, SettingsView};
 
 type AppState = State<Arc<App>>;
 type Reply<T> = Result<axum::Json<T>>;
-
-/// What a DELETE answers when there is nothing more to say.
-#[derive(Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-pub(crate) struct Deleted {
-    id: i64,
-    deleted: bool,
-}
-
-fn deleted(id: i64) -> axum::Json<Deleted> {
-    axum::Json(Deleted { id, deleted: true })
-}
 
 pub fn api() -> Router<Arc<App>> {
     Router::new()
@@ -51,12 +38,17 @@ pub fn api() -> Router<Arc<App>> {
         .route("/api/sessions/{id}/messages", get(list_messages).post(send_message))
         .route("/api/sessions/{id}/regenerate", post(regenerate))
         .route("/api/sessions/{id}/stop", post(stop))
+        .route("/api/sessions/{id}/events", get(turn_events))
         .route("/api/sessions/{id}/context", get(context))
         .route("/api/messages/{id}/resend", post(resend))
         .route("/api/presets", get(list_presets).post(create_preset))
         .route("/api/presets/{id}", patch(update_preset).delete(delete_preset))
         .route("/api/models", get(list_models))
         .route("/api/servers", get(probe_servers))
+        // Explicit, so that the web UI's fallback (index.html for its own routes) never answers
+        // an API path: a script or a newer UI talking to an older Maru gets JSON, not HTML.
+        .route("/api/{*rest}", any(not_found))
+        .route("/api", any(not_found))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
 }
@@ -69,8 +61,9 @@ async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) ->
     (axum::http::StatusCode::METHOD_NOT_ALLOWED, axum::Json(body))
 }
 
-async fn not_found(uri: axum::http::Uri) -> crate::error::Error {
-    crate::error::Error::invalid("no_such_route", format!("there is no API route {}", uri.path()))
+async fn not_found(uri: axum::http::Uri) -> impl axum::response::IntoResponse {
+    let body = crate::error::ErrorBody { code: "no_such_route".into(), message: format!("there is no API route {}", uri.path()) };
+    (axum::http::StatusCode::NOT_FOUND, axum::Json(body))
 }
 
 async fn health(State(app): AppState) -> Reply<api::Health> {
@@ -114,8 +107,7 @@ async fn update_session(State(app): AppState, Id(id): Id, Json(p): Json<SessionP
 }
 
 async fn delete_session(State(app): AppState, Id(id): Id) -> Reply<Deleted> {
-    api::delete_session(&app, id).await?;
-    Ok(deleted(id))
+    Ok(axum::Json(api::delete_session(&app, id).await?))
 }
 
 async fn list_messages(State(app): AppState, Id(id): Id, Query(q): Query<api::MessageQuery>) -> Reply<MessagePage> {
@@ -127,8 +119,7 @@ async fn edit_message(State(app): AppState, Id(id): Id, Json(e): Json<api::Messa
 }
 
 async fn delete_message(State(app): AppState, Id(id): Id) -> Reply<Deleted> {
-    api::delete_message(&app, id).await?;
-    Ok(deleted(id))
+    Ok(axum::Json(api::delete_message(&app, id).await?))
 }
 
 async fn get_settings(State(app): AppState) -> Reply<SettingsView> {
@@ -152,8 +143,7 @@ async fn update_memory(State(app): AppState, Id(id): Id, Json(p): Json<MemoryPat
 }
 
 async fn delete_memory(State(app): AppState, Id(id): Id) -> Reply<Deleted> {
-    api::delete_memory(&app, id).await?;
-    Ok(deleted(id))
+    Ok(axum::Json(api::delete_memory(&app, id).await?))
 }
 
 // ---- chat
@@ -161,13 +151,12 @@ async fn delete_memory(State(app): AppState, Id(id): Id) -> Reply<Deleted> {
 type EventStream = Sse<axum::response::sse::KeepAliveStream<futures_util::stream::BoxStream<'static, Result<Event, std::convert::Infallible>>>>;
 
 /// A turn's events as Server-Sent Events, one event per `TurnEvent`, named by its type.
-fn sse(rx: tokio::sync::mpsc::Receiver<TurnEvent>) -> EventStream {
-    let stream = futures_util::stream::unfold(rx, |mut rx| async move {
-        let ev = rx.recv().await?;
-        let event = Event::default().event(ev.name()).json_data(&ev).unwrap_or_else(|_| Event::default().event("error"));
-        Some((Ok(event), rx))
+fn sse(events: TurnStream) -> EventStream {
+    use futures_util::StreamExt;
+    let stream = events.into_stream().map(|ev| {
+        Ok(Event::default().event(ev.name()).json_data(&ev).unwrap_or_else(|_| Event::default().event("error")))
     });
-    Sse::new(Box::pin(stream) as futures_util::stream::BoxStream<'static, _>).keep_alive(KeepAlive::default())
+    Sse::new(stream.boxed()).keep_alive(KeepAlive::default())
 }
 
 async fn send_message(State(app): AppState, Id(id): Id, Json(turn): Json<NewTurn>) -> Result<EventStream> {
@@ -180,6 +169,10 @@ async fn regenerate(State(app): AppState, Id(id): Id) -> Result<EventStream> {
 
 async fn resend(State(app): AppState, Id(id): Id, Json(turn): Json<NewTurn>) -> Result<EventStream> {
     Ok(sse(api::chat::resend(app, id, turn).await?))
+}
+
+async fn turn_events(State(app): AppState, Id(id): Id) -> Result<EventStream> {
+    Ok(sse(api::chat::turn_events(&app, id).await?))
 }
 
 async fn stop(State(app): AppState, Id(id): Id) -> Reply<Stopped> {

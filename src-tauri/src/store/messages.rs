@@ -214,6 +214,9 @@ pub fn edit(conn: &Connection, id: i64, content: &str) -> Result<Message> {
     if message.status == Status::Streaming {
         return Err(Error::conflict("message_streaming", "this reply is still streaming; stop it before editing"));
     }
+    if content.trim().is_empty() {
+        return Err(Error::invalid("empty_message", "a message cannot be empty; delete it instead"));
+    }
     check_content(content)?;
     conn.execute("UPDATE messages SET content = ?2, updated_at = ?3 WHERE id = ?1", params![id, content, now_ms()])?;
     get(conn, id)
@@ -225,11 +228,13 @@ pub fn set_runtime_note(conn: &Connection, id: i64, note: &str) -> Result<Messag
     get(conn, id)
 }
 
-/// Saves the partial text of a reply that is still streaming.
-pub fn save_partial(conn: &Connection, id: i64, content: &str) -> Result<()> {
-    conn.prepare_cached("UPDATE messages SET content = ?2, updated_at = ?3 WHERE id = ?1")?
-        .execute(params![id, content, now_ms()])?;
-    Ok(())
+/// Saves the partial text of a reply that is still streaming. False when the reply is no longer
+/// there to write to (deleted with its session): the turn must stop, not write elsewhere.
+pub fn save_partial(conn: &Connection, session_id: i64, id: i64, content: &str) -> Result<bool> {
+    let n = conn
+        .prepare_cached("UPDATE messages SET content = ?3, updated_at = ?4 WHERE id = ?1 AND session_id = ?2 AND status = 'streaming'")?
+        .execute(params![id, session_id, content, now_ms()])?;
+    Ok(n == 1)
 }
 
 /// How a reply ended: its final text, status, error (if any), reasoning and tool calls.
@@ -242,14 +247,16 @@ pub struct Ending<'a> {
     pub tool_calls: &'a [ToolCall],
 }
 
-/// Ends a reply with its figures.
-pub fn finish(conn: &Connection, id: i64, end: &Ending, stats: &ReplyStats) -> Result<Message> {
-    conn.prepare_cached(
-        "UPDATE messages SET content = ?2, status = ?3, error = ?4, prompt_tokens = ?5, completion_tokens = ?6,
+/// Ends a streaming reply with its figures. `None` when the reply is no longer there (its
+/// session or the reply itself was deleted meanwhile): nothing else is written.
+pub fn finish(conn: &Connection, session_id: i64, id: i64, end: &Ending, stats: &ReplyStats) -> Result<Option<Message>> {
+    let n = conn
+        .prepare_cached(
+            "UPDATE messages SET content = ?2, status = ?3, error = ?4, prompt_tokens = ?5, completion_tokens = ?6,
             cached_tokens = ?7, ttft_ms = ?8, tokens_per_second = ?9, updated_at = ?10, reasoning = ?11, tool_calls = ?12
-         WHERE id = ?1",
-    )?
-    .execute(params![
+         WHERE id = ?1 AND session_id = ?13 AND status = 'streaming'",
+        )?
+        .execute(params![
         id,
         end.content,
         end.status,
@@ -261,9 +268,13 @@ pub fn finish(conn: &Connection, id: i64, end: &Ending, stats: &ReplyStats) -> R
         stats.tokens_per_second,
         now_ms(),
         end.reasoning.filter(|r| !r.is_empty()),
-        tool_calls_json(end.tool_calls)
+        tool_calls_json(end.tool_calls),
+        session_id
     ])?;
-    get(conn, id)
+    if n == 0 {
+        return Ok(None);
+    }
+    get(conn, id).map(Some)
 }
 
 fn tool_calls_json(calls: &[ToolCall]) -> Option<String> {
@@ -281,13 +292,25 @@ pub fn delete_from(conn: &Connection, session_id: i64, id: i64) -> Result<usize>
     Ok(conn.execute("DELETE FROM messages WHERE session_id = ?1 AND id >= ?2", params![session_id, id])?)
 }
 
-/// At start-up: replies left `streaming` by a crash or a closed window become `interrupted`.
+/// At start-up (by the one process that owns the data folder): replies left `streaming` by a
+/// crash or a closed window become `interrupted`, and a user message that was stored but never
+/// got a reply (killed in between) gets an empty `interrupted` reply saying so, which the UI
+/// offers to retry. Returns how many replies were marked.
 pub fn mark_interrupted(conn: &Connection) -> Result<usize> {
-    Ok(conn.execute(
+    let cut = conn.execute(
         "UPDATE messages SET status = 'interrupted', error = 'Maru closed before this reply finished; the text so far is kept'
          WHERE status = 'streaming'",
         [],
-    )?)
+    )?;
+    let now = now_ms();
+    let unanswered = conn.execute(
+        "INSERT INTO messages (session_id, role, content, status, error, created_at, updated_at)
+         SELECT m.session_id, 'assistant', '', 'interrupted', 'Maru closed before this reply began; retry to get an answer', ?1, ?1
+         FROM messages m
+         WHERE m.role = 'user' AND m.id = (SELECT max(id) FROM messages WHERE session_id = m.session_id)",
+        [now],
+    )?;
+    Ok(cut + unanswered)
 }
 
 fn check_content(content: &str) -> Result<()> {

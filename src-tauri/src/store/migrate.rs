@@ -20,6 +20,7 @@ macro_rules! migration {
 pub static MIGRATIONS: &[Migration] = &[
     migration!(1, "0001_foundation"),
     migration!(2, "0002_chat"),
+    migration!(3, "0003_ids_never_reused"),
 ];
 
 pub fn latest_version() -> i64 {

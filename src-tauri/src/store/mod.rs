@@ -1,8 +1,12 @@
 //! The SQLite store: one file (`maru.db`) holding every table, one module per table with its SQL.
 //!
-//! `Store` owns a single connection behind a mutex: Maru has one user, and SQLite serialises
-//! writers anyway. Async callers go through [`Store::call`], which runs the closure on the blocking
-//! pool so the HTTP and streaming tasks never wait on disk I/O.
+//! Store functions take a `&Connection` (a `&Transaction` derefs to one) and never open
+//! transactions themselves: the caller owns it, so one user action is one transaction however
+//! many tables it touches. [`Store::write`] runs a closure in one immediate transaction on the
+//! single writer connection; [`Store::read`] runs it on one of a few read-only connections.
+//! In WAL mode readers see the last commit and never wait for the writer, so a long write
+//! (indexing a file, a compaction) does not delay listing sessions or a turn's partial saves.
+//! Both run on the blocking pool so async tasks never wait on disk I/O.
 
 pub mod memories;
 pub mod messages;
@@ -12,6 +16,7 @@ pub mod projects;
 pub mod sessions;
 pub mod settings;
 pub mod snapshots;
+pub mod text;
 #[cfg(test)]
 mod tests;
 
@@ -20,15 +25,24 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::Context;
-use rusqlite::Connection;
+use rusqlite::{Connection, OpenFlags, Transaction};
 
 use crate::error::{Error, Result};
 
 pub use migrate::{latest_version, MIGRATIONS};
+pub(crate) use text::{char_len, one_line};
+
+/// Idle read connections kept open; more are opened when several reads run at once.
+const IDLE_READERS: usize = 4;
 
 #[derive(Clone)]
 pub struct Store {
-    conn: Arc<Mutex<Connection>>,
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    writer: Mutex<Connection>,
+    readers: Mutex<Vec<Connection>>,
     path: PathBuf,
 }
 
@@ -36,45 +50,80 @@ impl Store {
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     /// A database written by a newer Maru is refused untouched.
     pub fn open(path: &Path) -> Result<Store> {
-        let conn = connect(path)?;
-        Self::from_connection(conn, path, MIGRATIONS)
+        Self::open_with(path, MIGRATIONS)
     }
 
     /// Opens with only the first `n` migrations: for upgrade tests that need an old schema.
     #[doc(hidden)]
     pub fn open_at_version(path: &Path, n: usize) -> Result<Store> {
-        let conn = connect(path)?;
-        Self::from_connection(conn, path, &MIGRATIONS[..n])
+        Self::open_with(path, &MIGRATIONS[..n])
     }
 
-    fn from_connection(mut conn: Connection, path: &Path, migrations: &[migrate::Migration]) -> Result<Store> {
+    fn open_with(path: &Path, migrations: &[migrate::Migration]) -> Result<Store> {
+        let mut conn = connect(path)?;
         migrate::apply(&mut conn, migrations)?;
         restrict_permissions(path);
-        Ok(Store { conn: Arc::new(Mutex::new(conn)), path: path.to_path_buf() })
+        let inner = Inner { writer: Mutex::new(conn), readers: Mutex::new(Vec::new()), path: path.to_path_buf() };
+        Ok(Store { inner: Arc::new(inner) })
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// Runs `f` with the connection on the blocking thread pool.
-    pub async fn call<T, F>(&self, f: F) -> Result<T>
+    /// Runs `f` in one write transaction on the blocking pool; it commits when `f` succeeds and
+    /// rolls back when it fails, so an error never leaves half an action behind.
+    pub async fn write<T, F>(&self, f: F) -> Result<T>
     where
         T: Send + 'static,
-        F: FnOnce(&mut Connection) -> Result<T> + Send + 'static,
+        F: FnOnce(&Transaction) -> Result<T> + Send + 'static,
     {
         let store = self.clone();
-        tokio::task::spawn_blocking(move || store.with(f))
-            .await
-            .map_err(|e| Error::Internal(anyhow::anyhow!("store task failed: {e}")))?
+        blocking(move || store.with(f)).await
     }
 
-    /// Runs `f` with the connection on the current thread (tests, benchmarks, start-up).
-    pub fn with<T>(&self, f: impl FnOnce(&mut Connection) -> Result<T>) -> Result<T> {
-        // A panic while holding the lock leaves the connection itself intact: keep using it.
-        let mut conn = self.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        f(&mut conn)
+    /// Runs `f` on a read-only connection on the blocking pool. It sees the last commit and never
+    /// waits for a write in progress.
+    pub async fn read<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T> + Send + 'static,
+    {
+        let store = self.clone();
+        blocking(move || store.read_now(f)).await
     }
+
+    /// [`Store::write`] on the current thread (start-up, tests, benchmarks).
+    pub fn with<T>(&self, f: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
+        // A panic while holding the lock leaves the connection itself intact: keep using it.
+        let mut conn = self.inner.writer.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let tx = conn.transaction()?;
+        let out = f(&tx)?;
+        tx.commit()?;
+        Ok(out)
+    }
+
+    /// [`Store::read`] on the current thread.
+    pub fn read_now<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        let idle = self.inner.readers.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        let conn = match idle {
+            Some(c) => c,
+            None => connect_reader(&self.inner.path)?,
+        };
+        let out = f(&conn);
+        let mut idle = self.inner.readers.lock().unwrap_or_else(|p| p.into_inner());
+        if idle.len() < IDLE_READERS {
+            idle.push(conn);
+        }
+        out
+    }
+}
+
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
+    tokio::task::spawn_blocking(f).await.map_err(|e| Error::Internal(anyhow::anyhow!("store task failed: {e}")))?
+}
+
+fn connect_reader(path: &Path) -> Result<Connection> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
+    let conn = Connection::open_with_flags(path, flags).with_context(|| format!("opening {} to read", path.display()))?;
+    conn.busy_timeout(Duration::from_secs(5))?;
+    Ok(conn)
 }
 
 fn connect(path: &Path) -> Result<Connection> {
@@ -110,25 +159,6 @@ fn restrict_permissions(_path: &Path) {}
 /// Current time in Unix milliseconds, the unit of every timestamp in the store.
 pub fn now_ms() -> i64 {
     chrono::Utc::now().timestamp_millis()
-}
-
-/// Counts characters, not bytes: limits are stated to users in characters.
-pub(crate) fn char_len(s: &str) -> usize {
-    s.chars().count()
-}
-
-/// A one-line label (a name, a title): trimmed, at most `max` characters, no line breaks (it is
-/// shown in lists and in prompt headers). `what` names it in the error, e.g. "a project name".
-pub(crate) fn one_line(raw: &str, max: usize, code: &'static str, what: &str) -> Result<String> {
-    let text = raw.trim();
-    let len = char_len(text);
-    if len > max {
-        return Err(Error::invalid(code, format!("{what} can have at most {max} characters (this one has {len})")));
-    }
-    if text.chars().any(char::is_control) {
-        return Err(Error::invalid(code, format!("{what} cannot contain line breaks or control characters")));
-    }
-    Ok(text.to_string())
 }
 
 /// Maps "no row" to a typed not-found error.

@@ -4,11 +4,14 @@
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
+use super::text::name_key;
 use super::{char_len, found, now_ms, one_line};
 use crate::error::{Error, Result};
 
 pub const NAME_MAX_CHARS: usize = 100;
 pub const PROMPT_MAX_CHARS: usize = 20_000;
+/// A description is a line or two shown under the name in the preset picker.
+pub const DESCRIPTION_MAX_CHARS: usize = 500;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct UserPreset {
@@ -73,7 +76,7 @@ pub fn create(conn: &Connection, new: &NewPreset) -> Result<UserPreset> {
     let now = now_ms();
     conn.execute(
         "INSERT INTO presets (name, name_key, description, prompt, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
-        params![name, name.to_lowercase(), new.description.trim(), new.prompt, now],
+        params![name, name_key(&name), check_description(&new.description)?, new.prompt, now],
     )?;
     get(conn, conn.last_insert_rowid())
 }
@@ -90,21 +93,22 @@ pub fn update(conn: &Connection, id: i64, patch: &PresetPatch) -> Result<UserPre
     };
     let prompt = patch.prompt.clone().unwrap_or(cur.prompt);
     check_prompt(&prompt)?;
-    let description = patch.description.as_deref().map(str::trim).map(str::to_string).unwrap_or(cur.description);
+    let description = match &patch.description {
+        Some(d) => check_description(d)?,
+        None => cur.description,
+    };
     conn.execute(
         "UPDATE presets SET name = ?2, name_key = ?3, description = ?4, prompt = ?5, updated_at = ?6 WHERE id = ?1",
-        params![id, name, name.to_lowercase(), description, prompt, now_ms()],
+        params![id, name, name_key(&name), description, prompt, now_ms()],
     )?;
     get(conn, id)
 }
 
 /// Deletes a preset; sessions using it go back to the base prompt. Returns how many did.
-pub fn delete(conn: &mut Connection, id: i64) -> Result<usize> {
+pub fn delete(conn: &Connection, id: i64) -> Result<usize> {
     get(conn, id)?;
-    let tx = conn.transaction()?;
-    let reset = tx.execute("UPDATE sessions SET preset = NULL WHERE preset = ?1", [user_key(id)])?;
-    tx.execute("DELETE FROM presets WHERE id = ?1", [id])?;
-    tx.commit()?;
+    let reset = conn.execute("UPDATE sessions SET preset = NULL WHERE preset = ?1", [user_key(id)])?;
+    conn.execute("DELETE FROM presets WHERE id = ?1", [id])?;
     Ok(reset)
 }
 
@@ -114,6 +118,18 @@ fn clean_name(raw: &str) -> Result<String> {
         return Err(Error::invalid("invalid_name", "a preset needs a name"));
     }
     Ok(name)
+}
+
+fn check_description(raw: &str) -> Result<String> {
+    let text = raw.trim();
+    let len = char_len(text);
+    if len > DESCRIPTION_MAX_CHARS {
+        return Err(Error::invalid(
+            "invalid_description",
+            format!("a preset description can have at most {DESCRIPTION_MAX_CHARS} characters (this one has {len}); the prompt itself can be longer"),
+        ));
+    }
+    Ok(text.to_string())
 }
 
 fn check_prompt(prompt: &str) -> Result<()> {
@@ -129,7 +145,7 @@ fn check_prompt(prompt: &str) -> Result<()> {
 
 fn ensure_name_free(conn: &Connection, name: &str, except: Option<i64>) -> Result<()> {
     let taken: Option<i64> = conn
-        .query_row("SELECT id FROM presets WHERE name_key = ?1 AND id IS NOT ?2", params![name.to_lowercase(), except], |r| r.get(0))
+        .query_row("SELECT id FROM presets WHERE name_key = ?1 AND id IS NOT ?2", params![name_key(name), except], |r| r.get(0))
         .optional()?;
     match taken {
         Some(_) => Err(Error::conflict("name_taken", format!("a preset named \"{name}\" already exists"))),

@@ -6,6 +6,7 @@
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
+use super::text::name_key;
 use super::{char_len, found, now_ms, one_line};
 use crate::error::{Error, Result};
 
@@ -126,17 +127,16 @@ pub fn update(conn: &Connection, id: i64, patch: &ProjectPatch) -> Result<Projec
     get(conn, id)
 }
 
-/// Deletes a project, moving its sessions (with their messages) to Default in one transaction.
-pub fn delete(conn: &mut Connection, id: i64) -> Result<DeletedProject> {
+/// Deletes a project, moving its sessions (with their messages) to Default. Run it inside the
+/// caller's transaction: the move and the delete stand or fall together.
+pub fn delete(conn: &Connection, id: i64) -> Result<DeletedProject> {
     let project = get(conn, id)?;
     if project.is_default {
         return Err(Error::conflict("default_project", "the Default project cannot be deleted"));
     }
-    let tx = conn.transaction()?;
-    let default_project_id = default_id(&tx)?;
-    let moved = tx.execute("UPDATE sessions SET project_id = ?1 WHERE project_id = ?2", params![default_project_id, id])?;
-    tx.execute("DELETE FROM projects WHERE id = ?1", [id])?;
-    tx.commit()?;
+    let default_project_id = default_id(conn)?;
+    let moved = conn.execute("UPDATE sessions SET project_id = ?1 WHERE project_id = ?2", params![default_project_id, id])?;
+    conn.execute("DELETE FROM projects WHERE id = ?1", [id])?;
     Ok(DeletedProject { id, moved_sessions: moved as i64, default_project_id })
 }
 
@@ -157,10 +157,6 @@ fn check_instructions(text: &str) -> Result<()> {
         ));
     }
     Ok(())
-}
-
-fn name_key(name: &str) -> String {
-    name.to_lowercase()
 }
 
 fn ensure_name_free(conn: &Connection, name: &str, except: Option<i64>) -> Result<()> {

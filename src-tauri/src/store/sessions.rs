@@ -105,9 +105,10 @@ pub fn update(conn: &Connection, id: i64, patch: &SessionPatch) -> Result<Sessio
     get(conn, id)
 }
 
-/// Sets the title only if it is still empty (automatic titles never overwrite the user's).
+/// Sets the title only if it is still empty (automatic titles never overwrite the user's). The
+/// text comes from a message, so it is made a valid one-line label rather than refused.
 pub fn set_title_if_empty(conn: &Connection, id: i64, title: &str) -> Result<()> {
-    let title = truncate_chars(title.trim(), TITLE_MAX_CHARS);
+    let title = super::text::as_one_line(title, TITLE_MAX_CHARS);
     conn.execute("UPDATE sessions SET title = ?2 WHERE id = ?1 AND title = ''", params![id, title])?;
     Ok(())
 }
@@ -177,8 +178,4 @@ fn parse_cursor(cursor: &str) -> Result<(i64, i64)> {
 
 fn clean_title(raw: &str) -> Result<String> {
     one_line(raw, TITLE_MAX_CHARS, "invalid_title", "a session title")
-}
-
-pub(crate) fn truncate_chars(s: &str, max: usize) -> String {
-    s.chars().take(max).collect()
 }

@@ -179,8 +179,8 @@ pub fn load(conn: &Connection) -> Result<Settings> {
     Ok(serde_json::from_value(serde_json::Value::Object(merged)).map_err(anyhow::Error::from)?)
 }
 
-/// Validates the whole patch first, then writes it in one transaction.
-pub fn update(conn: &mut Connection, patch: &SettingsPatch) -> Result<Settings> {
+/// Validates the whole patch first, then writes it (in the caller's transaction: all or nothing).
+pub fn update(conn: &Connection, patch: &SettingsPatch) -> Result<Settings> {
     let mut s = load(conn)?;
     let d = Settings::default();
     macro_rules! apply {
@@ -214,15 +214,13 @@ pub fn update(conn: &mut Connection, patch: &SettingsPatch) -> Result<Settings> 
     }
     validate(&s)?;
 
-    let tx = conn.transaction()?;
     let value = serde_json::to_value(&s).map_err(anyhow::Error::from)?;
     for (key, v) in value.as_object().into_iter().flatten() {
-        tx.execute(
+        conn.execute(
             "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             params![key, v.to_string()],
         )?;
     }
-    tx.commit()?;
     Ok(s)
 }
 

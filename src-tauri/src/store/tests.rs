@@ -171,10 +171,8 @@ fn two_writers_at_once_both_succeed() {
             std::thread::spawn(move || {
                 for i in 0..200 {
                     store
-                        .with(|c| {
-                            let tx = c.transaction()?;
-                            messages::insert(&tx, &NewMessage { session_id: s, role: Role::User, content: &format!("{i}"), status: Status::Complete, model: None, ..Default::default() })?;
-                            tx.commit()?;
+                        .with(|tx| {
+                            messages::insert(tx, &NewMessage { session_id: s, role: Role::User, content: &format!("{i}"), status: Status::Complete, model: None, ..Default::default() })?;
                             Ok(())
                         })
                         .expect("a concurrent writer must wait for the lock, not fail");
@@ -199,7 +197,7 @@ fn replies_left_streaming_become_interrupted_with_their_text() {
         .with(|c| messages::insert(c, &NewMessage { session_id: s, role: Role::Assistant, content: "", status: Status::Streaming, model: None, ..Default::default() }))
         .unwrap()
         .id;
-    store.with(|c| messages::save_partial(c, id, "half an ans")).unwrap();
+    assert!(store.with(|c| messages::save_partial(c, s, id, "half an ans")).unwrap());
     assert_eq!(store.with(|c| messages::mark_interrupted(c)).unwrap(), 1);
     let m = store.with(|c| messages::get(c, id)).unwrap();
     assert_eq!(m.status, Status::Interrupted);
@@ -226,4 +224,120 @@ fn the_api_key_never_shows_in_debug_output() {
         assert!(!text.contains("sk-secret-123"), "a key in a log line is a leaked key: {text}");
         assert!(text.contains("redacted"), "but the log still says a key is set: {text}");
     }
+}
+
+#[test]
+fn ids_are_never_reused_after_a_delete() {
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    let s = session(&store, None);
+    let last = message(&store, s, "last one");
+    store.with(|c| messages::delete(c, last)).unwrap();
+    let next = message(&store, s, "next");
+    assert!(next > last, "a turn still writing to message {last} must never find someone else's message there");
+    store.with(|c| sessions::delete(c, s)).unwrap();
+    let reopened = Store::open(&path).unwrap();
+    assert!(session(&reopened, None) > s, "a deleted chat's id is not handed to a new chat, even after a restart");
+}
+
+#[test]
+fn upgrading_from_the_second_migration_keeps_every_table_and_id() {
+    let (_dir, path) = temp_db();
+    {
+        let old = Store::open_at_version(&path, 2).unwrap();
+        old.with(|c| {
+            c.execute_batch(
+                "INSERT INTO sessions (id, project_id, title, created_at, updated_at) VALUES (7, 1, 'kept', 1, 1);
+                 INSERT INTO messages (id, session_id, role, content, runtime_note, tool_calls, created_at, updated_at)
+                     VALUES (40, 7, 'assistant', 'answer', NULL, '[]', 1, 1);
+                 INSERT INTO memories (id, content, source_session_id, created_at, updated_at) VALUES (3, 'likes tea', 7, 1, 1);
+                 INSERT INTO prompt_snapshots VALUES (7, 'i', 'p', 'prompt', '{}', 1, 'first', 1);",
+            )?;
+            Ok(())
+        })
+        .unwrap();
+    }
+    let store = Store::open(&path).unwrap();
+    let (msgs, snaps, source): (i64, i64, Option<i64>) = store
+        .read_now(|c| {
+            Ok(c.query_row(
+                "SELECT (SELECT count(*) FROM messages WHERE session_id = 7), (SELECT count(*) FROM prompt_snapshots), (SELECT source_session_id FROM memories WHERE id = 3)",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )?)
+        })
+        .unwrap();
+    assert_eq!((msgs, snaps, source), (1, 1, Some(7)), "rebuilding the tables keeps messages, snapshots and where a fact came from");
+    store.with(|c| sessions::delete(c, 7)).unwrap();
+    let left: i64 = store.read_now(|c| Ok(c.query_row("SELECT count(*) FROM messages", [], |r| r.get(0))?)).unwrap();
+    assert_eq!(left, 0, "deleting a chat still deletes its messages: the cascade survives the rebuild");
+    assert!(session(&store, None) > 7, "new ids continue after the old ones");
+    let fk: i64 = store.read_now(|c| Ok(c.query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| r.get(0))?)).unwrap();
+    assert_eq!(fk, 0, "no dangling references after the upgrade");
+}
+
+#[test]
+fn reads_do_not_wait_for_a_long_write() {
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    let p = project(&store, "Busy");
+    let s = session(&store, Some(p));
+    message(&store, s, "hello");
+    let (started_tx, started_rx) = std::sync::mpsc::channel();
+    let writer = {
+        let store = store.clone();
+        std::thread::spawn(move || {
+            store
+                .with(|c| {
+                    message_in(c, s, "written slowly");
+                    started_tx.send(()).unwrap();
+                    // An indexing job or a compaction holding the writer.
+                    std::thread::sleep(std::time::Duration::from_secs(1));
+                    Ok(())
+                })
+                .unwrap();
+        })
+    };
+    started_rx.recv().unwrap();
+    let started = std::time::Instant::now();
+    let page = store.read_now(|c| sessions::list(c, p, None, None)).unwrap();
+    let history = store.read_now(|c| messages::history(c, s)).unwrap();
+    let waited = started.elapsed();
+    assert!(!writer.is_finished(), "the write was still holding the writer while we read");
+    assert_eq!(page.sessions.len(), 1, "listing chats works during the write");
+    assert_eq!(history.len(), 1, "readers see the last commit, not the write in progress");
+    writer.join().unwrap();
+    assert_eq!(store.read_now(|c| messages::history(c, s)).unwrap().len(), 2, "and the write lands when it commits");
+    eprintln!("reads during a 1 s write took {waited:?}");
+}
+
+fn message_in(c: &rusqlite::Connection, session_id: i64, text: &str) {
+    messages::insert(c, &NewMessage { session_id, role: Role::User, content: text, ..Default::default() }).unwrap();
+}
+
+#[test]
+fn a_name_in_nfc_and_nfd_is_one_name() {
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    project(&store, "Caf\u{e9}");
+    let err = store.with(|c| projects::create(c, &NewProject { name: "Cafe\u{301}".into(), instructions: String::new() })).unwrap_err();
+    assert_eq!(err.code(), "name_taken", "macOS types NFD, Linux NFC: the user sees one name and must get one project");
+    for bad in ["\u{200b}\u{200b}", "\u{feff}\u{200c}", "\u{301}", "a\u{2028}b"] {
+        let err = store.with(|c| projects::create(c, &NewProject { name: bad.into(), instructions: String::new() })).unwrap_err();
+        assert_eq!(err.code(), "invalid_name", "{bad:?} must be refused with a clear error, not stored");
+    }
+}
+
+#[test]
+fn a_user_message_left_without_a_reply_gets_an_interrupted_one() {
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    let s = session(&store, None);
+    message(&store, s, "asked just before a crash");
+    assert_eq!(store.with(|c| messages::mark_interrupted(c)).unwrap(), 1);
+    let history = store.read_now(|c| messages::history(c, s)).unwrap();
+    assert_eq!(history.len(), 2, "the question stays and a reply marks where the answer would be");
+    assert_eq!(history[1].status, Status::Interrupted);
+    assert!(history[1].error.as_deref().unwrap().contains("before this reply began"), "it says the reply never began: {:?}", history[1].error);
+    assert_eq!(store.with(|c| messages::mark_interrupted(c)).unwrap(), 0, "marking twice adds nothing");
 }

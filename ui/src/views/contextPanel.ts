@@ -90,7 +90,7 @@ function body(v: ContextView, staleError: string | null): Child[] {
           r.tokens_per_second != null ? kv(t('speed'), t('figSpeed', { n: rate(r.tokens_per_second) })) : null,
         )
       : null,
-    h('ol', { class: 'sections', 'data-testid': 'context-sections' }, [...v.sections].sort((a, b) => a.number - b.number).map(section)),
+    h('ol', { class: 'sections', 'data-testid': 'context-sections' }, v.sections.map((s, i) => section(s, i + 1))),
     h('section', { class: 'card' },
       h('details', { class: 'full-prompt' },
         h('summary', null, t('fullSystemPrompt'), ' ', h('span', { class: 'muted' }, t('chars', { n: count(v.chars) }))),
@@ -102,11 +102,12 @@ function body(v: ContextView, staleError: string | null): Child[] {
   ];
 }
 
-function section(s: SectionReport): HTMLElement {
+/** `n` is its place, ① to ⑤: the server lists the sections in the order the model reads them. */
+function section(s: SectionReport, n: number): HTMLElement {
   return h('li', { class: ['section', s.present ? 'present' : 'absent'], 'data-testid': 'context-section', dataset: { section: s.id } },
     h('div', { class: 'section-top' },
-      h('span', { class: 'num' }, CIRCLED[s.number] ?? String(s.number)),
-      h('span', { class: 'section-title' }, t(SECTION_TITLES[s.number] ?? 'section1')),
+      h('span', { class: 'num' }, CIRCLED[n] ?? String(n)),
+      h('span', { class: 'section-title' }, t(SECTION_TITLES[n] ?? 'section1')),
       h('span', { class: ['badge', s.present ? 'badge-present' : 'badge-absent'] }, s.present ? t('present') : t('absent')),
     ),
     !s.present && s.absent_reason ? h('p', { class: 'absent-reason' }, s.absent_reason) : null,

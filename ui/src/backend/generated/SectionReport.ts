@@ -2,11 +2,11 @@
 import type { Cut } from "./Cut";
 import type { SectionId } from "./SectionId";
 
-export type SectionReport = { id: SectionId, 
+export type SectionReport = { 
 /**
- * ① to ⑤, the order the model reads them.
+ * Its place, ① to ⑤, is the order of the list: the order the model reads them.
  */
-number: number, present: boolean, 
+id: SectionId, present: boolean, 
 /**
  * Why a section is not in the prompt.
  */

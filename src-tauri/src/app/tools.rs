@@ -8,12 +8,15 @@ use futures_util::future::BoxFuture;
 use serde_json::Value;
 
 use crate::llm::ToolSpec;
+use crate::store::Store;
 
-/// Where a call happens: the tool may only look at what this session can see.
-#[derive(Debug, Clone)]
+/// Where a call happens: the tool may only look at what this session can see, through the
+/// store it is handed (reads and writes go through the same store as everything else).
+#[derive(Clone)]
 pub struct ToolContext {
     pub session_id: i64,
     pub project_id: i64,
+    pub store: Store,
 }
 
 pub trait Tool: Send + Sync {

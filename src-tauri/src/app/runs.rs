@@ -1,0 +1,101 @@
+//! Turns in flight, one per session at most: stop finds them here, a late listener attaches to
+//! their feed, and a delete claims the session's slot so no turn writes into what it removes.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+use super::events::{Feed, TurnStream};
+use crate::error::{Error, Result};
+
+#[derive(Default, Clone)]
+pub struct Runs {
+    active: Arc<Mutex<HashMap<i64, Running>>>,
+    /// Woken whenever a slot is freed.
+    freed: Arc<Notify>,
+}
+
+struct Running {
+    cancel: CancellationToken,
+    feed: Feed,
+}
+
+/// Holds a session's slot while its turn runs (or while a delete works); dropping it frees it.
+pub struct RunGuard {
+    runs: Runs,
+    session_id: i64,
+    pub cancel: CancellationToken,
+    pub feed: Feed,
+}
+
+impl Runs {
+    pub fn begin(&self, session_id: i64) -> Result<RunGuard> {
+        let mut active = self.lock();
+        if active.contains_key(&session_id) {
+            return Err(Error::conflict("turn_running", "a reply is still being written in this chat; stop it or wait for it to finish"));
+        }
+        let (cancel, feed) = (CancellationToken::new(), Feed::new());
+        active.insert(session_id, Running { cancel: cancel.clone(), feed: feed.clone() });
+        Ok(RunGuard { runs: self.clone(), session_id, cancel, feed })
+    }
+
+    /// Stops the session's turn; false when none was running.
+    pub fn stop(&self, session_id: i64) -> bool {
+        self.lock().get(&session_id).map(|r| r.cancel.cancel()).is_some()
+    }
+
+    /// The running turn's events from its start, then live; `None` when no turn is running.
+    pub fn attach(&self, session_id: i64) -> Option<TurnStream> {
+        self.lock().get(&session_id).map(|r| r.feed.subscribe())
+    }
+
+    pub fn is_running(&self, session_id: i64) -> bool {
+        self.lock().contains_key(&session_id)
+    }
+
+    /// Stops the session's turn, if any, waits (up to `grace`) until it has stored its text, and
+    /// then holds the slot so that no new turn starts while the caller deletes.
+    pub async fn claim(&self, session_id: i64, grace: Duration) -> Result<RunGuard> {
+        let deadline = tokio::time::Instant::now() + grace;
+        loop {
+            let freed = self.freed.notified();
+            match self.begin(session_id) {
+                Ok(guard) => return Ok(guard),
+                Err(_) => {
+                    self.stop(session_id);
+                    if tokio::time::timeout_at(deadline, freed).await.is_err() {
+                        return Err(Error::conflict("turn_running", "the reply being written in this chat did not stop in time; try again"));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Stops every turn (the app is closing) and waits up to `grace` for them to store their text.
+    pub async fn stop_all(&self, grace: Duration) {
+        for running in self.lock().values() {
+            running.cancel.cancel();
+        }
+        let deadline = tokio::time::Instant::now() + grace;
+        loop {
+            let freed = self.freed.notified();
+            if self.lock().is_empty() || tokio::time::timeout_at(deadline, freed).await.is_err() {
+                return;
+            }
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<i64, Running>> {
+        self.active.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl Drop for RunGuard {
+    fn drop(&mut self) {
+        self.runs.lock().remove(&self.session_id);
+        self.runs.freed.notify_waiters();
+    }
+}
