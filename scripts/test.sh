@@ -4,6 +4,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/maru/target}"
 
+echo "== formatting and lints" >&2
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets --no-default-features -- -D warnings
+
 echo "== core and integration tests (no WebKit needed)" >&2
 cargo test --workspace --no-default-features
 

@@ -1,5 +1,6 @@
 //! Store benchmark: fills a database with 10,000 sessions and 200,000 messages, then prints
-//! p50/p99 latencies of what a user waits for. Run with `cargo bench --bench store`.
+//! p50/p99 latencies of what a user waits for, alone and while another thread writes without a
+//! pause for 5 s (an indexing job, a compaction). Run with `cargo bench --bench store`.
 
 use std::time::{Duration, Instant};
 
@@ -23,37 +24,85 @@ fn main() {
     fill(&store);
     println!("filled {SESSIONS} sessions, {MESSAGES} messages in {PROJECTS} projects in {:.1?}", t.elapsed());
 
-    let project_id: i64 = store.with(|c| Ok(c.query_row("SELECT id FROM projects WHERE name = 'project 7'", [], |r| r.get(0))?)).unwrap();
-    let long_session: i64 = store.with(|c| Ok(c.query_row("SELECT min(id) FROM sessions", [], |r| r.get(0))?)).unwrap();
-    let short_session: i64 = store.with(|c| Ok(c.query_row("SELECT max(id) FROM sessions", [], |r| r.get(0))?)).unwrap();
+    let project_id: i64 =
+        store.read_now(|c| Ok(c.query_row("SELECT id FROM projects WHERE name = 'project 7'", [], |r| r.get(0))?)).unwrap();
+    let long_session: i64 = store.read_now(|c| Ok(c.query_row("SELECT min(id) FROM sessions", [], |r| r.get(0))?)).unwrap();
+    let short_session: i64 = store.read_now(|c| Ok(c.query_row("SELECT max(id) FROM sessions", [], |r| r.get(0))?)).unwrap();
 
-    report("list a project's first page of sessions (50)", 2_000, || {
-        let page = store.with(|c| sessions::list(c, project_id, None, Some(50))).unwrap();
+    let list_sessions = || {
+        let page = store.read_now(|c| sessions::list(c, project_id, None, Some(50))).unwrap();
         assert_eq!(page.sessions.len(), 50);
-    });
-    report("open a session's last 100 messages", 2_000, || {
-        let page = store.with(|c| messages::list(c, long_session, None, Some(100))).unwrap();
+    };
+    let last_messages = || {
+        let page = store.read_now(|c| messages::list(c, long_session, None, Some(100))).unwrap();
         assert_eq!(page.messages.len(), 100);
-    });
+    };
+    report("list a project's first page of sessions (50)", 2_000, list_sessions);
+    report("open a session's last 100 messages", 2_000, last_messages);
+
+    // Another thread writes for 5 s without a pause, 200 messages per transaction.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let (store, stop) = (store.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut written = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                store
+                    .with(|c| {
+                        for i in 0..200 {
+                            let text = format!("background write {i}: a sentence of indexed text");
+                            messages::insert(
+                                c,
+                                &NewMessage { session_id: short_session, role: Role::User, content: &text, ..Default::default() },
+                            )?;
+                        }
+                        Ok(())
+                    })
+                    .unwrap();
+                written += 200;
+            }
+            written
+        })
+    };
+    let until = Instant::now() + Duration::from_secs(5);
+    let (mut lists, mut opens) = (vec![], vec![]);
+    while Instant::now() < until {
+        lists.push(time(list_sessions));
+        opens.push(time(last_messages));
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let written = writer.join().unwrap();
+    print_pct("  … the same while another thread writes", &mut lists);
+    print_pct("  … the last 100 messages while it writes", &mut opens);
+    println!("  (the writer stored {written} messages meanwhile)");
     report("create a message", 2_000, || {
         store
             .with(|c| {
-                messages::insert(c, &NewMessage { session_id: short_session, role: Role::User, content: "a new message of ordinary length, about one sentence long", status: Status::Complete, model: None, ..Default::default() })
+                messages::insert(
+                    c,
+                    &NewMessage {
+                        session_id: short_session,
+                        role: Role::User,
+                        content: "a new message of ordinary length, about one sentence long",
+                        status: Status::Complete,
+                        model: None,
+                        ..Default::default()
+                    },
+                )
             })
             .unwrap();
     });
 
-    store.with(|c| Ok(c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?)).unwrap();
+    rusqlite::Connection::open(&path).unwrap().execute_batch("PRAGMA wal_checkpoint(TRUNCATE);").unwrap();
     let size = std::fs::metadata(&path).unwrap().len();
     println!("database size: {:.1} MiB ({size} bytes)", size as f64 / (1024.0 * 1024.0));
 }
 
 fn fill(store: &Store) {
     store
-        .with(|c| {
-            let tx = c.transaction()?;
+        .with(|tx| {
             for p in 0..PROJECTS {
-                projects::create(&tx, &projects::NewProject { name: format!("project {p}"), instructions: "Be brief.".into() })?;
+                projects::create(tx, &projects::NewProject { name: format!("project {p}"), instructions: "Be brief.".into() })?;
             }
             let ids: Vec<i64> = tx.prepare("SELECT id FROM projects")?.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
             let mut add_session = tx.prepare("INSERT INTO sessions (project_id, title, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)")?;
@@ -74,26 +123,27 @@ fn fill(store: &Store) {
                 }
                 written += n;
             }
-            drop(add_session);
-            drop(add_message);
-            tx.commit()?;
             Ok(())
         })
         .expect("fill");
 }
 
-fn report(what: &str, runs: usize, mut f: impl FnMut()) {
+fn time(f: impl Fn()) -> Duration {
+    let t = Instant::now();
+    f();
+    t.elapsed()
+}
+
+fn report(what: &str, runs: usize, f: impl Fn()) {
     for _ in 0..50 {
         f(); // warm the page cache and statement cache
     }
-    let mut times: Vec<Duration> = (0..runs)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .collect();
+    let mut times: Vec<Duration> = (0..runs).map(|_| time(&f)).collect();
+    print_pct(what, &mut times);
+}
+
+fn print_pct(what: &str, times: &mut [Duration]) {
     times.sort();
     let pct = |p: f64| times[((times.len() as f64 - 1.0) * p) as usize];
-    println!("{what:<48} p50 {:>9.1?}  p99 {:>9.1?}  ({runs} runs)", pct(0.50), pct(0.99));
+    println!("{what:<48} p50 {:>9.1?}  p99 {:>9.1?}  ({} runs)", pct(0.50), pct(0.99), times.len());
 }

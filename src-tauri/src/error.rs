@@ -28,7 +28,9 @@ pub enum Error {
     /// folder cannot be read.
     #[error("{message}")]
     Startup { code: &'static str, message: String },
-    #[error("the database was written by a newer version of Maru (schema {found}, this build knows up to {known}); update Maru to open it")]
+    #[error(
+        "the database was written by a newer version of Maru (schema {found}, this build knows up to {known}); update Maru to open it"
+    )]
     NewerSchema { found: i64, known: i64 },
     #[error("internal error: {0:#}")]
     Internal(#[from] anyhow::Error),

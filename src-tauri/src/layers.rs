@@ -5,15 +5,8 @@
 use std::path::Path;
 
 /// Top to bottom. A module may use its own layer and those after it, never those before.
-const LAYERS: &[&[&str]] = &[
-    &["main", "desktop", "server"],
-    &["api"],
-    &["chat"],
-    &["app"],
-    &["prompt"],
-    &["store", "llm"],
-    &["logging", "paths", "error"],
-];
+const LAYERS: &[&[&str]] =
+    &[&["main", "desktop", "server"], &["api"], &["chat"], &["app"], &["prompt"], &["store", "llm"], &["logging", "paths", "error"]];
 
 fn layer_of(module: &str) -> Option<usize> {
     LAYERS.iter().position(|l| l.contains(&module))

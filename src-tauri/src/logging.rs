@@ -28,10 +28,6 @@ pub fn init(data_dir: &Path) -> Option<WorkerGuard> {
         }
         None => (None, None),
     };
-    let _ = tracing_subscriber::registry()
-        .with(filter)
-        .with(fmt::layer().with_writer(std::io::stderr))
-        .with(file_layer)
-        .try_init();
+    let _ = tracing_subscriber::registry().with(filter).with(fmt::layer().with_writer(std::io::stderr)).with(file_layer).try_init();
     guard
 }

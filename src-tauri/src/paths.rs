@@ -38,15 +38,20 @@ impl DataDirLock {
         match file.try_lock() {
             Ok(()) => {}
             // A file system without locks (some network mounts): run, as Maru did before locks.
-            Err(std::fs::TryLockError::Error(e)) => tracing::warn!("cannot lock {}: {e}; make sure only one Maru uses this folder", path.display()),
+            Err(std::fs::TryLockError::Error(e)) => {
+                tracing::warn!("cannot lock {}: {e}; make sure only one Maru uses this folder", path.display())
+            }
             Err(std::fs::TryLockError::WouldBlock) => {
-            let mut holder = String::new();
-            let _ = file.read_to_string(&mut holder);
-            let holder = holder.trim();
-            let who = if holder.is_empty() { "another Maru".to_string() } else { format!("another Maru ({holder})") };
-            return Err(Error::startup(
-                "data_dir_in_use",
-                    format!("the data folder {} is in use by {who}; close it first, or start this one with another --data-dir", data_dir.display()),
+                let mut holder = String::new();
+                let _ = file.read_to_string(&mut holder);
+                let holder = holder.trim();
+                let who = if holder.is_empty() { "another Maru".to_string() } else { format!("another Maru ({holder})") };
+                return Err(Error::startup(
+                    "data_dir_in_use",
+                    format!(
+                        "the data folder {} is in use by {who}; close it first, or start this one with another --data-dir",
+                        data_dir.display()
+                    ),
                 ));
             }
         }

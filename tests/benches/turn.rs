@@ -9,8 +9,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use maru::api::{self, chat::NewTurn, App};
-use maru::app::TurnEvent;
+use maru::api::{self, chat::NewTurn};
+use maru::app::{App, TurnEvent, TurnStream};
 use maru::store::messages::{self, NewMessage, Role, Status};
 use maru::store::{memories, projects, sessions};
 use maru_tests::llama::LlamaServer;
@@ -46,7 +46,10 @@ async fn timing_server() -> (String, mpsc::UnboundedReceiver<Instant>) {
                     buf.extend_from_slice(&chunk[..n]);
                     if let Some(p) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
                         let head = String::from_utf8_lossy(&buf[..p]).to_lowercase();
-                        let len = head.lines().find_map(|l| l.strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap())).unwrap_or(0);
+                        let len = head
+                            .lines()
+                            .find_map(|l| l.strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap()))
+                            .unwrap_or(0);
                         break (p + 4, len);
                     }
                 };
@@ -55,8 +58,12 @@ async fn timing_server() -> (String, mpsc::UnboundedReceiver<Instant>) {
                     buf.extend_from_slice(&chunk[..n]);
                 }
                 let _ = tx.send(Instant::now());
-                let body = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
-                let res = format!("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len());
+                let body =
+                    "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
+                let res = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
                 let _ = sock.write_all(res.as_bytes()).await;
             });
         }
@@ -64,7 +71,7 @@ async fn timing_server() -> (String, mpsc::UnboundedReceiver<Instant>) {
     (url, rx)
 }
 
-async fn drain(mut rx: mpsc::Receiver<TurnEvent>) {
+async fn drain(mut rx: TurnStream) {
     while rx.recv().await.is_some() {}
 }
 
@@ -79,13 +86,23 @@ async fn overhead() {
             let instructions: String = (0..600).map(|i| format!("Rule {i}: keep family schedules first and answers short.\n")).collect();
             let p = projects::create(c, &projects::NewProject { name: "Long project".into(), instructions })?;
             for i in 0..500 {
-                memories::create(c, &memories::NewMemory { content: format!("Fact {i}: the user prefers short answers about topic {i}."), ..Default::default() })?;
+                memories::create(
+                    c,
+                    &memories::NewMemory {
+                        content: format!("Fact {i}: the user prefers short answers about topic {i}."),
+                        ..Default::default()
+                    },
+                )?;
             }
             let s = sessions::create(c, &sessions::NewSession { title: "bench".into(), project_id: Some(p.id) })?;
             for i in 0..300 {
                 let role = if i % 2 == 0 { Role::User } else { Role::Assistant };
-                let text = format!("Message {i}: a couple of sentences of ordinary chat, about the length people type and models answer with.");
-                messages::insert(c, &NewMessage { session_id: s.id, role, content: &text, status: Status::Complete, ..Default::default() })?;
+                let text =
+                    format!("Message {i}: a couple of sentences of ordinary chat, about the length people type and models answer with.");
+                messages::insert(
+                    c,
+                    &NewMessage { session_id: s.id, role, content: &text, status: Status::Complete, ..Default::default() },
+                )?;
             }
             Ok(s.id)
         })
@@ -95,7 +112,9 @@ async fn overhead() {
         let mut times = Vec::with_capacity(RUNS);
         for i in 0..RUNS + 10 {
             if change_inputs {
-                api::update_settings(&app, serde_json::from_value(json!({ "custom_instructions": format!("Variant {i}") })).unwrap()).await.unwrap();
+                api::update_settings(&app, serde_json::from_value(json!({ "custom_instructions": format!("Variant {i}") })).unwrap())
+                    .await
+                    .unwrap();
             }
             let last = app.store.with(|c| Ok(c.query_row("SELECT max(id) FROM messages", [], |r| r.get::<_, i64>(0))?)).unwrap();
             let t0 = Instant::now();
@@ -119,10 +138,18 @@ async fn ttft_ratio() {
     };
     let dir = tempfile::tempdir().unwrap();
     let app: Arc<App> = App::open(dir.path()).unwrap();
-    api::update_settings(&app, serde_json::from_value(json!({
-        "endpoint_url": llama.base_url, "temperature": 0.0, "max_tokens": 8, "custom_instructions": "Answer in one short sentence."
-    })).unwrap()).await.unwrap();
-    let p = api::create_project(&app, projects::NewProject { name: "Family".into(), instructions: "Family schedules come first.".into() }).await.unwrap();
+    api::update_settings(
+        &app,
+        serde_json::from_value(json!({
+            "endpoint_url": llama.base_url, "temperature": 0.0, "max_tokens": 8, "custom_instructions": "Answer in one short sentence."
+        }))
+        .unwrap(),
+    )
+    .await
+    .unwrap();
+    let p = api::create_project(&app, projects::NewProject { name: "Family".into(), instructions: "Family schedules come first.".into() })
+        .await
+        .unwrap();
     for i in 0..20 {
         api::create_memory(&app, memories::NewMemory { content: format!("Fact {i} about the user."), ..Default::default() }).await.unwrap();
     }
@@ -131,7 +158,13 @@ async fn ttft_ratio() {
 
     // A fresh connection per request: llama-server may close idle ones, which a pool would reuse.
     let http = reqwest::Client::builder().pool_max_idle_per_host(0).build().unwrap();
-    let model = app.resolve_model(&app.llm_client(&maru::store::settings::Settings { endpoint_url: llama.base_url.clone(), ..Default::default() }), &Default::default()).await.unwrap();
+    let model = app
+        .resolve_model(
+            &app.llm_client(&maru::store::settings::Settings { endpoint_url: llama.base_url.clone(), ..Default::default() }),
+            &Default::default(),
+        )
+        .await
+        .unwrap();
     let mut ratios = vec![];
     let (mut via, mut direct) = (vec![], vec![]);
     for i in 0..PAIRS + 1 {

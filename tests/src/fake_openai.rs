@@ -59,10 +59,7 @@ pub struct RecordedRequest {
 
 impl RecordedRequest {
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }
 }
 
@@ -77,20 +74,12 @@ pub struct FakeModel {
 impl FakeModel {
     /// As vLLM lists it: with `max_model_len`.
     pub fn vllm(id: impl Into<String>, max_model_len: u32) -> Self {
-        FakeModel {
-            id: id.into(),
-            owned_by: "vllm".into(),
-            max_model_len: Some(max_model_len),
-        }
+        FakeModel { id: id.into(), owned_by: "vllm".into(), max_model_len: Some(max_model_len) }
     }
 
     /// As llama.cpp lists it: no context length (that is in `/props`).
     pub fn llama_cpp(id: impl Into<String>) -> Self {
-        FakeModel {
-            id: id.into(),
-            owned_by: "llamacpp".into(),
-            max_model_len: None,
-        }
+        FakeModel { id: id.into(), owned_by: "llamacpp".into(), max_model_len: None }
     }
 }
 
@@ -119,17 +108,9 @@ pub struct Reply {
 
 #[derive(Debug, Clone)]
 enum ReplyBody {
-    Chat {
-        reasoning: Vec<String>,
-        content: Vec<String>,
-        tool_calls: Vec<(String, String)>,
-    },
+    Chat { reasoning: Vec<String>, content: Vec<String>, tool_calls: Vec<(String, String)> },
     Raw(Vec<Bytes>),
-    Http {
-        status: u16,
-        content_type: String,
-        body: String,
-    },
+    Http { status: u16, content_type: String, body: String },
 }
 
 /// How a streamed reply ends.
@@ -148,16 +129,8 @@ enum End {
 }
 
 impl Reply {
-    fn chat(
-        reasoning: Vec<String>,
-        content: Vec<String>,
-        tool_calls: Vec<(String, String)>,
-    ) -> Self {
-        Reply::from_body(ReplyBody::Chat {
-            reasoning,
-            content,
-            tool_calls,
-        })
+    fn chat(reasoning: Vec<String>, content: Vec<String>, tool_calls: Vec<(String, String)>) -> Self {
+        Reply::from_body(ReplyBody::Chat { reasoning, content, tool_calls })
     }
 
     fn from_body(body: ReplyBody) -> Self {
@@ -191,17 +164,8 @@ impl Reply {
     }
 
     /// Several tool calls; all names first, then their argument pieces interleaved round-robin.
-    pub fn tool_calls<N: Into<String>, A: Into<String>>(
-        calls: impl IntoIterator<Item = (N, A)>,
-    ) -> Self {
-        Reply::chat(
-            Vec::new(),
-            Vec::new(),
-            calls
-                .into_iter()
-                .map(|(n, a)| (n.into(), a.into()))
-                .collect(),
-        )
+    pub fn tool_calls<N: Into<String>, A: Into<String>>(calls: impl IntoIterator<Item = (N, A)>) -> Self {
+        Reply::chat(Vec::new(), Vec::new(), calls.into_iter().map(|(n, a)| (n.into(), a.into())).collect())
     }
 
     /// Content pieces streamed before the tool calls of this reply.
@@ -228,25 +192,13 @@ impl Reply {
     /// Any status with a body (JSON content type when the body looks like JSON).
     pub fn status(status: u16, body: impl Into<String>) -> Self {
         let body = body.into();
-        let content_type = if body.trim_start().starts_with('{') {
-            "application/json"
-        } else {
-            "text/plain; charset=utf-8"
-        };
-        Reply::from_body(ReplyBody::Http {
-            status,
-            content_type: content_type.into(),
-            body,
-        })
+        let content_type = if body.trim_start().starts_with('{') { "application/json" } else { "text/plain; charset=utf-8" };
+        Reply::from_body(ReplyBody::Http { status, content_type: content_type.into(), body })
     }
 
     /// A 200 that is not an event stream (a JSON page, an HTML login page, …).
     pub fn non_sse(content_type: impl Into<String>, body: impl Into<String>) -> Self {
-        Reply::from_body(ReplyBody::Http {
-            status: 200,
-            content_type: content_type.into(),
-            body: body.into(),
-        })
+        Reply::from_body(ReplyBody::Http { status: 200, content_type: content_type.into(), body: body.into() })
     }
 
     /// 401 as vLLM's `--api-key` answers it.
@@ -275,20 +227,12 @@ impl Reply {
 
     /// 500 with an OpenAI-style error body.
     pub fn server_error(message: &str) -> Self {
-        Reply::status(
-            500,
-            json!({"error": {"message": message, "type": "server_error", "code": 500}}).to_string(),
-        )
+        Reply::status(500, json!({"error": {"message": message, "type": "server_error", "code": 500}}).to_string())
     }
 
     /// Adds a usage chunk (empty `choices`) before `[DONE]`; `cached` goes to
     /// `prompt_tokens_details.cached_tokens` (left out when `None`).
-    pub fn with_usage(
-        mut self,
-        prompt: u32,
-        completion: u32,
-        cached: impl Into<Option<u32>>,
-    ) -> Self {
+    pub fn with_usage(mut self, prompt: u32, completion: u32, cached: impl Into<Option<u32>>) -> Self {
         self.usage = Some((prompt, completion, cached.into()));
         self
     }
@@ -369,9 +313,7 @@ struct AppState {
 
 impl FakeOpenAi {
     pub async fn start() -> FakeOpenAi {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind a loopback port");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a loopback port");
         let addr = listener.local_addr().expect("local address");
         let shared = Arc::new(Shared {
             inner: Mutex::new(Inner {
@@ -385,10 +327,7 @@ impl FakeOpenAi {
             peer_closed: AtomicUsize::new(0),
         });
         let (shutdown, rx) = watch::channel(false);
-        let app = Router::new().fallback(handle).with_state(AppState {
-            shared: shared.clone(),
-            shutdown: rx.clone(),
-        });
+        let app = Router::new().fallback(handle).with_state(AppState { shared: shared.clone(), shutdown: rx.clone() });
         let mut stop = rx;
         let task = tokio::spawn(async move {
             let _ = axum::serve(listener, app)
@@ -397,12 +336,7 @@ impl FakeOpenAi {
                 })
                 .await;
         });
-        FakeOpenAi {
-            addr,
-            shared,
-            shutdown,
-            task: Some(task),
-        }
+        FakeOpenAi { addr, shared, shutdown, task: Some(task) }
     }
 
     /// `http://127.0.0.1:{port}/v1`.
@@ -426,10 +360,7 @@ impl FakeOpenAi {
 
     /// The chat-completions requests only.
     pub fn chat_requests(&self) -> Vec<RecordedRequest> {
-        self.requests()
-            .into_iter()
-            .filter(|r| r.path == "/v1/chat/completions")
-            .collect()
+        self.requests().into_iter().filter(|r| r.path == "/v1/chat/completions").collect()
     }
 
     /// The JSON body of the last chat-completions request.
@@ -476,10 +407,7 @@ impl FakeOpenAi {
     pub async fn stop(mut self) {
         let _ = self.shutdown.send(true);
         if let Some(task) = self.task.take() {
-            if tokio::time::timeout(Duration::from_secs(5), task)
-                .await
-                .is_err()
-            {
+            if tokio::time::timeout(Duration::from_secs(5), task).await.is_err() {
                 eprintln!("fake_openai: the server did not stop within 5 s");
             }
         }
@@ -501,14 +429,11 @@ impl Drop for FakeOpenAi {
 
 async fn handle(State(state): State<AppState>, req: Request) -> Response {
     let (parts, body) = req.into_parts();
-    let bytes = axum::body::to_bytes(body, 256 * 1024 * 1024)
-        .await
-        .unwrap_or_default();
+    let bytes = axum::body::to_bytes(body, 256 * 1024 * 1024).await.unwrap_or_default();
     let body = if bytes.is_empty() {
         Value::Null
     } else {
-        serde_json::from_slice(&bytes)
-            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()))
+        serde_json::from_slice(&bytes).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()))
     };
     let recorded = RecordedRequest {
         method: parts.method.to_string(),
@@ -520,18 +445,10 @@ async fn handle(State(state): State<AppState>, req: Request) -> Response {
     let (required_key, models, props, tokenizer) = {
         let mut inner = state.shared.inner.lock().unwrap_or_else(|e| e.into_inner());
         inner.requests.push(recorded);
-        (
-            inner.api_key.clone(),
-            inner.models.clone(),
-            inner.props.clone(),
-            inner.tokenizer,
-        )
+        (inner.api_key.clone(), inner.models.clone(), inner.props.clone(), inner.tokenizer)
     };
     if let Some(key) = required_key {
-        let sent = parts
-            .headers
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok());
+        let sent = parts.headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
         if sent != Some(format!("Bearer {key}").as_str()) {
             return Reply::unauthorized().into_http_response();
         }
@@ -550,24 +467,11 @@ async fn handle(State(state): State<AppState>, req: Request) -> Response {
 }
 
 fn headers_of(headers: &HeaderMap) -> Vec<(String, String)> {
-    headers
-        .iter()
-        .map(|(n, v)| {
-            (
-                n.as_str().to_string(),
-                String::from_utf8_lossy(v.as_bytes()).into_owned(),
-            )
-        })
-        .collect()
+    headers.iter().map(|(n, v)| (n.as_str().to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned())).collect()
 }
 
 fn json_response(status: StatusCode, body: Value) -> Response {
-    (
-        status,
-        [(header::CONTENT_TYPE, "application/json")],
-        body.to_string(),
-    )
-        .into_response()
+    (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
 }
 
 fn models_json(models: &[FakeModel]) -> Value {
@@ -590,24 +494,15 @@ fn tokenize(tokenizer: Tokenizer, body: &Value, models: &[FakeModel]) -> Respons
         Tokenizer::None => json_response(StatusCode::NOT_FOUND, json!({"detail": "Not Found"})),
         Tokenizer::LlamaCpp => {
             let n = body.get("content").and_then(Value::as_str).map_or(0, count);
-            json_response(
-                StatusCode::OK,
-                json!({"tokens": (0..n).collect::<Vec<_>>()}),
-            )
+            json_response(StatusCode::OK, json!({"tokens": (0..n).collect::<Vec<_>>()}))
         }
         Tokenizer::Vllm => match body.get("prompt").and_then(Value::as_str) {
             Some(prompt) => {
                 let n = count(prompt);
                 let max = models.first().and_then(|m| m.max_model_len);
-                json_response(
-                    StatusCode::OK,
-                    json!({"count": n, "max_model_len": max, "tokens": (0..n).collect::<Vec<_>>()}),
-                )
+                json_response(StatusCode::OK, json!({"count": n, "max_model_len": max, "tokens": (0..n).collect::<Vec<_>>()}))
             }
-            None => json_response(
-                StatusCode::BAD_REQUEST,
-                json!({"object": "error", "message": "prompt is required"}),
-            ),
+            None => json_response(StatusCode::BAD_REQUEST, json!({"object": "error", "message": "prompt is required"})),
         },
     }
 }
@@ -617,9 +512,7 @@ async fn chat(state: AppState, body: &Value) -> Response {
         let mut inner = state.shared.inner.lock().unwrap_or_else(|e| e.into_inner());
         inner.script.pop_front()
     };
-    let reply = reply.unwrap_or_else(|| {
-        Reply::text(["Hello", " from", " the", " fake", " server."]).with_usage(12, 6, None)
-    });
+    let reply = reply.unwrap_or_else(|| Reply::text(["Hello", " from", " the", " fake", " server."]).with_usage(12, 6, None));
     if !reply.head_delay.is_zero() {
         let mut stop = state.shutdown.clone();
         tokio::select! {
@@ -627,17 +520,11 @@ async fn chat(state: AppState, body: &Value) -> Response {
             _ = stop.wait_for(|s| *s) => return StatusCode::SERVICE_UNAVAILABLE.into_response(),
         }
     }
-    let model = body
-        .get("model")
-        .and_then(Value::as_str)
-        .unwrap_or("fake-model")
-        .to_string();
+    let model = body.get("model").and_then(Value::as_str).unwrap_or("fake-model").to_string();
     let streaming = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
     match &reply.body {
         ReplyBody::Http { .. } => reply.into_http_response(),
-        ReplyBody::Chat { .. } if !streaming => {
-            json_response(StatusCode::OK, reply.completion_json(&model))
-        }
+        ReplyBody::Chat { .. } if !streaming => json_response(StatusCode::OK, reply.completion_json(&model)),
         _ => {
             let steps = reply.steps(&model);
             let stream = body_stream(steps, state.shared.clone(), state.shutdown.clone());
@@ -662,11 +549,7 @@ enum Step {
 impl Reply {
     fn into_http_response(self) -> Response {
         match self.body {
-            ReplyBody::Http {
-                status,
-                content_type,
-                body,
-            } => Response::builder()
+            ReplyBody::Http { status, content_type, body } => Response::builder()
                 .status(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR))
                 .header(header::CONTENT_TYPE, content_type)
                 .body(Body::from(body))
@@ -715,66 +598,38 @@ impl Reply {
     /// content, tool-call headers then argument pieces round-robin, and (when the reply ends
     /// normally) a finish chunk and a usage chunk with empty `choices`.
     fn chunks(&self, model: &str) -> Vec<Value> {
-        let ReplyBody::Chat {
-            reasoning,
-            content,
-            tool_calls,
-        } = &self.body
-        else {
+        let ReplyBody::Chat { reasoning, content, tool_calls } = &self.body else {
             return Vec::new();
         };
         let envelope = |choices: Value| json!({"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1_700_000_000, "model": model, "choices": choices});
-        let delta =
-            |delta: Value| envelope(json!([{"index": 0, "delta": delta, "finish_reason": null}]));
+        let delta = |delta: Value| envelope(json!([{"index": 0, "delta": delta, "finish_reason": null}]));
         let mut chunks = vec![delta(json!({"role": "assistant", "content": ""}))];
-        chunks.extend(
-            reasoning
-                .iter()
-                .map(|r| delta(json!({"reasoning_content": r}))),
-        );
+        chunks.extend(reasoning.iter().map(|r| delta(json!({"reasoning_content": r}))));
         chunks.extend(content.iter().map(|c| delta(json!({"content": c}))));
         for (i, (name, _)) in tool_calls.iter().enumerate() {
             let call = json!({"index": i, "id": format!("call_fake_{i}"), "type": "function", "function": {"name": name, "arguments": ""}});
             chunks.push(delta(json!({"tool_calls": [call]})));
         }
-        let pieces: Vec<Vec<String>> = tool_calls
-            .iter()
-            .map(|(_, args)| split_chars(args, 4))
-            .collect();
+        let pieces: Vec<Vec<String>> = tool_calls.iter().map(|(_, args)| split_chars(args, 4)).collect();
         for round in 0..pieces.iter().map(Vec::len).max().unwrap_or(0) {
-            for (i, piece) in pieces
-                .iter()
-                .enumerate()
-                .filter_map(|(i, p)| Some((i, p.get(round)?)))
-            {
-                chunks.push(delta(
-                    json!({"tool_calls": [{"index": i, "function": {"arguments": piece}}]}),
-                ));
+            for (i, piece) in pieces.iter().enumerate().filter_map(|(i, p)| Some((i, p.get(round)?))) {
+                chunks.push(delta(json!({"tool_calls": [{"index": i, "function": {"arguments": piece}}]})));
             }
         }
         if self.end != End::Done {
             return chunks;
         }
-        let default = if tool_calls.is_empty() {
-            "stop"
-        } else {
-            "tool_calls"
-        };
+        let default = if tool_calls.is_empty() { "stop" } else { "tool_calls" };
         let reason = self.finish_reason.as_deref().unwrap_or(default);
-        chunks.push(envelope(
-            json!([{"index": 0, "delta": {}, "finish_reason": reason}]),
-        ));
+        chunks.push(envelope(json!([{"index": 0, "delta": {}, "finish_reason": reason}])));
         if let Some(usage) = self.usage_json() {
             let mut chunk = envelope(json!([]));
             chunk["usage"] = usage;
             chunks.push(chunk);
         }
         // llama.cpp puts its timings on the last chunk.
-        if let (Some((prompt_n, cache_n, predicted_n)), Some(last)) =
-            (self.timings, chunks.last_mut())
-        {
-            last["timings"] =
-                json!({"prompt_n": prompt_n, "cache_n": cache_n, "predicted_n": predicted_n});
+        if let (Some((prompt_n, cache_n, predicted_n)), Some(last)) = (self.timings, chunks.last_mut()) {
+            last["timings"] = json!({"prompt_n": prompt_n, "cache_n": cache_n, "predicted_n": predicted_n});
         }
         chunks
     }
@@ -790,12 +645,7 @@ impl Reply {
 
     /// The non-streamed `chat.completion` for a request with `"stream": false`.
     fn completion_json(&self, model: &str) -> Value {
-        let ReplyBody::Chat {
-            reasoning,
-            content,
-            tool_calls,
-        } = &self.body
-        else {
+        let ReplyBody::Chat { reasoning, content, tool_calls } = &self.body else {
             return Value::Null;
         };
         let mut message = json!({"role": "assistant", "content": content.concat()});
@@ -809,11 +659,7 @@ impl Reply {
                 .map(|(i, (name, args))| json!({"id": format!("call_fake_{i}"), "type": "function", "function": {"name": name, "arguments": args}}))
                 .collect();
         }
-        let default = if tool_calls.is_empty() {
-            "stop"
-        } else {
-            "tool_calls"
-        };
+        let default = if tool_calls.is_empty() { "stop" } else { "tool_calls" };
         let mut v = json!({
             "id": "chatcmpl-fake", "object": "chat.completion", "created": 1_700_000_000, "model": model,
             "choices": [{"index": 0, "message": message, "finish_reason": self.finish_reason.as_deref().unwrap_or(default)}]
@@ -853,10 +699,7 @@ fn body_stream(
     shared: Arc<Shared>,
     shutdown: watch::Receiver<bool>,
 ) -> impl Stream<Item = Result<Bytes, std::io::Error>> + Send + 'static {
-    let guard = PeerCloseGuard {
-        shared,
-        done: steps.is_empty(),
-    };
+    let guard = PeerCloseGuard { shared, done: steps.is_empty() };
     let state = (VecDeque::from(steps), guard, shutdown);
     futures_util::stream::unfold(state, |(mut steps, mut guard, mut shutdown)| async move {
         loop {
@@ -873,26 +716,17 @@ fn body_stream(
                     };
                     if stopped {
                         guard.done = true;
-                        return Some((
-                            Err(std::io::Error::other("fake server stopped")),
-                            (steps, guard, shutdown),
-                        ));
+                        return Some((Err(std::io::Error::other("fake server stopped")), (steps, guard, shutdown)));
                     }
                 }
                 Step::Hang => {
                     let _ = shutdown.wait_for(|s| *s).await;
                     guard.done = true;
-                    return Some((
-                        Err(std::io::Error::other("fake server stopped")),
-                        (steps, guard, shutdown),
-                    ));
+                    return Some((Err(std::io::Error::other("fake server stopped")), (steps, guard, shutdown)));
                 }
                 Step::Die => {
                     guard.done = true;
-                    return Some((
-                        Err(std::io::Error::other("fake server died mid-reply")),
-                        (steps, guard, shutdown),
-                    ));
+                    return Some((Err(std::io::Error::other("fake server died mid-reply")), (steps, guard, shutdown)));
                 }
             }
         }

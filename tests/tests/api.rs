@@ -25,7 +25,12 @@ async fn everything(s: &TestServer) -> Value {
 fn add_message(s: &TestServer, session_id: i64, role: Role, text: &str) -> i64 {
     s.app
         .store
-        .with(|c| messages::insert(c, &NewMessage { session_id, role, content: text, status: Status::Complete, model: None, ..Default::default() }))
+        .with(|c| {
+            messages::insert(
+                c,
+                &NewMessage { session_id, role, content: text, status: Status::Complete, model: None, ..Default::default() },
+            )
+        })
         .unwrap()
         .id
 }
@@ -171,7 +176,10 @@ async fn settings_are_typed_and_never_echo_the_api_key() {
     assert_eq!(initial["custom_instructions"], "");
     assert_eq!(initial["api_key_set"], false);
     let (st, v) = s
-        .patch("/api/settings", json!({ "custom_instructions": "Answer in Korean.", "api_key": "sk-very-secret", "model": "smol", "temperature": 0.3 }))
+        .patch(
+            "/api/settings",
+            json!({ "custom_instructions": "Answer in Korean.", "api_key": "sk-very-secret", "model": "smol", "temperature": 0.3 }),
+        )
         .await;
     assert_eq!(st, StatusCode::OK, "{v}");
     assert_eq!(v["custom_instructions"], "Answer in Korean.");
@@ -242,19 +250,61 @@ async fn bad_input_gets_a_clear_error_and_changes_nothing() {
         (reqwest::Method::POST, "/api/projects".into(), Some(json!({ "name": long })), 400, "invalid_name", "10,000-character name"),
         (reqwest::Method::POST, "/api/projects".into(), Some(json!({ "name": "a\nb" })), 400, "invalid_name", "name with a line break"),
         (reqwest::Method::POST, "/api/projects".into(), Some(json!({ "name": "WORK" })), 409, "name_taken", "duplicate name ignoring case"),
-        (reqwest::Method::POST, "/api/projects".into(), Some(json!({ "name": " default " })), 409, "name_taken", "a second Default by name"),
-        (reqwest::Method::POST, "/api/projects".into(), Some(json!({ "name": "x", "instructions": "y".repeat(100_001) })), 400, "instructions_too_long", "instructions over 100,000 chars"),
+        (
+            reqwest::Method::POST,
+            "/api/projects".into(),
+            Some(json!({ "name": " default " })),
+            409,
+            "name_taken",
+            "a second Default by name",
+        ),
+        (
+            reqwest::Method::POST,
+            "/api/projects".into(),
+            Some(json!({ "name": "x", "instructions": "y".repeat(100_001) })),
+            400,
+            "instructions_too_long",
+            "instructions over 100,000 chars",
+        ),
         (reqwest::Method::PATCH, format!("/api/projects/{work}"), Some(json!({ "name": "" })), 400, "invalid_name", "renaming to empty"),
         (reqwest::Method::PATCH, "/api/projects/9999".into(), Some(json!({ "name": "z" })), 404, "not_found", "unknown project id"),
         (reqwest::Method::DELETE, "/api/projects/9999".into(), None, 404, "not_found", "deleting an unknown project"),
-        (reqwest::Method::PATCH, format!("/api/sessions/{sess}"), Some(json!({ "project_id": 9999 })), 404, "not_found", "moving to a project that does not exist"),
-        (reqwest::Method::PATCH, format!("/api/sessions/{sess}"), Some(json!({ "title": "t".repeat(201) })), 400, "invalid_title", "over-long title"),
-        (reqwest::Method::POST, "/api/sessions".into(), Some(json!({ "project_id": 9999 })), 404, "not_found", "session in a missing project"),
+        (
+            reqwest::Method::PATCH,
+            format!("/api/sessions/{sess}"),
+            Some(json!({ "project_id": 9999 })),
+            404,
+            "not_found",
+            "moving to a project that does not exist",
+        ),
+        (
+            reqwest::Method::PATCH,
+            format!("/api/sessions/{sess}"),
+            Some(json!({ "title": "t".repeat(201) })),
+            400,
+            "invalid_title",
+            "over-long title",
+        ),
+        (
+            reqwest::Method::POST,
+            "/api/sessions".into(),
+            Some(json!({ "project_id": 9999 })),
+            404,
+            "not_found",
+            "session in a missing project",
+        ),
         (reqwest::Method::GET, "/api/sessions?project_id=9999".into(), None, 404, "not_found", "listing a missing project"),
         (reqwest::Method::GET, "/api/sessions?limit=abc".into(), None, 400, "invalid_query", "non-numeric limit"),
         (reqwest::Method::GET, "/api/sessions/9999/messages".into(), None, 404, "not_found", "messages of a missing session"),
         (reqwest::Method::DELETE, "/api/sessions/9999".into(), None, 404, "not_found", "deleting a missing session"),
-        (reqwest::Method::PATCH, "/api/messages/9999".into(), Some(json!({ "content": "x" })), 404, "not_found", "editing a missing message"),
+        (
+            reqwest::Method::PATCH,
+            "/api/messages/9999".into(),
+            Some(json!({ "content": "x" })),
+            404,
+            "not_found",
+            "editing a missing message",
+        ),
         (reqwest::Method::DELETE, "/api/memories/9999".into(), None, 404, "not_found", "deleting a missing memory"),
         (reqwest::Method::GET, "/api/sessions/abc".into(), None, 400, "invalid_id", "a non-numeric id"),
         (reqwest::Method::GET, "/api/nothing-here".into(), None, 404, "no_such_route", "an unknown route"),
@@ -266,7 +316,15 @@ async fn bad_input_gets_a_clear_error_and_changes_nothing() {
 
     // Malformed JSON and a wrong content type.
     for raw in ["{\"name\":", "not json", "[]", "{\"name\": 5}"] {
-        let res = s.http.post(s.url("/api/projects")).bearer_auth(&s.token).header("content-type", "application/json").body(raw).send().await.unwrap();
+        let res = s
+            .http
+            .post(s.url("/api/projects"))
+            .bearer_auth(&s.token)
+            .header("content-type", "application/json")
+            .body(raw)
+            .send()
+            .await
+            .unwrap();
         let st = res.status();
         let body: Value = res.json().await.unwrap();
         assert_error(st, &body, 400, "invalid_json", &format!("malformed JSON {raw:?}"));

@@ -92,14 +92,19 @@ async fn sections_follow_the_project_the_instructions_and_the_preset() {
     s.say(sess, "two").await;
     let p = system_prompt(&fake.last_chat_body().unwrap());
     let at = |needle: &str| p.find(needle).unwrap_or_else(|| panic!("{needle:?} missing:\n{p}"));
-    assert!(at("You are Maru") < at("[Custom instructions]\nAnswer in Korean.")
-        && at("[Custom instructions]") < at("[Project instructions: Family calendar]\nFamily schedules come first.")
-        && at("[Project instructions") < at("[Long-term memory]\n- Runs vLLM on a DGX Spark."),
-        "sections in order ① ② ③ ⑤ after moving the session:\n{p}");
+    assert!(
+        at("You are Maru") < at("[Custom instructions]\nAnswer in Korean.")
+            && at("[Custom instructions]") < at("[Project instructions: Family calendar]\nFamily schedules come first.")
+            && at("[Project instructions") < at("[Long-term memory]\n- Runs vLLM on a DGX Spark."),
+        "sections in order ① ② ③ ⑤ after moving the session:\n{p}"
+    );
 
     let (_, ctx) = s.get(&format!("/api/sessions/{sess}/context")).await;
     let reason = ctx["last_sent"]["change_reason"].as_str().unwrap();
-    assert!(reason.contains("moved to project \"Family calendar\"") && reason.contains("custom instructions added"), "the inspector says why the prompt changed: {reason}");
+    assert!(
+        reason.contains("moved to project \"Family calendar\"") && reason.contains("custom instructions added"),
+        "the inspector says why the prompt changed: {reason}"
+    );
 
     let (st, v) = s.patch(&format!("/api/sessions/{sess}"), json!({ "preset": "code-reviewer" })).await;
     assert_eq!(st, StatusCode::OK, "{v}");
@@ -168,7 +173,11 @@ async fn the_inspector_reports_sections_sizes_and_cache_figures() {
     let sections = ctx["sections"].as_array().unwrap();
     assert_eq!(sections.len(), 5, "all five sections are listed, present or not");
     let ids: Vec<&str> = sections.iter().map(|x| x["id"].as_str().unwrap()).collect();
-    assert_eq!(ids, ["base", "custom_instructions", "project_instructions", "attachments", "memory"], "listed in the order the model reads them");
+    assert_eq!(
+        ids,
+        ["base", "custom_instructions", "project_instructions", "attachments", "memory"],
+        "listed in the order the model reads them"
+    );
     assert_eq!(sections[1]["present"], false);
     assert_eq!(sections[1]["absent_reason"], "no custom instructions are set");
     assert_eq!(sections[3]["absent_reason"], "no files are attached to this session or its project");
@@ -236,8 +245,16 @@ async fn each_server_error_reaches_the_user_in_words() {
         fake.push(reply);
         let events = s.say(sess, "hi").await;
         let err = events.iter().find(|e| e.name == "error").unwrap_or_else(|| panic!("{code}: no error event in {events:?}"));
-        assert_eq!(err.data["code"], format!("model_server.{code}"), "upstream codes have their own namespace (`unauthorized` alone is Maru refusing the caller): {err:?}");
-        assert!(err.data["message"].as_str().unwrap().contains(words), "{code}: the message must help the user act: {}", err.data["message"]);
+        assert_eq!(
+            err.data["code"],
+            format!("model_server.{code}"),
+            "upstream codes have their own namespace (`unauthorized` alone is Maru refusing the caller): {err:?}"
+        );
+        assert!(
+            err.data["message"].as_str().unwrap().contains(words),
+            "{code}: the message must help the user act: {}",
+            err.data["message"]
+        );
         let history = s.history(sess).await;
         assert_eq!(history[0]["role"], "user", "{code}: the user's message is kept");
         assert_eq!(history[1]["status"], "error", "{code}");
@@ -381,7 +398,8 @@ async fn regenerate_replaces_the_last_reply_and_resend_replaces_from_the_edit() 
 
     let first_id = h[0]["id"].as_i64().unwrap();
     fake.push(Reply::text(["edited answer"]));
-    let events = s.turn(&format!("/api/messages/{first_id}/resend"), Some(json!({ "content": "question one, edited" }))).await.collect().await;
+    let events =
+        s.turn(&format!("/api/messages/{first_id}/resend"), Some(json!({ "content": "question one, edited" }))).await.collect().await;
     assert_eq!(events.last().unwrap().name, "done");
     let texts: Vec<String> = s.history(sess).await.iter().map(|m| m["content"].as_str().unwrap().to_string()).collect();
     assert_eq!(texts, ["question one, edited", "edited answer"], "everything after the edited message is replaced");

@@ -18,7 +18,13 @@ const CHILD_ENV: &str = "MARU_CRASH_CHILD_DATA";
 async fn child_server_process() {
     let Ok(dir) = std::env::var(CHILD_ENV) else { return };
     let app = maru::app::App::open(std::path::Path::new(&dir)).unwrap();
-    let opts = maru::server::ServeOptions { host: "127.0.0.1".into(), port: 0, token: Some("crash-token".into()), allow_remote: false, ui_dir: None };
+    let opts = maru::server::ServeOptions {
+        host: "127.0.0.1".into(),
+        port: 0,
+        token: Some("crash-token".into()),
+        allow_remote: false,
+        ui_dir: None,
+    };
     let bound = maru::server::bind(app, &opts).await.unwrap();
     println!("CHILD_PORT {}", bound.addr.port());
     bound.run().await.unwrap();
@@ -46,10 +52,30 @@ async fn a_killed_process_leaves_interrupted_text() {
     let base = format!("http://127.0.0.1:{port}");
     let http = reqwest::Client::new();
     let auth = "Bearer crash-token";
-    http.patch(format!("{base}/api/settings")).header("authorization", auth).json(&json!({ "endpoint_url": fake.base_url(), "model": "m" })).send().await.unwrap();
-    let session: serde_json::Value = http.post(format!("{base}/api/sessions")).header("authorization", auth).json(&json!({})).send().await.unwrap().json().await.unwrap();
+    http.patch(format!("{base}/api/settings"))
+        .header("authorization", auth)
+        .json(&json!({ "endpoint_url": fake.base_url(), "model": "m" }))
+        .send()
+        .await
+        .unwrap();
+    let session: serde_json::Value = http
+        .post(format!("{base}/api/sessions"))
+        .header("authorization", auth)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     let sid = session["id"].as_i64().unwrap();
-    let mut res = http.post(format!("{base}/api/sessions/{sid}/messages")).header("authorization", auth).json(&json!({ "content": "tell me a long story" })).send().await.unwrap();
+    let mut res = http
+        .post(format!("{base}/api/sessions/{sid}/messages"))
+        .header("authorization", auth)
+        .json(&json!({ "content": "tell me a long story" }))
+        .send()
+        .await
+        .unwrap();
     // Read until a good part of the reply has streamed (and so has been saved at least once).
     let mut seen = String::new();
     while seen.matches("event: token").count() < 30 {

@@ -15,10 +15,15 @@ async fn a_real_turn_streams_records_usage_and_reuses_the_prefix_cache() {
     let llama = llama().await;
     let s = TestServer::start().await;
     // No model name: Maru takes the one the server lists. Temperature 0 keeps replies stable.
-    let (st, v) = s.patch("/api/settings", json!({
-        "endpoint_url": llama.base_url, "model": null, "temperature": 0.0, "max_tokens": 24,
-        "custom_instructions": "Answer in one short sentence."
-    })).await;
+    let (st, v) = s
+        .patch(
+            "/api/settings",
+            json!({
+                "endpoint_url": llama.base_url, "model": null, "temperature": 0.0, "max_tokens": 24,
+                "custom_instructions": "Answer in one short sentence."
+            }),
+        )
+        .await;
     assert_eq!(st.as_u16(), 200, "{v}");
     let p = s.project("Family calendar").await;
     s.patch(&format!("/api/projects/{p}"), json!({ "instructions": "Family schedules come first." })).await;
@@ -42,7 +47,12 @@ async fn a_real_turn_streams_records_usage_and_reuses_the_prefix_cache() {
     let (_, ctx) = s.get(&format!("/api/sessions/{sess}/context")).await;
     assert_eq!(ctx["tokens_source"], "server", "llama.cpp's /tokenize counts the prompt exactly");
     let system = ctx["system_prompt"].as_str().unwrap();
-    for needle in ["You are Maru", "[Custom instructions]", "[Project instructions: Family calendar]", "[Long-term memory]\n- The user's daughter is called Mina."] {
+    for needle in [
+        "You are Maru",
+        "[Custom instructions]",
+        "[Project instructions: Family calendar]",
+        "[Long-term memory]\n- The user's daughter is called Mina.",
+    ] {
         assert!(system.contains(needle), "{needle:?} missing from the sent prompt:\n{system}");
     }
     assert_eq!(ctx["sha256"], ctx["last_sent"]["sha256"], "the inspector shows the prompt that was sent");
@@ -53,7 +63,10 @@ async fn a_real_turn_streams_records_usage_and_reuses_the_prefix_cache() {
     let second = &events.iter().find(|e| e.name == "done").expect("second turn completes").data["message"];
     let cached = second["cached_tokens"].as_i64().unwrap();
     let prompt = second["prompt_tokens"].as_i64().unwrap();
-    assert!(cached > prompt_tokens / 2, "an unchanged system prompt and history must hit the prefix cache: {cached} of {prompt} reused (first turn had {prompt_tokens})");
+    assert!(
+        cached > prompt_tokens / 2,
+        "an unchanged system prompt and history must hit the prefix cache: {cached} of {prompt} reused (first turn had {prompt_tokens})"
+    );
     println!("prefix cache on the second turn: {cached} of {prompt} prompt tokens reused");
 }
 

@@ -144,7 +144,12 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
         sections: current.rendered.sections,
         tokens,
         tokens_source: tokens_source.into(),
-        last_sent: snapshot.map(|s| LastSent { sha256: s.prompt_sha256, changed_at: s.changed_at, change_reason: s.change_reason, used_at: s.used_at }),
+        last_sent: snapshot.map(|s| LastSent {
+            sha256: s.prompt_sha256,
+            changed_at: s.changed_at,
+            change_reason: s.change_reason,
+            used_at: s.used_at,
+        }),
         pending_change,
         last_reply: last_reply.map(|m| ReplyFigures {
             message_id: m.id,
@@ -159,13 +164,24 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
             ttft_ms: m.ttft_ms,
             tokens_per_second: m.tokens_per_second,
         }),
-        overrides: app.templates.all().iter().filter(|t| !matches!(t.source, prompt::templates::TemplateSource::Bundled)).cloned().collect(),
+        overrides: app
+            .templates
+            .all()
+            .iter()
+            .filter(|t| !matches!(t.source, prompt::templates::TemplateSource::Bundled))
+            .cloned()
+            .collect(),
     })
 }
 
 /// Real tokens per estimated token in the last request: its `prompt_tokens` over the estimate of
 /// what it carried (the prompt last sent and the history before the reply).
-fn calibration(templates: &prompt::Templates, snapshot: Option<&snapshots::Snapshot>, history: &[messages::Message], reply: Option<&messages::Message>) -> Option<f64> {
+fn calibration(
+    templates: &prompt::Templates,
+    snapshot: Option<&snapshots::Snapshot>,
+    history: &[messages::Message],
+    reply: Option<&messages::Message>,
+) -> Option<f64> {
     let reply = reply?;
     let real = reply.prompt_tokens? as f64;
     let before: Vec<_> = history.iter().take_while(|m| m.id < reply.id).cloned().collect();
@@ -223,7 +239,7 @@ pub async fn list_presets(app: &App) -> Result<Vec<PresetView>> {
             })
         })
         .collect::<Result<_>>()?;
-    let user = app.store.read(|c| presets::list(c)).await?;
+    let user = app.store.read(presets::list).await?;
     out.extend(user.into_iter().map(user_view));
     Ok(out)
 }
@@ -260,7 +276,7 @@ pub async fn delete_preset(app: &App, id: i64) -> Result<DeletedPreset> {
 
 #[instrument(skip(app), err(level = Level::WARN))]
 pub async fn list_models(app: &App) -> Result<Vec<llm::ModelInfo>> {
-    let s = app.store.read(|c| settings::load(c)).await?;
+    let s = app.store.read(settings::load).await?;
     Ok(app.llm_client(&s).list_models().await?)
 }
 
@@ -284,7 +300,11 @@ impl ContextView {
         let _ = writeln!(
             out,
             "Session {}: system prompt {} chars, {} tokens ({}), sha256 {}",
-            self.session_id, self.chars, self.tokens, self.tokens_source, &self.sha256[..16]
+            self.session_id,
+            self.chars,
+            self.tokens,
+            self.tokens_source,
+            &self.sha256[..16]
         );
         match &self.last_sent {
             Some(l) => {
@@ -295,14 +315,21 @@ impl ContextView {
             }
             None => out.push_str("Last sent: nothing yet\n"),
         }
-        let _ = writeln!(out, "Next request: {}", self.pending_change.as_deref().map_or("the same prompt (prefix cache reusable)".to_string(), |r| format!("changes: {r}")));
+        let _ = writeln!(
+            out,
+            "Next request: {}",
+            self.pending_change.as_deref().map_or("the same prompt (prefix cache reusable)".to_string(), |r| format!("changes: {r}"))
+        );
         if let Some(r) = &self.last_reply {
             let n = |v: Option<i64>| v.map_or("?".to_string(), |v| v.to_string());
             let reuse = r.cache_reuse.map_or(String::new(), |x| format!(" ({:.0}%)", x * 100.0));
             let _ = writeln!(
                 out,
                 "Last reply: {} prompt tokens, {} cached{reuse}, {} completion tokens, first token after {} ms",
-                n(r.prompt_tokens), n(r.cached_tokens), n(r.completion_tokens), n(r.ttft_ms)
+                n(r.prompt_tokens),
+                n(r.cached_tokens),
+                n(r.completion_tokens),
+                n(r.ttft_ms)
             );
         }
         for t in &self.overrides {
@@ -313,7 +340,11 @@ impl ContextView {
         for s in &self.sections {
             let circled = ["①", "②", "③", "④", "⑤"][s.id.number() as usize - 1];
             if s.present {
-                let _ = writeln!(out, "{circled} {:?}: {} chars in, {} chars sent, ~{} tokens, from {}", s.id, s.raw_chars, s.injected_chars, s.tokens_estimate, s.source);
+                let _ = writeln!(
+                    out,
+                    "{circled} {:?}: {} chars in, {} chars sent, ~{} tokens, from {}",
+                    s.id, s.raw_chars, s.injected_chars, s.tokens_estimate, s.source
+                );
                 for c in &s.cuts {
                     let _ = writeln!(out, "   cut: {} → {} chars: {}", c.raw_chars, c.kept_chars, c.reason);
                 }

@@ -39,17 +39,13 @@ pub struct Health {
 }
 
 pub async fn health(_app: &App) -> Result<Health> {
-    Ok(Health {
-        status: "ok".into(),
-        version: env!("CARGO_PKG_VERSION").into(),
-        schema_version: crate::store::latest_version(),
-    })
+    Ok(Health { status: "ok".into(), version: env!("CARGO_PKG_VERSION").into(), schema_version: crate::store::latest_version() })
 }
 
 // ---- projects
 
 pub async fn list_projects(app: &App) -> Result<Vec<Project>> {
-    app.store.read(|c| projects::list(c)).await
+    app.store.read(projects::list).await
 }
 
 #[instrument(skip_all, err(level = Level::WARN))]
@@ -179,7 +175,7 @@ pub async fn update_settings(app: &App, patch: SettingsPatch) -> Result<Settings
 // ---- long-term memory
 
 pub async fn list_memories(app: &App) -> Result<Vec<Memory>> {
-    app.store.read(|c| memories::list(c)).await
+    app.store.read(memories::list).await
 }
 
 #[instrument(skip_all, err(level = Level::WARN))]

@@ -15,6 +15,7 @@ use ts_rs::{Config, TS};
 /// Every type that crosses the API as JSON, each written to `dir` with the types it depends on.
 fn export_types(dir: &Path) {
     use crate::api::chat::{ContextView, DeletedPreset, LastSent, NewTurn, PresetView, ReplyFigures, Stopped};
+    use crate::api::Deleted;
     use crate::api::{Health, MessageEdit, MessageQuery, SessionQuery};
     use crate::app::TurnEvent;
     use crate::error::ErrorBody;
@@ -23,7 +24,6 @@ fn export_types(dir: &Path) {
     use crate::prompt::render::SectionReport;
     use crate::prompt::templates::{TemplateInfo, TemplateSource};
     use crate::prompt::SectionId;
-    use crate::api::Deleted;
     use crate::store::memories::{Memory, MemoryPatch, NewMemory};
     use crate::store::messages::{Message, MessagePage, Role, Status};
     use crate::store::presets::{NewPreset, PresetPatch};
@@ -40,20 +40,51 @@ fn export_types(dir: &Path) {
     }
     export!(
         // store
-        Project, NewProject, ProjectPatch, DeletedProject,
-        Session, NewSession, SessionPatch, SessionPage,
-        Message, Role, Status, MessagePage,
-        SettingsView, SettingsPatch,
-        Memory, NewMemory, MemoryPatch,
-        NewPreset, PresetPatch,
+        Project,
+        NewProject,
+        ProjectPatch,
+        DeletedProject,
+        Session,
+        NewSession,
+        SessionPatch,
+        SessionPage,
+        Message,
+        Role,
+        Status,
+        MessagePage,
+        SettingsView,
+        SettingsPatch,
+        Memory,
+        NewMemory,
+        MemoryPatch,
+        NewPreset,
+        PresetPatch,
         // api
-        Health, SessionQuery, MessageQuery, MessageEdit, Deleted, ErrorBody,
-        NewTurn, Stopped, ContextView, LastSent, ReplyFigures, PresetView, DeletedPreset,
+        Health,
+        SessionQuery,
+        MessageQuery,
+        MessageEdit,
+        Deleted,
+        ErrorBody,
+        NewTurn,
+        Stopped,
+        ContextView,
+        LastSent,
+        ReplyFigures,
+        PresetView,
+        DeletedPreset,
         TurnEvent,
         // prompt
-        SectionId, SectionReport, Cut, TemplateInfo, TemplateSource,
+        SectionId,
+        SectionReport,
+        Cut,
+        TemplateInfo,
+        TemplateSource,
         // model server
-        Usage, ToolCall, ModelInfo, FoundServer,
+        Usage,
+        ToolCall,
+        ModelInfo,
+        FoundServer,
     );
 }
 

@@ -18,15 +18,36 @@ use crate::store::messages::Message;
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum TurnEvent {
-    Token { text: String },
-    Reasoning { text: String },
-    ToolCall { id: String, name: String, arguments: String },
-    ToolResult { id: String, name: String, content: String, is_error: bool },
-    Usage { usage: Usage },
+    Token {
+        text: String,
+    },
+    Reasoning {
+        text: String,
+    },
+    ToolCall {
+        id: String,
+        name: String,
+        arguments: String,
+    },
+    ToolResult {
+        id: String,
+        name: String,
+        content: String,
+        is_error: bool,
+    },
+    Usage {
+        usage: Usage,
+    },
     /// The turn ended; `message` is the final assistant reply as stored (complete or stopped).
-    Done { message: Box<Message> },
+    Done {
+        message: Box<Message>,
+    },
     /// The turn failed; the user's message is kept and `message_id` is the failed reply, if any.
-    Error { code: String, message: String, message_id: Option<i64> },
+    Error {
+        code: String,
+        message: String,
+        message_id: Option<i64>,
+    },
 }
 
 impl TurnEvent {
@@ -46,7 +67,8 @@ impl TurnEvent {
     /// Joins `next` into `self` when both are text of the same kind.
     fn absorb(&mut self, next: &TurnEvent) -> bool {
         match (self, next) {
-            (TurnEvent::Token { text }, TurnEvent::Token { text: more }) | (TurnEvent::Reasoning { text }, TurnEvent::Reasoning { text: more }) => {
+            (TurnEvent::Token { text }, TurnEvent::Token { text: more })
+            | (TurnEvent::Reasoning { text }, TurnEvent::Reasoning { text: more }) => {
                 text.push_str(more);
                 true
             }

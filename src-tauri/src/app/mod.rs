@@ -14,9 +14,6 @@ pub mod tools;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub use events::{Feed, TurnEvent, TurnStream};
-pub use runs::{RunGuard, Runs};
-pub use tools::{Tool, ToolContext, ToolRegistry};
 use crate::error::{Error, Result};
 use crate::llm;
 use crate::paths::{self, DataDirLock};
@@ -24,6 +21,9 @@ use crate::prompt::Templates;
 use crate::store::messages;
 use crate::store::settings::Settings;
 use crate::store::Store;
+pub use events::{Feed, TurnEvent, TurnStream};
+pub use runs::{RunGuard, Runs};
+pub use tools::{Tool, ToolContext, ToolRegistry};
 
 pub struct App {
     pub store: Store,

@@ -67,7 +67,10 @@ impl Runs {
                 Err(_) => {
                     self.stop(session_id);
                     if tokio::time::timeout_at(deadline, freed).await.is_err() {
-                        return Err(Error::conflict("turn_running", "the reply being written in this chat did not stop in time; try again"));
+                        return Err(Error::conflict(
+                            "turn_running",
+                            "the reply being written in this chat did not stop in time; try again",
+                        ));
                     }
                 }
             }

@@ -57,10 +57,8 @@ pub fn request_messages(templates: &Templates, system_prompt: &str, history: &[M
                 }
             }
             Role::Tool => {
-                let wrapped = templates.render(
-                    "tool_result",
-                    &json!({ "tool": m.tool_name.as_deref().unwrap_or("tool"), "output": m.content }),
-                )?;
+                let wrapped =
+                    templates.render("tool_result", &json!({ "tool": m.tool_name.as_deref().unwrap_or("tool"), "output": m.content }))?;
                 ChatMessage::tool(m.tool_call_id.clone().unwrap_or_default(), wrapped)
             }
         };
@@ -107,7 +105,15 @@ mod tests {
     fn shape(messages: &[ChatMessage]) -> Vec<(Wire, String)> {
         messages
             .iter()
-            .map(|m| (m.role, match &m.content { Content::Text(t) => t.clone(), Content::Parts(_) => String::new() }))
+            .map(|m| {
+                (
+                    m.role,
+                    match &m.content {
+                        Content::Text(t) => t.clone(),
+                        Content::Parts(_) => String::new(),
+                    },
+                )
+            })
             .collect()
     }
 
@@ -145,7 +151,11 @@ mod tests {
         let history = [msg(Role::User, "q", Status::Complete), asked, result, stranded, msg(Role::User, "q2", Status::Complete)];
         let out = request_messages(&Templates::bundled(), "sys", &history).unwrap();
         let roles: Vec<Wire> = out.iter().map(|m| m.role).collect();
-        assert_eq!(roles, [Wire::System, Wire::User, Wire::Assistant, Wire::Tool, Wire::User], "a call with no result (the turn was stopped) is not sent");
+        assert_eq!(
+            roles,
+            [Wire::System, Wire::User, Wire::Assistant, Wire::Tool, Wire::User],
+            "a call with no result (the turn was stopped) is not sent"
+        );
         assert_eq!(out[2].tool_calls.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(), ["a"], "only answered calls remain");
     }
 }

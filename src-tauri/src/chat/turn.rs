@@ -18,8 +18,8 @@ use crate::error::{Error, Result};
 use crate::llm::{CancellationToken, ChatRequest, Delta, LlmError, ToolCall};
 use crate::prompt::{self, Budgets};
 use crate::store::messages::{self, Ending, NewMessage, ReplyStats, Role, Status, CONTENT_MAX_CHARS};
-use crate::store::settings::{self, Settings};
 use crate::store::sessions;
+use crate::store::settings::{self, Settings};
 
 /// At most this many rounds of tool calls per turn; the last round offers no tools.
 pub const MAX_TOOL_ROUNDS: usize = 5;
@@ -49,7 +49,10 @@ pub async fn start(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<Tur
                 TurnKind::Send { content } => {
                     check_content(&content)?;
                     let note = history::runtime_note(&templates, now)?;
-                    messages::insert(tx, &NewMessage { session_id, role: Role::User, content: &content, runtime_note: Some(&note), ..Default::default() })?;
+                    messages::insert(
+                        tx,
+                        &NewMessage { session_id, role: Role::User, content: &content, runtime_note: Some(&note), ..Default::default() },
+                    )?;
                     if session.title.is_empty() {
                         sessions::set_title_if_empty(tx, session_id, &title::from_first_message(&content))?;
                     }
@@ -107,7 +110,11 @@ async fn run(app: Arc<App>, guard: RunGuard, session_id: i64, settings: Settings
         Ok(()) => {}
         Err(Halt::ReplyGone) => {
             tracing::info!(session_id, "the reply was deleted while streaming; the turn ends without writing");
-            feed.push(TurnEvent::Error { code: "reply_deleted".into(), message: "this reply was deleted while it was being written".into(), message_id: None });
+            feed.push(TurnEvent::Error {
+                code: "reply_deleted".into(),
+                message: "this reply was deleted while it was being written".into(),
+                message_id: None,
+            });
         }
         Err(Halt::Failed(e)) => {
             // Failed before or between replies (server down, no model…): the chat shows why, as
@@ -118,8 +125,17 @@ async fn run(app: Arc<App>, guard: RunGuard, session_id: i64, settings: Settings
                 .store
                 .write(move |tx| {
                     sessions::get(tx, session_id)?;
-                    let m = messages::insert(tx, &NewMessage { session_id, role: Role::Assistant, status: Status::Streaming, ..Default::default() })?;
-                    messages::finish(tx, session_id, m.id, &Ending { status: Status::Error, error: Some(&text), ..Default::default() }, &ReplyStats::default())
+                    let m = messages::insert(
+                        tx,
+                        &NewMessage { session_id, role: Role::Assistant, status: Status::Streaming, ..Default::default() },
+                    )?;
+                    messages::finish(
+                        tx,
+                        session_id,
+                        m.id,
+                        &Ending { status: Status::Error, error: Some(&text), ..Default::default() },
+                        &ReplyStats::default(),
+                    )
                 })
                 .await;
             let message_id = stored.ok().flatten().map(|m| m.id);
@@ -146,7 +162,16 @@ async fn run_rounds(app: &Arc<App>, session_id: i64, settings: &Settings, cancel
                 let session = sessions::get(tx, session_id)?;
                 let prepared = prompt::prepare(tx, &templates, session_id, today, &Budgets::default())?;
                 let history = messages::history(tx, session_id)?;
-                let reply = messages::insert(tx, &NewMessage { session_id, role: Role::Assistant, status: Status::Streaming, model: Some(&model_name), ..Default::default() })?;
+                let reply = messages::insert(
+                    tx,
+                    &NewMessage {
+                        session_id,
+                        role: Role::Assistant,
+                        status: Status::Streaming,
+                        model: Some(&model_name),
+                        ..Default::default()
+                    },
+                )?;
                 Ok((prepared.rendered.text, history, session.project_id, reply.id))
             })
             .await?;
@@ -174,7 +199,17 @@ async fn run_rounds(app: &Arc<App>, session_id: i64, settings: &Settings, cancel
                     if sessions::get(tx, session_id).is_err() {
                         return Ok(false);
                     }
-                    messages::insert(tx, &NewMessage { session_id, role: Role::Tool, content: &text, tool_call_id: Some(&id), tool_name: Some(&name), ..Default::default() })?;
+                    messages::insert(
+                        tx,
+                        &NewMessage {
+                            session_id,
+                            role: Role::Tool,
+                            content: &text,
+                            tool_call_id: Some(&id),
+                            tool_name: Some(&name),
+                            ..Default::default()
+                        },
+                    )?;
                     Ok(true)
                 })
                 .await?;
@@ -273,7 +308,9 @@ impl Reply<'_> {
         let cancelled = matches!(failure, Some(LlmError::Cancelled)) || self.cancel.is_cancelled();
         let mut tool_calls = vec![];
         let (status, error) = match &failure {
-            _ if too_long => (Status::Stopped, Some(format!("the reply reached the {CONTENT_MAX_CHARS}-character limit of a message and was cut there"))),
+            _ if too_long => {
+                (Status::Stopped, Some(format!("the reply reached the {CONTENT_MAX_CHARS}-character limit of a message and was cut there")))
+            }
             _ if cancelled => (Status::Stopped, None),
             Some(e) => {
                 if matches!(e, LlmError::UnknownModel { .. }) {

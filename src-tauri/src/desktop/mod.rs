@@ -58,7 +58,5 @@ pub fn run(data_dir: &Path) -> Result<()> {
 
 /// The built web UI: `MARU_UI_DIR`, else `ui/dist` next to the sources.
 fn ui_dir() -> PathBuf {
-    std::env::var_os("MARU_UI_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../ui/dist")))
+    std::env::var_os("MARU_UI_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../ui/dist")))
 }

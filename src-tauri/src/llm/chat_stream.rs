@@ -35,13 +35,7 @@ pub struct ChatStream {
 }
 
 impl ChatStream {
-    pub(crate) fn new(
-        resp: Response,
-        started: Instant,
-        timeouts: Timeouts,
-        cancel: CancellationToken,
-        endpoint: Endpoint,
-    ) -> ChatStream {
+    pub(crate) fn new(resp: Response, started: Instant, timeouts: Timeouts, cancel: CancellationToken, endpoint: Endpoint) -> ChatStream {
         let reader = Reader {
             url: shown_url(resp.url()),
             resp: Some(resp),
@@ -54,12 +48,8 @@ impl ChatStream {
             failed: false,
             endpoint,
         };
-        let inner = stream::unfold(reader, |mut r| async move {
-            r.next().await.map(|item| (item, r))
-        });
-        ChatStream {
-            inner: Box::pin(inner),
-        }
+        let inner = stream::unfold(reader, |mut r| async move { r.next().await.map(|item| (item, r)) });
+        ChatStream { inner: Box::pin(inner) }
     }
 }
 
@@ -102,15 +92,9 @@ impl Reader {
             }
             let resp = self.resp.as_mut()?;
             let (wait, phase) = match self.first_byte_deadline {
-                Some(deadline) => (
-                    deadline.saturating_duration_since(Instant::now()),
-                    TimeoutPhase::FirstByte,
-                ),
+                Some(deadline) => (deadline.saturating_duration_since(Instant::now()), TimeoutPhase::FirstByte),
                 // Finished: only usage and `[DONE]` are left, so do not keep the user waiting.
-                None if self.decoder.is_finished() => (
-                    self.timeouts.idle.min(AFTER_FINISH_WAIT),
-                    TimeoutPhase::Idle,
-                ),
+                None if self.decoder.is_finished() => (self.timeouts.idle.min(AFTER_FINISH_WAIT), TimeoutPhase::Idle),
                 None => (self.timeouts.idle, TimeoutPhase::Idle),
             };
             let read = tokio::select! {
@@ -127,15 +111,9 @@ impl Reader {
                         TimeoutPhase::FirstByte => self.timeouts.first_byte,
                         _ => self.timeouts.idle,
                     };
-                    self.fail(LlmError::Timeout {
-                        phase,
-                        after,
-                        url: self.url.clone(),
-                    });
+                    self.fail(LlmError::Timeout { phase, after, url: self.url.clone() });
                 }
-                Ok(Err(e)) => self.fail(LlmError::disconnected(
-                    self.endpoint.redact(&body_failure_detail(&e)),
-                )),
+                Ok(Err(e)) => self.fail(LlmError::disconnected(self.endpoint.redact(&body_failure_detail(&e)))),
                 Ok(Ok(None)) => self.end_of_body(),
                 Ok(Ok(Some(bytes))) => {
                     if !bytes.is_empty() {
@@ -177,8 +155,7 @@ impl Reader {
         // A last event without its blank line: `[DONE]` or a whole chunk is fine; half a chunk
         // means the server died while writing it.
         if let Some(tail) = self.parser.finish() {
-            let whole = tail.data.trim() == "[DONE]"
-                || serde_json::from_str::<serde_json::Value>(&tail.data).is_ok();
+            let whole = tail.data.trim() == "[DONE]" || serde_json::from_str::<serde_json::Value>(&tail.data).is_ok();
             if whole {
                 self.on_events(vec![tail]);
             }
@@ -213,25 +190,16 @@ impl Reader {
     fn drain_and_release(&mut self) {
         if let Some(mut resp) = self.resp.take() {
             tokio::spawn(async move {
-                let _ = tokio::time::timeout(DRAIN_AFTER_DONE, async {
-                    while let Ok(Some(_)) = resp.chunk().await {}
-                })
-                .await;
+                let _ = tokio::time::timeout(DRAIN_AFTER_DONE, async { while let Ok(Some(_)) = resp.chunk().await {} }).await;
             });
         }
     }
 
     fn redacted(&self, e: LlmError) -> LlmError {
         match e {
-            LlmError::StreamError { message } => LlmError::StreamError {
-                message: self.endpoint.redact(&message),
-            },
-            LlmError::ContextTooLong { message } => LlmError::ContextTooLong {
-                message: self.endpoint.redact(&message),
-            },
-            LlmError::BadResponse { detail } => LlmError::BadResponse {
-                detail: self.endpoint.redact(&detail),
-            },
+            LlmError::StreamError { message } => LlmError::StreamError { message: self.endpoint.redact(&message) },
+            LlmError::ContextTooLong { message } => LlmError::ContextTooLong { message: self.endpoint.redact(&message) },
+            LlmError::BadResponse { detail } => LlmError::BadResponse { detail: self.endpoint.redact(&detail) },
             other => other,
         }
     }

@@ -47,12 +47,7 @@ impl Client {
             warn!(error = %e, "falling back to a default HTTP client");
             reqwest::Client::new()
         });
-        Client {
-            endpoint,
-            timeouts,
-            max_retries: MAX_RETRIES,
-            http,
-        }
+        Client { endpoint, timeouts, max_retries: MAX_RETRIES, http }
     }
 
     /// No retries: for probing, where a refused connection is the answer, not a hiccup.
@@ -69,11 +64,7 @@ impl Client {
     /// the deltas come from the returned `ChatStream`. Cancelling `cancel` (or dropping the
     /// stream) closes the connection, which makes the server stop generating.
     #[instrument(skip_all, fields(model = %req.model), err(Display, level = "warn"))]
-    pub async fn stream_chat(
-        &self,
-        req: &ChatRequest,
-        cancel: CancellationToken,
-    ) -> Result<ChatStream, LlmError> {
+    pub async fn stream_chat(&self, req: &ChatRequest, cancel: CancellationToken) -> Result<ChatStream, LlmError> {
         let url = self.endpoint.api_url("chat/completions")?;
         // Plain structs and `serde_json::Value`s only: serialisation cannot fail.
         let body = serde_json::to_vec(req).expect("a ChatRequest always serialises");
@@ -84,48 +75,21 @@ impl Client {
                 .header(CONTENT_TYPE, "application/json")
                 .body(body.clone())
         };
-        let (resp, started) = self
-            .send(build, &url, self.timeouts.first_byte, &cancel)
-            .await?;
+        let (resp, started) = self.send(build, &url, self.timeouts.first_byte, &cancel).await?;
         if !resp.status().is_success() {
             return Err(self.status_error(resp, Some(&req.model), &url).await);
         }
-        let content_type = resp
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_string();
-        if !content_type
-            .to_ascii_lowercase()
-            .starts_with("text/event-stream")
-        {
+        let content_type = resp.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+        if !content_type.to_ascii_lowercase().starts_with("text/event-stream") {
             return Err(self.not_a_stream(resp, &content_type).await);
         }
-        Ok(ChatStream::new(
-            resp,
-            started,
-            self.timeouts,
-            cancel,
-            self.endpoint.clone(),
-        ))
+        Ok(ChatStream::new(resp, started, self.timeouts, cancel, self.endpoint.clone()))
     }
 
     /// GET or POST for the small JSON calls (models, props, tokenize): status and body text.
-    pub(crate) async fn small_call(
-        &self,
-        build: impl Fn() -> RequestBuilder,
-        url: &Url,
-    ) -> Result<(StatusCode, String), LlmError> {
+    pub(crate) async fn small_call(&self, build: impl Fn() -> RequestBuilder, url: &Url) -> Result<(StatusCode, String), LlmError> {
         let wait = SMALL_CALL_TIMEOUT.min(self.timeouts.first_byte);
-        let (resp, _) = self
-            .send(
-                || self.authorised(build()),
-                url,
-                wait,
-                &CancellationToken::new(),
-            )
-            .await?;
+        let (resp, _) = self.send(|| self.authorised(build()), url, wait, &CancellationToken::new()).await?;
         let status = resp.status();
         let body = read_capped(resp, 16 * 1024 * 1024, self.timeouts.idle).await;
         Ok((status, self.endpoint.redact(&body)))
@@ -136,21 +100,9 @@ impl Client {
     }
 
     /// The error for a non-success status, with the server's (redacted, trimmed) message.
-    pub(crate) fn error_for_status(
-        &self,
-        status: StatusCode,
-        body: &str,
-        model: Option<&str>,
-        url: &Url,
-    ) -> LlmError {
+    pub(crate) fn error_for_status(&self, status: StatusCode, body: &str, model: Option<&str>, url: &Url) -> LlmError {
         let body = self.endpoint.redact(body);
-        error::from_status(
-            status.as_u16(),
-            &body,
-            model,
-            &shown_url(url),
-            self.endpoint.key().is_some(),
-        )
+        error::from_status(status.as_u16(), &body, model, &shown_url(url), self.endpoint.key().is_some())
     }
 
     fn authorised(&self, req: RequestBuilder) -> RequestBuilder {
@@ -177,11 +129,7 @@ impl Client {
                 r = tokio::time::timeout(wait, build().send()) => r,
             };
             let outcome = match outcome {
-                Err(_) => Err(LlmError::Timeout {
-                    phase: TimeoutPhase::FirstByte,
-                    after: wait,
-                    url: shown_url(url),
-                }),
+                Err(_) => Err(LlmError::Timeout { phase: TimeoutPhase::FirstByte, after: wait, url: shown_url(url) }),
                 Ok(Err(e)) => Err(self.transport_error(&e, url)),
                 Ok(Ok(resp)) => Ok(resp),
             };
@@ -196,10 +144,7 @@ impl Client {
                 return outcome.map(|resp| (resp, started));
             }
             match &outcome {
-                Ok(resp) => warn!(
-                    status = resp.status().as_u16(),
-                    attempt, "server busy or restarting, retrying"
-                ),
+                Ok(resp) => warn!(status = resp.status().as_u16(), attempt, "server busy or restarting, retrying"),
                 Err(e) => warn!(error = %e, attempt, "connect failed, retrying"),
             }
             drop(outcome);
@@ -213,17 +158,9 @@ impl Client {
     }
 
     fn transport_error(&self, err: &reqwest::Error, url: &Url) -> LlmError {
-        let e = error::from_transport(
-            err,
-            &shown_url(url),
-            url.host_str().unwrap_or(""),
-            self.timeouts.connect,
-        );
+        let e = error::from_transport(err, &shown_url(url), url.host_str().unwrap_or(""), self.timeouts.connect);
         match e {
-            LlmError::Network { url, detail } => LlmError::Network {
-                url,
-                detail: self.endpoint.redact(&detail),
-            },
+            LlmError::Network { url, detail } => LlmError::Network { url, detail: self.endpoint.redact(&detail) },
             other => other,
         }
     }
@@ -237,24 +174,15 @@ impl Client {
     /// A 200 that is not an event stream: a JSON error some servers send with 200, a proxy's
     /// HTML page, or a server that ignored `"stream": true`.
     async fn not_a_stream(&self, resp: Response, content_type: &str) -> LlmError {
-        let body = self
-            .endpoint
-            .redact(&read_capped(resp, ERROR_BODY_CAP, self.timeouts.idle).await);
-        if let Some(message) = serde_json::from_str(&body)
-            .ok()
-            .and_then(|v| error::error_message(&v))
-        {
+        let body = self.endpoint.redact(&read_capped(resp, ERROR_BODY_CAP, self.timeouts.idle).await);
+        if let Some(message) = serde_json::from_str(&body).ok().and_then(|v| error::error_message(&v)) {
             let message = error::trim_for_display(&message);
             if error::mentions_context_overflow(&message.to_lowercase()) {
                 return LlmError::ContextTooLong { message };
             }
             return LlmError::StreamError { message };
         }
-        let shown_type = if content_type.is_empty() {
-            "no content type"
-        } else {
-            content_type
-        };
+        let shown_type = if content_type.is_empty() { "no content type" } else { content_type };
         LlmError::bad_response(format!(
             "expected an event stream (text/event-stream) but got {shown_type}. Is the base URL an OpenAI-compatible API? The reply began: \"{}\"",
             error::trim_for_display(&body.chars().take(200).collect::<String>())
@@ -277,22 +205,12 @@ pub(crate) async fn read_capped(mut resp: Response, cap: usize, idle: Duration) 
 }
 
 fn is_loopback(url: &Url) -> bool {
-    let host = url
-        .host_str()
-        .unwrap_or("")
-        .trim_start_matches('[')
-        .trim_end_matches(']');
-    host.eq_ignore_ascii_case("localhost")
-        || host
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
+    let host = url.host_str().unwrap_or("").trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 impl fmt::Debug for Client {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Client")
-            .field("endpoint", &self.endpoint)
-            .field("timeouts", &self.timeouts)
-            .finish()
+        f.debug_struct("Client").field("endpoint", &self.endpoint).field("timeouts", &self.timeouts).finish()
     }
 }

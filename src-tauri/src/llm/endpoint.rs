@@ -22,10 +22,7 @@ pub struct Endpoint {
 
 impl Endpoint {
     pub fn new(base_url: impl Into<String>) -> Self {
-        Endpoint {
-            base_url: base_url.into(),
-            api_key: None,
-        }
+        Endpoint { base_url: base_url.into(), api_key: None }
     }
 
     pub fn with_api_key(mut self, key: impl Into<String>) -> Self {
@@ -35,10 +32,7 @@ impl Endpoint {
 
     /// The key, if one is set and not blank.
     pub(crate) fn key(&self) -> Option<&str> {
-        self.api_key
-            .as_deref()
-            .map(str::trim)
-            .filter(|k| !k.is_empty())
+        self.api_key.as_deref().map(str::trim).filter(|k| !k.is_empty())
     }
 
     /// The base URL without surrounding spaces or trailing slashes.
@@ -62,10 +56,7 @@ impl Endpoint {
     }
 
     fn parse(&self, url: &str) -> Result<Url, LlmError> {
-        let invalid = |reason: &str| LlmError::InvalidUrl {
-            url: self.base().to_string(),
-            reason: reason.to_string(),
-        };
+        let invalid = |reason: &str| LlmError::InvalidUrl { url: self.base().to_string(), reason: reason.to_string() };
         let parsed = Url::parse(url).map_err(|e| invalid(&e.to_string()))?;
         if !matches!(parsed.scheme(), "http" | "https") {
             return Err(invalid("it must start with http:// or https://"));
@@ -95,10 +86,7 @@ pub(crate) fn shown_url(url: &Url) -> String {
 
 impl fmt::Debug for Endpoint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Endpoint")
-            .field("base_url", &self.base_url)
-            .field("api_key", &self.key().map(|_| "[set]"))
-            .finish()
+        f.debug_struct("Endpoint").field("base_url", &self.base_url).field("api_key", &self.key().map(|_| "[set]")).finish()
     }
 }
 
@@ -113,11 +101,7 @@ pub struct Timeouts {
 
 impl Default for Timeouts {
     fn default() -> Self {
-        Timeouts {
-            connect: Duration::from_secs(10),
-            first_byte: Duration::from_secs(300),
-            idle: Duration::from_secs(60),
-        }
+        Timeouts { connect: Duration::from_secs(10), first_byte: Duration::from_secs(300), idle: Duration::from_secs(60) }
     }
 }
 
@@ -128,31 +112,15 @@ mod tests {
     #[test]
     fn urls_derive_from_the_base() {
         let e = Endpoint::new(" http://127.0.0.1:8080/v1/ ");
-        assert_eq!(
-            e.api_url("chat/completions").unwrap().as_str(),
-            "http://127.0.0.1:8080/v1/chat/completions"
-        );
-        assert_eq!(
-            e.root_url("props").unwrap().as_str(),
-            "http://127.0.0.1:8080/props"
-        );
-        assert_eq!(
-            Endpoint::new("http://h/api")
-                .root_url("props")
-                .unwrap()
-                .as_str(),
-            "http://h/api/props"
-        );
+        assert_eq!(e.api_url("chat/completions").unwrap().as_str(), "http://127.0.0.1:8080/v1/chat/completions");
+        assert_eq!(e.root_url("props").unwrap().as_str(), "http://127.0.0.1:8080/props");
+        assert_eq!(Endpoint::new("http://h/api").root_url("props").unwrap().as_str(), "http://h/api/props");
     }
 
     #[test]
     fn bad_urls_are_explained() {
         for bad in ["127.0.0.1:8080/v1", "ftp://h/v1", "", "http://"] {
-            assert_eq!(
-                Endpoint::new(bad).api_url("models").unwrap_err().code(),
-                "invalid_url",
-                "{bad}"
-            );
+            assert_eq!(Endpoint::new(bad).api_url("models").unwrap_err().code(), "invalid_url", "{bad}");
         }
     }
 
@@ -160,16 +128,9 @@ mod tests {
     fn debug_hides_the_key_and_redact_removes_echoes() {
         let e = Endpoint::new("http://h/v1").with_api_key("sk-secret-123");
         let dbg = format!("{e:?}");
-        assert!(
-            !dbg.contains("sk-secret-123") && dbg.contains("[set]"),
-            "{dbg}"
-        );
+        assert!(!dbg.contains("sk-secret-123") && dbg.contains("[set]"), "{dbg}");
         assert_eq!(e.redact("bad key sk-secret-123!"), "bad key [api key]!");
-        assert_eq!(
-            Endpoint::new("http://h/v1").with_api_key("  ").key(),
-            None,
-            "a blank key is no key"
-        );
+        assert_eq!(Endpoint::new("http://h/v1").with_api_key("  ").key(), None, "a blank key is no key");
     }
 
     #[test]

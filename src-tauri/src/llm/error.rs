@@ -27,7 +27,9 @@ pub enum LlmError {
     #[error("The server address \"{url}\" is not valid: {reason}. Use a URL like http://127.0.0.1:8080/v1.")]
     InvalidUrl { url: String, reason: String },
 
-    #[error("Nothing is listening at {url}: the connection was refused. Start the model server, or check the address and port in settings.")]
+    #[error(
+        "Nothing is listening at {url}: the connection was refused. Start the model server, or check the address and port in settings."
+    )]
     Unreachable { url: String },
 
     #[error("Could not find the host \"{host}\" (DNS lookup failed). Check the server address in settings.")]
@@ -37,19 +39,10 @@ pub enum LlmError {
     Network { url: String, detail: String },
 
     #[error("{}", timeout_text(*.phase, *.after, .url))]
-    Timeout {
-        phase: TimeoutPhase,
-        after: Duration,
-        url: String,
-    },
+    Timeout { phase: TimeoutPhase, after: Duration, url: String },
 
     #[error("{}", unauthorized_text(*.status, *.key_sent, .url, .message))]
-    Unauthorized {
-        status: u16,
-        key_sent: bool,
-        url: String,
-        message: String,
-    },
+    Unauthorized { status: u16, key_sent: bool, url: String, message: String },
 
     #[error("The server has no model named \"{model}\". Pick one from the model list in settings. (Server said: {message})")]
     UnknownModel { model: String, message: String },
@@ -99,11 +92,7 @@ fn timeout_text(phase: TimeoutPhase, after: Duration, url: &str) -> String {
 }
 
 fn unauthorized_text(status: u16, key_sent: bool, url: &str, message: &str) -> String {
-    let advice = if key_sent {
-        "rejected the API key: check the key in settings"
-    } else {
-        "requires an API key: enter it in settings"
-    };
+    let advice = if key_sent { "rejected the API key: check the key in settings" } else { "requires an API key: enter it in settings" };
     format!("The server at {url} {advice} (HTTP {status}). (Server said: {message})")
 }
 
@@ -115,18 +104,9 @@ impl LlmError {
             LlmError::Unreachable { .. } => "unreachable",
             LlmError::Dns { .. } => "dns",
             LlmError::Network { .. } => "network",
-            LlmError::Timeout {
-                phase: TimeoutPhase::Connect,
-                ..
-            } => "timeout_connect",
-            LlmError::Timeout {
-                phase: TimeoutPhase::FirstByte,
-                ..
-            } => "timeout_first_byte",
-            LlmError::Timeout {
-                phase: TimeoutPhase::Idle,
-                ..
-            } => "timeout_idle",
+            LlmError::Timeout { phase: TimeoutPhase::Connect, .. } => "timeout_connect",
+            LlmError::Timeout { phase: TimeoutPhase::FirstByte, .. } => "timeout_first_byte",
+            LlmError::Timeout { phase: TimeoutPhase::Idle, .. } => "timeout_idle",
             LlmError::Unauthorized { .. } => "unauthorized",
             LlmError::UnknownModel { .. } => "unknown_model",
             LlmError::NotFound { .. } => "not_found",
@@ -143,26 +123,15 @@ impl LlmError {
     /// Worth another attempt before any byte of the reply arrived: the request never reached
     /// a working server, so retrying cannot duplicate work.
     pub(crate) fn is_connect_failure(&self) -> bool {
-        matches!(
-            self,
-            LlmError::Unreachable { .. }
-                | LlmError::Timeout {
-                    phase: TimeoutPhase::Connect,
-                    ..
-                }
-        )
+        matches!(self, LlmError::Unreachable { .. } | LlmError::Timeout { phase: TimeoutPhase::Connect, .. })
     }
 
     pub(crate) fn disconnected(detail: impl Into<String>) -> Self {
-        LlmError::Disconnected {
-            detail: detail.into(),
-        }
+        LlmError::Disconnected { detail: detail.into() }
     }
 
     pub(crate) fn bad_response(detail: impl Into<String>) -> Self {
-        LlmError::BadResponse {
-            detail: detail.into(),
-        }
+        LlmError::BadResponse { detail: detail.into() }
     }
 }
 
@@ -174,36 +143,17 @@ impl From<LlmError> for crate::error::Error {
 }
 
 /// Maps an HTTP error status and its body to the variant the user (and the chat engine) needs.
-pub(crate) fn from_status(
-    status: u16,
-    body: &str,
-    model: Option<&str>,
-    url: &str,
-    key_sent: bool,
-) -> LlmError {
+pub(crate) fn from_status(status: u16, body: &str, model: Option<&str>, url: &str, key_sent: bool) -> LlmError {
     let message = server_message(body);
     let lower = message.to_lowercase();
     match status {
-        401 | 403 => LlmError::Unauthorized {
-            status,
-            key_sent,
-            url: url.to_string(),
-            message,
-        },
+        401 | 403 => LlmError::Unauthorized { status, key_sent, url: url.to_string(), message },
         // 429 is a rate limit ("exceeds the quota"), never an oversized prompt.
-        _ if (400..500).contains(&status) && status != 429 && mentions_context_overflow(&lower) => {
-            LlmError::ContextTooLong { message }
-        }
+        _ if (400..500).contains(&status) && status != 429 && mentions_context_overflow(&lower) => LlmError::ContextTooLong { message },
         404 | 400 if model.is_some_and(|m| mentions_unknown_model(status, &lower, m)) => {
-            LlmError::UnknownModel {
-                model: model.unwrap_or_default().to_string(),
-                message,
-            }
+            LlmError::UnknownModel { model: model.unwrap_or_default().to_string(), message }
         }
-        404 => LlmError::NotFound {
-            url: url.to_string(),
-            message,
-        },
+        404 => LlmError::NotFound { url: url.to_string(), message },
         400..=499 => LlmError::Rejected { status, message },
         _ => LlmError::ServerError { status, message },
     }
@@ -231,16 +181,8 @@ pub(crate) fn mentions_context_overflow(lower: &str) -> bool {
 /// A 404 naming the model is about the model; a 400 must also say it is missing, because
 /// "model x does not support tools" names the model too.
 fn mentions_unknown_model(status: u16, lower: &str, model: &str) -> bool {
-    const HINTS: &[&str] = &[
-        "not found",
-        "does not exist",
-        "not exist",
-        "unknown",
-        "no such",
-        "not loaded",
-        "invalid model",
-        "not available",
-    ];
+    const HINTS: &[&str] =
+        &["not found", "does not exist", "not exist", "unknown", "no such", "not loaded", "invalid model", "not available"];
     let names_it = !model.is_empty() && lower.contains(&model.to_lowercase());
     let says_missing = HINTS.iter().any(|h| lower.contains(h));
     match status {
@@ -252,15 +194,9 @@ fn mentions_unknown_model(status: u16, lower: &str, model: &str) -> bool {
 /// The human part of an error body: OpenAI `{"error":{"message"}}`, `{"error":"…"}`,
 /// vLLM `{"object":"error","message"}`, FastAPI `{"detail"}`, else the text itself. Trimmed.
 pub(crate) fn server_message(body: &str) -> String {
-    let from_json = serde_json::from_str::<serde_json::Value>(body)
-        .ok()
-        .and_then(|v| error_message(&v));
+    let from_json = serde_json::from_str::<serde_json::Value>(body).ok().and_then(|v| error_message(&v));
     let text = from_json.unwrap_or_else(|| body.to_string());
-    let text = if text.trim().is_empty() {
-        "(empty reply)".to_string()
-    } else {
-        text
-    };
+    let text = if text.trim().is_empty() { "(empty reply)".to_string() } else { text };
     trim_for_display(&text)
 }
 
@@ -270,21 +206,13 @@ pub(crate) fn error_message(v: &serde_json::Value) -> Option<String> {
     let as_text = |v: &Value| match v {
         Value::String(s) => Some(s.clone()),
         Value::Null => None,
-        other => other
-            .get("message")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .or_else(|| Some(other.to_string())),
+        other => other.get("message").and_then(Value::as_str).map(str::to_string).or_else(|| Some(other.to_string())),
     };
     if let Some(e) = v.get("error").filter(|e| !e.is_null()) {
         return as_text(e);
     }
     if v.get("object").and_then(Value::as_str) == Some("error") {
-        return Some(
-            v.get("message")
-                .and_then(as_text)
-                .unwrap_or_else(|| v.to_string()),
-        );
+        return Some(v.get("message").and_then(as_text).unwrap_or_else(|| v.to_string()));
     }
     v.get("detail").and_then(as_text)
 }
@@ -300,27 +228,13 @@ pub(crate) fn trim_for_display(text: &str) -> String {
 }
 
 /// Maps a reqwest error that happened before a response arrived.
-pub(crate) fn from_transport(
-    err: &reqwest::Error,
-    url: &str,
-    host: &str,
-    connect_timeout: Duration,
-) -> LlmError {
+pub(crate) fn from_transport(err: &reqwest::Error, url: &str, host: &str, connect_timeout: Duration) -> LlmError {
     let chain = source_chain(err);
     if err.is_connect() && err.is_timeout() {
-        return LlmError::Timeout {
-            phase: TimeoutPhase::Connect,
-            after: connect_timeout,
-            url: url.to_string(),
-        };
+        return LlmError::Timeout { phase: TimeoutPhase::Connect, after: connect_timeout, url: url.to_string() };
     }
-    if chain
-        .iter()
-        .any(|e| io_kind(*e) == Some(ErrorKind::ConnectionRefused))
-    {
-        return LlmError::Unreachable {
-            url: url.to_string(),
-        };
+    if chain.iter().any(|e| io_kind(*e) == Some(ErrorKind::ConnectionRefused)) {
+        return LlmError::Unreachable { url: url.to_string() };
     }
     let text: Vec<String> = chain.iter().map(|e| e.to_string()).collect();
     // The request went out and the connection died before an answer: the server crashed or
@@ -328,46 +242,24 @@ pub(crate) fn from_transport(
     let lost = chain.iter().any(|e| {
         matches!(
             io_kind(*e),
-            Some(
-                ErrorKind::ConnectionReset
-                    | ErrorKind::ConnectionAborted
-                    | ErrorKind::BrokenPipe
-                    | ErrorKind::UnexpectedEof
-            )
+            Some(ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted | ErrorKind::BrokenPipe | ErrorKind::UnexpectedEof)
         )
-    }) || text
-        .iter()
-        .any(|t| t.contains("connection closed before message completed"));
+    }) || text.iter().any(|t| t.contains("connection closed before message completed"));
     if !err.is_connect() && lost {
         return LlmError::disconnected("the server closed the connection before answering");
     }
-    if err.is_connect()
-        && text
-            .iter()
-            .any(|t| t.contains("dns error") || t.contains("failed to lookup address"))
-    {
-        return LlmError::Dns {
-            host: host.to_string(),
-        };
+    if err.is_connect() && text.iter().any(|t| t.contains("dns error") || t.contains("failed to lookup address")) {
+        return LlmError::Dns { host: host.to_string() };
     }
     // The innermost cause is the most specific ("tls handshake eof", "connection reset", …).
-    let detail = text
-        .last()
-        .cloned()
-        .unwrap_or_else(|| "unknown network error".into());
-    LlmError::Network {
-        url: url.to_string(),
-        detail: trim_for_display(&detail),
-    }
+    let detail = text.last().cloned().unwrap_or_else(|| "unknown network error".into());
+    LlmError::Network { url: url.to_string(), detail: trim_for_display(&detail) }
 }
 
 /// Short description of a failure while reading a body that had started.
 pub(crate) fn body_failure_detail(err: &reqwest::Error) -> String {
     let chain = source_chain(err);
-    let detail = chain
-        .last()
-        .map(|e| e.to_string())
-        .unwrap_or_else(|| "read failed".into());
+    let detail = chain.last().map(|e| e.to_string()).unwrap_or_else(|| "read failed".into());
     trim_for_display(&detail)
 }
 
@@ -401,52 +293,30 @@ mod tests {
 
     const VLLM_CONTEXT: &str = r#"{"object":"error","message":"This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.","type":"BadRequestError","param":null,"code":400}"#;
     const LLAMA_CONTEXT: &str = r#"{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":5000,"n_ctx":4096}}"#;
-    const VLLM_NO_MODEL: &str = r#"{"object":"error","message":"The model `gpt-9` does not exist.","type":"NotFoundError","param":null,"code":404}"#;
+    const VLLM_NO_MODEL: &str =
+        r#"{"object":"error","message":"The model `gpt-9` does not exist.","type":"NotFoundError","param":null,"code":404}"#;
 
     #[test]
     fn context_overflow_is_recognised_in_vllm_and_llama_cpp_wording() {
         for body in [VLLM_CONTEXT, LLAMA_CONTEXT] {
             let e = from_status(400, body, Some("m"), "http://x/v1", false);
-            assert_eq!(
-                e.code(),
-                "context_too_long",
-                "the chat engine compacts only on this variant: {body}"
-            );
+            assert_eq!(e.code(), "context_too_long", "the chat engine compacts only on this variant: {body}");
         }
     }
 
     #[test]
     fn unknown_model_names_the_model() {
         let e = from_status(404, VLLM_NO_MODEL, Some("gpt-9"), "http://x/v1", false);
-        assert!(
-            matches!(&e, LlmError::UnknownModel { model, .. } if model == "gpt-9"),
-            "{e:?}"
-        );
-        assert!(
-            e.to_string().contains("gpt-9"),
-            "the user must see which model name was wrong"
-        );
+        assert!(matches!(&e, LlmError::UnknownModel { model, .. } if model == "gpt-9"), "{e:?}");
+        assert!(e.to_string().contains("gpt-9"), "the user must see which model name was wrong");
         let ollama = r#"{"error":{"message":"model \"qwen\" not found, try pulling it first","type":"api_error"}}"#;
-        assert_eq!(
-            from_status(404, ollama, Some("qwen"), "u", false).code(),
-            "unknown_model"
-        );
+        assert_eq!(from_status(404, ollama, Some("qwen"), "u", false).code(), "unknown_model");
     }
 
     #[test]
     fn plain_404_points_at_the_base_url() {
-        let e = from_status(
-            404,
-            r#"{"detail":"Not Found"}"#,
-            Some("m"),
-            "http://x/chat/completions",
-            false,
-        );
-        assert_eq!(
-            e.code(),
-            "not_found",
-            "a 404 that is not about a model means a wrong base URL"
-        );
+        let e = from_status(404, r#"{"detail":"Not Found"}"#, Some("m"), "http://x/chat/completions", false);
+        assert_eq!(e.code(), "not_found", "a 404 that is not about a model means a wrong base URL");
         assert!(e.to_string().contains("/v1"));
     }
 
@@ -463,28 +333,16 @@ mod tests {
         let e = from_status(500, &format!("boom {}", "x".repeat(2000)), None, "u", false);
         assert_eq!(e.code(), "server_error");
         let text = e.to_string();
-        assert!(
-            text.contains("500") && text.contains("boom") && text.chars().count() < 500,
-            "{text}"
-        );
-        assert_eq!(
-            from_status(422, r#"{"detail":"bad temperature"}"#, None, "u", false).code(),
-            "rejected"
-        );
+        assert!(text.contains("500") && text.contains("boom") && text.chars().count() < 500, "{text}");
+        assert_eq!(from_status(422, r#"{"detail":"bad temperature"}"#, None, "u", false).code(), "rejected");
     }
 
     #[test]
     fn error_message_reads_every_shape() {
         let v = |s: &str| serde_json::from_str::<serde_json::Value>(s).unwrap();
-        assert_eq!(
-            error_message(&v(r#"{"error":{"message":"a"}}"#)).as_deref(),
-            Some("a")
-        );
+        assert_eq!(error_message(&v(r#"{"error":{"message":"a"}}"#)).as_deref(), Some("a"));
         assert_eq!(error_message(&v(r#"{"error":"b"}"#)).as_deref(), Some("b"));
-        assert_eq!(
-            error_message(&v(r#"{"object":"error","message":"c"}"#)).as_deref(),
-            Some("c")
-        );
+        assert_eq!(error_message(&v(r#"{"object":"error","message":"c"}"#)).as_deref(), Some("c"));
         assert_eq!(error_message(&v(r#"{"choices":[],"error":null}"#)), None);
     }
 }

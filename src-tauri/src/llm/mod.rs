@@ -23,9 +23,7 @@ pub use clients::{ClientConfig, Clients};
 pub use endpoint::{Endpoint, Timeouts};
 pub use error::{LlmError, TimeoutPhase};
 pub use models::{probe_local_servers, probe_ports, FoundServer, ModelInfo, LOCAL_PORTS};
-pub use request::{
-    ChatMessage, ChatRequest, Content, ContentPart, ImageUrl, Role, ToolCall, ToolSpec,
-};
+pub use request::{ChatMessage, ChatRequest, Content, ContentPart, ImageUrl, Role, ToolCall, ToolSpec};
 pub use stream::{Delta, Usage};
 /// Re-exported so callers need not depend on tokio-util for the one type in `stream_chat`.
 pub use tokio_util::sync::CancellationToken;

@@ -42,22 +42,15 @@ impl Client {
     #[instrument(skip(self), err(Display, level = "warn"))]
     pub async fn list_models(&self) -> Result<Vec<ModelInfo>, LlmError> {
         let mut models = parse_models(&self.models_json().await?)?;
-        let missing: Vec<usize> = (0..models.len())
-            .filter(|&i| models[i].context_length.is_none())
-            .collect();
+        let missing: Vec<usize> = (0..models.len()).filter(|&i| models[i].context_length.is_none()).collect();
         if missing.is_empty() {
             return Ok(models);
         }
         if models.len() == 1 {
             models[0].context_length = self.props_n_ctx(None).await;
-        } else if models
-            .iter()
-            .any(|m| m.owned_by.as_deref() == Some("llamacpp"))
-        {
+        } else if models.iter().any(|m| m.owned_by.as_deref() == Some("llamacpp")) {
             // llama.cpp serving several models (router mode) answers `/props?model=…` per model.
-            let asks = missing
-                .iter()
-                .map(|&i| self.props_n_ctx(Some(&models[i].id)));
+            let asks = missing.iter().map(|&i| self.props_n_ctx(Some(&models[i].id)));
             for (i, n_ctx) in missing.iter().zip(join_all(asks).await) {
                 models[*i].context_length = n_ctx;
             }
@@ -73,15 +66,11 @@ impl Client {
         // One body both servers understand: llama.cpp reads `content`, vLLM reads `model` and
         // `prompt`; each ignores the other's fields.
         let body = json!({"model": model, "prompt": text, "content": text, "add_special": false});
-        let (status, reply) = self
-            .small_call(|| self.http().post(url.clone()).json(&body), &url)
-            .await?;
+        let (status, reply) = self.small_call(|| self.http().post(url.clone()).json(&body), &url).await?;
         match status.as_u16() {
             200..=299 => {}
             401 | 403 => return Err(self.error_for_status(status, &reply, None, &url)),
-            s if s >= 500 && s != 501 => {
-                return Err(self.error_for_status(status, &reply, None, &url))
-            }
+            s if s >= 500 && s != 501 => return Err(self.error_for_status(status, &reply, None, &url)),
             _ => return Ok(None), // 404/405/501: no tokenizer; 400/422: not one that speaks our shape
         }
         let Ok(v) = serde_json::from_str::<Value>(&reply) else {
@@ -93,9 +82,7 @@ impl Client {
 
     async fn models_json(&self) -> Result<Value, LlmError> {
         let url = self.endpoint().api_url("models")?;
-        let (status, body) = self
-            .small_call(|| self.http().get(url.clone()), &url)
-            .await?;
+        let (status, body) = self.small_call(|| self.http().get(url.clone()), &url).await?;
         if !status.is_success() {
             return Err(self.error_for_status(status, &body, None, &url));
         }
@@ -114,19 +101,13 @@ impl Client {
         if let Some(model) = model {
             url.query_pairs_mut().append_pair("model", model);
         }
-        let (status, body) = self
-            .small_call(|| self.http().get(url.clone()), &url)
-            .await
-            .ok()?;
+        let (status, body) = self.small_call(|| self.http().get(url.clone()), &url).await.ok()?;
         if !status.is_success() {
             debug!(status = status.as_u16(), "no /props: not llama.cpp");
             return None;
         }
         let v: Value = serde_json::from_str(&body).ok()?;
-        let n_ctx = v
-            .pointer("/default_generation_settings/n_ctx")
-            .or_else(|| v.get("n_ctx"))?
-            .as_u64()?;
+        let n_ctx = v.pointer("/default_generation_settings/n_ctx").or_else(|| v.get("n_ctx"))?.as_u64()?;
         u32::try_from(n_ctx).ok().filter(|&n| n > 0)
     }
 }
@@ -138,30 +119,17 @@ fn parse_models(v: &Value) -> Result<Vec<ModelInfo>, LlmError> {
         .and_then(Value::as_array)
         .or_else(|| v.get("models").and_then(Value::as_array))
         .ok_or_else(|| LlmError::bad_response("the model list has no \"data\" array"))?;
-    let text = |m: &Value, keys: &[&str]| {
-        keys.iter()
-            .find_map(|k| m.get(*k).and_then(Value::as_str))
-            .map(str::to_string)
-    };
+    let text = |m: &Value, keys: &[&str]| keys.iter().find_map(|k| m.get(*k).and_then(Value::as_str)).map(str::to_string);
     Ok(list
         .iter()
         .filter_map(|m| {
             let id = text(m, &["id", "name", "model"])?;
             // vLLM says `max_model_len`; other servers and proxies use one of the others.
-            let context_length = [
-                "max_model_len",
-                "context_length",
-                "max_context_length",
-                "context_window",
-            ]
-            .iter()
-            .find_map(|k| m.get(*k).and_then(Value::as_u64))
-            .and_then(|n| u32::try_from(n).ok());
-            Some(ModelInfo {
-                id,
-                context_length,
-                owned_by: text(m, &["owned_by"]),
-            })
+            let context_length = ["max_model_len", "context_length", "max_context_length", "context_window"]
+                .iter()
+                .find_map(|k| m.get(*k).and_then(Value::as_u64))
+                .and_then(|n| u32::try_from(n).ok());
+            Some(ModelInfo { id, context_length, owned_by: text(m, &["owned_by"]) })
         })
         .collect())
 }
@@ -173,36 +141,20 @@ pub async fn probe_local_servers() -> Vec<FoundServer> {
 
 /// `probe_local_servers` on chosen ports of 127.0.0.1; results in the order of `ports`.
 pub async fn probe_ports(ports: &[u16], timeout: Duration) -> Vec<FoundServer> {
-    join_all(ports.iter().map(|&port| probe_port(port, timeout)))
-        .await
-        .into_iter()
-        .flatten()
-        .collect()
+    join_all(ports.iter().map(|&port| probe_port(port, timeout))).await.into_iter().flatten().collect()
 }
 
 async fn probe_port(port: u16, timeout: Duration) -> Option<FoundServer> {
     let base_url = format!("http://127.0.0.1:{port}/v1");
-    let timeouts = Timeouts {
-        connect: timeout,
-        first_byte: timeout,
-        idle: timeout,
-    };
+    let timeouts = Timeouts { connect: timeout, first_byte: timeout, idle: timeout };
     let client = Client::new(Endpoint::new(base_url.clone()), timeouts).without_retries();
     let (models, needs_api_key) = match tokio::time::timeout(timeout, client.models_json()).await {
         Ok(Ok(v)) => (parse_models(&v).ok()?, false),
         Ok(Err(LlmError::Unauthorized { .. })) => (Vec::new(), true),
         _ => return None,
     };
-    let kind_guess = models
-        .iter()
-        .find_map(|m| kind_from_owner(m.owned_by.as_deref()?))
-        .unwrap_or(kind_from_port(port));
-    Some(FoundServer {
-        base_url,
-        kind_guess,
-        models: models.into_iter().map(|m| m.id).collect(),
-        needs_api_key,
-    })
+    let kind_guess = models.iter().find_map(|m| kind_from_owner(m.owned_by.as_deref()?)).unwrap_or(kind_from_port(port));
+    Some(FoundServer { base_url, kind_guess, models: models.into_iter().map(|m| m.id).collect(), needs_api_key })
 }
 
 fn kind_from_owner(owned_by: &str) -> Option<&'static str> {
@@ -234,26 +186,12 @@ mod tests {
         let vllm = json!({"object": "list", "data": [{"id": "Qwen/Qwen3-8B", "owned_by": "vllm", "max_model_len": 32768}]});
         assert_eq!(
             parse_models(&vllm).unwrap(),
-            vec![ModelInfo {
-                id: "Qwen/Qwen3-8B".into(),
-                context_length: Some(32768),
-                owned_by: Some("vllm".into())
-            }]
+            vec![ModelInfo { id: "Qwen/Qwen3-8B".into(), context_length: Some(32768), owned_by: Some("vllm".into()) }]
         );
         let llama = json!({"models": [{"name": "smol", "model": "smol"}], "data": [{"id": "smol", "owned_by": "llamacpp", "meta": {"n_ctx_train": 8192}}]});
-        assert_eq!(
-            parse_models(&llama).unwrap()[0].context_length,
-            None,
-            "n_ctx_train is not the served context"
-        );
-        assert_eq!(
-            parse_models(&json!({"models": [{"name": "a"}]})).unwrap()[0].id,
-            "a"
-        );
-        assert_eq!(
-            parse_models(&json!({"x": 1})).unwrap_err().code(),
-            "bad_response"
-        );
+        assert_eq!(parse_models(&llama).unwrap()[0].context_length, None, "n_ctx_train is not the served context");
+        assert_eq!(parse_models(&json!({"models": [{"name": "a"}]})).unwrap()[0].id, "a");
+        assert_eq!(parse_models(&json!({"x": 1})).unwrap_err().code(), "bad_response");
     }
 
     #[test]

@@ -23,14 +23,7 @@ pub struct ChatRequest {
 
 impl ChatRequest {
     pub fn new(model: impl Into<String>, messages: Vec<ChatMessage>) -> Self {
-        ChatRequest {
-            model: model.into(),
-            messages,
-            tools: Vec::new(),
-            temperature: None,
-            top_p: None,
-            max_tokens: None,
-        }
+        ChatRequest { model: model.into(), messages, tools: Vec::new(), temperature: None, top_p: None, max_tokens: None }
     }
 }
 
@@ -59,9 +52,7 @@ impl Serialize for ChatRequest {
             model: &self.model,
             messages: &self.messages,
             stream: true,
-            stream_options: StreamOptions {
-                include_usage: true,
-            },
+            stream_options: StreamOptions { include_usage: true },
             tools: &self.tools,
             temperature: self.temperature,
             top_p: self.top_p,
@@ -93,12 +84,7 @@ pub struct ChatMessage {
 
 impl ChatMessage {
     fn new(role: Role, content: Content) -> Self {
-        ChatMessage {
-            role,
-            content,
-            tool_calls: Vec::new(),
-            tool_call_id: None,
-        }
+        ChatMessage { role, content, tool_calls: Vec::new(), tool_call_id: None }
     }
 
     pub fn system(text: impl Into<String>) -> Self {
@@ -120,18 +106,12 @@ impl ChatMessage {
 
     /// An assistant turn that called tools; `text` is whatever it said before calling them.
     pub fn assistant_tool_calls(text: impl Into<String>, tool_calls: Vec<ToolCall>) -> Self {
-        ChatMessage {
-            tool_calls,
-            ..Self::assistant(text)
-        }
+        ChatMessage { tool_calls, ..Self::assistant(text) }
     }
 
     /// The result of the tool call `tool_call_id`.
     pub fn tool(tool_call_id: impl Into<String>, result: impl Into<String>) -> Self {
-        ChatMessage {
-            tool_call_id: Some(tool_call_id.into()),
-            ..Self::new(Role::Tool, Content::Text(result.into()))
-        }
+        ChatMessage { tool_call_id: Some(tool_call_id.into()), ..Self::new(Role::Tool, Content::Text(result.into())) }
     }
 }
 
@@ -180,12 +160,7 @@ impl ContentPart {
 
     /// `url` is an http(s) URL or a `data:image/png;base64,…` URL.
     pub fn image_url(url: impl Into<String>) -> Self {
-        ContentPart::ImageUrl {
-            image_url: ImageUrl {
-                url: url.into(),
-                detail: None,
-            },
-        }
+        ContentPart::ImageUrl { image_url: ImageUrl { url: url.into(), detail: None } }
     }
 }
 
@@ -238,11 +213,7 @@ impl Serialize for ToolSpec {
 impl<'de> Deserialize<'de> for ToolSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let w = ToolSpecWire::deserialize(d)?;
-        Ok(ToolSpec {
-            name: w.function.name,
-            description: w.function.description,
-            parameters: w.function.parameters,
-        })
+        Ok(ToolSpec { name: w.function.name, description: w.function.description, parameters: w.function.parameters })
     }
 }
 
@@ -285,10 +256,7 @@ impl Serialize for ToolCall {
         ToolCallWire {
             id: self.id.clone(),
             kind: function_type(),
-            function: FunctionCallWire {
-                name: self.name.clone(),
-                arguments: self.arguments.clone(),
-            },
+            function: FunctionCallWire { name: self.name.clone(), arguments: self.arguments.clone() },
         }
         .serialize(s)
     }
@@ -297,11 +265,7 @@ impl Serialize for ToolCall {
 impl<'de> Deserialize<'de> for ToolCall {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let w = ToolCallWire::deserialize(d)?;
-        Ok(ToolCall {
-            id: w.id,
-            name: w.function.name,
-            arguments: w.function.arguments,
-        })
+        Ok(ToolCall { id: w.id, name: w.function.name, arguments: w.function.arguments })
     }
 }
 
@@ -327,23 +291,10 @@ mod tests {
 
     #[test]
     fn tools_options_and_tool_messages_serialise_in_openai_shape() {
-        let call = ToolCall {
-            id: "c1".into(),
-            name: "search".into(),
-            arguments: r#"{"q":"x"}"#.into(),
-        };
-        let mut req = ChatRequest::new(
-            "m",
-            vec![
-                ChatMessage::assistant_tool_calls("", vec![call.clone()]),
-                ChatMessage::tool("c1", "found"),
-            ],
-        );
-        req.tools.push(ToolSpec {
-            name: "search".into(),
-            description: "d".into(),
-            parameters: json!({"type": "object"}),
-        });
+        let call = ToolCall { id: "c1".into(), name: "search".into(), arguments: r#"{"q":"x"}"#.into() };
+        let mut req =
+            ChatRequest::new("m", vec![ChatMessage::assistant_tool_calls("", vec![call.clone()]), ChatMessage::tool("c1", "found")]);
+        req.tools.push(ToolSpec { name: "search".into(), description: "d".into(), parameters: json!({"type": "object"}) });
         req.temperature = Some(0.5);
         req.max_tokens = Some(100);
         let v = serde_json::to_value(&req).unwrap();
@@ -358,20 +309,14 @@ mod tests {
             v["messages"][0]["tool_calls"],
             json!([{"id": "c1", "type": "function", "function": {"name": "search", "arguments": "{\"q\":\"x\"}"}}])
         );
-        assert_eq!(
-            v["messages"][1],
-            json!({"role": "tool", "content": "found", "tool_call_id": "c1"})
-        );
+        assert_eq!(v["messages"][1], json!({"role": "tool", "content": "found", "tool_call_id": "c1"}));
         let back: ChatRequest = serde_json::from_value(v).unwrap();
         assert_eq!(back, req, "a stored request must read back unchanged");
     }
 
     #[test]
     fn image_parts_serialise_as_image_url() {
-        let m = ChatMessage::user_parts(vec![
-            ContentPart::text("what is this?"),
-            ContentPart::image_url("data:image/png;base64,AA"),
-        ]);
+        let m = ChatMessage::user_parts(vec![ContentPart::text("what is this?"), ContentPart::image_url("data:image/png;base64,AA")]);
         assert_eq!(
             serde_json::to_value(&m).unwrap(),
             json!({"role": "user", "content": [
@@ -383,8 +328,7 @@ mod tests {
 
     #[test]
     fn null_content_reads_as_empty_text() {
-        let m: ChatMessage =
-            serde_json::from_value(json!({"role": "assistant", "content": null})).unwrap();
+        let m: ChatMessage = serde_json::from_value(json!({"role": "assistant", "content": null})).unwrap();
         assert_eq!(m.content, Content::Text(String::new()));
     }
 }

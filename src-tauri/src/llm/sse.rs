@@ -25,10 +25,7 @@ pub(crate) struct SseParser {
 
 impl SseParser {
     pub fn new() -> Self {
-        SseParser {
-            at_start: true,
-            ..Default::default()
-        }
+        SseParser { at_start: true, ..Default::default() }
     }
 
     /// Feeds one read; appends every event it completes to `out`.
@@ -76,8 +73,7 @@ impl SseParser {
 
     fn strip_bom<'a>(&mut self, line: &'a [u8]) -> &'a [u8] {
         if std::mem::take(&mut self.at_start) {
-            line.strip_prefix(b"\xEF\xBB\xBF".as_slice())
-                .unwrap_or(line)
+            line.strip_prefix(b"\xEF\xBB\xBF".as_slice()).unwrap_or(line)
         } else {
             line
         }
@@ -99,10 +95,7 @@ impl SseParser {
         let (name, value) = match line.iter().position(|&b| b == b':') {
             Some(colon) => {
                 let value = &line[colon + 1..];
-                (
-                    &line[..colon],
-                    value.strip_prefix(b" ".as_slice()).unwrap_or(value),
-                )
+                (&line[..colon], value.strip_prefix(b" ".as_slice()).unwrap_or(value))
             }
             None => (line, &[][..]),
         };
@@ -144,16 +137,12 @@ mod tests {
 
     #[test]
     fn events_end_at_blank_lines_with_any_line_ending() {
-        assert_eq!(
-            parse(b"data: a\n\ndata: b\r\n\r\ndata: c\r\rdata: d\n\n"),
-            ["a", "b", "c", "d"]
-        );
+        assert_eq!(parse(b"data: a\n\ndata: b\r\n\r\ndata: c\r\rdata: d\n\n"), ["a", "b", "c", "d"]);
     }
 
     #[test]
     fn comments_other_fields_and_empty_events_are_ignored() {
-        let got =
-            parse(b": ping\n\nevent: message\nid: 7\nretry: 10\ndata: x\n\n: keep-alive\n\n\n\n");
+        let got = parse(b": ping\n\nevent: message\nid: 7\nretry: 10\ndata: x\n\n: keep-alive\n\n\n\n");
         assert_eq!(got, ["x"], "pings must not reach the chat as text");
     }
 
@@ -173,10 +162,7 @@ mod tests {
 
     #[test]
     fn crlf_split_between_reads_is_one_line_end() {
-        assert_eq!(
-            parse_reads(&[b"data: a\r", b"\n\r", b"\ndata: b\n\n"]).0,
-            ["a", "b"]
-        );
+        assert_eq!(parse_reads(&[b"data: a\r", b"\n\r", b"\ndata: b\n\n"]).0, ["a", "b"]);
     }
 
     #[test]
@@ -186,10 +172,7 @@ mod tests {
 
     #[test]
     fn unterminated_last_event_is_handed_to_finish() {
-        assert_eq!(
-            parse_reads(&[b"data: a\n\ndata: [DONE]"]),
-            (vec!["a".to_string()], Some("[DONE]".to_string()))
-        );
+        assert_eq!(parse_reads(&[b"data: a\n\ndata: [DONE]"]), (vec!["a".to_string()], Some("[DONE]".to_string())));
         assert_eq!(parse_reads(&[b"data: a\n\n: ping"]).1, None);
     }
 
@@ -217,11 +200,8 @@ mod tests {
             Just("data: [DONE]".to_string()),
         ];
         let eol = prop_oneof![Just("\n"), Just("\r\n"), Just("\r")];
-        proptest::collection::vec((line, eol), 0..40).prop_map(|ls| {
-            ls.into_iter()
-                .flat_map(|(l, e)| format!("{l}{e}").into_bytes())
-                .collect()
-        })
+        proptest::collection::vec((line, eol), 0..40)
+            .prop_map(|ls| ls.into_iter().flat_map(|(l, e)| format!("{l}{e}").into_bytes()).collect())
     }
 
     proptest! {

@@ -22,10 +22,7 @@ pub enum Delta {
     Content(String),
     Reasoning(String),
     Usage(Usage),
-    Finished {
-        finish_reason: Option<String>,
-        tool_calls: Vec<ToolCall>,
-    },
+    Finished { finish_reason: Option<String>, tool_calls: Vec<ToolCall> },
 }
 
 /// Token counts as the server reports them. `None` means the server did not say (never 0 by
@@ -72,23 +69,13 @@ impl ChunkDecoder {
         if data.is_empty() {
             return Ok(Flow::Continue); // an empty data line used as a keep-alive
         }
-        let chunk: Value = serde_json::from_str(data).map_err(|_| {
-            LlmError::bad_response(format!(
-                "an event's data is not JSON: \"{}\"",
-                trim_for_display(data)
-            ))
-        })?;
+        let chunk: Value = serde_json::from_str(data)
+            .map_err(|_| LlmError::bad_response(format!("an event's data is not JSON: \"{}\"", trim_for_display(data))))?;
         if !chunk.is_object() {
-            return Err(LlmError::bad_response(format!(
-                "an event's data is not a JSON object: {}",
-                trim_for_display(data)
-            )));
+            return Err(LlmError::bad_response(format!("an event's data is not a JSON object: {}", trim_for_display(data))));
         }
-        if chunk.get("error").is_some_and(|e| !e.is_null())
-            || chunk.get("object").and_then(Value::as_str) == Some("error")
-        {
-            let message =
-                trim_for_display(&error_message(&chunk).unwrap_or_else(|| data.to_string()));
+        if chunk.get("error").is_some_and(|e| !e.is_null()) || chunk.get("object").and_then(Value::as_str) == Some("error") {
+            let message = trim_for_display(&error_message(&chunk).unwrap_or_else(|| data.to_string()));
             return Err(if mentions_context_overflow(&message.to_lowercase()) {
                 LlmError::ContextTooLong { message }
             } else {
@@ -97,16 +84,9 @@ impl ChunkDecoder {
         }
 
         let mut finish_reason = None;
-        let choices = chunk
-            .get("choices")
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or_default();
+        let choices = chunk.get("choices").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
         // Only the first choice: Maru never asks for n > 1.
-        for choice in choices
-            .iter()
-            .filter(|c| c.get("index").and_then(Value::as_u64).unwrap_or(0) == 0)
-        {
+        for choice in choices.iter().filter(|c| c.get("index").and_then(Value::as_u64).unwrap_or(0) == 0) {
             if let Some(delta) = choice.get("delta") {
                 self.on_delta(delta, out);
             }
@@ -128,9 +108,7 @@ impl ChunkDecoder {
         if self.finished {
             Ok(())
         } else {
-            Err(LlmError::disconnected(
-                "the stream ended without [DONE] or a finish reason",
-            ))
+            Err(LlmError::disconnected("the stream ended without [DONE] or a finish reason"))
         }
     }
 
@@ -140,12 +118,7 @@ impl ChunkDecoder {
     }
 
     fn on_delta(&mut self, delta: &Value, out: &mut Vec<Delta>) {
-        let text = |key: &str| {
-            delta
-                .get(key)
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty())
-        };
+        let text = |key: &str| delta.get(key).and_then(Value::as_str).filter(|s| !s.is_empty());
         // Some servers send both names with the same text; take one.
         if let Some(r) = text("reasoning_content").or_else(|| text("reasoning")) {
             out.push(Delta::Reasoning(r.to_string()));
@@ -153,12 +126,7 @@ impl ChunkDecoder {
         if let Some(c) = text("content") {
             out.push(Delta::Content(c.to_string()));
         }
-        for call in delta
-            .get("tool_calls")
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or_default()
-        {
+        for call in delta.get("tool_calls").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default() {
             self.on_tool_call_delta(call);
         }
     }
@@ -167,17 +135,12 @@ impl ChunkDecoder {
         if self.finished {
             return; // the calls were already handed out with `Finished`
         }
-        let id = call
-            .get("id")
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty());
+        let id = call.get("id").and_then(Value::as_str).filter(|s| !s.is_empty());
         let index = match call.get("index").and_then(Value::as_u64) {
             Some(i) => i,
             // No index (some servers): a new id starts a new call, anything else continues the last.
             None => match (id, self.last_index) {
-                (Some(id), _) if !self.calls.values().any(|c| c.id == id) => {
-                    self.calls.keys().last().map_or(0, |k| k + 1)
-                }
+                (Some(id), _) if !self.calls.values().any(|c| c.id == id) => self.calls.keys().last().map_or(0, |k| k + 1),
                 (_, Some(last)) => last,
                 (_, None) => 0,
             },
@@ -213,33 +176,19 @@ impl ChunkDecoder {
         let tool_calls = std::mem::take(&mut self.calls)
             .into_iter()
             .map(|(index, c)| ToolCall {
-                id: if c.id.is_empty() {
-                    format!("call_{index}")
-                } else {
-                    c.id
-                },
+                id: if c.id.is_empty() { format!("call_{index}") } else { c.id },
                 name: c.name,
                 // A call without arguments means "no arguments", which is `{}` to a JSON parser.
-                arguments: if c.arguments.trim().is_empty() {
-                    "{}".into()
-                } else {
-                    c.arguments
-                },
+                arguments: if c.arguments.trim().is_empty() { "{}".into() } else { c.arguments },
             })
             .collect();
-        out.push(Delta::Finished {
-            finish_reason,
-            tool_calls,
-        });
+        out.push(Delta::Finished { finish_reason, tool_calls });
     }
 }
 
 /// `usage` (OpenAI, vLLM, llama.cpp) and llama.cpp's `timings`, merged; `None` when neither.
 fn usage_of(chunk: &Value) -> Option<Usage> {
-    let count = |v: Option<&Value>| {
-        v.and_then(Value::as_u64)
-            .map(|n| n.min(u32::MAX as u64) as u32)
-    };
+    let count = |v: Option<&Value>| v.and_then(Value::as_u64).map(|n| n.min(u32::MAX as u64) as u32);
     let usage = chunk.get("usage").filter(|u| u.is_object());
     let timings = chunk.get("timings").filter(|t| t.is_object());
     if usage.is_none() && timings.is_none() {
@@ -255,8 +204,7 @@ fn usage_of(chunk: &Value) -> Option<Usage> {
         prompt_tokens: count(usage.and_then(|u| u.get("prompt_tokens"))).or_else(from_timings),
         completion_tokens: count(usage.and_then(|u| u.get("completion_tokens")))
             .or_else(|| count(timings.and_then(|t| t.get("predicted_n")))),
-        cached_tokens: count(usage.and_then(|u| u.pointer("/prompt_tokens_details/cached_tokens")))
-            .or(cache_n),
+        cached_tokens: count(usage.and_then(|u| u.pointer("/prompt_tokens_details/cached_tokens"))).or(cache_n),
     })
 }
 
@@ -307,30 +255,16 @@ mod tests {
             vec![
                 Delta::Content("Hel".into()),
                 Delta::Content("lo".into()),
-                Delta::Finished {
-                    finish_reason: Some("stop".into()),
-                    tool_calls: vec![]
-                },
-                Delta::Usage(Usage {
-                    prompt_tokens: Some(9),
-                    completion_tokens: Some(2),
-                    cached_tokens: Some(4)
-                }),
+                Delta::Finished { finish_reason: Some("stop".into()), tool_calls: vec![] },
+                Delta::Usage(Usage { prompt_tokens: Some(9), completion_tokens: Some(2), cached_tokens: Some(4) }),
             ]
         );
     }
 
     #[test]
     fn missing_cached_tokens_is_unknown_not_zero() {
-        let (out, _) = decode(&[
-            json!({"choices": [], "usage": {"prompt_tokens": 9, "completion_tokens": 2}}),
-            json!("[DONE]"),
-        ]);
-        assert!(out.contains(&Delta::Usage(Usage {
-            prompt_tokens: Some(9),
-            completion_tokens: Some(2),
-            cached_tokens: None
-        })));
+        let (out, _) = decode(&[json!({"choices": [], "usage": {"prompt_tokens": 9, "completion_tokens": 2}}), json!("[DONE]")]);
+        assert!(out.contains(&Delta::Usage(Usage { prompt_tokens: Some(9), completion_tokens: Some(2), cached_tokens: None })));
     }
 
     #[test]
@@ -339,14 +273,7 @@ mod tests {
             json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "timings": {"cache_n": 372, "prompt_n": 7, "predicted_n": 5}}),
             json!("[DONE]"),
         ]);
-        assert_eq!(
-            out[0],
-            Delta::Usage(Usage {
-                prompt_tokens: Some(379),
-                completion_tokens: Some(5),
-                cached_tokens: Some(372)
-            })
-        );
+        assert_eq!(out[0], Delta::Usage(Usage { prompt_tokens: Some(379), completion_tokens: Some(5), cached_tokens: Some(372) }));
     }
 
     #[test]
@@ -372,12 +299,8 @@ mod tests {
     #[test]
     fn interleaved_tool_calls_accumulate_by_index() {
         let (out, end) = decode(&[
-            delta(
-                json!({"tool_calls": [{"index": 0, "id": "a", "type": "function", "function": {"name": "search", "arguments": ""}}]}),
-            ),
-            delta(
-                json!({"tool_calls": [{"index": 1, "id": "b", "type": "function", "function": {"name": "remember"}}]}),
-            ),
+            delta(json!({"tool_calls": [{"index": 0, "id": "a", "type": "function", "function": {"name": "search", "arguments": ""}}]})),
+            delta(json!({"tool_calls": [{"index": 1, "id": "b", "type": "function", "function": {"name": "remember"}}]})),
             delta(json!({"tool_calls": [{"index": 0, "function": {"arguments": "{\"q\":"}}]})),
             delta(json!({"tool_calls": [{"index": 1, "function": {"arguments": "{\"fact\""}}]})),
             delta(json!({"tool_calls": [{"index": 0, "function": {"arguments": "\"x\"}"}}]})),
@@ -391,16 +314,8 @@ mod tests {
             vec![Delta::Finished {
                 finish_reason: Some("tool_calls".into()),
                 tool_calls: vec![
-                    ToolCall {
-                        id: "a".into(),
-                        name: "search".into(),
-                        arguments: r#"{"q":"x"}"#.into()
-                    },
-                    ToolCall {
-                        id: "b".into(),
-                        name: "remember".into(),
-                        arguments: r#"{"fact":"y"}"#.into()
-                    },
+                    ToolCall { id: "a".into(), name: "search".into(), arguments: r#"{"q":"x"}"#.into() },
+                    ToolCall { id: "b".into(), name: "remember".into(), arguments: r#"{"fact":"y"}"#.into() },
                 ]
             }]
         );
@@ -410,38 +325,17 @@ mod tests {
     fn repeated_ids_and_names_and_missing_index_and_empty_arguments() {
         let (out, _) = decode(&[
             delta(json!({"tool_calls": [{"id": "a", "function": {"name": "now"}}]})),
-            delta(
-                json!({"tool_calls": [{"id": "a", "function": {"name": "now", "arguments": ""}}]}),
-            ),
-            delta(
-                json!({"tool_calls": [{"id": "b", "function": {"name": "search", "arguments": {"q": 1}}}]}),
-            ),
+            delta(json!({"tool_calls": [{"id": "a", "function": {"name": "now", "arguments": ""}}]})),
+            delta(json!({"tool_calls": [{"id": "b", "function": {"name": "search", "arguments": {"q": 1}}}]})),
             json!("[DONE]"),
         ]);
-        let Delta::Finished {
-            finish_reason,
-            tool_calls,
-        } = &out[0]
-        else {
-            panic!("{out:?}")
-        };
-        assert_eq!(
-            *finish_reason, None,
-            "[DONE] without finish_reason still finishes"
-        );
+        let Delta::Finished { finish_reason, tool_calls } = &out[0] else { panic!("{out:?}") };
+        assert_eq!(*finish_reason, None, "[DONE] without finish_reason still finishes");
         assert_eq!(
             tool_calls,
             &vec![
-                ToolCall {
-                    id: "a".into(),
-                    name: "now".into(),
-                    arguments: "{}".into()
-                },
-                ToolCall {
-                    id: "b".into(),
-                    name: "search".into(),
-                    arguments: r#"{"q":1}"#.into()
-                },
+                ToolCall { id: "a".into(), name: "now".into(), arguments: "{}".into() },
+                ToolCall { id: "b".into(), name: "search".into(), arguments: r#"{"q":1}"#.into() },
             ]
         );
     }
@@ -449,42 +343,25 @@ mod tests {
     #[test]
     fn finished_is_emitted_once() {
         let (out, _) = decode(&[finish("stop"), finish("stop"), json!("[DONE]")]);
-        assert_eq!(
-            out.iter()
-                .filter(|d| matches!(d, Delta::Finished { .. }))
-                .count(),
-            1
-        );
+        assert_eq!(out.iter().filter(|d| matches!(d, Delta::Finished { .. })).count(), 1);
     }
 
     #[test]
     fn end_of_body_without_finish_is_a_disconnect_but_with_finish_is_fine() {
         let (_, end) = decode(&[delta(json!({"content": "Hel"}))]);
-        assert_eq!(
-            end.unwrap_err().code(),
-            "disconnected",
-            "a half reply must not look complete"
-        );
+        assert_eq!(end.unwrap_err().code(), "disconnected", "a half reply must not look complete");
         let (_, end) = decode(&[delta(json!({"content": "Hel"})), finish("length")]);
         end.unwrap();
     }
 
     #[test]
     fn error_objects_mid_stream_become_errors() {
-        let (out, end) = decode(&[
-            delta(json!({"content": "a"})),
-            json!({"error": {"message": "CUDA out of memory"}}),
-        ]);
+        let (out, end) = decode(&[delta(json!({"content": "a"})), json!({"error": {"message": "CUDA out of memory"}})]);
         assert_eq!(out, vec![Delta::Content("a".into())]);
         let e = end.unwrap_err();
         assert_eq!(e.code(), "stream_error");
-        assert!(
-            e.to_string().contains("CUDA out of memory"),
-            "the server's words help the user: {e}"
-        );
-        let (_, end) = decode(&[
-            json!({"object": "error", "message": "This model's maximum context length is 10 tokens"}),
-        ]);
+        assert!(e.to_string().contains("CUDA out of memory"), "the server's words help the user: {e}");
+        let (_, end) = decode(&[json!({"object": "error", "message": "This model's maximum context length is 10 tokens"})]);
         assert_eq!(end.unwrap_err().code(), "context_too_long");
     }
 

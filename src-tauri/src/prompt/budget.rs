@@ -160,7 +160,12 @@ fn cut_memories(out: &mut Budgeted, budget: usize, reason: &str) {
         keep[idx - 1]
     });
     out.omitted_memories += before - out.inputs.memories.len();
-    out.cuts.push(Cut { section: SectionId::Memory, raw_chars: raw, kept_chars: memory_chars(&out.inputs), reason: format!("{reason}: {} of {before} facts kept", out.inputs.memories.len()) });
+    out.cuts.push(Cut {
+        section: SectionId::Memory,
+        raw_chars: raw,
+        kept_chars: memory_chars(&out.inputs),
+        reason: format!("{reason}: {} of {before} facts kept", out.inputs.memories.len()),
+    });
 }
 
 fn cut_attachments(out: &mut Budgeted, budget: usize, reason: &str) {
@@ -175,7 +180,12 @@ fn cut_attachments(out: &mut Budgeted, budget: usize, reason: &str) {
         used <= budget
     });
     out.omitted_attachments += before - out.inputs.attachments.len();
-    out.cuts.push(Cut { section: SectionId::Attachments, raw_chars: raw, kept_chars: attachment_chars(&out.inputs), reason: format!("{reason}: {} of {before} files listed", out.inputs.attachments.len()) });
+    out.cuts.push(Cut {
+        section: SectionId::Attachments,
+        raw_chars: raw,
+        kept_chars: attachment_chars(&out.inputs),
+        reason: format!("{reason}: {} of {before} files listed", out.inputs.attachments.len()),
+    });
 }
 
 /// The longest prefix of at most `max` characters that ends at a paragraph break, else a line

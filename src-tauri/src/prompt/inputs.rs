@@ -67,10 +67,7 @@ pub fn gather(conn: &Connection, templates: &Templates, session_id: i64, today: 
     let project = projects::get(conn, session.project_id)?;
     let settings = settings::load(conn)?;
     let base = resolve_base(conn, templates, session.preset.as_deref())?;
-    let memories = memories::list(conn)?
-        .into_iter()
-        .map(|m| MemoryInput { content: m.content, pinned: m.pinned })
-        .collect();
+    let memories = memories::list(conn)?.into_iter().map(|m| MemoryInput { content: m.content, pinned: m.pinned }).collect();
     Ok(PromptInputs {
         base,
         custom_instructions: settings.custom_instructions,
@@ -92,9 +89,7 @@ pub fn resolve_base(conn: &Connection, templates: &Templates, preset: Option<&st
         return Ok(BaseInput::UserPreset { key: key.to_string(), label: format!("preset: {}", p.name), text: p.prompt });
     }
     let name = format!("presets/{key}");
-    let info = templates
-        .info(&name)
-        .ok_or_else(|| Error::invalid("unknown_preset", format!("there is no preset {key:?}")))?;
+    let info = templates.info(&name).ok_or_else(|| Error::invalid("unknown_preset", format!("there is no preset {key:?}")))?;
     let label = format!("preset: {}", info.meta("name").unwrap_or(key));
     Ok(BaseInput::Template { name, label })
 }

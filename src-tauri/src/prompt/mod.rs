@@ -52,7 +52,13 @@ pub struct SnapshotReport {
 }
 
 /// Renders the prompt for `session_id` without touching the snapshot.
-pub fn render_current(conn: &Connection, templates: &Templates, session_id: i64, today: NaiveDate, budgets: &Budgets) -> Result<(String, SnapshotReport)> {
+pub fn render_current(
+    conn: &Connection,
+    templates: &Templates,
+    session_id: i64,
+    today: NaiveDate,
+    budgets: &Budgets,
+) -> Result<(String, SnapshotReport)> {
     let inputs = inputs::gather(conn, templates, session_id, today)?;
     Ok((inputs_key(&inputs, templates, budgets), build(&inputs, templates, budgets)?))
 }
@@ -60,7 +66,12 @@ pub fn render_current(conn: &Connection, templates: &Templates, session_id: i64,
 /// Budgets then render: the pure part.
 fn build(inputs: &PromptInputs, templates: &Templates, budgets: &Budgets) -> Result<SnapshotReport> {
     let rendered = render::render(templates, &budget::apply(inputs, budgets))?;
-    Ok(SnapshotReport { rendered, project_name: inputs.project.name.clone(), base_label: inputs.base.label().to_string(), date: inputs.today })
+    Ok(SnapshotReport {
+        rendered,
+        project_name: inputs.project.name.clone(),
+        base_label: inputs.base.label().to_string(),
+        date: inputs.today,
+    })
 }
 
 /// The prompt for the next request: the stored snapshot when the inputs are unchanged (no
@@ -134,7 +145,12 @@ pub fn change_reason(old: &SnapshotReport, new: &SnapshotReport) -> String {
             SectionId::Attachments => "attachments changed".into(),
             SectionId::Memory if old.date != new.date => {
                 let mut s = format!("the date changed to {}", new.date);
-                let strip_date = |t: &str| t.lines().filter(|l| !l.contains(&old.date.to_string()) && !l.contains(&new.date.to_string())).collect::<Vec<_>>().join("\n");
+                let strip_date = |t: &str| {
+                    t.lines()
+                        .filter(|l| !l.contains(&old.date.to_string()) && !l.contains(&new.date.to_string()))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                };
                 if strip_date(&a.text) != strip_date(&b.text) {
                     s.push_str("; long-term memory changed");
                 }

@@ -65,7 +65,15 @@ pub fn render(templates: &Templates, b: &Budgeted) -> Result<Rendered> {
         let data = json!({ "text": i.custom_instructions, "truncated": b.custom_truncated });
         (templates.render("sections/custom_instructions", &data)?, None)
     };
-    sections.push(templated(templates, SectionId::CustomInstructions, "sections/custom_instructions", absent, raw, text, cuts(SectionId::CustomInstructions)));
+    sections.push(templated(
+        templates,
+        SectionId::CustomInstructions,
+        "sections/custom_instructions",
+        absent,
+        raw,
+        text,
+        cuts(SectionId::CustomInstructions),
+    ));
 
     // ③ project instructions: not for Default (custom instructions play that role)
     let raw = raw_len(&b.cuts, SectionId::ProjectInstructions, &i.project.instructions);
@@ -77,7 +85,15 @@ pub fn render(templates: &Templates, b: &Budgeted) -> Result<Rendered> {
         let data = json!({ "project_name": i.project.name, "text": i.project.instructions, "truncated": b.project_truncated });
         (templates.render("sections/project_instructions", &data)?, None)
     };
-    sections.push(templated(templates, SectionId::ProjectInstructions, "sections/project_instructions", absent, raw, text, cuts(SectionId::ProjectInstructions)));
+    sections.push(templated(
+        templates,
+        SectionId::ProjectInstructions,
+        "sections/project_instructions",
+        absent,
+        raw,
+        text,
+        cuts(SectionId::ProjectInstructions),
+    ));
 
     // ④ attachments in scope
     let (text, absent) = if i.attachments.is_empty() && b.omitted_attachments == 0 {
@@ -104,7 +120,15 @@ pub fn render(templates: &Templates, b: &Budgeted) -> Result<Rendered> {
     });
     let text = templates.render("sections/memory", &data)?;
     let raw = raw_len(&b.cuts, SectionId::Memory, "");
-    sections.push(templated(templates, SectionId::Memory, "sections/memory", None, raw.max(facts_chars(&facts)), text, cuts(SectionId::Memory)));
+    sections.push(templated(
+        templates,
+        SectionId::Memory,
+        "sections/memory",
+        None,
+        raw.max(facts_chars(&facts)),
+        text,
+        cuts(SectionId::Memory),
+    ));
 
     let text = sections.iter().filter(|s| s.present).map(|s| s.text.as_str()).collect::<Vec<_>>().join(SEPARATOR);
     Ok(Rendered { sha256: sha256_hex(&text), text, sections })
@@ -119,7 +143,15 @@ fn facts_chars(facts: &[&str]) -> usize {
     facts.iter().map(|f| f.chars().count()).sum()
 }
 
-fn templated(templates: &Templates, id: SectionId, name: &str, absent: Option<String>, raw: usize, text: String, cuts: Vec<Cut>) -> SectionReport {
+fn templated(
+    templates: &Templates,
+    id: SectionId,
+    name: &str,
+    absent: Option<String>,
+    raw: usize,
+    text: String,
+    cuts: Vec<Cut>,
+) -> SectionReport {
     let info = templates.info(name);
     let source = match info.map(|t| &t.source) {
         Some(super::templates::TemplateSource::Bundled) | None => format!("prompts/{name}.md"),
@@ -128,7 +160,15 @@ fn templated(templates: &Templates, id: SectionId, name: &str, absent: Option<St
     section(id, absent, source, info.is_some_and(|t| t.is_outdated()), raw, text, cuts)
 }
 
-fn section(id: SectionId, absent: Option<String>, source: String, outdated: bool, raw: usize, text: String, cuts: Vec<Cut>) -> SectionReport {
+fn section(
+    id: SectionId,
+    absent: Option<String>,
+    source: String,
+    outdated: bool,
+    raw: usize,
+    text: String,
+    cuts: Vec<Cut>,
+) -> SectionReport {
     let present = absent.is_none();
     let text = if present { text } else { String::new() };
     SectionReport {

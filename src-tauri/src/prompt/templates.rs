@@ -37,13 +37,23 @@ const MANAGED_PREFIX: &str = "{{!-- maru-managed:";
 pub enum TemplateSource {
     Bundled,
     /// A managed override that still matches the bundled version.
-    Override { path: PathBuf },
+    Override {
+        path: PathBuf,
+    },
     /// A managed override that was unedited and older: Maru replaced it at start.
-    UpdatedOverride { path: PathBuf, from_version: u32 },
+    UpdatedOverride {
+        path: PathBuf,
+        from_version: u32,
+    },
     /// A managed override the user edited; it stays, even if the bundled one is newer.
-    EditedOverride { path: PathBuf, based_on_version: u32 },
+    EditedOverride {
+        path: PathBuf,
+        based_on_version: u32,
+    },
     /// A file the user wrote without Maru's header.
-    CustomOverride { path: PathBuf },
+    CustomOverride {
+        path: PathBuf,
+    },
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -92,9 +102,8 @@ impl Templates {
                 Some(path) if path.is_file() => resolve_override(name, &bundled, path)?,
                 _ => (bundled.body.to_string(), TemplateSource::Bundled),
             };
-            hb.register_template_string(name, &body).map_err(|e| {
-                Error::startup("bad_template", format!("the prompt template {name} does not parse: {e}"))
-            })?;
+            hb.register_template_string(name, &body)
+                .map_err(|e| Error::startup("bad_template", format!("the prompt template {name} does not parse: {e}")))?;
             info.push(TemplateInfo {
                 name: name.to_string(),
                 version: bundled.version,
@@ -107,9 +116,7 @@ impl Templates {
     }
 
     pub fn render(&self, name: &str, data: &impl Serialize) -> Result<String> {
-        self.hb
-            .render(name, data)
-            .map_err(|e| Error::Internal(anyhow::anyhow!("rendering prompt template {name}: {e}")))
+        self.hb.render(name, data).map_err(|e| Error::Internal(anyhow::anyhow!("rendering prompt template {name}: {e}")))
     }
 
     pub fn info(&self, name: &str) -> Option<&TemplateInfo> {

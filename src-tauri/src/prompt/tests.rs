@@ -19,7 +19,8 @@ fn inputs() -> PromptInputs {
 }
 
 fn family(i: &mut PromptInputs) {
-    i.project = ProjectInput { name: "Family calendar".into(), is_default: false, instructions: "Look at the family calendar first.".into() };
+    i.project =
+        ProjectInput { name: "Family calendar".into(), is_default: false, instructions: "Look at the family calendar first.".into() };
 }
 
 fn rendered(i: &PromptInputs) -> super::Rendered {
@@ -35,7 +36,11 @@ fn a_bare_default_session_has_base_and_memory_saying_none() {
     let r = rendered(&inputs());
     assert_eq!(present(&r), [SectionId::Base, SectionId::Memory], "② ③ ④ are absent when empty, ① and ⑤ always present");
     assert!(r.text.starts_with("You are Maru"), "① comes first");
-    assert!(r.text.contains("[Long-term memory]\nnone\nToday is 2026-11-29 (Sunday)."), "empty memory says none, with the date: {}", r.text);
+    assert!(
+        r.text.contains("[Long-term memory]\nnone\nToday is 2026-11-29 (Sunday)."),
+        "empty memory says none, with the date: {}",
+        r.text
+    );
     let absent = r.sections.iter().find(|s| s.id == SectionId::ProjectInstructions).unwrap();
     assert_eq!(absent.absent_reason.as_deref(), Some("the session is in the Default project"), "the inspector says why");
 }
@@ -54,7 +59,10 @@ fn all_five_sections_in_order() {
         MemoryInput { content: "Runs vLLM on a DGX Spark.".into(), pinned: false },
     ];
     let r = rendered(&i);
-    assert_eq!(present(&r), [SectionId::Base, SectionId::CustomInstructions, SectionId::ProjectInstructions, SectionId::Attachments, SectionId::Memory]);
+    assert_eq!(
+        present(&r),
+        [SectionId::Base, SectionId::CustomInstructions, SectionId::ProjectInstructions, SectionId::Attachments, SectionId::Memory]
+    );
     let pos = |needle: &str| r.text.find(needle).unwrap_or_else(|| panic!("{needle:?} missing from:\n{}", r.text));
     let order = [
         pos("You are Maru"),
@@ -122,7 +130,11 @@ fn over_budget_sections_are_cut_at_a_boundary_and_reported() {
     let project = r.sections.iter().find(|s| s.id == SectionId::ProjectInstructions).unwrap();
     assert_eq!(project.cuts.len(), 1, "the cut is reported");
     assert!(project.raw_chars > project.cuts[0].kept_chars);
-    assert!(project.text.contains("be nice.\n(…the rest of the project instructions was cut"), "cut after a whole line, and the model is told: {}", &project.text[project.text.len() - 200..]);
+    assert!(
+        project.text.contains("be nice.\n(…the rest of the project instructions was cut"),
+        "cut after a whole line, and the model is told: {}",
+        &project.text[project.text.len() - 200..]
+    );
     let memory = r.sections.iter().find(|s| s.id == SectionId::Memory).unwrap();
     assert!(memory.text.contains("- Fact number 5 about the user."), "pinned facts survive cuts");
     assert!(memory.text.contains("- Fact number 1999 about the user."), "the newest facts are kept over older ones");
@@ -156,7 +168,12 @@ fn rendering_is_deterministic() {
 
 #[test]
 fn change_reasons_name_the_sections() {
-    let report = |i: &PromptInputs| SnapshotReport { rendered: rendered(i), project_name: i.project.name.clone(), base_label: i.base.label().into(), date: i.today };
+    let report = |i: &PromptInputs| SnapshotReport {
+        rendered: rendered(i),
+        project_name: i.project.name.clone(),
+        base_label: i.base.label().into(),
+        date: i.today,
+    };
     let a = inputs();
     let mut b = a.clone();
     family(&mut b);

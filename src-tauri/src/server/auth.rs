@@ -20,11 +20,7 @@ pub struct Guard {
 impl Guard {
     pub fn new(token: &str, port: u16, allow_remote: bool) -> Guard {
         let allowed_hosts = (!allow_remote).then(|| {
-            ["127.0.0.1", "localhost", "[::1]"]
-                .iter()
-                .flat_map(|h| [format!("{h}:{port}"), h.to_string()])
-                .collect::<Vec<_>>()
-                .into()
+            ["127.0.0.1", "localhost", "[::1]"].iter().flat_map(|h| [format!("{h}:{port}"), h.to_string()]).collect::<Vec<_>>().into()
         });
         Guard { token: token.into(), allowed_hosts }
     }
@@ -36,12 +32,7 @@ impl Guard {
     }
 
     fn token_ok(&self, req: &Request) -> bool {
-        let given = req
-            .headers()
-            .get("authorization")
-            .and_then(|h| h.to_str().ok())
-            .and_then(|h| h.strip_prefix("Bearer "))
-            .unwrap_or("");
+        let given = req.headers().get("authorization").and_then(|h| h.to_str().ok()).and_then(|h| h.strip_prefix("Bearer ")).unwrap_or("");
         // Constant time, so the token cannot be guessed byte by byte from response times.
         bool::from(given.as_bytes().ct_eq(self.token.as_bytes()))
     }
@@ -53,7 +44,8 @@ pub async fn check(State(guard): State<Guard>, req: Request, next: Next) -> Resp
     }
     if req.uri().path().starts_with("/api/") && !guard.token_ok(&req) {
         return Error::Unauthorized {
-            message: "missing or wrong access token: send `Authorization: Bearer <token>` with the token `maru serve` printed at start".into(),
+            message: "missing or wrong access token: send `Authorization: Bearer <token>` with the token `maru serve` printed at start"
+                .into(),
         }
         .into_response();
     }

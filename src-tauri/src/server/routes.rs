@@ -11,11 +11,11 @@ use super::extract::{Id, Json, Query};
 use crate::api::chat::{ContextView, DeletedPreset, NewTurn, PresetView, Stopped};
 use crate::api::{self, Deleted};
 use crate::app::{App, TurnStream};
-use crate::llm::{FoundServer, ModelInfo};
-use crate::store::presets::{NewPreset, PresetPatch};
 use crate::error::Result;
+use crate::llm::{FoundServer, ModelInfo};
 use crate::store::memories::{Memory, MemoryPatch, NewMemory};
 use crate::store::messages::{Message, MessagePage};
+use crate::store::presets::{NewPreset, PresetPatch};
 use crate::store::projects::{DeletedProject, NewProject, Project, ProjectPatch};
 use crate::store::sessions::{NewSession, Session, SessionPage, SessionPatch};
 use crate::store::settings::{SettingsPatch, SettingsView};
@@ -54,10 +54,7 @@ pub fn api() -> Router<Arc<App>> {
 }
 
 async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> impl axum::response::IntoResponse {
-    let body = crate::error::ErrorBody {
-        code: "method_not_allowed".into(),
-        message: format!("{} does not accept {method}", uri.path()),
-    };
+    let body = crate::error::ErrorBody { code: "method_not_allowed".into(), message: format!("{} does not accept {method}", uri.path()) };
     (axum::http::StatusCode::METHOD_NOT_ALLOWED, axum::Json(body))
 }
 
@@ -148,14 +145,15 @@ async fn delete_memory(State(app): AppState, Id(id): Id) -> Reply<Deleted> {
 
 // ---- chat
 
-type EventStream = Sse<axum::response::sse::KeepAliveStream<futures_util::stream::BoxStream<'static, Result<Event, std::convert::Infallible>>>>;
+type EventStream =
+    Sse<axum::response::sse::KeepAliveStream<futures_util::stream::BoxStream<'static, Result<Event, std::convert::Infallible>>>>;
 
 /// A turn's events as Server-Sent Events, one event per `TurnEvent`, named by its type.
 fn sse(events: TurnStream) -> EventStream {
     use futures_util::StreamExt;
-    let stream = events.into_stream().map(|ev| {
-        Ok(Event::default().event(ev.name()).json_data(&ev).unwrap_or_else(|_| Event::default().event("error")))
-    });
+    let stream = events
+        .into_stream()
+        .map(|ev| Ok(Event::default().event(ev.name()).json_data(&ev).unwrap_or_else(|_| Event::default().event("error"))));
     Sse::new(stream.boxed()).keep_alive(KeepAlive::default())
 }
 

@@ -85,10 +85,7 @@ pub fn update(conn: &Connection, id: i64, patch: &MemoryPatch) -> Result<Memory>
         None => current.content,
     };
     let pinned = patch.pinned.unwrap_or(current.pinned);
-    conn.execute(
-        "UPDATE memories SET content = ?2, pinned = ?3, updated_at = ?4 WHERE id = ?1",
-        params![id, content, pinned, now_ms()],
-    )?;
+    conn.execute("UPDATE memories SET content = ?2, pinned = ?3, updated_at = ?4 WHERE id = ?1", params![id, content, pinned, now_ms()])?;
     get(conn, id)
 }
 

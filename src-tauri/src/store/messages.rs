@@ -187,8 +187,7 @@ pub fn insert(conn: &Connection, new: &NewMessage) -> Result<Message> {
 pub fn list(conn: &Connection, session_id: i64, before: Option<i64>, limit: Option<usize>) -> Result<MessagePage> {
     sessions::get(conn, session_id)?;
     let limit = limit.unwrap_or(PAGE_DEFAULT).clamp(1, PAGE_MAX);
-    let mut stmt =
-        conn.prepare_cached(&format!("{SELECT} WHERE session_id = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3"))?;
+    let mut stmt = conn.prepare_cached(&format!("{SELECT} WHERE session_id = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3"))?;
     let mut messages = stmt
         .query_map(params![session_id, before.unwrap_or(i64::MAX), limit as i64 + 1], from_row)?
         .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -257,20 +256,20 @@ pub fn finish(conn: &Connection, session_id: i64, id: i64, end: &Ending, stats: 
          WHERE id = ?1 AND session_id = ?13 AND status = 'streaming'",
         )?
         .execute(params![
-        id,
-        end.content,
-        end.status,
-        end.error,
-        stats.prompt_tokens,
-        stats.completion_tokens,
-        stats.cached_tokens,
-        stats.ttft_ms,
-        stats.tokens_per_second,
-        now_ms(),
-        end.reasoning.filter(|r| !r.is_empty()),
-        tool_calls_json(end.tool_calls),
-        session_id
-    ])?;
+            id,
+            end.content,
+            end.status,
+            end.error,
+            stats.prompt_tokens,
+            stats.completion_tokens,
+            stats.cached_tokens,
+            stats.ttft_ms,
+            stats.tokens_per_second,
+            now_ms(),
+            end.reasoning.filter(|r| !r.is_empty()),
+            tool_calls_json(end.tool_calls),
+            session_id
+        ])?;
     if n == 0 {
         return Ok(None);
     }

@@ -17,11 +17,8 @@ macro_rules! migration {
     };
 }
 
-pub static MIGRATIONS: &[Migration] = &[
-    migration!(1, "0001_foundation"),
-    migration!(2, "0002_chat"),
-    migration!(3, "0003_ids_never_reused"),
-];
+pub static MIGRATIONS: &[Migration] =
+    &[migration!(1, "0001_foundation"), migration!(2, "0002_chat"), migration!(3, "0003_ids_never_reused")];
 
 pub fn latest_version() -> i64 {
     MIGRATIONS.last().map_or(0, |m| m.version)
@@ -36,11 +33,8 @@ pub(super) fn apply(conn: &mut Connection, migrations: &[Migration]) -> Result<(
              applied_at INTEGER NOT NULL
          );",
     )?;
-    let current: i64 = tx
-        .query_row("SELECT max(version) FROM schema_migrations", [], |r| r.get::<_, Option<i64>>(0))
-        .optional()?
-        .flatten()
-        .unwrap_or(0);
+    let current: i64 =
+        tx.query_row("SELECT max(version) FROM schema_migrations", [], |r| r.get::<_, Option<i64>>(0)).optional()?.flatten().unwrap_or(0);
     let known = migrations.last().map_or(0, |m| m.version);
     if current > known {
         // Dropping `tx` rolls back: the newer database is left exactly as it was.

@@ -16,9 +16,9 @@ pub mod projects;
 pub mod sessions;
 pub mod settings;
 pub mod snapshots;
-pub mod text;
 #[cfg(test)]
 mod tests;
+pub mod text;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

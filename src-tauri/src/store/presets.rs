@@ -56,7 +56,14 @@ pub fn user_key_id(key: &str) -> Option<i64> {
 const SELECT: &str = "SELECT id, name, description, prompt, created_at, updated_at FROM presets";
 
 fn from_row(r: &Row) -> rusqlite::Result<UserPreset> {
-    Ok(UserPreset { id: r.get(0)?, name: r.get(1)?, description: r.get(2)?, prompt: r.get(3)?, created_at: r.get(4)?, updated_at: r.get(5)? })
+    Ok(UserPreset {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        description: r.get(2)?,
+        prompt: r.get(3)?,
+        created_at: r.get(4)?,
+        updated_at: r.get(5)?,
+    })
 }
 
 pub fn list(conn: &Connection) -> Result<Vec<UserPreset>> {
@@ -138,7 +145,10 @@ fn check_prompt(prompt: &str) -> Result<()> {
         return Err(Error::invalid("invalid_prompt", "a preset needs a prompt: it replaces the base prompt"));
     }
     if len > PROMPT_MAX_CHARS {
-        return Err(Error::invalid("invalid_prompt", format!("a preset prompt can have at most {PROMPT_MAX_CHARS} characters (this one has {len})")));
+        return Err(Error::invalid(
+            "invalid_prompt",
+            format!("a preset prompt can have at most {PROMPT_MAX_CHARS} characters (this one has {len})"),
+        ));
     }
     Ok(())
 }

@@ -161,11 +161,7 @@ fn check_instructions(text: &str) -> Result<()> {
 
 fn ensure_name_free(conn: &Connection, name: &str, except: Option<i64>) -> Result<()> {
     let taken: Option<String> = conn
-        .query_row(
-            "SELECT name FROM projects WHERE name_key = ?1 AND id IS NOT ?2",
-            params![name_key(name), except],
-            |r| r.get(0),
-        )
+        .query_row("SELECT name FROM projects WHERE name_key = ?1 AND id IS NOT ?2", params![name_key(name), except], |r| r.get(0))
         .optional()?;
     match taken {
         Some(existing) => Err(Error::conflict("name_taken", format!("a project named \"{existing}\" already exists"))),

@@ -60,14 +60,7 @@ pub struct SessionPage {
 const SELECT: &str = "SELECT id, project_id, title, preset, created_at, updated_at FROM sessions";
 
 fn from_row(r: &Row) -> rusqlite::Result<Session> {
-    Ok(Session {
-        id: r.get(0)?,
-        project_id: r.get(1)?,
-        title: r.get(2)?,
-        preset: r.get(3)?,
-        created_at: r.get(4)?,
-        updated_at: r.get(5)?,
-    })
+    Ok(Session { id: r.get(0)?, project_id: r.get(1)?, title: r.get(2)?, preset: r.get(3)?, created_at: r.get(4)?, updated_at: r.get(5)? })
 }
 
 pub fn get(conn: &Connection, id: i64) -> Result<Session> {
@@ -133,9 +126,8 @@ pub fn touch(conn: &Connection, id: i64) -> Result<()> {
 /// "Now", but strictly after the project's latest activity, so that the newest action sorts
 /// first even when several happen within one millisecond.
 fn next_activity(conn: &Connection, project_id: i64) -> Result<i64> {
-    let latest: Option<i64> = conn
-        .prepare_cached("SELECT max(updated_at) FROM sessions WHERE project_id = ?1")?
-        .query_row([project_id], |r| r.get(0))?;
+    let latest: Option<i64> =
+        conn.prepare_cached("SELECT max(updated_at) FROM sessions WHERE project_id = ?1")?.query_row([project_id], |r| r.get(0))?;
     Ok(latest.map_or(now_ms(), |l| now_ms().max(l + 1)))
 }
 
@@ -158,9 +150,8 @@ pub fn list(conn: &Connection, project_id: i64, cursor: Option<&str>, limit: Opt
         "{SELECT} WHERE project_id = ?1 AND (updated_at, id) < (?2, ?3)
          ORDER BY updated_at DESC, id DESC LIMIT ?4"
     ))?;
-    let mut sessions = stmt
-        .query_map(params![project_id, after_time, after_id, limit as i64 + 1], from_row)?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut sessions =
+        stmt.query_map(params![project_id, after_time, after_id, limit as i64 + 1], from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
     let next_cursor = if sessions.len() > limit {
         sessions.truncate(limit);
         sessions.last().map(|s| format!("{}.{}", s.updated_at, s.id))

@@ -2,7 +2,6 @@
 
 use std::path::PathBuf;
 
-
 use super::messages::{self, NewMessage, Role, Status};
 use super::projects::{self, NewProject, ProjectPatch};
 use super::sessions::{self, NewSession, SessionPatch};
@@ -25,7 +24,12 @@ fn session(store: &Store, project_id: Option<i64>) -> i64 {
 
 fn message(store: &Store, session_id: i64, text: &str) -> i64 {
     store
-        .with(|c| messages::insert(c, &NewMessage { session_id, role: Role::User, content: text, status: Status::Complete, model: None, ..Default::default() }))
+        .with(|c| {
+            messages::insert(
+                c,
+                &NewMessage { session_id, role: Role::User, content: text, status: Status::Complete, model: None, ..Default::default() },
+            )
+        })
         .unwrap()
         .id
 }
@@ -136,9 +140,7 @@ fn a_database_from_a_newer_maru_is_refused_untouched() {
     {
         let store = Store::open(&path).unwrap();
         project(&store, "Mine");
-        store
-            .with(|c| Ok(c.execute("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 0)", [])?))
-            .unwrap();
+        store.with(|c| Ok(c.execute("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 0)", [])?)).unwrap();
     }
     let before = std::fs::read(&path).unwrap();
     match Store::open(&path) {
@@ -172,7 +174,17 @@ fn two_writers_at_once_both_succeed() {
                 for i in 0..200 {
                     store
                         .with(|tx| {
-                            messages::insert(tx, &NewMessage { session_id: s, role: Role::User, content: &format!("{i}"), status: Status::Complete, model: None, ..Default::default() })?;
+                            messages::insert(
+                                tx,
+                                &NewMessage {
+                                    session_id: s,
+                                    role: Role::User,
+                                    content: &format!("{i}"),
+                                    status: Status::Complete,
+                                    model: None,
+                                    ..Default::default()
+                                },
+                            )?;
                             Ok(())
                         })
                         .expect("a concurrent writer must wait for the lock, not fail");
@@ -194,7 +206,19 @@ fn replies_left_streaming_become_interrupted_with_their_text() {
     let store = Store::open(&path).unwrap();
     let s = session(&store, None);
     let id = store
-        .with(|c| messages::insert(c, &NewMessage { session_id: s, role: Role::Assistant, content: "", status: Status::Streaming, model: None, ..Default::default() }))
+        .with(|c| {
+            messages::insert(
+                c,
+                &NewMessage {
+                    session_id: s,
+                    role: Role::Assistant,
+                    content: "",
+                    status: Status::Streaming,
+                    model: None,
+                    ..Default::default()
+                },
+            )
+        })
         .unwrap()
         .id;
     assert!(store.with(|c| messages::save_partial(c, s, id, "half an ans")).unwrap());
@@ -338,6 +362,10 @@ fn a_user_message_left_without_a_reply_gets_an_interrupted_one() {
     let history = store.read_now(|c| messages::history(c, s)).unwrap();
     assert_eq!(history.len(), 2, "the question stays and a reply marks where the answer would be");
     assert_eq!(history[1].status, Status::Interrupted);
-    assert!(history[1].error.as_deref().unwrap().contains("before this reply began"), "it says the reply never began: {:?}", history[1].error);
+    assert!(
+        history[1].error.as_deref().unwrap().contains("before this reply began"),
+        "it says the reply never began: {:?}",
+        history[1].error
+    );
     assert_eq!(store.with(|c| messages::mark_interrupted(c)).unwrap(), 0, "marking twice adds nothing");
 }

@@ -56,11 +56,7 @@ pub(crate) fn one_line(raw: &str, max: usize, code: &'static str, what: &str) ->
 /// formatting goes, whitespace collapses. For text the user did not type as a label (a title
 /// taken from a message); empty when nothing visible is left.
 pub(crate) fn as_one_line(raw: &str, max: usize) -> String {
-    let cleaned: String = raw
-        .nfc()
-        .filter(|&c| !is_format(c) || c == '\u{200d}')
-        .map(|c| if is_forbidden(c) { ' ' } else { c })
-        .collect();
+    let cleaned: String = raw.nfc().filter(|&c| !is_format(c) || c == '\u{200d}').map(|c| if is_forbidden(c) { ' ' } else { c }).collect();
     let joined = cleaned.split_whitespace().collect::<Vec<_>>().join(" ");
     if joined.chars().all(is_invisible) {
         return String::new();
