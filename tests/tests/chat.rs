@@ -375,6 +375,11 @@ async fn bad_tool_calls_become_errors_for_the_model_and_rounds_are_bounded() {
     let chats = fake.chat_requests();
     assert_eq!(chats.len(), maru::chat::turn::MAX_TOOL_ROUNDS + 1, "the loop stops after the last round");
     assert!(chats.last().unwrap().body.get("tools").is_none(), "the last round offers no tools, so the model must answer");
+    let last = events.last().unwrap();
+    assert_eq!(last.name, "done", "a model that still asks for tools on the last round ends the turn with its reply, not a closed stream");
+    assert_eq!(last.data["message"]["status"], "stopped");
+    let note = last.data["message"]["error"].as_str().unwrap_or_default();
+    assert!(note.contains("rounds of tool calls"), "and the note says why it stopped: {note:?}");
 }
 
 #[tokio::test]
