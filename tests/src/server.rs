@@ -27,8 +27,17 @@ impl TestServer {
 
     /// Starts on an existing data folder (to show data survives a restart).
     pub async fn start_in(data: tempfile::TempDir) -> TestServer {
+        Self::serve(data, None).await
+    }
+
+    /// Starts serving the web UI from `ui_dir` too.
+    pub async fn start_with_ui(ui_dir: &std::path::Path) -> TestServer {
+        Self::serve(tempfile::tempdir().expect("temp data folder"), Some(ui_dir.to_path_buf())).await
+    }
+
+    async fn serve(data: tempfile::TempDir, ui_dir: Option<std::path::PathBuf>) -> TestServer {
         let app = App::open(data.path()).expect("open data folder");
-        let opts = ServeOptions { host: "127.0.0.1".into(), port: 0, token: None, allow_remote: false, ui_dir: None };
+        let opts = ServeOptions { host: "127.0.0.1".into(), port: 0, token: None, allow_remote: false, ui_dir };
         let bound = server::bind(app.clone(), &opts).await.expect("bind");
         let base = format!("http://{}", bound.addr);
         let token = bound.token.clone();
@@ -119,6 +128,11 @@ pub struct Turn {
 }
 
 impl Turn {
+    /// Reads an event stream from a response (e.g. attaching to a turn in flight).
+    pub fn from_response(res: reqwest::Response) -> Turn {
+        Turn { status: res.status(), body: Some(res), buf: vec![], refusal: None }
+    }
+
     /// The next event, or None when the stream has ended.
     pub async fn next(&mut self) -> Option<Event> {
         loop {
