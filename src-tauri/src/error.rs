@@ -37,7 +37,7 @@ pub enum Error {
 }
 
 /// The JSON shape of every error, on every boundary.
-#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, Eq, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ErrorBody {
     pub code: String,

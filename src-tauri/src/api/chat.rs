@@ -16,7 +16,7 @@ use crate::prompt::{self, Budgets, SectionReport};
 use crate::store::presets::{self, NewPreset, PresetPatch};
 use crate::store::{messages, settings, snapshots};
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct NewTurn {
@@ -40,7 +40,7 @@ pub async fn resend(app: Arc<App>, message_id: i64, turn: NewTurn) -> Result<Tur
     chat::start(app, session_id, TurnKind::Resend { message_id, content: turn.content }).await
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Stopped {
     /// False when no reply was being written.
@@ -62,7 +62,7 @@ pub async fn turn_events(app: &App, session_id: i64) -> Result<TurnStream> {
 
 // ---- context inspector
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ContextView {
     pub session_id: i64,
@@ -85,7 +85,7 @@ pub struct ContextView {
     pub overrides: Vec<TemplateInfo>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct LastSent {
     pub sha256: String,
@@ -94,7 +94,7 @@ pub struct LastSent {
     pub used_at: i64,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ReplyFigures {
     pub message_id: i64,
@@ -211,7 +211,7 @@ async fn count_tokens(app: &App, s: &settings::Settings, text: &str) -> Option<u
 
 // ---- presets
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct PresetView {
     /// What a session's `preset` field names: a built-in stem or `user:<id>`.
@@ -258,7 +258,7 @@ pub async fn update_preset(app: &App, id: i64, patch: PresetPatch) -> Result<Pre
     Ok(user_view(app.store.write(move |tx| presets::update(tx, id, &patch)).await?))
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct DeletedPreset {
     pub id: i64,

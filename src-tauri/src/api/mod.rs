@@ -23,14 +23,14 @@ use crate::store::settings::{self, SettingsPatch, SettingsView};
 const STOP_GRACE: Duration = Duration::from_secs(5);
 
 /// What a delete answers when there is nothing more to say.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Deleted {
     pub id: i64,
     pub deleted: bool,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Health {
     pub status: String,
@@ -67,13 +67,16 @@ pub async fn delete_project(app: &App, id: i64) -> Result<DeletedProject> {
 
 // ---- sessions
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[cfg_attr(test, ts(optional_fields = nullable))]
 pub struct SessionQuery {
     /// The Default project when absent.
     pub project_id: Option<i64>,
+    /// The previous page's `next_cursor`.
     pub cursor: Option<String>,
+    /// Sessions per page (50 when absent, at most 200).
     pub limit: Option<usize>,
 }
 
@@ -127,15 +130,18 @@ pub async fn delete_session(app: &App, id: i64) -> Result<Deleted> {
 
 // ---- messages
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[cfg_attr(test, ts(optional_fields = nullable))]
 pub struct MessageQuery {
+    /// The previous page's `next_before`: only messages older than this id.
     pub before: Option<i64>,
+    /// Messages per page (50 when absent, at most 500).
     pub limit: Option<usize>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct MessageEdit {

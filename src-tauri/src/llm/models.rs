@@ -12,7 +12,7 @@ use super::client::Client;
 use super::endpoint::{Endpoint, Timeouts};
 use super::error::{trim_for_display, LlmError};
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ModelInfo {
     pub id: String,
@@ -22,7 +22,7 @@ pub struct ModelInfo {
 }
 
 /// A server found by `probe_local_servers`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct FoundServer {
     /// Ready for `Endpoint::base_url`, e.g. `http://127.0.0.1:8080/v1`.

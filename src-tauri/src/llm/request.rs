@@ -228,28 +228,46 @@ pub struct ToolCall {
     pub arguments: String,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize, Deserialize, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 struct FunctionCallWire {
     name: String,
+    /// JSON text as the model wrote it, possibly invalid.
     #[serde(default)]
+    #[schema(required)]
     arguments: String,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize, Deserialize, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
+#[schema(description = "A call the model made")]
 struct ToolCallWire {
     id: String,
     #[serde(rename = "type", default = "function_type")]
     #[cfg_attr(test, ts(type = r#""function""#))]
+    #[schema(required, schema_with = function_type_schema)]
     kind: String,
     #[cfg_attr(test, ts(inline))]
+    #[schema(inline)]
     function: FunctionCallWire,
 }
 
 fn function_type() -> String {
     "function".into()
 }
+
+fn function_type_schema() -> utoipa::openapi::Object {
+    utoipa::openapi::ObjectBuilder::new().schema_type(utoipa::openapi::Type::String).enum_values(Some(["function"])).build()
+}
+
+/// `ToolCall` is documented as what it serialises to: the wire struct.
+impl utoipa::PartialSchema for ToolCall {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        <ToolCallWire as utoipa::PartialSchema>::schema()
+    }
+}
+
+impl utoipa::ToSchema for ToolCall {}
 
 impl Serialize for ToolCall {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

@@ -31,7 +31,7 @@ impl Default for Budgets {
 }
 
 /// A cut that was made, for the inspector.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Cut {
     pub section: SectionId,

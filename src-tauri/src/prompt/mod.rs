@@ -19,7 +19,7 @@ pub use inputs::PromptInputs;
 pub use render::{Rendered, SectionReport};
 pub use templates::Templates;
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum SectionId {

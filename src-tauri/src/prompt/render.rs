@@ -10,7 +10,7 @@ use super::templates::{sha256_hex, Templates};
 use super::SectionId;
 use crate::error::Result;
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SectionReport {
     /// Its place, ① to ⑤, is the order of the list: the order the model reads them.

@@ -31,32 +31,36 @@ const BUNDLED: &[(&str, &str)] = &[
 const MANAGED_PREFIX: &str = "{{!-- maru-managed:";
 
 /// Where a template's text came from, for the inspector.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TemplateSource {
     Bundled,
     /// A managed override that still matches the bundled version.
     Override {
+        #[schema(value_type = String)]
         path: PathBuf,
     },
     /// A managed override that was unedited and older: Maru replaced it at start.
     UpdatedOverride {
+        #[schema(value_type = String)]
         path: PathBuf,
         from_version: u32,
     },
     /// A managed override the user edited; it stays, even if the bundled one is newer.
     EditedOverride {
+        #[schema(value_type = String)]
         path: PathBuf,
         based_on_version: u32,
     },
     /// A file the user wrote without Maru's header.
     CustomOverride {
+        #[schema(value_type = String)]
         path: PathBuf,
     },
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct TemplateInfo {
     pub name: String,

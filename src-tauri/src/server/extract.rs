@@ -50,7 +50,12 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for Query<T> {
 }
 
 /// A numeric id in the path; anything else answers 400 `invalid_id`.
-pub struct Id(pub i64);
+#[derive(utoipa::IntoParams)]
+#[into_params(names("id"), parameter_in = Path)]
+pub struct Id(
+    /// A whole number, as the object's `id` field gives it
+    pub i64,
+);
 
 impl<S: Send + Sync> FromRequestParts<S> for Id {
     type Rejection = Error;

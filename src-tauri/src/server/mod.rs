@@ -3,6 +3,7 @@
 
 mod auth;
 mod extract;
+mod openapi;
 mod routes;
 
 use std::net::SocketAddr;

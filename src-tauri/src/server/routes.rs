@@ -1,17 +1,21 @@
-//! The `/api` routes: each handler is a thin wrapper over one [`crate::api`] function.
+//! The `/api` routes: each handler is a thin wrapper over one [`crate::api`] function, and its
+//! `#[utoipa::path]` is its entry in the OpenAPI document. Routes are registered only through
+//! [`OpenApiRouter`], so a route cannot be served without being documented.
 
 use std::sync::Arc;
 
 use axum::extract::State;
 use axum::response::sse::{Event, KeepAlive, Sse};
-use axum::routing::{any, get, patch, post};
+use axum::routing::any;
 use axum::Router;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::extract::{Id, Json, Query};
 use crate::api::chat::{ContextView, DeletedPreset, NewTurn, PresetView, Stopped};
-use crate::api::{self, Deleted};
-use crate::app::{App, TurnStream};
-use crate::error::Result;
+use crate::api::{self, Deleted, Health, MessageEdit, MessageQuery, SessionQuery};
+use crate::app::{App, TurnEvent, TurnStream};
+use crate::error::{ErrorBody, Result};
 use crate::llm::{FoundServer, ModelInfo};
 use crate::store::memories::{Memory, MemoryPatch, NewMemory};
 use crate::store::messages::{Message, MessagePage};
@@ -23,28 +27,35 @@ use crate::store::settings::{SettingsPatch, SettingsView};
 type AppState = State<Arc<App>>;
 type Reply<T> = Result<axum::Json<T>>;
 
+/// The documented routes and the document, from the same list. One `routes!` per path.
+pub(super) fn documented() -> (Router<Arc<App>>, utoipa::openapi::OpenApi) {
+    OpenApiRouter::with_openapi(super::openapi::base())
+        .routes(routes!(health))
+        .routes(routes!(openapi))
+        .routes(routes!(list_projects, create_project))
+        .routes(routes!(update_project, delete_project))
+        .routes(routes!(list_sessions, create_session))
+        .routes(routes!(get_session, update_session, delete_session))
+        .routes(routes!(list_messages, send_message))
+        .routes(routes!(edit_message, delete_message))
+        .routes(routes!(resend))
+        .routes(routes!(regenerate))
+        .routes(routes!(stop))
+        .routes(routes!(turn_events))
+        .routes(routes!(context))
+        .routes(routes!(get_settings, update_settings))
+        .routes(routes!(list_memories, create_memory))
+        .routes(routes!(update_memory, delete_memory))
+        .routes(routes!(list_presets, create_preset))
+        .routes(routes!(update_preset, delete_preset))
+        .routes(routes!(list_models))
+        .routes(routes!(probe_servers))
+        .split_for_parts()
+}
+
 pub fn api() -> Router<Arc<App>> {
-    Router::new()
-        .route("/api/health", get(health))
-        .route("/api/openapi.json", get(openapi))
-        .route("/api/projects", get(list_projects).post(create_project))
-        .route("/api/projects/{id}", patch(update_project).delete(delete_project))
-        .route("/api/sessions", get(list_sessions).post(create_session))
-        .route("/api/sessions/{id}", get(get_session).patch(update_session).delete(delete_session))
-        .route("/api/messages/{id}", patch(edit_message).delete(delete_message))
-        .route("/api/settings", get(get_settings).patch(update_settings))
-        .route("/api/memories", get(list_memories).post(create_memory))
-        .route("/api/memories/{id}", patch(update_memory).delete(delete_memory))
-        .route("/api/sessions/{id}/messages", get(list_messages).post(send_message))
-        .route("/api/sessions/{id}/regenerate", post(regenerate))
-        .route("/api/sessions/{id}/stop", post(stop))
-        .route("/api/sessions/{id}/events", get(turn_events))
-        .route("/api/sessions/{id}/context", get(context))
-        .route("/api/messages/{id}/resend", post(resend))
-        .route("/api/presets", get(list_presets).post(create_preset))
-        .route("/api/presets/{id}", patch(update_preset).delete(delete_preset))
-        .route("/api/models", get(list_models))
-        .route("/api/servers", get(probe_servers))
+    documented()
+        .0
         // Explicit, so that the web UI's fallback (index.html for its own routes) never answers
         // an API path: a script or a newer UI talking to an older Maru gets JSON, not HTML.
         .route("/api/{*rest}", any(not_found))
@@ -54,93 +65,153 @@ pub fn api() -> Router<Arc<App>> {
 }
 
 async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> impl axum::response::IntoResponse {
-    let body = crate::error::ErrorBody { code: "method_not_allowed".into(), message: format!("{} does not accept {method}", uri.path()) };
+    let body = ErrorBody { code: "method_not_allowed".into(), message: format!("{} does not accept {method}", uri.path()) };
     (axum::http::StatusCode::METHOD_NOT_ALLOWED, axum::Json(body))
 }
 
 async fn not_found(uri: axum::http::Uri) -> impl axum::response::IntoResponse {
-    let body = crate::error::ErrorBody { code: "no_such_route".into(), message: format!("there is no API route {}", uri.path()) };
+    let body = ErrorBody { code: "no_such_route".into(), message: format!("there is no API route {}", uri.path()) };
     (axum::http::StatusCode::NOT_FOUND, axum::Json(body))
 }
 
-async fn health(State(app): AppState) -> Reply<api::Health> {
+/// Liveness and versions
+#[utoipa::path(get, path = "/api/health", tag = "meta", responses((status = 200, description = "Maru is up", body = Health)))]
+async fn health(State(app): AppState) -> Reply<Health> {
     Ok(axum::Json(api::health(&app).await?))
 }
 
-async fn openapi() -> impl axum::response::IntoResponse {
-    ([("content-type", "application/json")], include_str!("openapi.json"))
+/// This document
+#[utoipa::path(get, path = "/api/openapi.json", tag = "meta",
+    responses((status = 200, description = "OpenAPI 3.1", content_type = "application/json", body = Object)))]
+async fn openapi() -> axum::Json<&'static serde_json::Value> {
+    axum::Json(super::openapi::document())
 }
 
+// ---- projects
+
+/// All projects, Default first
+#[utoipa::path(get, path = "/api/projects", tag = "projects", responses((status = 200, description = "Every project", body = Vec<Project>)))]
 async fn list_projects(State(app): AppState) -> Reply<Vec<Project>> {
     Ok(axum::Json(api::list_projects(&app).await?))
 }
 
+/// Create a project
+#[utoipa::path(post, path = "/api/projects", tag = "projects", request_body = NewProject, responses(
+    (status = 200, description = "The new project", body = Project),
+    (status = 400, description = "`invalid_json`, `invalid_name`, `instructions_too_long`", body = ErrorBody),
+    (status = 409, description = "`name_taken` (names are compared ignoring case)", body = ErrorBody),
+))]
 async fn create_project(State(app): AppState, Json(new): Json<NewProject>) -> Reply<Project> {
     Ok(axum::Json(api::create_project(&app, new).await?))
 }
 
+/// Rename or change instructions (refused for Default)
+#[utoipa::path(patch, path = "/api/projects/{id}", tag = "projects", params(Id), request_body = ProjectPatch, responses(
+    (status = 200, description = "The project as changed", body = Project),
+    (status = 400, description = "`invalid_id`, `invalid_json`, `invalid_name`, `instructions_too_long`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+    (status = 409, description = "`name_taken`, `default_project`", body = ErrorBody),
+))]
 async fn update_project(State(app): AppState, Id(id): Id, Json(p): Json<ProjectPatch>) -> Reply<Project> {
     Ok(axum::Json(api::update_project(&app, id, p).await?))
 }
 
+/// Delete; its sessions move to Default in the same transaction
+#[utoipa::path(delete, path = "/api/projects/{id}", tag = "projects", params(Id), responses(
+    (status = 200, description = "What was deleted and where its sessions went", body = DeletedProject),
+    (status = 400, description = "`invalid_id`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+    (status = 409, description = "`default_project`", body = ErrorBody),
+))]
 async fn delete_project(State(app): AppState, Id(id): Id) -> Reply<DeletedProject> {
     Ok(axum::Json(api::delete_project(&app, id).await?))
 }
 
-async fn list_sessions(State(app): AppState, Query(q): Query<api::SessionQuery>) -> Reply<SessionPage> {
+// ---- sessions
+
+/// One project's sessions, newest activity first
+#[utoipa::path(get, path = "/api/sessions", tag = "sessions", params(SessionQuery), responses(
+    (status = 200, description = "A page of sessions", body = SessionPage),
+    (status = 400, description = "`invalid_query`, `invalid_cursor`", body = ErrorBody),
+    (status = 404, description = "`not_found`: no such project", body = ErrorBody),
+))]
+async fn list_sessions(State(app): AppState, Query(q): Query<SessionQuery>) -> Reply<SessionPage> {
     Ok(axum::Json(api::list_sessions(&app, q).await?))
 }
 
+/// Create a session (in Default when project_id is absent)
+#[utoipa::path(post, path = "/api/sessions", tag = "sessions", request_body = NewSession, responses(
+    (status = 200, description = "The new session", body = Session),
+    (status = 400, description = "`invalid_json`, `invalid_title`", body = ErrorBody),
+    (status = 404, description = "`not_found`: no such project", body = ErrorBody),
+))]
 async fn create_session(State(app): AppState, Json(new): Json<NewSession>) -> Reply<Session> {
     Ok(axum::Json(api::create_session(&app, new).await?))
 }
 
+/// One session
+#[utoipa::path(get, path = "/api/sessions/{id}", tag = "sessions", params(Id), responses(
+    (status = 200, description = "The session", body = Session),
+    (status = 400, description = "`invalid_id`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+))]
 async fn get_session(State(app): AppState, Id(id): Id) -> Reply<Session> {
     Ok(axum::Json(api::get_session(&app, id).await?))
 }
 
+/// Rename, move with project_id, or set the preset
+#[utoipa::path(patch, path = "/api/sessions/{id}", tag = "sessions", params(Id), request_body = SessionPatch, responses(
+    (status = 200, description = "The session as changed", body = Session),
+    (status = 400, description = "`invalid_id`, `invalid_json`, `invalid_title`, `unknown_preset`", body = ErrorBody),
+    (status = 404, description = "`not_found`: no such session or project", body = ErrorBody),
+))]
 async fn update_session(State(app): AppState, Id(id): Id, Json(p): Json<SessionPatch>) -> Reply<Session> {
     Ok(axum::Json(api::update_session(&app, id, p).await?))
 }
 
+/// Delete with its messages (a reply being written is stopped first)
+#[utoipa::path(delete, path = "/api/sessions/{id}", tag = "sessions", params(Id), responses(
+    (status = 200, description = "Deleted", body = Deleted),
+    (status = 400, description = "`invalid_id`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+    (status = 409, description = "`turn_running`: the reply being written did not stop in time", body = ErrorBody),
+))]
 async fn delete_session(State(app): AppState, Id(id): Id) -> Reply<Deleted> {
     Ok(axum::Json(api::delete_session(&app, id).await?))
 }
 
-async fn list_messages(State(app): AppState, Id(id): Id, Query(q): Query<api::MessageQuery>) -> Reply<MessagePage> {
+// ---- messages
+
+/// Messages, newest first
+#[utoipa::path(get, path = "/api/sessions/{id}/messages", tag = "messages", params(Id, MessageQuery), responses(
+    (status = 200, description = "A page of messages", body = MessagePage),
+    (status = 400, description = "`invalid_id`, `invalid_query`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+))]
+async fn list_messages(State(app): AppState, Id(id): Id, Query(q): Query<MessageQuery>) -> Reply<MessagePage> {
     Ok(axum::Json(api::list_messages(&app, id, q).await?))
 }
 
-async fn edit_message(State(app): AppState, Id(id): Id, Json(e): Json<api::MessageEdit>) -> Reply<Message> {
+/// Edit a message's text
+#[utoipa::path(patch, path = "/api/messages/{id}", tag = "messages", params(Id), request_body = MessageEdit, responses(
+    (status = 200, description = "The message as changed", body = Message),
+    (status = 400, description = "`invalid_id`, `invalid_json`, `empty_message`, `message_too_long`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+    (status = 409, description = "`message_streaming`", body = ErrorBody),
+))]
+async fn edit_message(State(app): AppState, Id(id): Id, Json(e): Json<MessageEdit>) -> Reply<Message> {
     Ok(axum::Json(api::edit_message(&app, id, e).await?))
 }
 
+/// Delete a message (a reply being written in its chat is stopped first)
+#[utoipa::path(delete, path = "/api/messages/{id}", tag = "messages", params(Id), responses(
+    (status = 200, description = "Deleted", body = Deleted),
+    (status = 400, description = "`invalid_id`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+    (status = 409, description = "`turn_running`: the reply being written did not stop in time", body = ErrorBody),
+))]
 async fn delete_message(State(app): AppState, Id(id): Id) -> Reply<Deleted> {
     Ok(axum::Json(api::delete_message(&app, id).await?))
-}
-
-async fn get_settings(State(app): AppState) -> Reply<SettingsView> {
-    Ok(axum::Json(api::get_settings(&app).await?))
-}
-
-async fn update_settings(State(app): AppState, Json(p): Json<SettingsPatch>) -> Reply<SettingsView> {
-    Ok(axum::Json(api::update_settings(&app, p).await?))
-}
-
-async fn list_memories(State(app): AppState) -> Reply<Vec<Memory>> {
-    Ok(axum::Json(api::list_memories(&app).await?))
-}
-
-async fn create_memory(State(app): AppState, Json(new): Json<NewMemory>) -> Reply<Memory> {
-    Ok(axum::Json(api::create_memory(&app, new).await?))
-}
-
-async fn update_memory(State(app): AppState, Id(id): Id, Json(p): Json<MemoryPatch>) -> Reply<Memory> {
-    Ok(axum::Json(api::update_memory(&app, id, p).await?))
-}
-
-async fn delete_memory(State(app): AppState, Id(id): Id) -> Reply<Deleted> {
-    Ok(axum::Json(api::delete_memory(&app, id).await?))
 }
 
 // ---- chat
@@ -157,50 +228,187 @@ fn sse(events: TurnStream) -> EventStream {
     Sse::new(stream.boxed()).keep_alive(KeepAlive::default())
 }
 
+/// Send a message and stream the reply
+///
+/// The stream's events are named by their `type` (token, reasoning, tool_call, tool_result,
+/// usage, done, error); each event's data is one `TurnEvent`. Failures after the stream has begun
+/// (the model server down, a timeout) arrive as an `error` event.
+#[utoipa::path(post, path = "/api/sessions/{id}/messages", tag = "chat", params(Id), request_body = NewTurn, responses(
+    (status = 200, description = "Server-Sent Events, one `TurnEvent` each", content_type = "text/event-stream", body = TurnEvent),
+    (status = 400, description = "`invalid_id`, `invalid_json`, `empty_message`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+    (status = 409, description = "`turn_running`", body = ErrorBody),
+))]
 async fn send_message(State(app): AppState, Id(id): Id, Json(turn): Json<NewTurn>) -> Result<EventStream> {
     Ok(sse(api::chat::send_message(app, id, turn).await?))
 }
 
+/// Replace the last reply
+///
+/// Streams like sending a message.
+#[utoipa::path(post, path = "/api/sessions/{id}/regenerate", tag = "chat", params(Id), responses(
+    (status = 200, description = "Server-Sent Events, one `TurnEvent` each", content_type = "text/event-stream", body = TurnEvent),
+    (status = 400, description = "`invalid_id`, `nothing_to_regenerate`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+    (status = 409, description = "`turn_running`", body = ErrorBody),
+))]
 async fn regenerate(State(app): AppState, Id(id): Id) -> Result<EventStream> {
     Ok(sse(api::chat::regenerate(app, id).await?))
 }
 
+/// Edit a user message and answer it again (replaces what followed)
+///
+/// Streams like sending a message.
+#[utoipa::path(post, path = "/api/messages/{id}/resend", tag = "chat", params(Id), request_body = NewTurn, responses(
+    (status = 200, description = "Server-Sent Events, one `TurnEvent` each", content_type = "text/event-stream", body = TurnEvent),
+    (status = 400, description = "`invalid_id`, `invalid_json`, `empty_message`, `not_a_user_message`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+    (status = 409, description = "`turn_running`", body = ErrorBody),
+))]
 async fn resend(State(app): AppState, Id(id): Id, Json(turn): Json<NewTurn>) -> Result<EventStream> {
     Ok(sse(api::chat::resend(app, id, turn).await?))
 }
 
+/// The reply being written, from its first event, then live
+///
+/// For a second tab or a reloaded window.
+#[utoipa::path(get, path = "/api/sessions/{id}/events", tag = "chat", params(Id), responses(
+    (status = 200, description = "Server-Sent Events, one `TurnEvent` each", content_type = "text/event-stream", body = TurnEvent),
+    (status = 400, description = "`invalid_id`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+    (status = 409, description = "`no_turn_running`", body = ErrorBody),
+))]
 async fn turn_events(State(app): AppState, Id(id): Id) -> Result<EventStream> {
     Ok(sse(api::chat::turn_events(&app, id).await?))
 }
 
+/// Stop the reply being written (its text so far stays, as stopped)
+#[utoipa::path(post, path = "/api/sessions/{id}/stop", tag = "chat", params(Id), responses(
+    (status = 200, description = "Whether a reply was being written", body = Stopped),
+    (status = 400, description = "`invalid_id`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+))]
 async fn stop(State(app): AppState, Id(id): Id) -> Reply<Stopped> {
     Ok(axum::Json(api::chat::stop(&app, id).await?))
 }
 
+/// The context inspector: the exact system prompt, section by section
+#[utoipa::path(get, path = "/api/sessions/{id}/context", tag = "chat", params(Id), responses(
+    (status = 200, description = "What the next request will carry", body = ContextView),
+    (status = 400, description = "`invalid_id`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+))]
 async fn context(State(app): AppState, Id(id): Id) -> Reply<ContextView> {
     Ok(axum::Json(api::chat::context(&app, id).await?))
 }
 
+// ---- settings
+
+/// Settings (the API key is never returned)
+#[utoipa::path(get, path = "/api/settings", tag = "settings", responses((status = 200, description = "The settings", body = SettingsView)))]
+async fn get_settings(State(app): AppState) -> Reply<SettingsView> {
+    Ok(axum::Json(api::get_settings(&app).await?))
+}
+
+/// Change settings; null resets a field, all or nothing
+#[utoipa::path(patch, path = "/api/settings", tag = "settings", request_body = SettingsPatch, responses(
+    (status = 200, description = "The settings as changed", body = SettingsView),
+    (status = 400, description = "`invalid_json`, `invalid_endpoint`, `invalid_temperature`, `invalid_timeout`, …", body = ErrorBody),
+))]
+async fn update_settings(State(app): AppState, Json(p): Json<SettingsPatch>) -> Reply<SettingsView> {
+    Ok(axum::Json(api::update_settings(&app, p).await?))
+}
+
+// ---- long-term memory
+
+/// Long-term facts, pinned first
+#[utoipa::path(get, path = "/api/memories", tag = "memories", responses((status = 200, description = "Every fact", body = Vec<Memory>)))]
+async fn list_memories(State(app): AppState) -> Reply<Vec<Memory>> {
+    Ok(axum::Json(api::list_memories(&app).await?))
+}
+
+/// Add a fact
+#[utoipa::path(post, path = "/api/memories", tag = "memories", request_body = NewMemory, responses(
+    (status = 200, description = "The new fact", body = Memory),
+    (status = 400, description = "`invalid_json`, `invalid_memory`", body = ErrorBody),
+    (status = 404, description = "`not_found`: no such source session", body = ErrorBody),
+))]
+async fn create_memory(State(app): AppState, Json(new): Json<NewMemory>) -> Reply<Memory> {
+    Ok(axum::Json(api::create_memory(&app, new).await?))
+}
+
+/// Edit a fact
+#[utoipa::path(patch, path = "/api/memories/{id}", tag = "memories", params(Id), request_body = MemoryPatch, responses(
+    (status = 200, description = "The fact as changed", body = Memory),
+    (status = 400, description = "`invalid_id`, `invalid_json`, `invalid_memory`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+))]
+async fn update_memory(State(app): AppState, Id(id): Id, Json(p): Json<MemoryPatch>) -> Reply<Memory> {
+    Ok(axum::Json(api::update_memory(&app, id, p).await?))
+}
+
+/// Delete a fact
+#[utoipa::path(delete, path = "/api/memories/{id}", tag = "memories", params(Id), responses(
+    (status = 200, description = "Deleted", body = Deleted),
+    (status = 400, description = "`invalid_id`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+))]
+async fn delete_memory(State(app): AppState, Id(id): Id) -> Reply<Deleted> {
+    Ok(axum::Json(api::delete_memory(&app, id).await?))
+}
+
+// ---- presets
+
+/// Built-in and user presets
+#[utoipa::path(get, path = "/api/presets", tag = "presets", responses((status = 200, description = "Built-in presets first, then the user's", body = Vec<PresetView>)))]
 async fn list_presets(State(app): AppState) -> Reply<Vec<PresetView>> {
     Ok(axum::Json(api::chat::list_presets(&app).await?))
 }
 
+/// Create a preset
+#[utoipa::path(post, path = "/api/presets", tag = "presets", request_body = NewPreset, responses(
+    (status = 200, description = "The new preset", body = PresetView),
+    (status = 400, description = "`invalid_json`, `invalid_name`, `invalid_prompt`, …", body = ErrorBody),
+    (status = 409, description = "`name_taken`", body = ErrorBody),
+))]
 async fn create_preset(State(app): AppState, Json(new): Json<NewPreset>) -> Reply<PresetView> {
     Ok(axum::Json(api::chat::create_preset(&app, new).await?))
 }
 
+/// Edit a user preset
+#[utoipa::path(patch, path = "/api/presets/{id}", tag = "presets", params(Id), request_body = PresetPatch, responses(
+    (status = 200, description = "The preset as changed", body = PresetView),
+    (status = 400, description = "`invalid_id`, `invalid_json`, `invalid_name`, `invalid_prompt`, …", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+    (status = 409, description = "`name_taken`", body = ErrorBody),
+))]
 async fn update_preset(State(app): AppState, Id(id): Id, Json(p): Json<PresetPatch>) -> Reply<PresetView> {
     Ok(axum::Json(api::chat::update_preset(&app, id, p).await?))
 }
 
+/// Delete a user preset; sessions using it go back to the base prompt
+#[utoipa::path(delete, path = "/api/presets/{id}", tag = "presets", params(Id), responses(
+    (status = 200, description = "Deleted, and how many sessions went back to the base prompt", body = DeletedPreset),
+    (status = 400, description = "`invalid_id`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+))]
 async fn delete_preset(State(app): AppState, Id(id): Id) -> Reply<DeletedPreset> {
     Ok(axum::Json(api::chat::delete_preset(&app, id).await?))
 }
 
+// ---- the model server
+
+/// Models of the configured server, with context length where it tells
+#[utoipa::path(get, path = "/api/models", tag = "model server", responses(
+    (status = 200, description = "The models the server lists", body = Vec<ModelInfo>),
+    (status = 502, description = "`model_server.*`: the server is down, refused the key, …", body = ErrorBody),
+))]
 async fn list_models(State(app): AppState) -> Reply<Vec<ModelInfo>> {
     Ok(axum::Json(api::chat::list_models(&app).await?))
 }
 
+/// Model servers answering on the usual local ports (8000, 8080, 11434, 1234)
+#[utoipa::path(get, path = "/api/servers", tag = "model server", responses((status = 200, description = "The servers found (none is not an error)", body = Vec<FoundServer>)))]
 async fn probe_servers() -> Reply<Vec<FoundServer>> {
     Ok(axum::Json(api::chat::probe_servers().await?))
 }

@@ -13,7 +13,7 @@ pub const CONTENT_MAX_CHARS: usize = 1_000_000;
 pub const PAGE_DEFAULT: usize = 50;
 pub const PAGE_MAX: usize = 500;
 
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
@@ -23,7 +23,7 @@ pub enum Role {
     Tool,
 }
 
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
@@ -65,7 +65,7 @@ sql_text_enum!(Status {
     Interrupted => "interrupted", Error => "error",
 });
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Message {
     pub id: i64,
@@ -117,7 +117,7 @@ pub struct ReplyStats {
     pub tokens_per_second: Option<f64>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct MessagePage {
     /// Newest first.

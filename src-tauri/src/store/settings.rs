@@ -66,7 +66,7 @@ impl std::fmt::Debug for Settings {
 }
 
 /// What the API shows: everything but the key itself.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SettingsView {
     pub custom_instructions: String,
@@ -105,7 +105,7 @@ impl From<&Settings> for SettingsView {
 }
 
 /// A partial update; a field set to `null` goes back to its default.
-#[derive(Clone, Default, Deserialize, Serialize)]
+#[derive(Clone, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[cfg_attr(test, ts(optional_fields))]
 #[serde(deny_unknown_fields)]

@@ -4,4 +4,12 @@ export type SessionQuery = {
 /**
  * The Default project when absent.
  */
-project_id?: number | null, cursor?: string | null, limit?: number | null, };
+project_id?: number | null, 
+/**
+ * The previous page's `next_cursor`.
+ */
+cursor?: string | null, 
+/**
+ * Sessions per page (50 when absent, at most 200).
+ */
+limit?: number | null, };

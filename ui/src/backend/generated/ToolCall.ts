@@ -5,4 +5,8 @@
  * parses it, and can show the raw text when the model wrote invalid JSON).
  * Serialises as `{"id","type":"function","function":{"name","arguments"}}`.
  */
-export type ToolCall = { id: string, type: "function", function: { name: string, arguments: string, }, };
+export type ToolCall = { id: string, type: "function", function: { name: string, 
+/**
+ * JSON text as the model wrote it, possibly invalid.
+ */
+arguments: string, }, };

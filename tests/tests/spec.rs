@@ -1,0 +1,422 @@
+//! The OpenAPI document (`GET /api/openapi.json`) held to the real server. The UI and scripts are
+//! written against the document, so these fail when the two part ways: a field added, renamed or
+//! dropped in a Rust type without the document following, a status the document does not list,
+//! a route served but not documented, or documented but not served.
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
+
+use futures_util::future::BoxFuture;
+use maru::app::{Tool, ToolContext};
+use maru::llm::{FoundServer, ToolSpec};
+use maru_tests::fake_openai::{FakeModel, FakeOpenAi, Reply};
+use maru_tests::server::{Event, TestServer, Turn};
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+
+const METHODS: [&str; 5] = ["get", "post", "put", "patch", "delete"];
+
+/// The served document, with every object schema closed (`additionalProperties: false`) so that
+/// a field it does not name fails validation instead of passing unnoticed.
+struct Spec {
+    doc: Value,
+    /// Operations seen answering 2xx, as (method, documented path).
+    exercised: Mutex<BTreeSet<(String, String)>>,
+}
+
+impl Spec {
+    async fn fetch(s: &TestServer) -> Spec {
+        let (st, mut doc) = s.get("/api/openapi.json").await;
+        assert_eq!(st, StatusCode::OK, "the document is served: {doc}");
+        close_objects(&mut doc);
+        Spec { doc, exercised: Mutex::default() }
+    }
+
+    /// Every documented (method, path).
+    fn operations(&self) -> BTreeSet<(String, String)> {
+        let paths = self.doc["paths"].as_object().expect("the document has paths");
+        let ops =
+            paths.iter().flat_map(|(path, item)| METHODS.iter().filter(|m| item.get(**m).is_some()).map(|m| (m.to_string(), path.clone())));
+        ops.collect()
+    }
+
+    /// The documented path that `path` (a concrete URL path, maybe with a query) is an instance of.
+    fn template(&self, path: &str) -> String {
+        let path = path.split('?').next().unwrap();
+        let segments: Vec<&str> = path.split('/').collect();
+        let paths = self.doc["paths"].as_object().unwrap();
+        let found = paths.keys().find(|t| {
+            let ts: Vec<&str> = t.split('/').collect();
+            ts.len() == segments.len() && ts.iter().zip(&segments).all(|(t, s)| t == s || (t.starts_with('{') && t.ends_with('}')))
+        });
+        found.unwrap_or_else(|| panic!("{path} answered but is not documented: scripts only know the documented routes")).clone()
+    }
+
+    /// Validates one answer (a JSON body, or one event's data) against the schema the document
+    /// gives for its route, status and media type.
+    fn check(&self, method: &Method, path: &str, status: StatusCode, media: &str, body: &Value) {
+        let template = self.template(path);
+        let method = method.as_str().to_lowercase();
+        let op = &self.doc["paths"][&template][&method];
+        assert!(op.is_object(), "{method} {template} answered but is not documented: scripts only know the documented routes");
+        let response = &op["responses"][status.as_str()];
+        assert!(
+            response.is_object(),
+            "{method} {template} answered {status}, a status the document does not list; the UI branches on the documented ones: {body}"
+        );
+        let schema = &response["content"][media]["schema"];
+        assert!(schema.is_object(), "{method} {template} {status} answered as {media}, which the document does not give: {body}");
+        self.validate(schema, body, &format!("{method} {template} {status}"));
+        if status.is_success() {
+            self.exercised.lock().unwrap().insert((method, template));
+        }
+    }
+
+    /// Validates a value against a named schema: for JSON no route happened to produce here.
+    fn check_schema(&self, name: &str, value: &Value) {
+        let schema = json!({ "$ref": format!("#/components/schemas/{name}") });
+        self.validate(&schema, value, name);
+    }
+
+    fn validate(&self, schema: &Value, value: &Value, what: &str) {
+        let mut root = schema.clone();
+        root["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
+        root["components"] = self.doc["components"].clone();
+        let validator =
+            jsonschema::validator_for(&root).unwrap_or_else(|e| panic!("{what}: the document's schema is not valid JSON Schema: {e}"));
+        let errors: Vec<String> =
+            validator.iter_errors(value).map(|e| format!("  at {:?}: {}", e.instance_path().as_str(), clip(&e.to_string()))).collect();
+        assert!(
+            errors.is_empty(),
+            "{what}: the JSON differs from the document, and the UI and scripts rely on the documented shape:\n{}\nJSON: {}",
+            errors.join("\n"),
+            clip(&value.to_string())
+        );
+    }
+}
+
+/// Long JSON (a whole system prompt) cut to what a failure message needs.
+fn clip(text: &str) -> String {
+    match text.char_indices().nth(600) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+/// Closes every object schema that lists its properties.
+fn close_objects(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if map.get("type") == Some(&json!("object")) && map.get("properties").is_some_and(Value::is_object) {
+                map.entry("additionalProperties").or_insert(json!(false));
+            }
+            map.values_mut().for_each(close_objects);
+        }
+        Value::Array(items) => items.iter_mut().for_each(close_objects),
+        _ => {}
+    }
+}
+
+/// A client whose every answer is checked against the document.
+struct Client<'a> {
+    s: &'a TestServer,
+    spec: &'a Spec,
+}
+
+impl Client<'_> {
+    async fn send(&self, method: Method, path: &str, body: Option<Value>) -> reqwest::Response {
+        let mut req = self.s.http.request(method, self.s.url(path)).bearer_auth(&self.s.token);
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        req.send().await.expect("request reaches the server")
+    }
+
+    /// A JSON request; returns the status and the checked body.
+    async fn call(&self, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
+        let res = self.send(method.clone(), path, body).await;
+        self.json(&method, path, res).await
+    }
+
+    async fn json(&self, method: &Method, path: &str, res: reqwest::Response) -> (StatusCode, Value) {
+        let status = res.status();
+        let media = media_type(&res);
+        let text = res.text().await.expect("body");
+        let body: Value =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{method} {path} answered {status} with no JSON ({e}): {text}"));
+        self.spec.check(method, path, status, &media, &body);
+        (status, body)
+    }
+
+    async fn ok(&self, method: Method, path: &str, body: Option<Value>) -> Value {
+        let (st, v) = self.call(method.clone(), path, body).await;
+        assert!(st.is_success(), "{method} {path}: {st} {v}");
+        v
+    }
+
+    async fn get(&self, path: &str) -> Value {
+        self.ok(Method::GET, path, None).await
+    }
+
+    /// Opens a turn's event stream (a refusal is checked and fails the test).
+    async fn open(&self, method: Method, path: &str, body: Option<Value>) -> Turn {
+        let res = self.send(method.clone(), path, body).await;
+        if media_type(&res) != "text/event-stream" {
+            let (st, v) = self.json(&method, path, res).await;
+            panic!("{method} {path} did not stream: {st} {v}");
+        }
+        Turn::from_response(res)
+    }
+
+    /// Reads a stream to its end, checking each event's data; the UI dispatches on the event's
+    /// name, so it must be the data's `type`.
+    async fn events(&self, method: Method, path: &str, turn: Turn) -> Vec<Event> {
+        let events = turn.collect().await;
+        assert!(!events.is_empty(), "{method} {path} streamed no event");
+        for e in &events {
+            self.spec.check(&method, path, StatusCode::OK, "text/event-stream", &e.data);
+            assert_eq!(e.data["type"], e.name.as_str(), "{method} {path}: an event is named by its type, the UI relies on it: {e:?}");
+        }
+        events
+    }
+
+    async fn turn(&self, method: Method, path: &str, body: Option<Value>) -> Vec<Event> {
+        let turn = self.open(method.clone(), path, body).await;
+        self.events(method, path, turn).await
+    }
+}
+
+fn media_type(res: &reqwest::Response) -> String {
+    let ct = res.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("");
+    ct.split(';').next().unwrap().trim().to_string()
+}
+
+fn names(events: &[Event]) -> Vec<&str> {
+    events.iter().map(|e| e.name.as_str()).collect()
+}
+
+/// A tool, so turns carry tool calls and results.
+struct Add;
+
+impl Tool for Add {
+    fn spec(&self) -> ToolSpec {
+        let parameters = json!({ "type": "object", "properties": { "a": { "type": "number" }, "b": { "type": "number" } } });
+        ToolSpec { name: "add".into(), description: "Adds two numbers".into(), parameters }
+    }
+    fn call(&self, _: ToolContext, args: Value) -> BoxFuture<'static, Result<String, String>> {
+        let sum = args["a"].as_f64().zip(args["b"].as_f64()).map(|(a, b)| a + b);
+        Box::pin(async move { sum.map(|s| s.to_string()).ok_or_else(|| "a and b must be numbers".to_string()) })
+    }
+}
+
+/// A data folder whose prompt templates are overridden every way the inspector reports: managed
+/// and unchanged, managed and edited, managed and older (updated at start), and hand-written.
+fn data_with_overrides() -> tempfile::TempDir {
+    let data = tempfile::tempdir().unwrap();
+    maru::prompt::Templates::export(data.path()).expect("export the templates");
+    let prompts = data.path().join("prompts");
+    let edit = |name: &str, f: &dyn Fn(String) -> String| {
+        let path = prompts.join(format!("{name}.md"));
+        std::fs::write(&path, f(std::fs::read_to_string(&path).unwrap())).unwrap();
+    };
+    edit("presets/code-reviewer", &|t| t + "\nAlso check the tests.");
+    edit("tool_result", &|t| t.replacen("version=1", "version=0", 1));
+    edit("base", &|_| "You are a terse assistant.\n".into());
+    data
+}
+
+#[tokio::test]
+async fn every_answer_matches_the_document() {
+    let fake = FakeOpenAi::start().await;
+    fake.set_models(vec![FakeModel::vllm("fake-model", 8192), FakeModel::llama_cpp("small")]);
+    let s = TestServer::start_in(data_with_overrides()).await;
+    s.app.tools.register(Arc::new(Add));
+    let spec = Spec::fetch(&s).await;
+    let c = Client { s: &s, spec: &spec };
+    use Method as M;
+
+    c.get("/api/health").await;
+    c.get("/api/openapi.json").await;
+
+    // Settings first: the model server, and custom instructions long enough to be cut.
+    let long: String = (0..40).map(|i| format!("Rule {i}: {}\n\n", "be precise ".repeat(30))).collect();
+    let patch = json!({ "endpoint_url": fake.base_url(), "model": "fake-model", "custom_instructions": long,
+                        "temperature": 0.5, "api_key": "sk-test", "language": "ko" });
+    c.ok(M::PATCH, "/api/settings", Some(patch)).await;
+    c.get("/api/settings").await;
+
+    // Projects and sessions.
+    let work = c.ok(M::POST, "/api/projects", Some(json!({ "name": "Work", "instructions": "Ship it." }))).await["id"].clone();
+    c.ok(M::PATCH, &format!("/api/projects/{work}"), Some(json!({ "instructions": "Ship it today." }))).await;
+    c.get("/api/projects").await;
+    let sess = c.ok(M::POST, "/api/sessions", Some(json!({ "project_id": work, "title": "plan" }))).await["id"].clone();
+    c.ok(M::POST, "/api/sessions", Some(json!({ "project_id": work }))).await;
+    let page = c.get(&format!("/api/sessions?project_id={work}&limit=1")).await;
+    let cursor = page["next_cursor"].as_str().expect("a second page");
+    c.get(&format!("/api/sessions?project_id={work}&limit=1&cursor={cursor}")).await;
+    c.get(&format!("/api/sessions/{sess}")).await;
+    c.ok(M::PATCH, &format!("/api/sessions/{sess}"), Some(json!({ "title": "Plan", "preset": "code-reviewer" }))).await;
+
+    // Memories and presets.
+    let memory = c.ok(M::POST, "/api/memories", Some(json!({ "content": "Runs vLLM.", "source_session_id": sess }))).await["id"].clone();
+    c.ok(M::PATCH, &format!("/api/memories/{memory}"), Some(json!({ "pinned": true }))).await;
+    c.get("/api/memories").await;
+    let preset =
+        c.ok(M::POST, "/api/presets", Some(json!({ "name": "Pirate", "description": "Arr", "prompt": "Talk like a pirate." }))).await;
+    let preset = preset["id"].clone();
+    c.ok(M::PATCH, &format!("/api/presets/{preset}"), Some(json!({ "description": "Arr!" }))).await;
+    c.get("/api/presets").await;
+
+    // Turns: reasoning and usage; a tool call and its result; a failure; an edit and resend.
+    let messages = format!("/api/sessions/{sess}/messages");
+    fake.push(Reply::reasoning(["Think", "ing"], ["Hel", "lo"]).with_usage(120, 3, 96));
+    let events = c.turn(M::POST, &messages, Some(json!({ "content": "hi" }))).await;
+    assert!(names(&events).contains(&"reasoning") && names(&events).contains(&"usage"), "{events:?}");
+    fake.push(Reply::tool_call("add", r#"{"a": 2, "b": 3}"#));
+    fake.push(Reply::text(["5"]));
+    let events = c.turn(M::POST, &messages, Some(json!({ "content": "2+3?" }))).await;
+    assert!(names(&events).contains(&"tool_call") && names(&events).contains(&"tool_result"), "{events:?}");
+    fake.push(Reply::server_error("CUDA out of memory"));
+    let events = c.turn(M::POST, &format!("/api/sessions/{sess}/regenerate"), None).await;
+    assert_eq!(names(&events).last(), Some(&"error"), "{events:?}");
+    let page = c.get(&format!("{messages}?limit=500")).await;
+    let first_user = page["messages"].as_array().unwrap().iter().rfind(|m| m["role"] == "user").unwrap()["id"].clone();
+    fake.push(Reply::text(["Hello again"]).with_usage(100, 2, None));
+    c.turn(M::POST, &format!("/api/messages/{first_user}/resend"), Some(json!({ "content": "hello" }))).await;
+    fake.push(Reply::tool_call("add", r#"{"a": 1, "b": 1}"#));
+    fake.push(Reply::text(["2"]));
+    c.turn(M::POST, &messages, Some(json!({ "content": "1+1?" }))).await;
+
+    // A second listener on a running turn, then stopping it.
+    fake.push(Reply::text(["one ", "two ", "three"]).piece_delay(100));
+    let running = c.open(M::POST, &messages, Some(json!({ "content": "count" }))).await;
+    let attached = c.open(M::GET, &format!("/api/sessions/{sess}/events"), None).await;
+    c.events(M::GET, &format!("/api/sessions/{sess}/events"), attached).await;
+    c.events(M::POST, &messages, running).await;
+    fake.push(Reply::text(["partial "]).then_hang());
+    let mut hanging = c.open(M::POST, &messages, Some(json!({ "content": "go on" }))).await;
+    let first = hanging.next().await.expect("the reply starts");
+    spec.check(&M::POST, &messages, StatusCode::OK, "text/event-stream", &first.data);
+    let stopped = c.ok(M::POST, &format!("/api/sessions/{sess}/stop"), None).await;
+    assert_eq!(stopped["stopped"], true, "{stopped}");
+    c.events(M::POST, &messages, hanging).await;
+
+    // What the turns left behind: messages with tool calls, the inspector with cuts and overrides.
+    let page = c.get(&format!("{messages}?limit=2")).await;
+    c.get(&format!("{messages}?limit=2&before={}", page["next_before"])).await;
+    let all = c.get(&format!("{messages}?limit=500")).await;
+    let all = all["messages"].as_array().unwrap();
+    assert!(all.iter().any(|m| !m["tool_calls"].as_array().unwrap().is_empty()), "a message with tool calls was checked");
+    let ctx = c.get(&format!("/api/sessions/{sess}/context")).await;
+    assert!(ctx["sections"].as_array().unwrap().iter().any(|s| !s["cuts"].as_array().unwrap().is_empty()), "a cut was checked: {ctx}");
+    let kinds: BTreeSet<&str> = ctx["overrides"].as_array().unwrap().iter().map(|o| o["source"]["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds.len(), 4, "every kind of override was checked: {kinds:?}");
+    assert!(!ctx["last_reply"].is_null() && !ctx["last_sent"].is_null(), "{ctx}");
+
+    // The model server.
+    c.get("/api/models").await;
+    let found = c.get("/api/servers").await;
+    if found.as_array().unwrap().is_empty() {
+        // Nothing listens on the usual ports here: hold a found server's JSON to the document anyway.
+        let server = FoundServer {
+            base_url: "http://127.0.0.1:8080/v1".into(),
+            kind_guess: "llama.cpp",
+            models: vec!["m".into()],
+            needs_api_key: false,
+        };
+        spec.check_schema("FoundServer", &serde_json::to_value(server).unwrap());
+    }
+
+    // Errors, each in the documented `{code, message}` shape and status.
+    let no_token = s.http.get(s.url("/api/projects")).send().await.unwrap();
+    assert_eq!(c.json(&M::GET, "/api/projects", no_token).await.0, StatusCode::UNAUTHORIZED);
+    let refusals = [
+        (M::POST, "/api/projects".to_string(), Some(json!({ "name": "" })), 400),
+        (M::POST, "/api/projects".to_string(), Some(json!({ "name": "work" })), 409),
+        (M::GET, "/api/sessions/abc".to_string(), None, 400),
+        (M::GET, "/api/sessions/999999".to_string(), None, 404),
+        (M::POST, messages.clone(), Some(json!({ "content": " " })), 400),
+        (M::GET, format!("/api/sessions/{sess}/events"), None, 409),
+        (M::POST, "/api/sessions/999999/regenerate".to_string(), None, 404),
+    ];
+    for (method, path, body, want) in refusals {
+        let (st, v) = c.call(method.clone(), &path, body).await;
+        assert_eq!(st.as_u16(), want, "{method} {path}: {v}");
+    }
+    c.ok(M::PATCH, "/api/settings", Some(json!({ "endpoint_url": "http://127.0.0.1:9/v1" }))).await;
+    let (st, v) = c.call(M::GET, "/api/models", None).await;
+    assert_eq!(st, StatusCode::BAD_GATEWAY, "a server that is down: {v}");
+
+    // Edits and deletes last.
+    let last = &all[0]["id"];
+    let user = all.iter().find(|m| m["role"] == "user").unwrap()["id"].clone();
+    c.ok(M::PATCH, &format!("/api/messages/{user}"), Some(json!({ "content": "edited" }))).await;
+    c.ok(M::DELETE, &format!("/api/messages/{last}"), None).await;
+    c.ok(M::DELETE, &format!("/api/memories/{memory}"), None).await;
+    c.ok(M::DELETE, &format!("/api/presets/{preset}"), None).await;
+    c.ok(M::DELETE, &format!("/api/sessions/{sess}"), None).await;
+    c.ok(M::DELETE, &format!("/api/projects/{work}"), None).await;
+
+    let exercised = spec.exercised.lock().unwrap().clone();
+    let missed: Vec<String> = spec.operations().difference(&exercised).map(|(m, p)| format!("{m} {p}")).collect();
+    assert!(missed.is_empty(), "documented but never seen answering here, so their JSON is unchecked; add them: {missed:?}");
+}
+
+#[tokio::test]
+async fn every_documented_route_is_served_and_no_other_method() {
+    let s = TestServer::start().await;
+    let spec = Spec::fetch(&s).await;
+    let documented = spec.operations();
+    let paths: BTreeSet<&String> = documented.iter().map(|(_, p)| p).collect();
+    for path in paths {
+        // An id that does not exist: the calls change nothing.
+        let concrete = path.replace("{id}", "999999");
+        for method in METHODS {
+            let (st, body) = s.call(Method::from_bytes(method.to_uppercase().as_bytes()).unwrap(), &concrete, None).await;
+            if documented.contains(&(method.to_string(), path.clone())) {
+                assert!(
+                    body["code"] != "no_such_route" && st != StatusCode::METHOD_NOT_ALLOWED,
+                    "{method} {path} is documented but not served, and scripts call what the document lists: {st} {body}"
+                );
+            } else {
+                assert_eq!(
+                    st,
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    "{method} {path} is served but not documented, so no script or UI can know it: {body}"
+                );
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_ui_calls_only_documented_routes_and_knows_each_schema_by_its_name() {
+    let s = TestServer::start().await;
+    let spec = Spec::fetch(&s).await;
+    let ui = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/src/backend");
+
+    let source = std::fs::read_to_string(ui.join("http.ts")).expect("the UI's HTTP backend");
+    let call = regex::Regex::new(r#"this\.(json|turn)(?:<[^>]*>)?\((?:'(\w+)',\s*)?['`]([^'`]*)['`]"#).unwrap();
+    let placeholder = regex::Regex::new(r"\$\{[^}]*\}").unwrap();
+    let calls: Vec<(String, String)> = call
+        .captures_iter(&source)
+        .map(|c| {
+            let method = c.get(2).map_or("post", |m| m.as_str()).to_lowercase();
+            let path = c[3].split("${query").next().unwrap();
+            (method, placeholder.replace_all(path, "{id}").into_owned())
+        })
+        .collect();
+    assert!(calls.len() >= 25, "the UI's calls were found in http.ts (has its style changed?): {calls:?}");
+    let documented = spec.operations();
+    for (method, path) in &calls {
+        assert!(documented.contains(&(method.clone(), path.clone())), "the UI calls {method} {path}, which the document does not describe");
+    }
+
+    // The UI's types are generated from the same Rust types, one file per type name.
+    for name in spec.doc["components"]["schemas"].as_object().unwrap().keys() {
+        assert!(
+            ui.join("generated").join(format!("{name}.ts")).is_file(),
+            "schema {name} is not named after a Rust type the UI knows (ui/src/backend/generated/{name}.ts)"
+        );
+    }
+}
