@@ -99,7 +99,11 @@ async fn deleting_the_streaming_reply_stops_it_and_loses_no_later_words() {
     let events = s.say(a, "A's next question").await;
     assert_eq!(events.last().unwrap().name, "done", "the chat whose reply was deleted takes a new message: {events:?}");
     tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(texts(&s.history(b).await), ["B's question, which must survive", "B's answer"], "the user's words in B are never overwritten");
+    assert_eq!(
+        texts(&s.history(b).await),
+        ["B's question, which must survive", "B's answer"],
+        "the user's words in B are never overwritten"
+    );
     assert_eq!(texts(&s.history(a).await), ["tell A a story", "A's next question", "A again"]);
 }
 
@@ -124,16 +128,16 @@ async fn a_client_that_stops_reading_cannot_lock_the_chat() {
     sock.write_all(req.as_bytes()).await.unwrap();
     // The socket is never read from again.
     let whole = PIECES * 10;
-    eventually("the reply to arrive although nobody reads it", || async {
-        s.history(a).await.get(1).is_some_and(|m| m["content"].as_str().unwrap().len() >= whole / 2)
-    })
-    .await;
+    let stored_len = || async { s.history(a).await.get(1).map_or(0, |m| m["content"].as_str().unwrap().len()) };
+    eventually("the reply to arrive although nobody reads it", || async { stored_len().await >= whole / 2 }).await;
+    let seen = stored_len().await;
 
     let (st, stopped) = s.post(&format!("/api/sessions/{a}/stop"), json!({})).await;
     assert_eq!((st, &stopped["stopped"]), (StatusCode::OK, &json!(true)));
     eventually("the reply to end as stopped", || async { s.history(a).await[1]["status"] == "stopped" }).await;
     let stored = s.history(a).await[1]["content"].as_str().unwrap().to_string();
-    assert_eq!(stored.len(), whole, "every piece that arrived is stored, whatever the listener read");
+    assert!(stored.len() >= seen && stored.len() % 10 == 0, "the text so far is kept, no piece cut: {} chars", stored.len());
+    assert_eq!(stored, "0123456789".repeat(stored.len() / 10), "and nothing in the middle is lost, whatever the listener read");
 
     fake.push(Reply::text(["next"]));
     let events = s.say(a, "and now?").await;
@@ -151,7 +155,7 @@ async fn a_second_tab_attaches_to_the_reply_in_flight() {
 
     let res = s.http.get(s.url(&format!("/api/sessions/{a}/events"))).bearer_auth(&s.token).send().await.unwrap();
     assert_eq!(res.status(), StatusCode::OK);
-    let mut second = Turn::from_response(res);
+    let second = Turn::from_response(res);
     let events = second.collect().await;
     let text: String = events.iter().filter(|e| e.name == "token").map(|e| e.data["text"].as_str().unwrap()).collect();
     assert_eq!(text, "one two three four", "a late listener replays what streamed before it came, then follows live");
@@ -213,7 +217,12 @@ async fn bad_input_in_chats_is_refused_or_made_safe() {
     assert_eq!(s.history(a).await[0]["content"], "\u{1b}]0;pwned\u{7}hello\u{2028}there", "the message itself is kept as typed");
 
     let (st, body) = s.post("/api/presets", json!({ "name": "Huge", "prompt": "Be brief.", "description": "d".repeat(10_000_000) })).await;
-    assert_eq!((st, body["code"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_description")), "{}", &body.to_string()[..200.min(body.to_string().len())]);
+    assert_eq!(
+        (st, body["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_description")),
+        "{}",
+        &body.to_string()[..200.min(body.to_string().len())]
+    );
 }
 
 #[tokio::test]
@@ -227,7 +236,11 @@ async fn a_reply_past_the_message_limit_is_cut_there() {
     assert_eq!(done["status"], "stopped", "{}", done["error"]);
     assert!(done["error"].as_str().unwrap().contains("limit"), "the note says why it ends there: {}", done["error"]);
     let stored = s.history(a).await[1]["content"].as_str().unwrap().chars().count();
-    assert_eq!(stored, maru::store::messages::CONTENT_MAX_CHARS, "a reply is stored up to the limit, never 1.5 M characters re-sent every turn");
+    assert_eq!(
+        stored,
+        maru::store::messages::CONTENT_MAX_CHARS,
+        "a reply is stored up to the limit, never 1.5 M characters re-sent every turn"
+    );
 }
 
 #[tokio::test]
@@ -236,7 +249,11 @@ async fn unknown_api_paths_answer_json_even_with_the_ui_served() {
     std::fs::write(ui.path().join("index.html"), "<!doctype html><title>Maru</title>").unwrap();
     let s = TestServer::start_with_ui(ui.path()).await;
     let (st, body) = s.get("/api/nope").await;
-    assert_eq!((st, body["code"].as_str()), (StatusCode::NOT_FOUND, Some("no_such_route")), "a script gets JSON, never the UI's HTML: {body}");
+    assert_eq!(
+        (st, body["code"].as_str()),
+        (StatusCode::NOT_FOUND, Some("no_such_route")),
+        "a script gets JSON, never the UI's HTML: {body}"
+    );
     let (st, body) = s.get("/api/sessions/1/nope").await;
     assert_eq!((st, body["code"].as_str()), (StatusCode::NOT_FOUND, Some("no_such_route")), "{body}");
     let page = s.http.get(s.url("/some/ui/route")).send().await.unwrap().text().await.unwrap();

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::llm;
 use crate::paths::{self, DataDirLock};
-use crate::prompt::Templates;
+use crate::prompt::{PromptCache, Templates};
 use crate::store::messages;
 use crate::store::settings::Settings;
 use crate::store::Store;
@@ -32,6 +32,8 @@ pub struct App {
     pub runs: Runs,
     pub tools: ToolRegistry,
     pub clients: llm::Clients,
+    /// Each session's last system prompt, reused while its inputs are unchanged.
+    pub prompts: PromptCache,
     /// Held for the life of the process: this process owns the data folder.
     _lock: DataDirLock,
 }
@@ -59,6 +61,7 @@ impl App {
             runs: Runs::default(),
             tools,
             clients: llm::Clients::default(),
+            prompts: PromptCache::default(),
             _lock: lock,
         }))
     }

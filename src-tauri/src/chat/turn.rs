@@ -148,19 +148,18 @@ async fn run(app: Arc<App>, guard: RunGuard, session_id: i64, settings: Settings
 async fn run_rounds(app: &Arc<App>, session_id: i64, settings: &Settings, cancel: &CancellationToken, feed: &Feed) -> Result<(), Halt> {
     let client = app.llm_client(settings);
     let model = app.resolve_model(&client, settings).await?;
-    let templates = app.templates.clone();
     let today = chrono::Local::now().date_naive();
 
     for round in 0..=MAX_TOOL_ROUNDS {
         let tools_allowed = round < MAX_TOOL_ROUNDS;
-        let (templates, model_name) = (templates.clone(), model.clone());
+        let (shared, model_name) = (app.clone(), model.clone());
         // One write per round: the prompt (reused while its inputs are unchanged), the history
         // it precedes, and the reply that will hold the answer.
         let (prompt, history, project_id, reply_id) = app
             .store
             .write(move |tx| {
                 let session = sessions::get(tx, session_id)?;
-                let prepared = prompt::prepare(tx, &templates, session_id, today, &Budgets::default())?;
+                let prepared = prompt::prepare(tx, &shared.templates, &shared.prompts, session_id, today, &Budgets::default())?;
                 let history = messages::history(tx, session_id)?;
                 let reply = messages::insert(
                     tx,
@@ -172,7 +171,7 @@ async fn run_rounds(app: &Arc<App>, session_id: i64, settings: &Settings, cancel
                         ..Default::default()
                     },
                 )?;
-                Ok((prepared.rendered.text, history, session.project_id, reply.id))
+                Ok((prepared.rendered.text.clone(), history, session.project_id, reply.id))
             })
             .await?;
         let mut request = ChatRequest::new(model.clone(), history::request_messages(&app.templates, &prompt, &history)?);

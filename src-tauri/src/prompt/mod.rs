@@ -1,18 +1,24 @@
 //! The five-section system prompt (DESIGN §2), in separate stages:
 //! gather inputs from the database ([`inputs`]) → apply budgets ([`budget`]) → render with
 //! templates ([`render`], pure) → keep a snapshot per session so unchanged inputs reuse a
-//! byte-identical prompt and the server's prefix cache stays warm ([`prepare`]).
+//! byte-identical prompt and the server's prefix cache stays warm ([`prepare`]), and keep the
+//! last prompt of each session in memory ([`PromptCache`]) so that a turn whose inputs did not
+//! change does not even read them.
 
 pub mod budget;
 pub mod inputs;
 pub mod render;
 pub mod templates;
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
 use chrono::NaiveDate;
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
+use crate::store::prompt_inputs;
 use crate::store::snapshots::{self, Snapshot};
 pub use budget::Budgets;
 pub use inputs::PromptInputs;
@@ -74,9 +80,53 @@ fn build(inputs: &PromptInputs, templates: &Templates, budgets: &Budgets) -> Res
     })
 }
 
-/// The prompt for the next request: the stored snapshot when the inputs are unchanged (no
-/// rendering at all), else a fresh render stored with the reason it changed.
-pub fn prepare(conn: &Connection, templates: &Templates, session_id: i64, today: NaiveDate, budgets: &Budgets) -> Result<SnapshotReport> {
+/// Each session's last prepared prompt, with the inputs revision and the date it was made for.
+/// Templates and budgets are fixed for the life of the process, so those two decide.
+#[derive(Default)]
+pub struct PromptCache {
+    entries: Mutex<HashMap<i64, (i64, NaiveDate, Arc<SnapshotReport>)>>,
+}
+
+impl PromptCache {
+    fn get(&self, session_id: i64, revision: i64, today: NaiveDate) -> Option<Arc<SnapshotReport>> {
+        let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        entries.get(&session_id).filter(|(r, d, _)| *r == revision && *d == today).map(|(_, _, report)| report.clone())
+    }
+
+    fn put(&self, session_id: i64, revision: i64, today: NaiveDate, report: Arc<SnapshotReport>) {
+        self.entries.lock().unwrap_or_else(|p| p.into_inner()).insert(session_id, (revision, today, report));
+    }
+}
+
+/// The prompt for the next request. Unchanged inputs (same revision, same date) reuse the prompt
+/// in memory without reading them; otherwise [`prepare_uncached`] decides.
+pub fn prepare(
+    conn: &Connection,
+    templates: &Templates,
+    cache: &PromptCache,
+    session_id: i64,
+    today: NaiveDate,
+    budgets: &Budgets,
+) -> Result<Arc<SnapshotReport>> {
+    let revision = prompt_inputs::revision(conn)?;
+    if let Some(report) = cache.get(session_id, revision, today) {
+        snapshots::mark_used(conn, session_id)?;
+        return Ok(report);
+    }
+    let report = Arc::new(prepare_uncached(conn, templates, session_id, today, budgets)?);
+    cache.put(session_id, revision, today, report.clone());
+    Ok(report)
+}
+
+/// The stored snapshot when the inputs are unchanged (no rendering at all), else a fresh render
+/// stored with the reason it changed.
+pub fn prepare_uncached(
+    conn: &Connection,
+    templates: &Templates,
+    session_id: i64,
+    today: NaiveDate,
+    budgets: &Budgets,
+) -> Result<SnapshotReport> {
     let inputs = inputs::gather(conn, templates, session_id, today)?;
     let key = inputs_key(&inputs, templates, budgets);
     let previous = snapshots::get(conn, session_id)?;

@@ -17,8 +17,12 @@ macro_rules! migration {
     };
 }
 
-pub static MIGRATIONS: &[Migration] =
-    &[migration!(1, "0001_foundation"), migration!(2, "0002_chat"), migration!(3, "0003_ids_never_reused")];
+pub static MIGRATIONS: &[Migration] = &[
+    migration!(1, "0001_foundation"),
+    migration!(2, "0002_chat"),
+    migration!(3, "0003_ids_never_reused"),
+    migration!(4, "0004_prompt_inputs_revision"),
+];
 
 pub fn latest_version() -> i64 {
     MIGRATIONS.last().map_or(0, |m| m.version)

@@ -13,6 +13,7 @@ pub mod messages;
 mod migrate;
 pub mod presets;
 pub mod projects;
+pub mod prompt_inputs;
 pub mod sessions;
 pub mod settings;
 pub mod snapshots;

@@ -369,3 +369,69 @@ fn a_user_message_left_without_a_reply_gets_an_interrupted_one() {
     );
     assert_eq!(store.with(|c| messages::mark_interrupted(c)).unwrap(), 0, "marking twice adds nothing");
 }
+
+#[test]
+fn every_prompt_input_bumps_the_revision_and_chatting_does_not() {
+    use super::{memories, presets, prompt_inputs, settings};
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    let p = project(&store, "Family");
+    let s = session(&store, None);
+    let preset = store
+        .with(|c| presets::create(c, &presets::NewPreset { name: "Terse".into(), prompt: "Be terse.".into(), ..Default::default() }))
+        .unwrap()
+        .id;
+    let rev = || store.read_now(|c| prompt_inputs::revision(c)).unwrap();
+    type Write<'a> = Box<dyn Fn(&rusqlite::Connection) -> crate::error::Result<()> + 'a>;
+    let changes: Vec<(&str, Write)> = vec![
+        (
+            "custom instructions",
+            Box::new(|c| settings::update(c, &serde_json::from_str(r#"{"custom_instructions":"Answer in Korean."}"#).unwrap()).map(|_| ())),
+        ),
+        (
+            "project instructions",
+            Box::new(move |c| {
+                projects::update(c, p, &ProjectPatch { instructions: Some("Calendar first.".into()), name: None }).map(|_| ())
+            }),
+        ),
+        (
+            "project name",
+            Box::new(move |c| projects::update(c, p, &ProjectPatch { name: Some("Home".into()), instructions: None }).map(|_| ())),
+        ),
+        (
+            "a session's move",
+            Box::new(move |c| sessions::update(c, s, &SessionPatch { project_id: Some(p), ..Default::default() }).map(|_| ())),
+        ),
+        ("a session's preset", Box::new(move |c| sessions::set_preset(c, s, Some(&presets::user_key(preset))).map(|_| ()))),
+        (
+            "a preset's text",
+            Box::new(move |c| {
+                presets::update(c, preset, &presets::PresetPatch { prompt: Some("Be very terse.".into()), ..Default::default() })
+                    .map(|_| ())
+            }),
+        ),
+        (
+            "a new memory",
+            Box::new(|c| memories::create(c, &memories::NewMemory { content: "Runs vLLM.".into(), ..Default::default() }).map(|_| ())),
+        ),
+        (
+            "an edited memory",
+            Box::new(|c| {
+                memories::update(c, 1, &memories::MemoryPatch { content: Some("Runs vLLM on a DGX Spark.".into()), pinned: None })
+                    .map(|_| ())
+            }),
+        ),
+        ("a deleted memory", Box::new(|c| memories::delete(c, 1))),
+        ("a deleted preset", Box::new(move |c| presets::delete(c, preset).map(|_| ()))),
+        ("a deleted project", Box::new(move |c| projects::delete(c, p).map(|_| ()))),
+    ];
+    for (what, write) in changes {
+        let before = rev();
+        store.with(|c| write(c)).unwrap();
+        assert!(rev() > before, "{what} changes the system prompt, so a cached prompt must not be reused after it");
+    }
+    let before = rev();
+    message(&store, s, "just chatting");
+    store.with(|c| sessions::set_title_if_empty(c, s, "a title")).unwrap();
+    assert_eq!(rev(), before, "messages are not prompt inputs: chatting keeps the cached prompt");
+}
