@@ -84,8 +84,11 @@ fn build(inputs: &PromptInputs, templates: &Templates, budgets: &Budgets) -> Res
 /// Templates and budgets are fixed for the life of the process, so those two decide.
 #[derive(Default)]
 pub struct PromptCache {
-    entries: Mutex<HashMap<i64, (i64, NaiveDate, Arc<SnapshotReport>)>>,
+    entries: Mutex<HashMap<i64, CachedPrompt>>,
 }
+
+/// (inputs revision, date, the prompt made for them)
+type CachedPrompt = (i64, NaiveDate, Arc<SnapshotReport>);
 
 impl PromptCache {
     fn get(&self, session_id: i64, revision: i64, today: NaiveDate) -> Option<Arc<SnapshotReport>> {

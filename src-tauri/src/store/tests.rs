@@ -381,7 +381,7 @@ fn every_prompt_input_bumps_the_revision_and_chatting_does_not() {
         .with(|c| presets::create(c, &presets::NewPreset { name: "Terse".into(), prompt: "Be terse.".into(), ..Default::default() }))
         .unwrap()
         .id;
-    let rev = || store.read_now(|c| prompt_inputs::revision(c)).unwrap();
+    let rev = || store.read_now(prompt_inputs::revision).unwrap();
     type Write<'a> = Box<dyn Fn(&rusqlite::Connection) -> crate::error::Result<()> + 'a>;
     let changes: Vec<(&str, Write)> = vec![
         (
