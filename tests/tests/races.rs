@@ -259,3 +259,18 @@ async fn unknown_api_paths_answer_json_even_with_the_ui_served() {
     let page = s.http.get(s.url("/some/ui/route")).send().await.unwrap().text().await.unwrap();
     assert!(page.contains("<title>Maru</title>"), "the UI's own routes still get index.html");
 }
+
+#[tokio::test]
+async fn requests_too_large_answer_json() {
+    let s = TestServer::start().await;
+    let res = s.http.get(s.url(&format!("/api/health?{}", "a".repeat(40_000)))).bearer_auth(&s.token).send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::URI_TOO_LONG);
+    let body: Value = res.json().await.expect("a JSON body, not an empty one");
+    assert_eq!(body["code"], "url_too_long");
+    let res = s.http.get(s.url("/api/health")).bearer_auth(&s.token).header("x-big", "a".repeat(100_000)).send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE);
+    let body: Value = res.json().await.expect("a JSON body, not an empty one");
+    assert_eq!(body["code"], "headers_too_long");
+    let (st, body) = s.post("/api/projects", json!({ "name": "x", "instructions": "a".repeat(20 * 1024 * 1024) })).await;
+    assert_eq!((st, body["code"].as_str()), (StatusCode::BAD_REQUEST, Some("body_too_large")), "a body past the limit says so: {body}");
+}

@@ -29,10 +29,16 @@ pub struct Json<T>(pub T);
 impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Json<T> {
     type Rejection = Error;
     async fn from_request(req: Request, state: &S) -> Result<Self, Error> {
-        axum::Json::<T>::from_request(req, state)
-            .await
-            .map(|axum::Json(v)| Json(v))
-            .map_err(|rej| Error::invalid("invalid_json", rej.body_text()))
+        axum::Json::<T>::from_request(req, state).await.map(|axum::Json(v)| Json(v)).map_err(|rej| match rej.status() {
+            StatusCode::PAYLOAD_TOO_LARGE => Error::invalid(
+                "body_too_large",
+                format!(
+                    "the request body is larger than Maru accepts ({} MiB); attach long text as a file instead",
+                    super::BODY_MAX_BYTES >> 20
+                ),
+            ),
+            _ => Error::invalid("invalid_json", rej.body_text()),
+        })
     }
 }
 

@@ -3,6 +3,7 @@
 
 mod auth;
 mod extract;
+mod limits;
 mod openapi;
 mod routes;
 
@@ -71,14 +72,18 @@ impl Bound {
     }
 }
 
+/// The largest request body: a message at its character limit fits with room to spare.
+pub const BODY_MAX_BYTES: usize = 16 * 1024 * 1024;
+
 pub fn router(app: Arc<App>, guard: Guard, ui_dir: Option<PathBuf>) -> Router {
-    let mut router = routes::api().with_state(app).layer(DefaultBodyLimit::max(16 * 1024 * 1024));
+    let mut router = routes::api().with_state(app).layer(DefaultBodyLimit::max(BODY_MAX_BYTES));
     if let Some(dir) = ui_dir.filter(|d| d.join("index.html").is_file()) {
         // Unknown paths fall back to index.html so the UI's own routes survive a reload.
         let index = dir.join("index.html");
         router = router.fallback_service(ServeDir::new(dir).fallback(ServeFile::new(index)));
     }
-    router.layer(axum::middleware::from_fn_with_state(guard, auth::check))
+    // Outermost first: size limits, then who may ask at all.
+    router.layer(axum::middleware::from_fn_with_state(guard, auth::check)).layer(axum::middleware::from_fn(limits::check))
 }
 
 fn generate_token() -> String {
