@@ -27,3 +27,4 @@ test-core:
 bench:
 	cargo bench -p maru $(CORE) --bench store
 	cargo bench -p maru-tests --bench turn
+	cargo bench -p maru-tests --bench kill_loop
