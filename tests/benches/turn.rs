@@ -192,7 +192,7 @@ async fn ttft_ratio() {
     );
 }
 
-const PAIRS: usize = 30;
+const PAIRS: usize = 60;
 
 /// Regenerate sends exactly the same request each time: from the API call to the first token.
 async fn ttft_through_maru(app: &Arc<App>, sid: i64) -> Duration {

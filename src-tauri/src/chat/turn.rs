@@ -39,8 +39,9 @@ pub enum TurnKind {
 /// Starts a turn; the stream yields its events and ends when the turn has ended.
 pub async fn start(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<TurnStream> {
     let guard = app.runs.begin(session_id)?;
+    let shared = app.clone();
     let templates = app.templates.clone();
-    let settings = app
+    let (settings, first) = app
         .store
         .write(move |tx| {
             let session = sessions::get(tx, session_id)?;
@@ -58,11 +59,9 @@ pub async fn start(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<Tur
                     }
                 }
                 TurnKind::Regenerate => {
-                    let last_user = messages::history(tx, session_id)?
-                        .into_iter()
-                        .rfind(|m| m.role == Role::User)
+                    let last_user = messages::last_user_id(tx, session_id)?
                         .ok_or_else(|| Error::invalid("nothing_to_regenerate", "this chat has no message to answer yet"))?;
-                    messages::delete_from(tx, session_id, last_user.id + 1)?;
+                    messages::delete_from(tx, session_id, last_user + 1)?;
                 }
                 TurnKind::Resend { message_id, content } => {
                     check_content(&content)?;
@@ -76,12 +75,42 @@ pub async fn start(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<Tur
                     messages::set_runtime_note(tx, message_id, &history::runtime_note(&templates, now)?)?;
                 }
             }
-            settings::load(tx)
+            let settings = settings::load(tx)?;
+            // With the model known without asking the server, the first round opens in this
+            // same transaction: one store round trip from the call to the request.
+            let first = match shared.clients.known_model(&settings.endpoint_url, &settings.model) {
+                Some(model) => Some(open_round(tx, &shared, session_id, model)?),
+                None => None,
+            };
+            Ok((settings, first))
         })
         .await?;
     let events = guard.feed.subscribe();
-    tokio::spawn(run(app, guard, session_id, settings));
+    tokio::spawn(run(app, guard, session_id, settings, first));
     Ok(events)
+}
+
+/// What a round of the turn sends, and the stored reply that will hold its answer.
+struct Round {
+    model: String,
+    prompt: String,
+    history: Vec<messages::Message>,
+    project_id: i64,
+    reply_id: i64,
+}
+
+/// The prompt (reused while its inputs are unchanged), the history it precedes, and a new
+/// streaming reply: one transaction, so the reply and what it answers belong together.
+fn open_round(tx: &rusqlite::Transaction, app: &App, session_id: i64, model: String) -> Result<Round> {
+    let session = sessions::get(tx, session_id)?;
+    let today = chrono::Local::now().date_naive();
+    let prepared = prompt::prepare(tx, &app.templates, &app.prompts, session_id, today, &Budgets::default())?;
+    let history = messages::history(tx, session_id)?;
+    let reply = messages::insert(
+        tx,
+        &NewMessage { session_id, role: Role::Assistant, status: Status::Streaming, model: Some(&model), ..Default::default() },
+    )?;
+    Ok(Round { model, prompt: prepared.rendered.text.clone(), history, project_id: session.project_id, reply_id: reply.id })
 }
 
 fn check_content(content: &str) -> Result<()> {
@@ -104,9 +133,9 @@ impl From<Error> for Halt {
     }
 }
 
-async fn run(app: Arc<App>, guard: RunGuard, session_id: i64, settings: Settings) {
+async fn run(app: Arc<App>, guard: RunGuard, session_id: i64, settings: Settings, first: Option<Round>) {
     let RunGuard { ref cancel, ref feed, .. } = guard;
-    match run_rounds(&app, session_id, &settings, cancel, feed).await {
+    match run_rounds(&app, session_id, &settings, first, cancel, feed).await {
         Ok(()) => {}
         Err(Halt::ReplyGone) => {
             tracing::info!(session_id, "the reply was deleted while streaming; the turn ends without writing");
@@ -145,36 +174,26 @@ async fn run(app: Arc<App>, guard: RunGuard, session_id: i64, settings: Settings
     drop(guard);
 }
 
-async fn run_rounds(app: &Arc<App>, session_id: i64, settings: &Settings, cancel: &CancellationToken, feed: &Feed) -> Result<(), Halt> {
+async fn run_rounds(
+    app: &Arc<App>,
+    session_id: i64,
+    settings: &Settings,
+    mut next: Option<Round>,
+    cancel: &CancellationToken,
+    feed: &Feed,
+) -> Result<(), Halt> {
     let client = app.llm_client(settings);
-    let model = app.resolve_model(&client, settings).await?;
-    let today = chrono::Local::now().date_naive();
-
     for round in 0..=MAX_TOOL_ROUNDS {
         let tools_allowed = round < MAX_TOOL_ROUNDS;
-        let (shared, model_name) = (app.clone(), model.clone());
-        // One write per round: the prompt (reused while its inputs are unchanged), the history
-        // it precedes, and the reply that will hold the answer.
-        let (prompt, history, project_id, reply_id) = app
-            .store
-            .write(move |tx| {
-                let session = sessions::get(tx, session_id)?;
-                let prepared = prompt::prepare(tx, &shared.templates, &shared.prompts, session_id, today, &Budgets::default())?;
-                let history = messages::history(tx, session_id)?;
-                let reply = messages::insert(
-                    tx,
-                    &NewMessage {
-                        session_id,
-                        role: Role::Assistant,
-                        status: Status::Streaming,
-                        model: Some(&model_name),
-                        ..Default::default()
-                    },
-                )?;
-                Ok((prepared.rendered.text.clone(), history, session.project_id, reply.id))
-            })
-            .await?;
-        let mut request = ChatRequest::new(model.clone(), history::request_messages(&app.templates, &prompt, &history)?);
+        let Round { model, prompt, history, project_id, reply_id } = match next.take() {
+            Some(opened) => opened,
+            None => {
+                let model = app.resolve_model(&client, settings).await?;
+                let shared = app.clone();
+                app.store.write(move |tx| open_round(tx, &shared, session_id, model)).await?
+            }
+        };
+        let mut request = ChatRequest::new(model, history::request_messages(&app.templates, &prompt, &history)?);
         request.temperature = settings.temperature;
         request.top_p = settings.top_p;
         request.max_tokens = settings.max_tokens;

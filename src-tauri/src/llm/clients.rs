@@ -51,16 +51,21 @@ impl Clients {
         client
     }
 
+    /// The model to use when it is known without asking the server: `configured`, or the one
+    /// the server at `url` listed last time.
+    pub fn known_model(&self, url: &str, configured: &str) -> Option<String> {
+        if !configured.is_empty() {
+            return Some(configured.to_string());
+        }
+        let listed = self.listed_model.lock().unwrap_or_else(|p| p.into_inner());
+        listed.as_ref().filter(|(listed_url, _)| listed_url == url).map(|(_, model)| model.clone())
+    }
+
     /// `configured` when set, else the first model the server lists (asked once per endpoint).
     /// `Ok(None)` when the server lists none.
     pub async fn resolve_model(&self, client: &Client, url: &str, configured: &str) -> Result<Option<String>, LlmError> {
-        if !configured.is_empty() {
-            return Ok(Some(configured.to_string()));
-        }
-        if let Some((listed_url, model)) = self.listed_model.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
-            if listed_url == url {
-                return Ok(Some(model.clone()));
-            }
+        if let Some(model) = self.known_model(url, configured) {
+            return Ok(Some(model));
         }
         let Some(model) = client.list_models().await?.into_iter().next().map(|m| m.id) else {
             return Ok(None);

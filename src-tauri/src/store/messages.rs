@@ -207,6 +207,13 @@ pub fn history(conn: &Connection, session_id: i64) -> Result<Vec<Message>> {
     Ok(rows)
 }
 
+/// The id of the session's last message from the user, if any.
+pub fn last_user_id(conn: &Connection, session_id: i64) -> Result<Option<i64>> {
+    Ok(conn
+        .prepare_cached("SELECT max(id) FROM messages WHERE session_id = ?1 AND role = 'user'")?
+        .query_row([session_id], |r| r.get(0))?)
+}
+
 /// The user edits a message's text.
 pub fn edit(conn: &Connection, id: i64, content: &str) -> Result<Message> {
     let message = get(conn, id)?;
