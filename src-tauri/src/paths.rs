@@ -55,7 +55,9 @@ impl DataDirLock {
                 ));
             }
         }
-        let me = format!("process {}: {}", std::process::id(), std::env::args().collect::<Vec<_>>().join(" "));
+        // The pid and the program only: the command line may carry a token.
+        let program = std::env::current_exe().ok().and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()));
+        let me = format!("process {}, {}", std::process::id(), program.as_deref().unwrap_or("maru"));
         let _ = file.set_len(0).and_then(|_| file.rewind()).and_then(|_| file.write_all(me.as_bytes()));
         Ok(DataDirLock { _file: file })
     }

@@ -176,7 +176,7 @@ async fn a_second_maru_on_the_same_data_folder_is_refused() {
 
     let err = maru::app::App::open(s.data.path()).err().expect("a second process on the same folder must not open it");
     assert_eq!(err.code(), "data_dir_in_use");
-    assert!(err.to_string().contains(&format!("process {}", std::process::id())), "the message says which process has it: {err}");
+    assert!(err.to_string().contains(&format!("process {},", std::process::id())), "the message says which process has it: {err}");
     assert_eq!(s.history(a).await[1]["status"], "streaming", "the live reply is not marked interrupted by the refused second start");
     let events = turn.collect().await;
     assert_eq!(events.last().unwrap().name, "done");
