@@ -274,3 +274,27 @@ async fn requests_too_large_answer_json() {
     let (st, body) = s.post("/api/projects", json!({ "name": "x", "instructions": "a".repeat(20 * 1024 * 1024) })).await;
     assert_eq!((st, body["code"].as_str()), (StatusCode::BAD_REQUEST, Some("body_too_large")), "a body past the limit says so: {body}");
 }
+
+#[tokio::test]
+async fn deleting_or_moving_out_of_a_project_mid_reply_keeps_every_word() {
+    let (s, fake) = setup().await;
+    let family = s.project("Family").await;
+    let work = s.project("Work").await;
+    let a = s.session(Some(family), "A").await;
+    fake.push(slow_reply("w", 30, 10));
+    let mut turn = s.turn(&format!("/api/sessions/{a}/messages"), Some(json!({ "content": "plan the week" }))).await;
+    first_token(&mut turn).await;
+    let (st, moved) = s.patch(&format!("/api/sessions/{a}"), json!({ "project_id": work })).await;
+    assert_eq!(st, StatusCode::OK, "a chat can be moved while it replies: {moved}");
+    let (st, deleted) = s.delete(&format!("/api/projects/{work}")).await;
+    assert_eq!((st, &deleted["moved_sessions"]), (StatusCode::OK, &json!(1)), "its project can be deleted: the chat moves to Default");
+    let events = turn.collect().await;
+    let done = &events.last().unwrap().data["message"];
+    assert_eq!(done["status"], "complete", "the reply goes on: it writes to its own chat, which still exists");
+    let whole: String = (0..30).map(|i| format!("w{i} ")).collect();
+    assert_eq!(s.history(a).await[1]["content"], whole.as_str(), "not a word is lost by the move or the delete");
+    let (_, session) = s.get(&format!("/api/sessions/{a}")).await;
+    let (_, projects) = s.get("/api/projects").await;
+    let default_id = projects.as_array().unwrap().iter().find(|p| p["is_default"] == true).unwrap()["id"].clone();
+    assert_eq!(session["project_id"], default_id);
+}
