@@ -2,7 +2,8 @@
 //!
 //! The library holds everything; the binary (`main.rs`) only parses the command line. Modules
 //! depend only on those below them (checked by `layers`' test):
-//! `desktop`/`server` → `api` → `chat` → `app` → `prompt` → `store`/`llm` → `paths`/`error`.
+//! `desktop`/`server` → `api` → `chat` → `app` → `attachments` → `prompt`/`tools` → `store`/`llm` →
+//! `paths`/`error`.
 //! `store` owns the SQLite file, `llm` talks to the model server, `prompt` assembles the
 //! five-section system prompt, `app` is the context every request works in, `chat` runs a turn,
 //! `api` is the one surface that both the HTTP server (`server`) and the desktop shell
@@ -10,6 +11,7 @@
 
 pub mod api;
 pub mod app;
+pub mod attachments;
 pub mod chat;
 #[cfg(feature = "desktop")]
 pub mod desktop;
@@ -22,3 +24,4 @@ pub mod paths;
 pub mod prompt;
 pub mod server;
 pub mod store;
+pub mod tools;

@@ -45,6 +45,10 @@ enum Command {
     },
     /// Copy the bundled prompt templates into the data folder's prompts/ to edit them.
     ExportPrompts,
+    /// Print a PDF's text per page as JSON (Maru runs this in a child process, so that a damaged
+    /// file can only fail itself).
+    #[command(hide = true)]
+    ExtractPdf { path: PathBuf },
 }
 
 fn default_data_dir() -> PathBuf {
@@ -59,6 +63,9 @@ fn default_ui_dir() -> Option<PathBuf> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(Command::ExtractPdf { path }) = &cli.command {
+        return extract_pdf(path);
+    }
     // Everything Maru writes (database, logs, files) is private to the user.
     #[cfg(unix)]
     unsafe {
@@ -73,6 +80,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Prompt { session, json }) => print_prompt(&data_dir, session, json),
         Some(Command::ExportPrompts) => export_prompts(&data_dir),
+        Some(Command::ExtractPdf { .. }) => unreachable!("handled before logging starts"),
         None => run_default(&data_dir),
     };
     match result {
@@ -81,6 +89,24 @@ fn main() -> ExitCode {
             eprintln!("maru: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+fn extract_pdf(path: &std::path::Path) -> ExitCode {
+    // A panic in the parser is an answer too: the file could not be read.
+    std::panic::set_hook(Box::new(|_| {}));
+    let pages = std::fs::read(path)
+        .map_err(|e| format!("the stored file cannot be read: {e}"))
+        .and_then(|bytes| {
+            std::panic::catch_unwind(|| maru::attachments::extract::pdf_pages_here(&bytes))
+                .unwrap_or_else(|_| Err("the PDF reader failed on this file (it may be damaged)".into()))
+        });
+    match serde_json::to_string(&pages) {
+        Ok(json) => {
+            println!("{json}");
+            ExitCode::SUCCESS
+        }
+        Err(_) => ExitCode::FAILURE,
     }
 }
 

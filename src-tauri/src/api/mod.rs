@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use tracing::{instrument, Level};
 
+pub mod attachments;
 pub mod chat;
 #[cfg(test)]
 mod typescript;
@@ -124,7 +125,16 @@ pub async fn update_session(app: &App, id: i64, patch: SessionPatch) -> Result<S
 #[instrument(skip(app), err(level = Level::WARN))]
 pub async fn delete_session(app: &App, id: i64) -> Result<Deleted> {
     let _slot = app.runs.claim(id, STOP_GRACE).await?;
-    app.store.write(move |tx| sessions::delete(tx, id)).await?;
+    let released = app
+        .store
+        .write(move |tx| {
+            let linked = crate::store::attachments::session_blobs(tx, id)?;
+            sessions::delete(tx, id)?;
+            crate::store::attachments::released(tx, linked)
+        })
+        .await?;
+    // After the commit: a crash before this leaves orphans that the next start sweeps.
+    app.files.blobs.remove(&released);
     Ok(Deleted { id, deleted: true })
 }
 

@@ -5,15 +5,14 @@
 //!
 //! - `runs`: the turns in flight, one per session, and how to stop or claim them
 //! - `events`: what a turn reports, and the feed listeners read at their own pace
-//! - `tools`: the tools the model may call, with the store handle they work on
 
 pub mod events;
 pub mod runs;
-pub mod tools;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::attachments::{self, Files};
 use crate::error::{Error, Result};
 use crate::llm;
 use crate::paths::{self, DataDirLock};
@@ -23,7 +22,7 @@ use crate::store::settings::Settings;
 use crate::store::Store;
 pub use events::{Feed, TurnEvent, TurnStream};
 pub use runs::{RunGuard, Runs};
-pub use tools::{Tool, ToolContext, ToolRegistry};
+pub use crate::tools::{Tool, ToolContext, ToolRegistry};
 
 pub struct App {
     pub store: Store,
@@ -32,6 +31,8 @@ pub struct App {
     pub runs: Runs,
     pub tools: ToolRegistry,
     pub clients: llm::Clients,
+    /// Attached files: where they are stored and how their text is read.
+    pub files: Files,
     /// Each session's last system prompt, reused while its inputs are unchanged.
     pub prompts: PromptCache,
     /// Held for the life of the process: this process owns the data folder.
@@ -51,10 +52,12 @@ impl App {
             tracing::warn!(interrupted, "replies the last run left unfinished are now marked interrupted");
         }
         let templates = Arc::new(Templates::load(Some(data_dir))?);
-        // Capabilities register their tools here (attachment search, memory); until one does,
-        // requests carry no `tools`.
+        let files = Files::new(data_dir);
+        let unindexed = files.recover(&store)?;
+        // Every capability's tools; each is offered only when it has something to work on.
         let tools = ToolRegistry::default();
-        Ok(Arc::new(App {
+        tools.register(Arc::new(attachments::tool::SearchAttachment { templates: templates.clone() }));
+        let app = Arc::new(App {
             store,
             data_dir: data_dir.to_path_buf(),
             templates,
@@ -62,8 +65,26 @@ impl App {
             tools,
             clients: llm::Clients::default(),
             prompts: PromptCache::default(),
+            files,
             _lock: lock,
-        }))
+        });
+        // Files whose indexing the last run did not finish are indexed again, in the background.
+        if let (false, Ok(runtime)) = (unindexed.is_empty(), tokio::runtime::Handle::try_current()) {
+            let app = app.clone();
+            runtime.spawn(async move {
+                for (sha, kind) in unindexed {
+                    app.index_file(sha, kind).await;
+                }
+            });
+        }
+        Ok(app)
+    }
+
+    /// Indexes a content's text; failures are stored on the files and logged.
+    pub async fn index_file(&self, sha256: String, kind: attachments::Kind) {
+        if let Err(e) = self.files.index(&self.store, &sha256, kind).await {
+            tracing::warn!(sha256, "indexing a file failed: {e}");
+        }
     }
 
     /// The client for the configured server, reused while its settings are unchanged.

@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::llm::{CancellationToken, ChatRequest, Delta, LlmError, ToolCall};
 use crate::prompt::{self, Budgets};
 use crate::store::messages::{self, Ending, NewMessage, ReplyStats, Role, Status, CONTENT_MAX_CHARS};
-use crate::store::sessions;
+use crate::store::{attachments, sessions};
 use crate::store::settings::{self, Settings};
 
 /// At most this many rounds of tool calls per turn; the last round offers no tools.
@@ -96,6 +96,8 @@ struct Round {
     prompt: String,
     history: Vec<messages::Message>,
     project_id: i64,
+    /// The session can see attached files: file tools are offered.
+    has_files: bool,
     reply_id: i64,
 }
 
@@ -110,7 +112,8 @@ fn open_round(tx: &rusqlite::Transaction, app: &App, session_id: i64, model: Str
         tx,
         &NewMessage { session_id, role: Role::Assistant, status: Status::Streaming, model: Some(&model), ..Default::default() },
     )?;
-    Ok(Round { model, prompt: prepared.rendered.text.clone(), history, project_id: session.project_id, reply_id: reply.id })
+    let has_files = attachments::any_in_scope(tx, session_id, session.project_id)?;
+    Ok(Round { model, prompt: prepared.rendered.text.clone(), history, project_id: session.project_id, has_files, reply_id: reply.id })
 }
 
 fn check_content(content: &str) -> Result<()> {
@@ -185,7 +188,7 @@ async fn run_rounds(
     let client = app.llm_client(settings);
     for round in 0..=MAX_TOOL_ROUNDS {
         let tools_allowed = round < MAX_TOOL_ROUNDS;
-        let Round { model, prompt, history, project_id, reply_id } = match next.take() {
+        let Round { model, prompt, history, project_id, has_files, reply_id } = match next.take() {
             Some(opened) => opened,
             None => {
                 let model = app.resolve_model(&client, settings).await?;
@@ -198,7 +201,7 @@ async fn run_rounds(
         request.top_p = settings.top_p;
         request.max_tokens = settings.max_tokens;
         if tools_allowed {
-            request.tools = app.tools.specs();
+            request.tools = app.tools.specs(has_files);
         }
         let reply = Reply { app, client: &client, session_id, id: reply_id, cancel, feed, tools_allowed };
         let Some(calls) = reply.stream(&request).await? else { return Ok(()) };

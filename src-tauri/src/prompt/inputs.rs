@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::templates::Templates;
 use crate::error::{Error, Result};
-use crate::store::{memories, presets, projects, sessions, settings};
+use crate::store::{attachments, memories, presets, projects, sessions, settings};
 
 /// Everything that decides the system prompt. Equal inputs render a byte-identical prompt.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -72,8 +72,16 @@ pub fn gather(conn: &Connection, templates: &Templates, session_id: i64, today: 
         base,
         custom_instructions: settings.custom_instructions,
         project: ProjectInput { name: project.name, is_default: project.is_default, instructions: project.instructions },
-        // No attachment store exists yet: the section is absent until files can be attached.
-        attachments: Vec::new(),
+        attachments: attachments::in_scope(conn, session_id, session.project_id)?
+            .into_iter()
+            .map(|a| AttachmentInput {
+                name: a.name,
+                kind: a.kind.label().to_string(),
+                size_bytes: a.size as u64,
+                pages: a.pages.map(|p| p as u32),
+                project: a.project_id.is_some(),
+            })
+            .collect(),
         memories,
         today,
     })

@@ -23,6 +23,8 @@ use crate::store::presets::{NewPreset, PresetPatch};
 use crate::store::projects::{DeletedProject, NewProject, Project, ProjectPatch};
 use crate::store::sessions::{NewSession, Session, SessionPage, SessionPatch};
 use crate::store::settings::{SettingsPatch, SettingsView};
+use crate::api::attachments::AttachmentScope;
+use crate::store::attachments::Attachment;
 
 type AppState = State<Arc<App>>;
 type Reply<T> = Result<axum::Json<T>>;
@@ -46,6 +48,9 @@ pub(super) fn documented() -> (Router<Arc<App>>, utoipa::openapi::OpenApi) {
         .routes(routes!(get_settings, update_settings))
         .routes(routes!(list_memories, create_memory))
         .routes(routes!(update_memory, delete_memory))
+        .routes(routes!(list_attachments, upload_attachment))
+        .routes(routes!(get_attachment, delete_attachment))
+        .routes(routes!(attachment_content))
         .routes(routes!(list_presets, create_preset))
         .routes(routes!(update_preset, delete_preset))
         .routes(routes!(list_models))
@@ -411,4 +416,98 @@ async fn list_models(State(app): AppState) -> Reply<Vec<ModelInfo>> {
 #[utoipa::path(get, path = "/api/servers", tag = "model server", responses((status = 200, description = "The servers found (none is not an error)", body = Vec<FoundServer>)))]
 async fn probe_servers() -> Reply<Vec<FoundServer>> {
     Ok(axum::Json(api::chat::probe_servers().await?))
+}
+
+// ---- attachments
+
+/// The upload form: the file, and where it goes (exactly one of the two ids).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)] // describes the multipart form for the document only
+struct UploadForm {
+    #[schema(value_type = String, format = Binary)]
+    file: Vec<u8>,
+    session_id: Option<i64>,
+    project_id: Option<i64>,
+}
+
+/// Attach a file to a session or a project
+#[utoipa::path(post, path = "/api/attachments", tag = "attachments", request_body(content = UploadForm, content_type = "multipart/form-data"), responses(
+    (status = 200, description = "Stored; its text is indexed in the background (`status`)", body = Attachment),
+    (status = 400, description = "`invalid_upload`, `invalid_scope`, `invalid_file_name`, `empty_file`, `binary_file`, `type_mismatch`, `file_too_large`, `scope_full`, `body_too_large`", body = ErrorBody),
+    (status = 404, description = "`not_found`: no such session or project", body = ErrorBody),
+))]
+async fn upload_attachment(State(app): AppState, mut form: axum::extract::Multipart) -> Reply<Attachment> {
+    let bad = |m: String| crate::error::Error::invalid("invalid_upload", m);
+    let (mut scope, mut file) = (AttachmentScope::default(), None);
+    while let Some(field) = form.next_field().await.map_err(|e| bad(format!("the upload could not be read: {}", e.body_text())))? {
+        let id = |v: String| v.trim().parse::<i64>().map_err(|_| bad(format!("{v:?} is not an id")));
+        match field.name() {
+            Some("file") => {
+                let name = field.file_name().unwrap_or_default().to_string();
+                let bytes = field.bytes().await.map_err(|e| bad(format!("the file could not be read: {}", e.body_text())))?;
+                file = Some((name, bytes.to_vec()));
+            }
+            Some("session_id") => scope.session_id = Some(id(field.text().await.unwrap_or_default())?),
+            Some("project_id") => scope.project_id = Some(id(field.text().await.unwrap_or_default())?),
+            _ => {}
+        }
+    }
+    let (name, bytes) = file.ok_or_else(|| bad("send the file in a part named `file`".into()))?;
+    Ok(axum::Json(api::attachments::upload(&app, scope, name, bytes).await?))
+}
+
+/// A session's own files, or a project's
+#[utoipa::path(get, path = "/api/attachments", tag = "attachments", params(AttachmentScope), responses(
+    (status = 200, description = "Oldest first", body = Vec<Attachment>),
+    (status = 400, description = "`invalid_scope`, `invalid_query`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+))]
+async fn list_attachments(State(app): AppState, Query(q): Query<AttachmentScope>) -> Reply<Vec<Attachment>> {
+    Ok(axum::Json(api::attachments::list(&app, q).await?))
+}
+
+/// One file's details and indexing status
+#[utoipa::path(get, path = "/api/attachments/{id}", tag = "attachments", params(Id), responses(
+    (status = 200, description = "The file", body = Attachment),
+    (status = 400, description = "`invalid_id`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+))]
+async fn get_attachment(State(app): AppState, Id(id): Id) -> Reply<Attachment> {
+    Ok(axum::Json(api::attachments::get(&app, id).await?))
+}
+
+/// Remove a file (its content goes when nothing else links to it)
+#[utoipa::path(delete, path = "/api/attachments/{id}", tag = "attachments", params(Id), responses(
+    (status = 200, description = "Deleted", body = Deleted),
+    (status = 400, description = "`invalid_id`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+))]
+async fn delete_attachment(State(app): AppState, Id(id): Id) -> Reply<Deleted> {
+    Ok(axum::Json(api::attachments::delete(&app, id).await?))
+}
+
+/// Download a file as attached
+#[utoipa::path(get, path = "/api/attachments/{id}/content", tag = "attachments", params(Id), responses(
+    (status = 200, description = "The file's bytes", content_type = "application/octet-stream", body = Vec<u8>),
+    (status = 400, description = "`invalid_id`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+))]
+async fn attachment_content(State(app): AppState, Id(id): Id) -> Result<axum::response::Response> {
+    use axum::response::IntoResponse;
+    let (a, bytes) = api::attachments::download(&app, id).await?;
+    // The name travels percent-encoded (RFC 5987), so no name can break the header.
+    let encoded: String = a
+        .name
+        .bytes()
+        .map(|b| if b.is_ascii_alphanumeric() || b"-._~".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") })
+        .collect();
+    let disposition = format!("attachment; filename*=UTF-8''{encoded}");
+    // Downloaded, never shown in Maru's origin: an attached HTML file must not run as Maru's page.
+    let headers = [
+        ("content-type", a.mime.clone()),
+        ("content-disposition", disposition),
+        ("x-content-type-options", "nosniff".into()),
+        ("content-security-policy", "sandbox".into()),
+    ];
+    Ok((headers, bytes).into_response())
 }

@@ -1,7 +1,6 @@
 //! Messages of a session, in the order they were written (by id). An assistant reply is stored
 //! as `streaming` while it arrives and ends `complete`, `stopped`, `interrupted` or `error`.
 
-use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use rusqlite::{params, Connection, Row};
 use serde::{Deserialize, Serialize};
 
@@ -37,28 +36,6 @@ pub enum Status {
     Error,
 }
 
-macro_rules! sql_text_enum {
-    ($ty:ty { $($variant:ident => $text:literal),* $(,)? }) => {
-        impl $ty {
-            pub fn as_str(self) -> &'static str {
-                match self { $(Self::$variant => $text),* }
-            }
-        }
-        impl ToSql for $ty {
-            fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-                Ok(ToSqlOutput::from(self.as_str()))
-            }
-        }
-        impl FromSql for $ty {
-            fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-                match value.as_str()? {
-                    $($text => Ok(Self::$variant),)*
-                    other => Err(FromSqlError::Other(format!("unknown value {other:?}").into())),
-                }
-            }
-        }
-    };
-}
 sql_text_enum!(Role { User => "user", Assistant => "assistant", Tool => "tool" });
 sql_text_enum!(Status {
     Complete => "complete", Streaming => "streaming", Stopped => "stopped",

@@ -22,6 +22,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!(2, "0002_chat"),
     migration!(3, "0003_ids_never_reused"),
     migration!(4, "0004_prompt_inputs_revision"),
+    migration!(5, "0005_attachments"),
 ];
 
 pub fn latest_version() -> i64 {

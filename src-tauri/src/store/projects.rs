@@ -127,7 +127,7 @@ pub fn update(conn: &Connection, id: i64, patch: &ProjectPatch) -> Result<Projec
     get(conn, id)
 }
 
-/// Deletes a project, moving its sessions (with their messages) to Default. Run it inside the
+/// Deletes a project, moving its sessions (with their messages) and its files to Default. Run it inside the
 /// caller's transaction: the move and the delete stand or fall together.
 pub fn delete(conn: &Connection, id: i64) -> Result<DeletedProject> {
     let project = get(conn, id)?;
@@ -136,6 +136,8 @@ pub fn delete(conn: &Connection, id: i64) -> Result<DeletedProject> {
     }
     let default_project_id = default_id(conn)?;
     let moved = conn.execute("UPDATE sessions SET project_id = ?1 WHERE project_id = ?2", params![default_project_id, id])?;
+    // Its files go where its chats go, so nothing a chat could read disappears.
+    super::attachments::move_project_files(conn, id, default_project_id)?;
     conn.execute("DELETE FROM projects WHERE id = ?1", [id])?;
     Ok(DeletedProject { id, moved_sessions: moved as i64, default_project_id })
 }

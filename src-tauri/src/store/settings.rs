@@ -33,6 +33,8 @@ pub struct Settings {
     pub language: String,
     /// "system", "light" or "dark".
     pub theme: String,
+    /// The largest file that can be attached, in MB.
+    pub attachment_max_mb: u32,
 }
 
 impl Default for Settings {
@@ -50,6 +52,7 @@ impl Default for Settings {
             idle_timeout_secs: 60,
             language: "en".into(),
             theme: "system".into(),
+            attachment_max_mb: 50,
         }
     }
 }
@@ -83,6 +86,7 @@ pub struct SettingsView {
     pub language: String,
     #[cfg_attr(test, ts(type = r#""system" | "light" | "dark""#))]
     pub theme: String,
+    pub attachment_max_mb: u32,
 }
 
 impl From<&Settings> for SettingsView {
@@ -100,6 +104,7 @@ impl From<&Settings> for SettingsView {
             idle_timeout_secs: s.idle_timeout_secs,
             language: s.language.clone(),
             theme: s.theme.clone(),
+            attachment_max_mb: s.attachment_max_mb,
         }
     }
 }
@@ -137,6 +142,8 @@ pub struct SettingsPatch {
     #[serde(default, deserialize_with = "present")]
     #[cfg_attr(test, ts(optional, type = r#""system" | "light" | "dark" | null"#))]
     pub theme: Option<Option<String>>,
+    #[serde(default, deserialize_with = "present")]
+    pub attachment_max_mb: Option<Option<u32>>,
 }
 
 /// Like `Settings`, a patch never shows the API key in logs or panics.
@@ -207,6 +214,7 @@ pub fn update(conn: &Connection, patch: &SettingsPatch) -> Result<Settings> {
     apply!(idle_timeout_secs);
     apply!(language);
     apply!(theme);
+    apply!(attachment_max_mb);
     s.endpoint_url = s.endpoint_url.trim().trim_end_matches('/').to_string();
     s.model = s.model.trim().to_string();
     if s.api_key.as_deref().is_some_and(|k| k.trim().is_empty()) {
@@ -258,6 +266,9 @@ fn validate(s: &Settings) -> Result<()> {
     }
     if !["en", "ko"].contains(&s.language.as_str()) {
         return bad("invalid_language", format!("language must be \"en\" or \"ko\" (got {:?})", s.language));
+    }
+    if !(1..=1024).contains(&s.attachment_max_mb) {
+        return bad("invalid_attachment_limit", "the file size limit must be between 1 and 1024 MB".into());
     }
     if !["system", "light", "dark"].contains(&s.theme.as_str()) {
         return bad("invalid_theme", format!("theme must be \"system\", \"light\" or \"dark\" (got {:?})", s.theme));

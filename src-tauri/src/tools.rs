@@ -1,6 +1,6 @@
-//! Tools the model may call. The registry holds them; a turn offers their specs and runs the
-//! calls. The scope a tool works in (session, project) comes from the turn, never from the
-//! model's arguments.
+//! Tools the model may call. Each capability brings its own (`attachments::tool`); the registry
+//! holds them, and a turn offers their specs and runs the calls. The scope a tool works in
+//! (session, project) comes from the turn, never from the model's arguments.
 
 use std::sync::{Arc, RwLock};
 
@@ -21,6 +21,10 @@ pub struct ToolContext {
 
 pub trait Tool: Send + Sync {
     fn spec(&self) -> ToolSpec;
+    /// Offered only when the session can see attached files.
+    fn needs_files(&self) -> bool {
+        false
+    }
     /// Runs the call; `Err` is a message for the model (bad arguments, nothing found…).
     fn call(&self, ctx: ToolContext, arguments: Value) -> BoxFuture<'static, Result<String, String>>;
 }
@@ -38,8 +42,9 @@ impl ToolRegistry {
         tools.push(tool);
     }
 
-    pub fn specs(&self) -> Vec<ToolSpec> {
-        self.tools.read().unwrap_or_else(|p| p.into_inner()).iter().map(|t| t.spec()).collect()
+    /// The tools to offer; those that read files only when there are files to read.
+    pub fn specs(&self, has_files: bool) -> Vec<ToolSpec> {
+        self.tools.read().unwrap_or_else(|p| p.into_inner()).iter().filter(|t| has_files || !t.needs_files()).map(|t| t.spec()).collect()
     }
 
     /// Runs one call; unknown tools and malformed arguments become errors the model can read.

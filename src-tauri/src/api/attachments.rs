@@ -1,0 +1,88 @@
+//! Files: attach to a session or a project, list, download, remove. Reading and indexing a new
+//! file's text happens in the background; the file is listed at once with status `indexing`.
+
+use serde::{Deserialize, Serialize};
+use tracing::{instrument, Level};
+
+use super::Deleted;
+use crate::app::App;
+use crate::attachments::Scope;
+use crate::error::{Error, Result};
+use crate::store::attachments::{self as table, Attachment};
+use crate::store::settings;
+
+/// Where to attach: exactly one of the two.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema, utoipa::IntoParams)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(optional_fields = nullable))]
+pub struct AttachmentScope {
+    pub session_id: Option<i64>,
+    pub project_id: Option<i64>,
+}
+
+impl AttachmentScope {
+    fn scope(&self) -> Result<Scope> {
+        match (self.session_id, self.project_id) {
+            (Some(s), None) => Ok(Scope::Session(s)),
+            (None, Some(p)) => Ok(Scope::Project(p)),
+            _ => Err(Error::invalid("invalid_scope", "attach a file to either a session (session_id) or a project (project_id)")),
+        }
+    }
+}
+
+#[instrument(skip(app, bytes), fields(size = bytes.len()), err(level = Level::WARN))]
+pub async fn upload(app: &std::sync::Arc<App>, scope: AttachmentScope, name: String, bytes: Vec<u8>) -> Result<Attachment> {
+    let scope = scope.scope()?;
+    let max_mb = app.store.read(|c| Ok(settings::load(c)?.attachment_max_mb)).await?;
+    let shared = app.clone();
+    let (attachment, new) =
+        tokio::task::spawn_blocking(move || shared.files.add(&shared.store, scope, &name, &bytes, u64::from(max_mb) << 20))
+            .await
+            .map_err(|e| Error::Internal(anyhow::anyhow!("storing a file failed: {e}")))??;
+    if new {
+        let (app, sha, kind) = (app.clone(), attachment.sha256.clone(), attachment.kind);
+        tokio::spawn(async move { app.index_file(sha, kind).await });
+    }
+    Ok(attachment)
+}
+
+/// A session's own files, or a project's.
+pub async fn list(app: &App, scope: AttachmentScope) -> Result<Vec<Attachment>> {
+    let scope = scope.scope()?;
+    app.store
+        .read(move |c| match scope {
+            Scope::Session(id) => {
+                crate::store::sessions::get(c, id)?;
+                table::list_for_session(c, id)
+            }
+            Scope::Project(id) => {
+                crate::store::projects::get(c, id)?;
+                table::list_for_project(c, id)
+            }
+        })
+        .await
+}
+
+pub async fn get(app: &App, id: i64) -> Result<Attachment> {
+    app.store.read(move |c| table::get(c, id)).await
+}
+
+/// The file's bytes as attached.
+pub async fn download(app: &std::sync::Arc<App>, id: i64) -> Result<(Attachment, Vec<u8>)> {
+    let a = get(app, id).await?;
+    let shared = app.clone();
+    let sha = a.sha256.clone();
+    let bytes = tokio::task::spawn_blocking(move || shared.files.blobs.read(&sha))
+        .await
+        .map_err(|e| Error::Internal(anyhow::anyhow!("reading a file failed: {e}")))??;
+    Ok((a, bytes))
+}
+
+/// Removes a file; its stored content goes when no other file links to it.
+#[instrument(skip(app), err(level = Level::WARN))]
+pub async fn delete(app: &App, id: i64) -> Result<Deleted> {
+    if let Some(released) = app.store.write(move |tx| table::delete(tx, id)).await? {
+        app.files.blobs.remove(&[released]);
+    }
+    Ok(Deleted { id, deleted: true })
+}

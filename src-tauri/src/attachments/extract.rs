@@ -1,0 +1,114 @@
+//! A file's text: as written for text, Markdown, code, CSV and JSON; the readable text of HTML;
+//! and for PDF, text per page, read in a child process.
+//!
+//! PDF parsers panic, loop and allocate without bound on real files. A child process (the `maru`
+//! binary itself, `maru extract-pdf`) with a time limit and an address-space limit makes such a
+//! file fail alone, with a clear note, whatever the parser does. Builds that are not the `maru`
+//! binary (tests, benchmarks) read PDFs in a thread instead: a panic still fails the file alone,
+//! but a runaway parse is only abandoned, not killed.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::store::attachments::Kind;
+
+/// How long a PDF may take before it is given up on.
+pub const PDF_TIME_LIMIT: Duration = Duration::from_secs(60);
+/// The PDF reader's address-space limit.
+const PDF_MEMORY_LIMIT: u64 = 2 << 30;
+
+/// The text of a file, by page when it has pages.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Text {
+    Whole(String),
+    Pages(Vec<String>),
+}
+
+/// Where PDFs are read.
+#[derive(Debug, Clone)]
+pub enum PdfReader {
+    /// `program extract-pdf <file>` prints the pages as JSON.
+    Child(PathBuf),
+    InThread,
+}
+
+impl PdfReader {
+    /// The running `maru` binary when this is it (or `MARU_PDF_READER` names one), else a thread.
+    pub fn detect() -> PdfReader {
+        if let Some(program) = std::env::var_os("MARU_PDF_READER") {
+            return PdfReader::Child(program.into());
+        }
+        match std::env::current_exe() {
+            Ok(exe) if exe.file_stem().is_some_and(|s| s == "maru") => PdfReader::Child(exe),
+            _ => PdfReader::InThread,
+        }
+    }
+}
+
+/// Reads the text of a stored file. `Err` is a note for the user: why no text could be read.
+pub async fn text(kind: Kind, path: PathBuf, pdf: &PdfReader) -> Result<Text, String> {
+    match kind {
+        Kind::Image => Err("images are sent to models that can see them; they have no text to search".into()),
+        Kind::Pdf => pdf_pages(path, pdf).await.map(Text::Pages),
+        Kind::Html => {
+            let bytes = read(&path)?;
+            tokio::task::spawn_blocking(move || html2text::from_read(&bytes[..], 100).map_err(|e| format!("the HTML could not be read: {e}")))
+                .await
+                .map_err(|e| format!("reading the HTML failed: {e}"))?
+                .map(Text::Whole)
+        }
+        _ => String::from_utf8(read(&path)?).map(Text::Whole).map_err(|_| "the file is not UTF-8 text".to_string()),
+    }
+}
+
+fn read(path: &std::path::Path) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("the stored file cannot be read: {e}"))
+}
+
+async fn pdf_pages(path: PathBuf, reader: &PdfReader) -> Result<Vec<String>, String> {
+    match reader {
+        PdfReader::Child(program) => pdf_in_child(program, &path).await,
+        PdfReader::InThread => {
+            let bytes = read(&path)?;
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            std::thread::spawn(move || {
+                let _ = tx.send(std::panic::catch_unwind(|| pdf_pages_here(&bytes)));
+            });
+            match tokio::time::timeout(PDF_TIME_LIMIT, rx).await {
+                Err(_) => Err(format!("reading the PDF took longer than {} s; it was given up", PDF_TIME_LIMIT.as_secs())),
+                Ok(Err(_)) | Ok(Ok(Err(_))) => Err("the PDF reader failed on this file (it may be damaged)".into()),
+                Ok(Ok(Ok(pages))) => pages,
+            }
+        }
+    }
+}
+
+/// The PDF's pages, read in this process: only for `maru extract-pdf` and the thread fallback.
+pub fn pdf_pages_here(bytes: &[u8]) -> Result<Vec<String>, String> {
+    pdf_extract::extract_text_from_mem_by_pages(bytes).map_err(|e| format!("the PDF could not be read: {e}"))
+}
+
+async fn pdf_in_child(program: &std::path::Path, path: &std::path::Path) -> Result<Vec<String>, String> {
+    let mut cmd = tokio::process::Command::new(program);
+    cmd.arg("extract-pdf").arg(path).stdin(std::process::Stdio::null()).stderr(std::process::Stdio::null()).kill_on_drop(true);
+    #[cfg(unix)]
+    // SAFETY: only async-signal-safe calls (setrlimit) between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let limit = libc::rlimit { rlim_cur: PDF_MEMORY_LIMIT, rlim_max: PDF_MEMORY_LIMIT };
+            libc::setrlimit(libc::RLIMIT_AS, &limit);
+            Ok(())
+        });
+    }
+    let out = match tokio::time::timeout(PDF_TIME_LIMIT, cmd.output()).await {
+        Err(_) => return Err(format!("reading the PDF took longer than {} s; it was given up", PDF_TIME_LIMIT.as_secs())),
+        Ok(Err(e)) => return Err(format!("the PDF reader could not start: {e}")),
+        Ok(Ok(out)) => out,
+    };
+    if !out.status.success() {
+        return Err("the PDF reader failed on this file (it may be damaged)".into());
+    }
+    let result: Result<Vec<String>, String> =
+        serde_json::from_slice(&out.stdout).map_err(|_| "the PDF reader gave no readable answer".to_string())?;
+    result
+}

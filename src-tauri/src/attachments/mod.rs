@@ -1,0 +1,159 @@
+//! Files attached to a session or a project: checked, stored once by content, their text read
+//! and split into passages in the background, and searched by the model through
+//! `search_attachment` (DESIGN §6). No embeddings: a keyword index the model queries itself.
+//!
+//! - `kinds`: what a file is, and what is refused before anything is stored
+//! - `blobs`: the files on disk, by sha256
+//! - `extract`: a file's text (PDFs in a child process)
+//! - `passages`: text → passages with page and line ranges
+//! - `terms`: the Korean-aware form the index reads, and queries
+//! - `tool`: `search_attachment`
+
+pub mod blobs;
+pub mod extract;
+pub mod kinds;
+pub mod passages;
+pub mod terms;
+pub mod tool;
+
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::store::attachments::{self as table, Attachment, NewAttachment, NewPassage};
+pub use crate::store::attachments::Kind;
+use crate::store::{projects, sessions, Store};
+use blobs::Blobs;
+use extract::PdfReader;
+
+/// All files of one session, or of one project, together.
+pub const SCOPE_MAX_BYTES: i64 = 1 << 30;
+
+/// Where a file is attached.
+#[derive(Debug, Clone, Copy)]
+pub enum Scope {
+    Session(i64),
+    Project(i64),
+}
+
+/// The attachments of one data folder: where their files live and how PDFs are read.
+pub struct Files {
+    pub blobs: Blobs,
+    pdf: PdfReader,
+}
+
+impl Files {
+    pub fn new(data_dir: &Path) -> Files {
+        Files { blobs: Blobs::new(data_dir), pdf: PdfReader::detect() }
+    }
+
+    /// At start: removes files no row records, and returns the contents whose indexing a
+    /// previous run did not finish (to index again).
+    pub fn recover(&self, store: &Store) -> Result<Vec<(String, Kind)>> {
+        let recorded = store.read_now(table::all_blobs)?;
+        let swept = self.blobs.sweep(&recorded);
+        if swept > 0 {
+            tracing::info!(swept, "removed stored files that no attachment links to");
+        }
+        store.read_now(table::unindexed)
+    }
+
+    /// Checks and stores a file, links it to `scope`, and returns it with whether its content is
+    /// new (and so needs indexing). Nothing is stored when a check fails.
+    pub fn add(&self, store: &Store, scope: Scope, name: &str, bytes: &[u8], file_max_bytes: u64) -> Result<(Attachment, bool)> {
+        let name = kinds::clean_name(name)?;
+        if bytes.len() as u64 > file_max_bytes {
+            return Err(Error::invalid(
+                "file_too_large",
+                format!("{name} is {} MB; files can be at most {} MB (a setting)", bytes.len() >> 20, file_max_bytes >> 20),
+            ));
+        }
+        let (kind, mime) = kinds::detect(&name, bytes)?;
+        let (session_id, project_id) = match scope {
+            Scope::Session(id) => (Some(id), None),
+            Scope::Project(id) => (None, Some(id)),
+        };
+        // Check the scope before writing the file, and again (with the limit) when linking it.
+        store.read_now(|c| check_scope(c, scope))?;
+        let sha = self.blobs.write(bytes)?;
+        store.with(|tx| {
+            check_scope(tx, scope)?;
+            let used = table::scope_bytes(tx, session_id, project_id)?;
+            if used + bytes.len() as i64 > SCOPE_MAX_BYTES {
+                return Err(Error::invalid(
+                    "scope_full",
+                    format!("the files here already take {} MB of the {} MB allowed; remove some first", used >> 20, SCOPE_MAX_BYTES >> 20),
+                ));
+            }
+            let new = table::put_blob(tx, &sha, bytes.len() as i64)?;
+            let a = table::insert(
+                tx,
+                &NewAttachment { sha256: &sha, session_id, project_id, name: &name, kind, mime, size: bytes.len() as i64 },
+            )?;
+            Ok((a, new))
+        })
+    }
+
+    /// Reads a content's text and indexes it; every file with that content becomes ready (or
+    /// failed, with a note saying why).
+    pub async fn index(&self, store: &Store, sha256: &str, kind: Kind) -> Result<()> {
+        let sha = sha256.to_string();
+        if kind == Kind::Image {
+            return store.write(move |tx| table::finish_indexing(tx, &sha, None, &[], None)).await;
+        }
+        let text = extract::text(kind, self.blobs.path(sha256), &self.pdf).await;
+        let pieces = match text {
+            Err(note) => return store.write(move |tx| table::fail_indexing(tx, &sha, &note)).await,
+            Ok(text) => text,
+        };
+        let pages = match &pieces {
+            extract::Text::Pages(p) => Some(p.len() as i64),
+            extract::Text::Whole(_) => None,
+        };
+        let empty_pages: Vec<usize> = match &pieces {
+            extract::Text::Pages(p) => p.iter().enumerate().filter(|(_, t)| t.trim().is_empty()).map(|(i, _)| i + 1).collect(),
+            extract::Text::Whole(_) => vec![],
+        };
+        let found = tokio::task::spawn_blocking(move || {
+            passages::split(&pieces).into_iter().map(|p| (terms::index_terms(&p.text), p)).collect::<Vec<_>>()
+        })
+        .await
+        .map_err(|e| anyhow::anyhow!("splitting a file failed: {e}"))?;
+        if found.is_empty() {
+            let note = match pages {
+                Some(_) => "no text could be read from any page (a scanned PDF has only images of text)".to_string(),
+                None => "the file has no text".to_string(),
+            };
+            return store.write(move |tx| table::fail_indexing(tx, &sha, &note)).await;
+        }
+        let note = unread_pages_note(&empty_pages);
+        store
+            .write(move |tx| {
+                let rows: Vec<NewPassage> = found
+                    .iter()
+                    .map(|(terms, p)| NewPassage { page: p.page, line_start: p.line_start, line_end: p.line_end, text: &p.text, terms })
+                    .collect();
+                table::finish_indexing(tx, &sha, pages, &rows, note.as_deref())
+            })
+            .await
+    }
+}
+
+fn check_scope(conn: &rusqlite::Connection, scope: Scope) -> Result<()> {
+    match scope {
+        Scope::Session(id) => sessions::get(conn, id).map(|_| ()),
+        Scope::Project(id) => projects::get(conn, id).map(|_| ()),
+    }
+}
+
+/// "no text could be read from page 12" (or pages 3, 4 and 7).
+fn unread_pages_note(pages: &[usize]) -> Option<String> {
+    match pages {
+        [] => None,
+        [one] => Some(format!("no text could be read from page {one}")),
+        many => {
+            let shown: Vec<String> = many.iter().take(10).map(|p| p.to_string()).collect();
+            let more = if many.len() > 10 { format!(" and {} more", many.len() - 10) } else { String::new() };
+            Some(format!("no text could be read from pages {}{more}", shown.join(", ")))
+        }
+    }
+}

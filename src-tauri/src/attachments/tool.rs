@@ -1,0 +1,69 @@
+//! `search_attachment(query, file?, limit?)`: ranked passages from the files the turn's session
+//! can see, its own and its current project's. The scope comes from the turn, never from the
+//! arguments: a file name from another project simply finds nothing. The answer is quoted file
+//! content, and the turn wraps every tool result as data, not instructions.
+
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+use serde_json::{json, Value};
+
+use super::terms;
+use crate::tools::{Tool, ToolContext};
+use crate::llm::ToolSpec;
+use crate::prompt::Templates;
+use crate::store::attachments as table;
+
+pub const NAME: &str = "search_attachment";
+const LIMIT_DEFAULT: usize = 5;
+const LIMIT_MAX: usize = 10;
+
+pub struct SearchAttachment {
+    pub templates: Arc<Templates>,
+}
+
+impl Tool for SearchAttachment {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: NAME.into(),
+            description: self.templates.render("tools/search_attachment", &json!({})).unwrap_or_default().trim().to_string(),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "query": { "type": "string", "description": "keywords to look for" },
+                    "file": { "type": "string", "description": "only this file, by its name as listed" },
+                    "limit": { "type": "integer", "minimum": 1, "maximum": LIMIT_MAX, "description": "how many passages (default 5)" }
+                },
+                "required": ["query"]
+            }),
+        }
+    }
+
+    fn needs_files(&self) -> bool {
+        true
+    }
+
+    fn call(&self, ctx: ToolContext, args: Value) -> BoxFuture<'static, Result<String, String>> {
+        let templates = self.templates.clone();
+        Box::pin(async move {
+            let query = args["query"].as_str().map(str::trim).filter(|q| !q.is_empty()).ok_or("`query` is required: the words to look for")?;
+            let file = args["file"].as_str().map(str::trim).filter(|f| !f.is_empty()).map(str::to_string);
+            let limit = args["limit"].as_u64().map_or(LIMIT_DEFAULT, |l| (l as usize).clamp(1, LIMIT_MAX));
+            let Some(fts) = terms::query(query) else { return Err(format!("{query:?} has no words to search for")) };
+            let (session_id, project_id) = (ctx.session_id, ctx.project_id);
+            let (hits, files) = ctx
+                .store
+                .read(move |c| {
+                    let hits = table::search(c, &fts, session_id, project_id, file.as_deref(), limit)?;
+                    let files = table::in_scope(c, session_id, project_id)?.into_iter().map(|a| a.name).collect::<Vec<_>>();
+                    Ok((hits, files))
+                })
+                .await
+                .map_err(|e| e.body().message)?;
+            let file = args["file"].as_str();
+            templates
+                .render("tools/search_attachment_result", &json!({ "hits": hits, "query": query, "file": file, "files": files.join(", ") }))
+                .map_err(|e| e.body().message)
+        })
+    }
+}

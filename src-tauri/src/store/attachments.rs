@@ -1,0 +1,297 @@
+//! Attachments: files linked to a session or a project, their content rows (`blobs`, one per
+//! sha256) and the passages of their text with the search index. The files themselves live in
+//! the data folder's `blobs/` (see `attachments::blobs`); these tables say what exists.
+
+use rusqlite::{params, Connection, OptionalExtension, Row};
+use serde::{Deserialize, Serialize};
+
+use super::{found, now_ms};
+use crate::error::Result;
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Text,
+    Markdown,
+    Code,
+    Csv,
+    Json,
+    Html,
+    Pdf,
+    Image,
+}
+sql_text_enum!(Kind {
+    Text => "text", Markdown => "markdown", Code => "code", Csv => "csv", Json => "json",
+    Html => "html", Pdf => "pdf", Image => "image",
+});
+
+impl Kind {
+    /// How the prompt names it: "Markdown", "PDF".
+    pub fn label(self) -> &'static str {
+        match self {
+            Kind::Text => "text",
+            Kind::Markdown => "Markdown",
+            Kind::Code => "code",
+            Kind::Csv => "CSV",
+            Kind::Json => "JSON",
+            Kind::Html => "HTML",
+            Kind::Pdf => "PDF",
+            Kind::Image => "image",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum IndexStatus {
+    /// Its text is being read and indexed; the chat works meanwhile.
+    Indexing,
+    Ready,
+    /// No text could be read; `note` says why. The file stays attached.
+    Failed,
+}
+sql_text_enum!(IndexStatus { Indexing => "indexing", Ready => "ready", Failed => "failed" });
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Attachment {
+    pub id: i64,
+    /// Exactly one of `session_id` and `project_id` is set: the file's scope.
+    pub session_id: Option<i64>,
+    pub project_id: Option<i64>,
+    /// As the user named it; shown, never used as a path.
+    pub name: String,
+    pub kind: Kind,
+    pub mime: String,
+    pub size: i64,
+    pub pages: Option<i64>,
+    pub sha256: String,
+    pub status: IndexStatus,
+    /// Why indexing failed, or what could not be read.
+    pub note: Option<String>,
+    pub created_at: i64,
+}
+
+pub struct NewAttachment<'a> {
+    pub sha256: &'a str,
+    pub session_id: Option<i64>,
+    pub project_id: Option<i64>,
+    pub name: &'a str,
+    pub kind: Kind,
+    pub mime: &'a str,
+    pub size: i64,
+}
+
+/// One passage of a file's text, as indexed.
+pub struct NewPassage<'a> {
+    pub page: Option<i64>,
+    pub line_start: i64,
+    pub line_end: i64,
+    pub text: &'a str,
+    /// The text as the index reads it (see `attachments::terms`).
+    pub terms: &'a str,
+}
+
+/// A passage found by a search, with where it comes from.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Hit {
+    pub attachment_id: i64,
+    pub name: String,
+    pub page: Option<i64>,
+    pub line_start: i64,
+    pub line_end: i64,
+    pub text: String,
+    /// BM25: lower is better.
+    pub rank: f64,
+}
+
+const SELECT: &str = "SELECT id, session_id, project_id, name, kind, mime, size, pages, blob_sha256, status, note, created_at FROM attachments";
+
+fn from_row(r: &Row) -> rusqlite::Result<Attachment> {
+    Ok(Attachment {
+        id: r.get(0)?,
+        session_id: r.get(1)?,
+        project_id: r.get(2)?,
+        name: r.get(3)?,
+        kind: r.get(4)?,
+        mime: r.get(5)?,
+        size: r.get(6)?,
+        pages: r.get(7)?,
+        sha256: r.get(8)?,
+        status: r.get(9)?,
+        note: r.get(10)?,
+        created_at: r.get(11)?,
+    })
+}
+
+pub fn get(conn: &Connection, id: i64) -> Result<Attachment> {
+    found(conn.query_row(&format!("{SELECT} WHERE id = ?1"), [id], from_row), "attachment", id)
+}
+
+/// Records a content whose file is already written; true when it is new (needs indexing).
+pub fn put_blob(conn: &Connection, sha256: &str, size: i64) -> Result<bool> {
+    let n = conn.execute("INSERT OR IGNORE INTO blobs (sha256, size, created_at) VALUES (?1, ?2, ?3)", params![sha256, size, now_ms()])?;
+    Ok(n == 1)
+}
+
+pub fn blob_exists(conn: &Connection, sha256: &str) -> Result<bool> {
+    Ok(conn.query_row("SELECT 1 FROM blobs WHERE sha256 = ?1", [sha256], |_| Ok(())).optional()?.is_some())
+}
+
+pub fn insert(conn: &Connection, new: &NewAttachment) -> Result<Attachment> {
+    // A content already indexed is ready at once; a new one is indexed in the background.
+    let (status, pages, note): (IndexStatus, Option<i64>, Option<String>) = conn
+        .query_row(
+            "SELECT status, pages, note FROM attachments WHERE blob_sha256 = ?1 AND status <> 'indexing' ORDER BY id DESC LIMIT 1",
+            [new.sha256],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .optional()?
+        .unwrap_or((IndexStatus::Indexing, None, None));
+    conn.execute(
+        "INSERT INTO attachments (blob_sha256, session_id, project_id, name, kind, mime, size, pages, status, note, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        params![new.sha256, new.session_id, new.project_id, new.name, new.kind, new.mime, new.size, pages, status, note, now_ms()],
+    )?;
+    get(conn, conn.last_insert_rowid())
+}
+
+/// A session's own files (not its project's), oldest first.
+pub fn list_for_session(conn: &Connection, session_id: i64) -> Result<Vec<Attachment>> {
+    let mut stmt = conn.prepare_cached(&format!("{SELECT} WHERE session_id = ?1 ORDER BY id"))?;
+    let rows = stmt.query_map([session_id], from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
+pub fn list_for_project(conn: &Connection, project_id: i64) -> Result<Vec<Attachment>> {
+    let mut stmt = conn.prepare_cached(&format!("{SELECT} WHERE project_id = ?1 ORDER BY id"))?;
+    let rows = stmt.query_map([project_id], from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
+/// Everything a session can see: its own files, then its current project's.
+pub fn in_scope(conn: &Connection, session_id: i64, project_id: i64) -> Result<Vec<Attachment>> {
+    let mut stmt =
+        conn.prepare_cached(&format!("{SELECT} WHERE session_id = ?1 OR project_id = ?2 ORDER BY session_id IS NULL, id"))?;
+    let rows = stmt.query_map(params![session_id, project_id], from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
+/// Whether the session can see any file (its own or its project's).
+pub fn any_in_scope(conn: &Connection, session_id: i64, project_id: i64) -> Result<bool> {
+    Ok(conn
+        .prepare_cached("SELECT EXISTS (SELECT 1 FROM attachments WHERE session_id = ?1 OR project_id = ?2)")?
+        .query_row(params![session_id, project_id], |r| r.get(0))?)
+}
+
+/// Total bytes attached in a scope, for its limit.
+pub fn scope_bytes(conn: &Connection, session_id: Option<i64>, project_id: Option<i64>) -> Result<i64> {
+    Ok(conn.query_row(
+        "SELECT coalesce(sum(size), 0) FROM attachments WHERE session_id IS ?1 AND project_id IS ?2",
+        params![session_id, project_id],
+        |r| r.get(0),
+    )?)
+}
+
+/// Unlinks a file. Returns its content's sha256 when this was the last link (the content row
+/// and its passages went with it; the caller removes the file after the commit).
+pub fn delete(conn: &Connection, id: i64) -> Result<Option<String>> {
+    let a = get(conn, id)?;
+    conn.execute("DELETE FROM attachments WHERE id = ?1", [id])?;
+    Ok((!blob_exists(conn, &a.sha256)?).then_some(a.sha256))
+}
+
+/// The contents linked from a session's own files: what deleting the session may release.
+pub fn session_blobs(conn: &Connection, session_id: i64) -> Result<Vec<String>> {
+    let mut stmt = conn.prepare_cached("SELECT DISTINCT blob_sha256 FROM attachments WHERE session_id = ?1")?;
+    let rows = stmt.query_map([session_id], |r| r.get(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
+/// Of `shas`, those no longer recorded (their files can go).
+pub fn released(conn: &Connection, shas: Vec<String>) -> Result<Vec<String>> {
+    let mut gone = vec![];
+    for sha in shas {
+        if !blob_exists(conn, &sha)? {
+            gone.push(sha);
+        }
+    }
+    Ok(gone)
+}
+
+/// Every recorded content, for the sweep of orphan files at start.
+pub fn all_blobs(conn: &Connection) -> Result<std::collections::HashSet<String>> {
+    let mut stmt = conn.prepare("SELECT sha256 FROM blobs")?;
+    let rows = stmt.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+    Ok(rows)
+}
+
+/// Moves a project's files to another project (the project is being deleted).
+pub fn move_project_files(conn: &Connection, from: i64, to: i64) -> Result<usize> {
+    Ok(conn.execute("UPDATE attachments SET project_id = ?2 WHERE project_id = ?1", params![from, to])?)
+}
+
+/// Contents still waiting to be indexed (at start: an indexing run was cut short).
+pub fn unindexed(conn: &Connection) -> Result<Vec<(String, Kind)>> {
+    let mut stmt = conn.prepare("SELECT DISTINCT blob_sha256, kind FROM attachments WHERE status = 'indexing'")?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
+/// Stores a content's passages and marks every file with that content done.
+pub fn finish_indexing(conn: &Connection, sha256: &str, pages: Option<i64>, passages: &[NewPassage], note: Option<&str>) -> Result<()> {
+    if !blob_exists(conn, sha256)? {
+        return Ok(()); // deleted while it was being read
+    }
+    conn.execute("DELETE FROM passages WHERE blob_sha256 = ?1", [sha256])?;
+    let mut add = conn.prepare_cached(
+        "INSERT INTO passages (blob_sha256, seq, page, line_start, line_end, text) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?;
+    let mut index = conn.prepare_cached("INSERT INTO passages_fts (rowid, terms) VALUES (?1, ?2)")?;
+    for (seq, p) in passages.iter().enumerate() {
+        add.execute(params![sha256, seq as i64, p.page, p.line_start, p.line_end, p.text])?;
+        index.execute(params![conn.last_insert_rowid(), p.terms])?;
+    }
+    conn.execute(
+        "UPDATE attachments SET status = 'ready', pages = ?2, note = ?3 WHERE blob_sha256 = ?1",
+        params![sha256, pages, note],
+    )?;
+    Ok(())
+}
+
+/// No text could be read: the files stay attached, marked failed with why.
+pub fn fail_indexing(conn: &Connection, sha256: &str, note: &str) -> Result<()> {
+    conn.execute("UPDATE attachments SET status = 'failed', note = ?2 WHERE blob_sha256 = ?1", params![sha256, note])?;
+    Ok(())
+}
+
+/// Ranked passages matching an FTS5 `query`, only from files the session can see (its own and
+/// its current project's), optionally only from files named `file`.
+pub fn search(conn: &Connection, query: &str, session_id: i64, project_id: i64, file: Option<&str>, limit: usize) -> Result<Vec<Hit>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT min(a.id), min(a.name), p.page, p.line_start, p.line_end, p.text, min(bm25(passages_fts)) AS rank
+         FROM passages_fts
+         JOIN passages p ON p.id = passages_fts.rowid
+         JOIN attachments a ON a.blob_sha256 = p.blob_sha256
+         WHERE passages_fts MATCH ?1 AND (a.session_id = ?2 OR a.project_id = ?3) AND (?4 IS NULL OR a.name = ?4)
+         GROUP BY p.id
+         ORDER BY rank
+         LIMIT ?5",
+    )?;
+    let rows = stmt
+        .query_map(params![query, session_id, project_id, file, limit as i64], |r| {
+            Ok(Hit {
+                attachment_id: r.get(0)?,
+                name: r.get(1)?,
+                page: r.get(2)?,
+                line_start: r.get(3)?,
+                line_end: r.get(4)?,
+                text: r.get(5)?,
+                rank: r.get(6)?,
+            })
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
