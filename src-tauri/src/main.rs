@@ -95,12 +95,10 @@ fn main() -> ExitCode {
 fn extract_pdf(path: &std::path::Path) -> ExitCode {
     // A panic in the parser is an answer too: the file could not be read.
     std::panic::set_hook(Box::new(|_| {}));
-    let pages = std::fs::read(path)
-        .map_err(|e| format!("the stored file cannot be read: {e}"))
-        .and_then(|bytes| {
-            std::panic::catch_unwind(|| maru::attachments::extract::pdf_pages_here(&bytes))
-                .unwrap_or_else(|_| Err("the PDF reader failed on this file (it may be damaged)".into()))
-        });
+    let pages = std::fs::read(path).map_err(|e| format!("the stored file cannot be read: {e}")).and_then(|bytes| {
+        std::panic::catch_unwind(|| maru::attachments::extract::pdf_pages_here(&bytes))
+            .unwrap_or_else(|_| Err("the PDF reader failed on this file (it may be damaged)".into()))
+    });
     match serde_json::to_string(&pages) {
         Ok(json) => {
             println!("{json}");

@@ -3,4 +3,5 @@
 
 pub mod fake_openai;
 pub mod llama;
+pub mod pdf;
 pub mod server;

@@ -313,6 +313,39 @@ async fn every_answer_matches_the_document() {
     assert_eq!(kinds.len(), 4, "every kind of override was checked: {kinds:?}");
     assert!(!ctx["last_reply"].is_null() && !ctx["last_sent"].is_null(), "{ctx}");
 
+    // Files: one for the chat and one for its project, listed, read back, searched by the model.
+    let upload = |field: &'static str, id: Value, name: &'static str, bytes: &'static [u8]| {
+        let form = reqwest::multipart::Form::new()
+            .text(field, id.to_string())
+            .part("file", reqwest::multipart::Part::bytes(bytes).file_name(name));
+        s.http.post(s.url("/api/attachments")).bearer_auth(&s.token).multipart(form).send()
+    };
+    let res = upload("session_id", sess.clone(), "notes.md", b"# Notes\n\nThe launch is on Friday.").await.unwrap();
+    let (st, file) = c.json(&M::POST, "/api/attachments", res).await;
+    assert_eq!(st, StatusCode::OK, "{file}");
+    let res = upload("project_id", work.clone(), "plan.txt", b"Budget review on Monday.").await.unwrap();
+    assert_eq!(c.json(&M::POST, "/api/attachments", res).await.0, StatusCode::OK);
+    let res = upload("project_id", work.clone(), "empty.txt", b"").await.unwrap();
+    assert_eq!(c.json(&M::POST, "/api/attachments", res).await.0, StatusCode::BAD_REQUEST);
+    c.get(&format!("/api/attachments?session_id={sess}")).await;
+    c.get(&format!("/api/attachments?project_id={work}")).await;
+    let file_id = file["id"].clone();
+    for _ in 0..200 {
+        if c.get(&format!("/api/attachments/{file_id}")).await["status"] != "indexing" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let content = s.http.get(s.url(&format!("/api/attachments/{file_id}/content"))).bearer_auth(&s.token).send().await.unwrap();
+    assert_eq!(content.status(), StatusCode::OK);
+    assert_eq!(&content.bytes().await.unwrap()[..], b"# Notes\n\nThe launch is on Friday.", "a file downloads as attached");
+    // Bytes, not JSON: nothing to validate beyond the status and the bytes.
+    spec.exercised.lock().unwrap().insert(("get".into(), "/api/attachments/{id}/content".into()));
+    fake.push(Reply::tool_call("search_attachment", r#"{"query": "launch"}"#));
+    fake.push(Reply::text(["Friday."]));
+    let events = c.turn(M::POST, &messages, Some(json!({ "content": "when is the launch?" }))).await;
+    assert!(names(&events).contains(&"tool_result"), "{events:?}");
+
     // The model server.
     c.get("/api/models").await;
     let found = c.get("/api/servers").await;
@@ -354,6 +387,7 @@ async fn every_answer_matches_the_document() {
     c.ok(M::DELETE, &format!("/api/messages/{last}"), None).await;
     c.ok(M::DELETE, &format!("/api/memories/{memory}"), None).await;
     c.ok(M::DELETE, &format!("/api/presets/{preset}"), None).await;
+    c.ok(M::DELETE, &format!("/api/attachments/{file_id}"), None).await;
     c.ok(M::DELETE, &format!("/api/sessions/{sess}"), None).await;
     c.ok(M::DELETE, &format!("/api/projects/{work}"), None).await;
 

@@ -30,6 +30,19 @@ impl AttachmentScope {
     }
 }
 
+/// What `POST /api/attachments` takes, as `multipart/form-data`: the file in a part named
+/// `file` (its file name is the display name), and exactly one of the two ids.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(optional_fields = nullable))]
+pub struct UploadForm {
+    #[schema(value_type = String, format = Binary)]
+    #[cfg_attr(test, ts(type = "Blob"))]
+    pub file: Vec<u8>,
+    pub session_id: Option<i64>,
+    pub project_id: Option<i64>,
+}
+
 #[instrument(skip(app, bytes), fields(size = bytes.len()), err(level = Level::WARN))]
 pub async fn upload(app: &std::sync::Arc<App>, scope: AttachmentScope, name: String, bytes: Vec<u8>) -> Result<Attachment> {
     let scope = scope.scope()?;

@@ -14,6 +14,7 @@ use ts_rs::{Config, TS};
 
 /// Every type that crosses the API as JSON, each written to `dir` with the types it depends on.
 fn export_types(dir: &Path) {
+    use crate::api::attachments::{AttachmentScope, UploadForm};
     use crate::api::chat::{ContextView, DeletedPreset, LastSent, NewTurn, PresetView, ReplyFigures, Stopped};
     use crate::api::Deleted;
     use crate::api::{Health, MessageEdit, MessageQuery, SessionQuery};
@@ -24,6 +25,7 @@ fn export_types(dir: &Path) {
     use crate::prompt::render::SectionReport;
     use crate::prompt::templates::{TemplateInfo, TemplateSource};
     use crate::prompt::SectionId;
+    use crate::store::attachments::{Attachment, IndexStatus, Kind};
     use crate::store::memories::{Memory, MemoryPatch, NewMemory};
     use crate::store::messages::{Message, MessagePage, Role, Status};
     use crate::store::presets::{NewPreset, PresetPatch};
@@ -59,6 +61,11 @@ fn export_types(dir: &Path) {
         MemoryPatch,
         NewPreset,
         PresetPatch,
+        Attachment,
+        Kind,
+        IndexStatus,
+        AttachmentScope,
+        UploadForm,
         // api
         Health,
         SessionQuery,

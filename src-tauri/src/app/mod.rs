@@ -20,9 +20,9 @@ use crate::prompt::{PromptCache, Templates};
 use crate::store::messages;
 use crate::store::settings::Settings;
 use crate::store::Store;
+pub use crate::tools::{Tool, ToolContext, ToolRegistry};
 pub use events::{Feed, TurnEvent, TurnStream};
 pub use runs::{RunGuard, Runs};
-pub use crate::tools::{Tool, ToolContext, ToolRegistry};
 
 pub struct App {
     pub store: Store,

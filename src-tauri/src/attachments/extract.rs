@@ -52,10 +52,12 @@ pub async fn text(kind: Kind, path: PathBuf, pdf: &PdfReader) -> Result<Text, St
         Kind::Pdf => pdf_pages(path, pdf).await.map(Text::Pages),
         Kind::Html => {
             let bytes = read(&path)?;
-            tokio::task::spawn_blocking(move || html2text::from_read(&bytes[..], 100).map_err(|e| format!("the HTML could not be read: {e}")))
-                .await
-                .map_err(|e| format!("reading the HTML failed: {e}"))?
-                .map(Text::Whole)
+            tokio::task::spawn_blocking(move || {
+                html2text::from_read(&bytes[..], 100).map_err(|e| format!("the HTML could not be read: {e}"))
+            })
+            .await
+            .map_err(|e| format!("reading the HTML failed: {e}"))?
+            .map(Text::Whole)
         }
         _ => String::from_utf8(read(&path)?).map(Text::Whole).map_err(|_| "the file is not UTF-8 text".to_string()),
     }

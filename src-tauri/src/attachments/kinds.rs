@@ -16,7 +16,10 @@ pub fn clean_name(raw: &str) -> Result<String> {
         return Err(Error::invalid("invalid_file_name", "the file has no name"));
     }
     if name.contains(['/', '\\']) || name == "." || name == ".." || name.contains('\0') {
-        return Err(Error::invalid("invalid_file_name", format!("{name:?} looks like a path; attach the file itself, named without folders")));
+        return Err(Error::invalid(
+            "invalid_file_name",
+            format!("{name:?} looks like a path; attach the file itself, named without folders"),
+        ));
     }
     Ok(name)
 }
@@ -60,8 +63,8 @@ pub fn detect(name: &str, bytes: &[u8]) -> Result<(Kind, &'static str)> {
         "json" | "jsonl" => (Kind::Json, "application/json"),
         "html" | "htm" => (Kind::Html, "text/html"),
         "rs" | "py" | "js" | "ts" | "tsx" | "jsx" | "go" | "c" | "h" | "cpp" | "hpp" | "cc" | "java" | "kt" | "swift" | "rb" | "php"
-        | "cs" | "sh" | "bash" | "zsh" | "sql" | "toml" | "yaml" | "yml" | "xml" | "css" | "scss" | "lua" | "r" | "scala" | "hs"
-        | "ml" | "ex" | "exs" | "dart" | "vue" | "svelte" => (Kind::Code, "text/plain"),
+        | "cs" | "sh" | "bash" | "zsh" | "sql" | "toml" | "yaml" | "yml" | "xml" | "css" | "scss" | "lua" | "r" | "scala" | "hs" | "ml"
+        | "ex" | "exs" | "dart" | "vue" | "svelte" => (Kind::Code, "text/plain"),
         _ => (Kind::Text, "text/plain"),
     })
 }

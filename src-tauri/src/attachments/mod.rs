@@ -19,8 +19,8 @@ pub mod tool;
 use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::store::attachments::{self as table, Attachment, NewAttachment, NewPassage};
 pub use crate::store::attachments::Kind;
+use crate::store::attachments::{self as table, Attachment, NewAttachment, NewPassage};
 use crate::store::{projects, sessions, Store};
 use blobs::Blobs;
 use extract::PdfReader;

@@ -158,7 +158,8 @@ mod tests {
     #[test]
     fn recall_on_the_corpus() {
         let conn = rusqlite::Connection::open_in_memory().unwrap();
-        let variants: &[(&str, &str, fn(&str) -> String, fn(&str) -> Option<String>)] = &[
+        type Variant = (&'static str, &'static str, fn(&str) -> String, fn(&str) -> Option<String>);
+        let variants: &[Variant] = &[
             ("unicode61, exact words", "unicode61", |t| t.to_string(), |q| Some(format!("\"{q}\""))),
             ("unicode61 + prefix queries", "unicode61", |t| t.to_string(), |q| Some(format!("\"{q}\"*"))),
             ("trigram", "trigram", |t| t.to_string(), |q| Some(format!("\"{q}\""))),
@@ -169,7 +170,8 @@ mod tests {
             let name = format!("v{i}");
             conn.execute_batch(&format!("CREATE VIRTUAL TABLE {name} USING fts5(t, tokenize = '{tokenize}')")).unwrap();
             for (n, text) in CORPUS.iter().enumerate() {
-                conn.execute(&format!("INSERT INTO {name} (rowid, t) VALUES (?1, ?2)"), rusqlite::params![n as i64 + 1, prepare(text)]).unwrap();
+                conn.execute(&format!("INSERT INTO {name} (rowid, t) VALUES (?1, ?2)"), rusqlite::params![n as i64 + 1, prepare(text)])
+                    .unwrap();
             }
             let mut right: std::collections::BTreeMap<&str, (usize, usize)> = Default::default();
             for (q, want, case) in QUERIES {

@@ -9,10 +9,10 @@ use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 
 use super::terms;
-use crate::tools::{Tool, ToolContext};
 use crate::llm::ToolSpec;
 use crate::prompt::Templates;
 use crate::store::attachments as table;
+use crate::tools::{Tool, ToolContext};
 
 pub const NAME: &str = "search_attachment";
 const LIMIT_DEFAULT: usize = 5;
@@ -46,7 +46,8 @@ impl Tool for SearchAttachment {
     fn call(&self, ctx: ToolContext, args: Value) -> BoxFuture<'static, Result<String, String>> {
         let templates = self.templates.clone();
         Box::pin(async move {
-            let query = args["query"].as_str().map(str::trim).filter(|q| !q.is_empty()).ok_or("`query` is required: the words to look for")?;
+            let query =
+                args["query"].as_str().map(str::trim).filter(|q| !q.is_empty()).ok_or("`query` is required: the words to look for")?;
             let file = args["file"].as_str().map(str::trim).filter(|f| !f.is_empty()).map(str::to_string);
             let limit = args["limit"].as_u64().map_or(LIMIT_DEFAULT, |l| (l as usize).clamp(1, LIMIT_MAX));
             let Some(fts) = terms::query(query) else { return Err(format!("{query:?} has no words to search for")) };
@@ -59,7 +60,10 @@ impl Tool for SearchAttachment {
                     Ok((hits, files))
                 })
                 .await
-                .map_err(|e| e.body().message)?;
+                .map_err(|e| {
+                    tracing::warn!("search_attachment failed: {e}");
+                    e.body().message
+                })?;
             let file = args["file"].as_str();
             templates
                 .render("tools/search_attachment_result", &json!({ "hits": hits, "query": query, "file": file, "files": files.join(", ") }))

@@ -18,8 +18,8 @@ use crate::error::{Error, Result};
 use crate::llm::{CancellationToken, ChatRequest, Delta, LlmError, ToolCall};
 use crate::prompt::{self, Budgets};
 use crate::store::messages::{self, Ending, NewMessage, ReplyStats, Role, Status, CONTENT_MAX_CHARS};
-use crate::store::{attachments, sessions};
 use crate::store::settings::{self, Settings};
+use crate::store::{attachments, sessions};
 
 /// At most this many rounds of tool calls per turn; the last round offers no tools.
 pub const MAX_TOOL_ROUNDS: usize = 5;

@@ -12,19 +12,19 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::extract::{Id, Json, Query};
+use crate::api::attachments::{AttachmentScope, UploadForm};
 use crate::api::chat::{ContextView, DeletedPreset, NewTurn, PresetView, Stopped};
 use crate::api::{self, Deleted, Health, MessageEdit, MessageQuery, SessionQuery};
 use crate::app::{App, TurnEvent, TurnStream};
 use crate::error::{ErrorBody, Result};
 use crate::llm::{FoundServer, ModelInfo};
+use crate::store::attachments::Attachment;
 use crate::store::memories::{Memory, MemoryPatch, NewMemory};
 use crate::store::messages::{Message, MessagePage};
 use crate::store::presets::{NewPreset, PresetPatch};
 use crate::store::projects::{DeletedProject, NewProject, Project, ProjectPatch};
 use crate::store::sessions::{NewSession, Session, SessionPage, SessionPatch};
 use crate::store::settings::{SettingsPatch, SettingsView};
-use crate::api::attachments::AttachmentScope;
-use crate::store::attachments::Attachment;
 
 type AppState = State<Arc<App>>;
 type Reply<T> = Result<axum::Json<T>>;
@@ -419,16 +419,6 @@ async fn probe_servers() -> Reply<Vec<FoundServer>> {
 }
 
 // ---- attachments
-
-/// The upload form: the file, and where it goes (exactly one of the two ids).
-#[derive(utoipa::ToSchema)]
-#[allow(dead_code)] // describes the multipart form for the document only
-struct UploadForm {
-    #[schema(value_type = String, format = Binary)]
-    file: Vec<u8>,
-    session_id: Option<i64>,
-    project_id: Option<i64>,
-}
 
 /// Attach a file to a session or a project
 #[utoipa::path(post, path = "/api/attachments", tag = "attachments", request_body(content = UploadForm, content_type = "multipart/form-data"), responses(

@@ -107,7 +107,8 @@ pub struct Hit {
     pub rank: f64,
 }
 
-const SELECT: &str = "SELECT id, session_id, project_id, name, kind, mime, size, pages, blob_sha256, status, note, created_at FROM attachments";
+const SELECT: &str =
+    "SELECT id, session_id, project_id, name, kind, mime, size, pages, blob_sha256, status, note, created_at FROM attachments";
 
 fn from_row(r: &Row) -> rusqlite::Result<Attachment> {
     Ok(Attachment {
@@ -173,8 +174,7 @@ pub fn list_for_project(conn: &Connection, project_id: i64) -> Result<Vec<Attach
 
 /// Everything a session can see: its own files, then its current project's.
 pub fn in_scope(conn: &Connection, session_id: i64, project_id: i64) -> Result<Vec<Attachment>> {
-    let mut stmt =
-        conn.prepare_cached(&format!("{SELECT} WHERE session_id = ?1 OR project_id = ?2 ORDER BY session_id IS NULL, id"))?;
+    let mut stmt = conn.prepare_cached(&format!("{SELECT} WHERE session_id = ?1 OR project_id = ?2 ORDER BY session_id IS NULL, id"))?;
     let rows = stmt.query_map(params![session_id, project_id], from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(rows)
 }
@@ -246,18 +246,14 @@ pub fn finish_indexing(conn: &Connection, sha256: &str, pages: Option<i64>, pass
         return Ok(()); // deleted while it was being read
     }
     conn.execute("DELETE FROM passages WHERE blob_sha256 = ?1", [sha256])?;
-    let mut add = conn.prepare_cached(
-        "INSERT INTO passages (blob_sha256, seq, page, line_start, line_end, text) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    )?;
+    let mut add =
+        conn.prepare_cached("INSERT INTO passages (blob_sha256, seq, page, line_start, line_end, text) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")?;
     let mut index = conn.prepare_cached("INSERT INTO passages_fts (rowid, terms) VALUES (?1, ?2)")?;
     for (seq, p) in passages.iter().enumerate() {
         add.execute(params![sha256, seq as i64, p.page, p.line_start, p.line_end, p.text])?;
         index.execute(params![conn.last_insert_rowid(), p.terms])?;
     }
-    conn.execute(
-        "UPDATE attachments SET status = 'ready', pages = ?2, note = ?3 WHERE blob_sha256 = ?1",
-        params![sha256, pages, note],
-    )?;
+    conn.execute("UPDATE attachments SET status = 'ready', pages = ?2, note = ?3 WHERE blob_sha256 = ?1", params![sha256, pages, note])?;
     Ok(())
 }
 
@@ -271,13 +267,14 @@ pub fn fail_indexing(conn: &Connection, sha256: &str, note: &str) -> Result<()> 
 /// its current project's), optionally only from files named `file`.
 pub fn search(conn: &Connection, query: &str, session_id: i64, project_id: i64, file: Option<&str>, limit: usize) -> Result<Vec<Hit>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT min(a.id), min(a.name), p.page, p.line_start, p.line_end, p.text, min(bm25(passages_fts)) AS rank
-         FROM passages_fts
-         JOIN passages p ON p.id = passages_fts.rowid
+        "WITH hits AS MATERIALIZED (SELECT rowid AS id, bm25(passages_fts) AS rank FROM passages_fts WHERE passages_fts MATCH ?1)
+         SELECT a.id, a.name, p.page, p.line_start, p.line_end, p.text, min(h.rank) AS best
+         FROM hits h
+         JOIN passages p ON p.id = h.id
          JOIN attachments a ON a.blob_sha256 = p.blob_sha256
-         WHERE passages_fts MATCH ?1 AND (a.session_id = ?2 OR a.project_id = ?3) AND (?4 IS NULL OR a.name = ?4)
+         WHERE (a.session_id = ?2 OR a.project_id = ?3) AND (?4 IS NULL OR a.name = ?4)
          GROUP BY p.id
-         ORDER BY rank
+         ORDER BY best
          LIMIT ?5",
     )?;
     let rows = stmt
