@@ -346,6 +346,8 @@ async fn every_answer_matches_the_document() {
     let events = c.turn(M::POST, &messages, Some(json!({ "content": "when is the launch?" }))).await;
     assert!(names(&events).contains(&"tool_result"), "{events:?}");
 
+    c.get("/api/search?q=launch").await;
+
     // The model server.
     c.get("/api/models").await;
     let found = c.get("/api/servers").await;

@@ -209,3 +209,21 @@ pub async fn delete_memory(app: &App, id: i64) -> Result<Deleted> {
     app.store.write(move |tx| memories::delete(tx, id)).await?;
     Ok(Deleted { id, deleted: true })
 }
+
+// ---- search across chats
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema, utoipa::IntoParams)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(optional_fields = nullable))]
+pub struct SearchQuery {
+    /// Words to find, in any language; a Korean word is found with its particles.
+    pub q: String,
+    /// At most this many chats (default 20, at most 100).
+    pub limit: Option<usize>,
+}
+
+/// Chats in every project whose messages or title match, best first.
+pub async fn search(app: &App, query: SearchQuery) -> Result<Vec<crate::store::search::ChatHit>> {
+    let limit = query.limit.unwrap_or(20).clamp(1, 100);
+    app.store.read(move |c| crate::store::search::chats(c, &query.q, limit)).await
+}

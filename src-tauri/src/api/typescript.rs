@@ -17,7 +17,7 @@ fn export_types(dir: &Path) {
     use crate::api::attachments::{AttachmentScope, UploadForm};
     use crate::api::chat::{ContextView, DeletedPreset, LastSent, NewTurn, PresetView, ReplyFigures, Stopped};
     use crate::api::Deleted;
-    use crate::api::{Health, MessageEdit, MessageQuery, SessionQuery};
+    use crate::api::{Health, MessageEdit, MessageQuery, SearchQuery, SessionQuery};
     use crate::app::TurnEvent;
     use crate::error::ErrorBody;
     use crate::llm::{FoundServer, ModelInfo, ToolCall, Usage};
@@ -30,6 +30,7 @@ fn export_types(dir: &Path) {
     use crate::store::messages::{Message, MessagePage, Role, Status};
     use crate::store::presets::{NewPreset, PresetPatch};
     use crate::store::projects::{DeletedProject, NewProject, Project, ProjectPatch};
+    use crate::store::search::ChatHit;
     use crate::store::sessions::{NewSession, Session, SessionPage, SessionPatch};
     use crate::store::settings::{SettingsPatch, SettingsView};
 
@@ -66,6 +67,8 @@ fn export_types(dir: &Path) {
         IndexStatus,
         AttachmentScope,
         UploadForm,
+        ChatHit,
+        SearchQuery,
         // api
         Health,
         SessionQuery,

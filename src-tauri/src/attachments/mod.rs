@@ -6,14 +6,14 @@
 //! - `blobs`: the files on disk, by sha256
 //! - `extract`: a file's text (PDFs in a child process)
 //! - `passages`: text → passages with page and line ranges
-//! - `terms`: the Korean-aware form the index reads, and queries
+
 //! - `tool`: `search_attachment`
 
 pub mod blobs;
 pub mod extract;
 pub mod kinds;
 pub mod passages;
-pub mod terms;
+
 pub mod tool;
 
 use std::path::Path;
@@ -21,6 +21,7 @@ use std::path::Path;
 use crate::error::{Error, Result};
 pub use crate::store::attachments::Kind;
 use crate::store::attachments::{self as table, Attachment, NewAttachment, NewPassage};
+use crate::store::terms;
 use crate::store::{projects, sessions, Store};
 use blobs::Blobs;
 use extract::PdfReader;

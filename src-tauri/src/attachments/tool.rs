@@ -8,10 +8,10 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 
-use super::terms;
 use crate::llm::ToolSpec;
 use crate::prompt::Templates;
 use crate::store::attachments as table;
+use crate::store::terms;
 use crate::tools::{Tool, ToolContext};
 
 pub const NAME: &str = "search_attachment";

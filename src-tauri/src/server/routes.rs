@@ -51,6 +51,7 @@ pub(super) fn documented() -> (Router<Arc<App>>, utoipa::openapi::OpenApi) {
         .routes(routes!(list_attachments, upload_attachment))
         .routes(routes!(get_attachment, delete_attachment))
         .routes(routes!(attachment_content))
+        .routes(routes!(search))
         .routes(routes!(list_presets, create_preset))
         .routes(routes!(update_preset, delete_preset))
         .routes(routes!(list_models))
@@ -500,4 +501,15 @@ async fn attachment_content(State(app): AppState, Id(id): Id) -> Result<axum::re
         ("content-security-policy", "sandbox".into()),
     ];
     Ok((headers, bytes).into_response())
+}
+
+// ---- search
+
+/// Search every chat's messages and title
+#[utoipa::path(get, path = "/api/search", tag = "sessions", params(api::SearchQuery), responses(
+    (status = 200, description = "Chats best first, each with the excerpt of its best message", body = Vec<crate::store::search::ChatHit>),
+    (status = 400, description = "`invalid_query`", body = ErrorBody),
+))]
+async fn search(State(app): AppState, Query(q): Query<api::SearchQuery>) -> Reply<Vec<crate::store::search::ChatHit>> {
+    Ok(axum::Json(api::search(&app, q).await?))
 }

@@ -23,6 +23,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!(3, "0003_ids_never_reused"),
     migration!(4, "0004_prompt_inputs_revision"),
     migration!(5, "0005_attachments"),
+    migration!(6, "0006_chat_search"),
 ];
 
 pub fn latest_version() -> i64 {

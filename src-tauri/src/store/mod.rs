@@ -39,9 +39,11 @@ mod migrate;
 pub mod presets;
 pub mod projects;
 pub mod prompt_inputs;
+pub mod search;
 pub mod sessions;
 pub mod settings;
 pub mod snapshots;
+pub mod terms;
 #[cfg(test)]
 mod tests;
 pub mod text;
@@ -165,6 +167,13 @@ fn connect(path: &Path) -> Result<Connection> {
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
+    // The search triggers index text in the form `terms` gives it.
+    conn.create_scalar_function(
+        "maru_terms",
+        1,
+        rusqlite::functions::FunctionFlags::SQLITE_DETERMINISTIC | rusqlite::functions::FunctionFlags::SQLITE_UTF8,
+        |ctx| Ok(terms::index_terms(&ctx.get::<String>(0)?)),
+    )?;
     Ok(conn)
 }
 

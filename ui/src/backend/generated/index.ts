@@ -3,6 +3,7 @@
 
 export type { Attachment } from './Attachment';
 export type { AttachmentScope } from './AttachmentScope';
+export type { ChatHit } from './ChatHit';
 export type { ContextView } from './ContextView';
 export type { Cut } from './Cut';
 export type { Deleted } from './Deleted';
@@ -32,6 +33,7 @@ export type { Project } from './Project';
 export type { ProjectPatch } from './ProjectPatch';
 export type { ReplyFigures } from './ReplyFigures';
 export type { Role } from './Role';
+export type { SearchQuery } from './SearchQuery';
 export type { SectionId } from './SectionId';
 export type { SectionReport } from './SectionReport';
 export type { Session } from './Session';

@@ -60,12 +60,17 @@ fn bigrams(run: &[char]) -> Vec<String> {
     run.windows(2).map(|w| w.iter().collect()).collect()
 }
 
+/// The words of a query: runs of letters and digits.
+pub fn words(input: &str) -> Vec<&str> {
+    input.split(|c: char| !(c.is_alphanumeric() || is_syllable(c))).filter(|w| !w.is_empty()).collect()
+}
+
 /// An FTS5 query for what a user or a model typed: words joined by OR (BM25 ranks passages with
 /// more of them first), each Hangul word as the phrase of its bigrams. `None` when nothing
 /// searchable is left. Quotes keep FTS5 syntax in the input from being read as operators.
 pub fn query(input: &str) -> Option<String> {
     let mut parts = vec![];
-    for word in input.split(|c: char| !(c.is_alphanumeric() || is_syllable(c))).filter(|w| !w.is_empty()) {
+    for word in words(input) {
         let mut pieces: Vec<String> = vec![];
         let mut run: Vec<char> = vec![];
         let mut other = String::new();

@@ -1,0 +1,43 @@
+//! Search across chats: every project, Korean words with their particles, titles, and where to
+//! open the chat.
+
+use maru_tests::fake_openai::{FakeOpenAi, Reply};
+use maru_tests::server::TestServer;
+use serde_json::Value;
+
+fn marked(hit: &Value) -> Vec<String> {
+    let snippet: Vec<char> = hit["snippet"].as_str().unwrap().chars().collect();
+    hit["highlights"].as_array().unwrap().iter().map(|r| snippet[r[0].as_u64().unwrap() as usize..r[1].as_u64().unwrap() as usize].iter().collect()).collect()
+}
+
+#[tokio::test]
+async fn a_korean_word_is_found_with_its_particle_in_any_project() {
+    let fake = FakeOpenAi::start().await;
+    let s = TestServer::start().await;
+    s.use_server(&fake.base_url(), "fake-model").await;
+    let family = s.project("가족").await;
+    let there = s.session(Some(family), "").await;
+    fake.push(Reply::text(["네, 공유해 주세요."]));
+    s.say(there, "다음 주 회의록을 공유할게요").await;
+    let elsewhere = s.session(None, "").await;
+    fake.push(Reply::text(["The meeting is at noon."]));
+    s.say(elsewhere, "When do we meet?").await;
+    let titled = s.session(None, "회의 준비 목록").await;
+
+    let (_, hits) = s.get("/api/search?q=회의록").await;
+    let hits = hits.as_array().unwrap();
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(hits[0]["session_id"], there, "found in another project's chat");
+    assert_eq!(hits[0]["project_id"], family);
+    let history = s.history(there).await;
+    assert_eq!(hits[0]["message_id"], history[0]["id"], "the hit says which message to open the chat at");
+    assert_eq!(marked(&hits[0]), ["회의록"], "the word is marked inside 회의록을");
+
+    let (_, hits) = s.get("/api/search?q=meeting").await;
+    assert_eq!(hits[0]["session_id"], elsewhere, "English is stemmed: meeting finds the reply");
+    let (_, hits) = s.get("/api/search?q=준비").await;
+    let hits = hits.as_array().unwrap();
+    assert_eq!((hits.len(), &hits[0]["session_id"], &hits[0]["message_id"]), (1, &Value::from(titled), &Value::Null), "a title matches too: {hits:?}");
+    let (_, hits) = s.get("/api/search?q=%22%29%28*").await;
+    assert_eq!(hits, Value::Array(vec![]), "query syntax in the input is not an error");
+}
