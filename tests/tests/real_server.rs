@@ -79,3 +79,70 @@ async fn the_real_server_lists_its_model_with_context_length() {
     let (_, models) = s.get("/api/models").await;
     assert_eq!(models[0]["context_length"], 4096, "the context length comes from the server: {models}");
 }
+
+#[tokio::test]
+#[ignore = "needs llama-server: run through make test"]
+async fn a_real_server_takes_files_the_search_tool_and_its_results() {
+    use maru::store::messages::{self, NewMessage, Role, Status};
+    let llama = llama().await;
+    let s = TestServer::start().await;
+    s.patch("/api/settings", json!({ "endpoint_url": llama.base_url, "model": null, "temperature": 0.0, "max_tokens": 24 })).await;
+    let sess = s.session(None, "").await;
+    let form = reqwest::multipart::Form::new()
+        .text("session_id", sess.to_string())
+        .part("file", reqwest::multipart::Part::bytes(&b"The family budget meeting is on Friday at noon."[..]).file_name("budget.txt"));
+    let res = s.http.post(s.url("/api/attachments")).bearer_auth(&s.token).multipart(form).send().await.unwrap();
+    assert_eq!(res.status().as_u16(), 200);
+    let file: serde_json::Value = res.json().await.unwrap();
+    for _ in 0..500 {
+        if s.get(&format!("/api/attachments/{}", file["id"])).await.1["status"] == "ready" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+
+    // A round the tiny model would rarely choose to make on its own: a search_attachment call
+    // and its real result, stored as a turn stores them. The next request carries the tool's
+    // spec, the call and the passage; the server must take them and answer.
+    let ctx = maru::app::ToolContext { session_id: sess, project_id: 1, store: s.app.store.clone() };
+    let found = s.app.tools.call(ctx, "search_attachment", r#"{"query": "budget meeting"}"#).await.expect("the tool runs");
+    assert!(found.contains("budget.txt") && found.contains("Friday"), "{found}");
+    let call =
+        maru::llm::ToolCall { id: "call_1".into(), name: "search_attachment".into(), arguments: r#"{"query":"budget meeting"}"#.into() };
+    s.app
+        .store
+        .with(|c| {
+            messages::insert(
+                c,
+                &NewMessage { session_id: sess, role: Role::User, content: "When is the budget meeting?", ..Default::default() },
+            )?;
+            let asked = messages::insert(
+                c,
+                &NewMessage {
+                    session_id: sess,
+                    role: Role::Assistant,
+                    status: Status::Complete,
+                    tool_calls: std::slice::from_ref(&call),
+                    ..Default::default()
+                },
+            )?;
+            messages::insert(
+                c,
+                &NewMessage {
+                    session_id: sess,
+                    role: Role::Tool,
+                    content: &found,
+                    tool_call_id: Some("call_1"),
+                    tool_name: Some("search_attachment"),
+                    ..Default::default()
+                },
+            )?;
+            Ok(asked.id)
+        })
+        .unwrap();
+    let events = s.say(sess, "Answer from the file.").await;
+    let done = events.iter().find(|e| e.name == "done").unwrap_or_else(|| panic!("the server takes the tool round: {events:?}"));
+    assert_eq!(done.data["message"]["status"], "complete", "{done:?}");
+    let (_, ctx) = s.get(&format!("/api/sessions/{sess}/context")).await;
+    assert!(ctx["system_prompt"].as_str().unwrap().contains("budget.txt (text"), "④ lists the file: {}", ctx["system_prompt"]);
+}

@@ -7,7 +7,12 @@ use serde_json::Value;
 
 fn marked(hit: &Value) -> Vec<String> {
     let snippet: Vec<char> = hit["snippet"].as_str().unwrap().chars().collect();
-    hit["highlights"].as_array().unwrap().iter().map(|r| snippet[r[0].as_u64().unwrap() as usize..r[1].as_u64().unwrap() as usize].iter().collect()).collect()
+    hit["highlights"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| snippet[r[0].as_u64().unwrap() as usize..r[1].as_u64().unwrap() as usize].iter().collect())
+        .collect()
 }
 
 #[tokio::test]
@@ -37,7 +42,11 @@ async fn a_korean_word_is_found_with_its_particle_in_any_project() {
     assert_eq!(hits[0]["session_id"], elsewhere, "English is stemmed: meeting finds the reply");
     let (_, hits) = s.get("/api/search?q=준비").await;
     let hits = hits.as_array().unwrap();
-    assert_eq!((hits.len(), &hits[0]["session_id"], &hits[0]["message_id"]), (1, &Value::from(titled), &Value::Null), "a title matches too: {hits:?}");
+    assert_eq!(
+        (hits.len(), &hits[0]["session_id"], &hits[0]["message_id"]),
+        (1, &Value::from(titled), &Value::Null),
+        "a title matches too: {hits:?}"
+    );
     let (_, hits) = s.get("/api/search?q=%22%29%28*").await;
     assert_eq!(hits, Value::Array(vec![]), "query syntax in the input is not an error");
 }

@@ -49,7 +49,10 @@ impl PdfReader {
 pub async fn text(kind: Kind, path: PathBuf, pdf: &PdfReader) -> Result<Text, String> {
     match kind {
         Kind::Image => Err("images are sent to models that can see them; they have no text to search".into()),
-        Kind::Pdf => pdf_pages(path, pdf).await.map(Text::Pages),
+        Kind::Pdf => match pdf_pages(path, pdf).await? {
+            pages if pages.is_empty() => Err("the PDF has no pages Maru can read (it may be damaged)".into()),
+            pages => Ok(Text::Pages(pages)),
+        },
         Kind::Html => {
             let bytes = read(&path)?;
             tokio::task::spawn_blocking(move || {
