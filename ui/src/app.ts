@@ -3,14 +3,14 @@
 
 import { ApiError, errorMessage, type Backend } from './backend/backend';
 import type {
-  ContextView, FoundServer, Memory, MemoryPatch, Message, Preset, PresetPatch, Project, ProjectPatch,
+  Attachment, AttachmentScope, ChatHit, ContextView, FoundServer, Memory, MemoryPatch, Message, Preset, PresetPatch, Project, ProjectPatch,
   Session, SettingsPatch, SettingsView, TurnEvent, Usage,
 } from './backend/types';
 import { setLanguage, t } from './lib/i18n';
 import { applyTheme } from './lib/theme';
 import { toast } from './views/toast';
 
-export type Topic = 'sidebar' | 'chat' | 'live' | 'panel' | 'settings' | 'presets' | 'memories' | 'context' | 'connection' | 'serverOffer';
+export type Topic = 'sidebar' | 'chat' | 'live' | 'panel' | 'settings' | 'presets' | 'memories' | 'context' | 'connection' | 'serverOffer' | 'files';
 
 export interface ProjectEntry {
   project: Project;
@@ -44,7 +44,24 @@ export interface LiveTurn {
   stopping: boolean;
 }
 
-export type Panel = 'context' | 'memory' | null;
+export type Panel = 'context' | 'memory' | 'files' | null;
+
+/** A file given to the open chat from this window, shown as a chip until the next message is sent. */
+export interface Upload {
+  /** Local, for the view. */
+  key: number;
+  sessionId: number;
+  name: string;
+  size: number;
+  /** Null while it is being sent; then the server's record, kept current while it is indexed. */
+  attachment: Attachment | null;
+}
+
+/** A file to attach: its content and the name it is shown under. */
+export interface FileToAttach {
+  blob: Blob;
+  name: string;
+}
 
 /** Offered at start when the configured model server cannot be used: what answers nearby. */
 export interface ServerOffer {
@@ -59,6 +76,10 @@ export interface ServerOffer {
 /** `/api/models` error codes that mean the configured model server cannot be reached at all. */
 const UNREACHABLE_CODES = new Set(['unreachable', 'dns', 'network', 'timeout_connect', 'invalid_url'].map((c) => `model_server.${c}`));
 
+/** How often an attachment being indexed is asked about, at first and at most. */
+const INDEX_POLL_MS = [400, 2000];
+/** Older pages loaded, at most, to reach a message a search result points at. */
+const FIND_PAGES = 10;
 const SESSION_PAGE = 30;
 const MESSAGE_PAGE = 50;
 const POLL_MS = 1500;
@@ -87,11 +108,20 @@ export class App {
   unauthorized = false;
   serverOffer: ServerOffer | null = null;
   version = '';
+  /** Files by scope (`scopeKey`): a chat's own, a project's. Missing until loaded. */
+  files = new Map<string, Attachment[]>();
+  /** Files given to chats from this window since their last message was sent. */
+  uploads: Upload[] = [];
+  /** A message to bring into view once the open chat shows it (from a search result). */
+  focusMessageId: number | null = null;
 
   private listeners = new Map<Topic, Set<() => void>>();
   private pollTimer: number | undefined;
   private healthTimer: number | undefined;
   private openToken = 0;
+  private creating: Promise<Session | undefined> | null = null;
+  private watched = new Set<number>();
+  private uploadKey = 0;
 
   constructor(readonly backend: Backend) {}
 
@@ -204,7 +234,8 @@ export class App {
     else history.replaceState(null, '', url);
   }
 
-  async openSession(id: number, push = true): Promise<void> {
+  /** Opens a chat; `focusMessageId` (from a search result) is brought into view once shown. */
+  async openSession(id: number, push = true, focusMessageId: number | null = null): Promise<void> {
     const token = ++this.openToken;
     try {
       const session = await this.backend.getSession(id);
@@ -212,7 +243,9 @@ export class App {
       this.session = session;
       this.messages = [];
       this.olderBefore = null;
+      this.focusMessageId = focusMessageId;
       this.setUrl(id, push);
+      void this.loadChatFiles();
       const entry = this.entry(session.project_id);
       if (entry && !entry.expanded) {
         entry.expanded = true;
@@ -220,6 +253,7 @@ export class App {
       }
       this.emit('chat', 'sidebar');
       await this.loadMessages(id);
+      if (focusMessageId !== null) await this.loadUntil(id, focusMessageId);
       if (this.panel === 'context') void this.loadContext();
     } catch (e) {
       if (e instanceof ApiError && e.code === 'not_found') {
@@ -231,17 +265,30 @@ export class App {
     }
   }
 
-  /** A new chat: nothing is created until the first message is sent. */
+  /** Loads older pages (a few at most) until the message is among those shown. */
+  private async loadUntil(sessionId: number, messageId: number): Promise<void> {
+    for (let i = 0; i < FIND_PAGES; i++) {
+      if (this.session?.id !== sessionId || this.focusMessageId !== messageId) return;
+      if (this.messages.some((m) => m.id === messageId) || this.olderBefore === null) break;
+      await this.loadOlder();
+    }
+    // Not found (deleted since, or too far back): the chat simply opens.
+    if (this.focusMessageId === messageId && !this.messages.some((m) => m.id === messageId)) this.focusMessageId = null;
+  }
+
+  /** A new chat: nothing is created until the first message is sent (or a file attached). */
   newChat(projectId?: number, push = true): void {
     this.openToken++;
     this.session = null;
     this.messages = [];
     this.olderBefore = null;
+    this.focusMessageId = null;
     this.draftProjectId = projectId ?? this.defaultProjectId();
     this.draftPreset = null;
     this.context = null;
     this.setUrl(null, push);
     this.emit('chat', 'sidebar', 'context');
+    void this.loadChatFiles();
   }
 
   defaultProjectId(): number | null {
@@ -312,11 +359,13 @@ export class App {
       if (this.draftProjectId === id) this.draftProjectId = res.default_project_id;
       await this.refreshProjects();
       await this.loadSessions(res.default_project_id);
+      this.files.delete(scopeKey({ project_id: id }));
       if (this.session && this.session.project_id === id) {
         this.session = { ...this.session, project_id: res.default_project_id };
         this.emit('chat');
         this.contextChanged();
       }
+      void this.loadChatFiles();
     });
   }
 
@@ -392,7 +441,10 @@ export class App {
       await this.refreshProjects();
       await Promise.all([this.loadSessions(before.project_id), this.loadSessions(projectId)]);
       toast(t('moved', { project: this.projectName(target?.project) }));
-      if (this.session?.id === id) this.contextChanged();
+      if (this.session?.id === id) {
+        this.contextChanged();
+        void this.loadChatFiles();
+      }
     });
   }
 
@@ -545,24 +597,8 @@ export class App {
       toast(t('nothingToSend'), 'error');
       return false;
     }
-    let session = this.session;
-    if (!session) {
-      const created = await this.attempt(async () => {
-        let s = await this.backend.createSession({ project_id: this.draftProjectId });
-        if (this.draftPreset) s = await this.backend.updateSession(s.id, { preset: this.draftPreset });
-        return s;
-      });
-      if (!created) return false;
-      session = created;
-      this.session = created;
-      this.messages = [];
-      this.setUrl(created.id, true);
-      const e = this.entry(created.project_id);
-      if (e) {
-        e.sessions.unshift(created);
-        e.expanded = true;
-      }
-    }
+    const session = await this.ensureSession();
+    if (!session) return false;
     const sid = session.id;
     if (this.live.has(sid)) {
       toast(t('turnRunning'), 'error');
@@ -583,8 +619,45 @@ export class App {
       this.refused(sid, e);
       return false;
     }
+    this.uploads = this.uploads.filter((u) => u.sessionId !== sid);
+    this.emit('files');
     await this.finish(live);
     return true;
+  }
+
+  /** The open chat, created first when it is a draft (once, however many ask at the same time). */
+  async ensureSession(): Promise<Session | undefined> {
+    if (this.session) return this.session;
+    this.creating ??= this.createDraft().finally(() => {
+      this.creating = null;
+    });
+    return this.creating;
+  }
+
+  private async createDraft(): Promise<Session | undefined> {
+    const token = this.openToken;
+    const created = await this.attempt(async () => {
+      let s = await this.backend.createSession({ project_id: this.draftProjectId });
+      if (this.draftPreset) s = await this.backend.updateSession(s.id, { preset: this.draftPreset });
+      return s;
+    });
+    if (!created) return undefined;
+    const e = this.entry(created.project_id);
+    if (e) {
+      e.sessions.unshift(created);
+      e.expanded = true;
+    }
+    // Another chat was opened meanwhile: this one exists now, but is not the one shown.
+    if (token !== this.openToken) {
+      this.emit('sidebar');
+      return undefined;
+    }
+    this.session = created;
+    this.messages = [];
+    this.files.set(scopeKey({ session_id: created.id }), []);
+    this.setUrl(created.id, true);
+    this.emit('chat', 'sidebar', 'files');
+    return created;
   }
 
   /** Answers the last message again, replacing the reply after it. */
@@ -789,6 +862,7 @@ export class App {
     this.emit('panel');
     if (this.panel === 'context') void this.loadContext();
     if (this.panel === 'memory' && !this.memoriesLoaded) void this.loadMemories();
+    if (this.panel === 'files') void this.loadChatFiles();
   }
 
   closePanel(): void {
@@ -824,4 +898,149 @@ export class App {
       this.emit('context');
     }
   }
+
+  // ---- files
+
+  /** The open chat's own files and its project's (as far as loaded). */
+  chatFiles(): { own: Attachment[]; project: Attachment[] } {
+    const own = this.session ? this.files.get(scopeKey({ session_id: this.session.id })) ?? [] : [];
+    const projectId = this.currentProject()?.id;
+    const project = projectId !== undefined ? this.files.get(scopeKey({ project_id: projectId })) ?? [] : [];
+    return { own, project };
+  }
+
+  /** Loads the open chat's files and its project's. */
+  async loadChatFiles(): Promise<void> {
+    const scopes: AttachmentScope[] = [];
+    if (this.session) scopes.push({ session_id: this.session.id });
+    const projectId = this.currentProject()?.id ?? this.draftProjectId;
+    if (projectId != null) scopes.push({ project_id: projectId });
+    await Promise.all(scopes.map((scope) => this.loadFiles(scope)));
+  }
+
+  async loadFiles(scope: AttachmentScope): Promise<void> {
+    try {
+      const list = await this.backend.listAttachments(scope);
+      this.files.set(scopeKey(scope), list);
+      for (const a of list) if (a.status === 'indexing') this.watch(a);
+    } catch (e) {
+      // A chat or project deleted meanwhile simply has no files.
+      if (!(e instanceof ApiError && e.code === 'not_found')) this.fail(e);
+    }
+    this.emit('files');
+  }
+
+  /**
+   * Attaches files to the open chat (created first when it is a draft), one after the other.
+   * Each shows as a chip at once; a refused file is dropped with the server's reason.
+   */
+  async attachToChat(files: FileToAttach[]): Promise<void> {
+    if (files.length === 0) return;
+    const session = await this.ensureSession();
+    if (!session) return;
+    const uploads = files.map((f): Upload => ({ key: ++this.uploadKey, sessionId: session.id, name: f.name, size: f.blob.size, attachment: null }));
+    this.uploads.push(...uploads);
+    this.emit('files');
+    for (const [i, f] of files.entries()) {
+      const a = await this.upload({ session_id: session.id }, f);
+      if (a) uploads[i].attachment = a;
+      else this.uploads = this.uploads.filter((u) => u !== uploads[i]);
+      this.emit('files');
+    }
+    this.contextChanged();
+  }
+
+  /** Attaches files to a project: every chat in it sees them. */
+  async attachToProject(projectId: number, files: FileToAttach[]): Promise<void> {
+    for (const f of files) await this.upload({ project_id: projectId }, f);
+    this.contextChanged();
+  }
+
+  private async upload(scope: AttachmentScope, f: FileToAttach): Promise<Attachment | undefined> {
+    // Refused here rather than after sending it all: the server would refuse it too.
+    const maxMb = this.settings?.attachment_max_mb ?? 0;
+    if (maxMb > 0 && f.blob.size > maxMb * 1024 * 1024) {
+      toast(t('fileTooLarge', { name: f.name, mb: maxMb }), 'error');
+      return undefined;
+    }
+    const a = await this.attempt(() => this.backend.uploadAttachment(scope, f.blob, f.name));
+    if (!a) return undefined;
+    const key = scopeKey(scope);
+    // The same content attached twice is one file: listed once.
+    const list = (this.files.get(key) ?? []).filter((x) => x.id !== a.id);
+    this.files.set(key, [...list, a]);
+    if (a.status === 'indexing') this.watch(a);
+    this.emit('files');
+    return a;
+  }
+
+  async deleteFile(a: Attachment): Promise<boolean> {
+    const ok = await this.attempt(async () => {
+      await this.backend.deleteAttachment(a.id);
+      return true;
+    });
+    if (!ok) return false;
+    for (const [key, list] of this.files) this.files.set(key, list.filter((x) => x.id !== a.id));
+    this.uploads = this.uploads.filter((u) => u.attachment?.id !== a.id);
+    this.watched.delete(a.id);
+    this.emit('files');
+    this.contextChanged();
+    return true;
+  }
+
+  /** Drops a chip without touching its file (it stays in the chat's files). */
+  dismissUpload(key: number): void {
+    this.uploads = this.uploads.filter((u) => u.key !== key);
+    this.emit('files');
+  }
+
+  /** Asks about a file being indexed until it is ready or failed (or gone). */
+  private watch(a: Attachment): void {
+    if (this.watched.has(a.id)) return;
+    this.watched.add(a.id);
+    let delay = INDEX_POLL_MS[0];
+    const tick = async () => {
+      if (!this.watched.has(a.id)) return;
+      try {
+        const now = await this.backend.getAttachment(a.id);
+        this.fileChanged(now);
+        if (now.status !== 'indexing') {
+          this.watched.delete(a.id);
+          this.contextChanged();
+          return;
+        }
+      } catch (e) {
+        if (e instanceof ApiError && e.code === 'not_found') {
+          this.watched.delete(a.id);
+          return;
+        }
+      }
+      delay = Math.min(INDEX_POLL_MS[1], delay * 1.5);
+      window.setTimeout(() => void tick(), delay);
+    };
+    window.setTimeout(() => void tick(), delay);
+  }
+
+  private fileChanged(a: Attachment): void {
+    for (const [key, list] of this.files) this.files.set(key, list.map((x) => (x.id === a.id ? a : x)));
+    for (const u of this.uploads) if (u.attachment?.id === a.id) u.attachment = a;
+    this.emit('files');
+  }
+
+  // ---- search
+
+  /** Chats in every project matching the words, best first. */
+  searchChats(q: string, limit = 20): Promise<ChatHit[]> {
+    return this.backend.searchChats(q, limit);
+  }
+
+  /** Opens a search result's chat, at its message when it has one. */
+  openHit(hit: ChatHit): Promise<void> {
+    return this.openSession(hit.session_id, true, hit.message_id);
+  }
+}
+
+/** Where a file list is kept in `App.files`. */
+export function scopeKey(scope: AttachmentScope): string {
+  return scope.session_id != null ? `s:${scope.session_id}` : `p:${scope.project_id}`;
 }

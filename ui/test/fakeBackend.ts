@@ -34,6 +34,7 @@ export function settingsView(over: Partial<SettingsView> = {}): SettingsView {
     idle_timeout_secs: 60,
     language: 'en',
     theme: 'system',
+    attachment_max_mb: 50,
     ...over,
   };
 }

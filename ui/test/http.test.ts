@@ -102,3 +102,77 @@ describe('takeToken', () => {
     expect(takeToken()).toBe('abc123');
   });
 });
+
+describe('HttpBackend: files and search', () => {
+  const attachment = { id: 3, session_id: 4, project_id: null, name: 'notes.txt', kind: 'text', mime: 'text/plain', size: 5, pages: null, sha256: 'ab', status: 'indexing', note: null, created_at: 1 };
+
+  it('uploads a file as multipart form data: the file under its name, and the scope', async () => {
+    const { backend, calls } = backendWith(() => Response.json(attachment));
+    const a = await backend.uploadAttachment({ session_id: 4 }, new Blob(['hello'], { type: 'text/plain' }), '회의 notes.txt');
+    expect(a).toEqual(attachment);
+    expect(calls[0].url).toBe('http://127.0.0.1:9/api/attachments');
+    expect(calls[0].init.method).toBe('POST');
+    const headers = calls[0].init.headers as Record<string, string>;
+    expect(headers.Authorization).toBe('Bearer tok');
+    // The browser sets the multipart Content-Type with its boundary; a JSON one would break it.
+    expect(headers['Content-Type']).toBeUndefined();
+    const form = calls[0].init.body as FormData;
+    expect(form).toBeInstanceOf(FormData);
+    expect(form.get('session_id')).toBe('4');
+    expect(form.has('project_id')).toBe(false);
+    const file = form.get('file') as File;
+    expect(file.name).toBe('회의 notes.txt');
+    expect(await file.text()).toBe('hello');
+  });
+
+  it('uploads to a project', async () => {
+    const { backend, calls } = backendWith(() => Response.json({ ...attachment, session_id: null, project_id: 2 }));
+    await backend.uploadAttachment({ project_id: 2 }, new Blob(['x']), 'a.md');
+    const form = calls[0].init.body as FormData;
+    expect(form.get('project_id')).toBe('2');
+    expect(form.has('session_id')).toBe(false);
+  });
+
+  it("rejects a refused file with the server's code and message", async () => {
+    const { backend } = backendWith(() => Response.json({ code: 'binary_file', message: 'bin.txt is a binary file with no text Maru can read' }, { status: 400 }));
+    const err = await backend.uploadAttachment({ session_id: 4 }, new Blob([new Uint8Array([0, 1, 2])]), 'bin.txt').catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.code).toBe('binary_file');
+    expect(err.message).toBe('bin.txt is a binary file with no text Maru can read');
+    expect(err.status).toBe(400);
+  });
+
+  it('lists, gets and deletes files', async () => {
+    const { backend, calls } = backendWith((call) => {
+      if (call.init.method === 'DELETE') return Response.json({ id: 3, deleted: true });
+      return call.url.includes('/api/attachments?') ? Response.json([attachment]) : Response.json({ ...attachment, status: 'ready' });
+    });
+    expect(await backend.listAttachments({ session_id: 4 })).toEqual([attachment]);
+    await backend.listAttachments({ project_id: 2 });
+    expect((await backend.getAttachment(3)).status).toBe('ready');
+    expect(await backend.deleteAttachment(3)).toEqual({ id: 3, deleted: true });
+    expect(calls.map((c) => `${c.init.method} ${c.url}`)).toEqual([
+      'GET http://127.0.0.1:9/api/attachments?session_id=4',
+      'GET http://127.0.0.1:9/api/attachments?project_id=2',
+      'GET http://127.0.0.1:9/api/attachments/3',
+      'DELETE http://127.0.0.1:9/api/attachments/3',
+    ]);
+  });
+
+  it('downloads the bytes with the token (a plain link could not send it)', async () => {
+    const { backend, calls } = backendWith(() => new Response(new Uint8Array([104, 105]), { headers: { 'content-type': 'text/plain' } }));
+    const blob = await backend.downloadAttachment(3);
+    expect(calls[0].url).toBe('http://127.0.0.1:9/api/attachments/3/content');
+    expect((calls[0].init.headers as Record<string, string>).Authorization).toBe('Bearer tok');
+    expect(await blob.text()).toBe('hi');
+  });
+
+  it('searches chats with the words and a limit', async () => {
+    const hit = { session_id: 1, project_id: 1, title: 'Plans', message_id: 7, snippet: '…가족 일정…', highlights: [[1, 3]] };
+    const { backend, calls } = backendWith(() => Response.json([hit]));
+    expect(await backend.searchChats('가족 & plans', 5)).toEqual([hit]);
+    expect(calls[0].url).toBe('http://127.0.0.1:9/api/search?q=%EA%B0%80%EC%A1%B1+%26+plans&limit=5');
+    await backend.searchChats('x');
+    expect(calls[1].url).toBe('http://127.0.0.1:9/api/search?q=x');
+  });
+});

@@ -2,7 +2,7 @@
 // implementation (commands + ipc::Channel for turns) can implement the same interface.
 
 import type {
-  ContextView, DeletedPreset, DeletedProject, FoundServer, Health, Memory, MemoryPatch, Message,
+  Attachment, AttachmentScope, ChatHit, ContextView, Deleted, DeletedPreset, DeletedProject, FoundServer, Health, Memory, MemoryPatch, Message,
   MessagePage, MessageQuery, ModelInfo, NewMemory, NewPreset, NewProject, NewSession, Preset,
   PresetPatch, Project, ProjectPatch, Session, SessionPage, SessionPatch, SessionQuery,
   SettingsPatch, SettingsView, Stopped, TurnEvent,
@@ -46,6 +46,22 @@ export interface Backend {
   probeServers(): Promise<FoundServer[]>;
 
   context(sessionId: number): Promise<ContextView>;
+
+  /**
+   * Files. A chat sees its own files and its project's; `scope` names exactly one of the two.
+   * An upload answers at once with `status: 'indexing'`; poll `getAttachment` until it is
+   * `ready` or `failed` (with a `note`). A refused file rejects with the server's `ApiError`
+   * (`empty_file`, `binary_file`, `type_mismatch`, `file_too_large`, `scope_full`, …).
+   */
+  uploadAttachment(scope: AttachmentScope, file: Blob, name: string): Promise<Attachment>;
+  listAttachments(scope: AttachmentScope): Promise<Attachment[]>;
+  getAttachment(id: number): Promise<Attachment>;
+  deleteAttachment(id: number): Promise<Deleted>;
+  /** The file's bytes as attached (the route needs the token, so a plain link cannot fetch it). */
+  downloadAttachment(id: number): Promise<Blob>;
+
+  /** Chats across every project whose messages or title match `q`, best first. */
+  searchChats(q: string, limit?: number): Promise<ChatHit[]>;
 
   /**
    * Turns. Each resolves when the turn's stream has ended (after `done` or `error` reached the

@@ -4,9 +4,9 @@
 import { ApiError, type Backend, type TurnSink } from './backend';
 import { readSse } from './sse';
 import type {
-  ContextView, Deleted, DeletedPreset, DeletedProject, FoundServer, Health, Memory, MemoryPatch,
+  Attachment, AttachmentScope, ChatHit, ContextView, Deleted, DeletedPreset, DeletedProject, FoundServer, Health, Memory, MemoryPatch,
   Message, MessageEdit, MessagePage, MessageQuery, ModelInfo, NewMemory, NewPreset, NewProject, NewSession,
-  NewTurn, Preset, PresetPatch, Project, ProjectPatch, Session, SessionPage, SessionPatch, SessionQuery,
+  NewTurn, Preset, PresetPatch, Project, ProjectPatch, SearchQuery, Session, SessionPage, SessionPatch, SessionQuery,
   SettingsPatch, SettingsView, Stopped, TurnEvent,
 } from './types';
 
@@ -40,13 +40,15 @@ export class HttpBackend implements Backend {
 
   private async send(method: Method, path: string, body?: unknown, accept = 'application/json'): Promise<Response> {
     const headers: Record<string, string> = { Authorization: `Bearer ${this.token}`, Accept: accept };
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    // A form (an upload) sets its own multipart Content-Type, boundary included.
+    const form = body instanceof FormData;
+    if (body !== undefined && !form) headers['Content-Type'] = 'application/json';
     let res: Response;
     try {
       res = await this.fetchFn(this.base + path, {
         method,
         headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: body === undefined ? undefined : form ? body : JSON.stringify(body),
         cache: 'no-store',
       });
     } catch {
@@ -188,6 +190,35 @@ export class HttpBackend implements Backend {
 
   context(sessionId: number): Promise<ContextView> {
     return this.json('GET', `/api/sessions/${sessionId}/context`);
+  }
+
+  uploadAttachment(scope: AttachmentScope, file: Blob, name: string): Promise<Attachment> {
+    // The parts of `UploadForm`: the file (its file name is the display name) and one id.
+    const form = new FormData();
+    if (scope.session_id != null) form.append('session_id', String(scope.session_id));
+    if (scope.project_id != null) form.append('project_id', String(scope.project_id));
+    // As a File of that name: the part's file name is what the server shows.
+    const part = file instanceof File && file.name === name ? file : new File([file], name, { type: file.type });
+    form.append('file', part, name);
+    return this.json('POST', '/api/attachments', form);
+  }
+  listAttachments(scope: AttachmentScope): Promise<Attachment[]> {
+    return this.json('GET', `/api/attachments${query({ session_id: scope.session_id, project_id: scope.project_id })}`);
+  }
+  getAttachment(id: number): Promise<Attachment> {
+    return this.json('GET', `/api/attachments/${id}`);
+  }
+  deleteAttachment(id: number): Promise<Deleted> {
+    return this.json('DELETE', `/api/attachments/${id}`);
+  }
+  async downloadAttachment(id: number): Promise<Blob> {
+    const res = await this.send('GET', `/api/attachments/${id}/content`, undefined, '*/*');
+    return res.blob();
+  }
+
+  searchChats(q: string, limit?: number): Promise<ChatHit[]> {
+    const search: SearchQuery = { q, limit };
+    return this.json('GET', `/api/search${query({ q: search.q, limit: search.limit })}`);
   }
 
   sendMessage(sessionId: number, content: string, sink: TurnSink): Promise<void> {

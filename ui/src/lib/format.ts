@@ -34,6 +34,19 @@ export function relative(unixMs: number, now = Date.now()): string {
   return dateTime(unixMs);
 }
 
+/** A file size: "812 B", "14.2 KB", "3.1 MB" (units of 1024). */
+export function fileSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KB', 'MB', 'GB'];
+  let n = bytes / 1024;
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) {
+    n /= 1024;
+    i++;
+  }
+  return `${n >= 100 ? Math.round(n) : n.toFixed(1)} ${units[i]}`;
+}
+
 export function shortSha(sha: string): string {
   return sha.slice(0, 12);
 }

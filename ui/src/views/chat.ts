@@ -1,5 +1,5 @@
-// The open chat: its header (project, title, preset picker, panel buttons), its messages with
-// the reply being written, and the composer.
+// The open chat: its header (project, title, preset picker, files, panel buttons), its messages
+// with the reply being written, and the composer. Files dropped anywhere on it are attached.
 
 import type { App } from '../app';
 import type { Message } from '../backend/types';
@@ -7,6 +7,7 @@ import { copyText } from '../lib/clipboard';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { t } from '../lib/i18n';
 import { mountComposer } from './composer';
+import { mountDropZone } from './files';
 import { showMenu } from './menu';
 import { liveNode, messageNode, updateLiveNode } from './message';
 import { renameSession, sessionMenu, sessionTitle } from './sidebar';
@@ -19,6 +20,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
   const composerRoot = h('footer', { class: 'composer-wrap' });
   root.append(head, scroller, composerRoot);
   const composer = mountComposer(app, composerRoot);
+  mountDropZone(root, () => t('dropFiles'), (files) => void app.attachToChat(files));
 
   let editingId: number | null = null;
   let liveEl: HTMLElement | null = null;
@@ -50,7 +52,9 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
     const project = app.currentProject();
     const presetValue = s ? s.preset ?? '' : app.draftPreset ?? '';
     // Redrawn only when something it shows changed (a redraw would close an open picker).
-    const sig = JSON.stringify([s?.id, s?.title, presetValue, project?.id, project?.name, app.panel, app.presets.map((p) => [p.key, p.name]), t('preset')]);
+    const files = app.chatFiles();
+    const fileCount = files.own.length + files.project.length;
+    const sig = JSON.stringify([s?.id, s?.title, presetValue, project?.id, project?.name, app.panel, app.presets.map((p) => [p.key, p.name]), t('preset'), files.own.length, files.project.length]);
     if (sig === headSig) return;
     headSig = sig;
     document.title = s ? `${sessionTitle(s)} · Maru` : 'Maru';
@@ -82,6 +86,13 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
       ),
       h('div', { class: 'head-actions' },
         h('label', { class: 'preset-picker' }, icon('layers'), select),
+        h('button', {
+          class: ['btn', 'btn-ghost', 'files-btn', app.panel === 'files' && 'active'], type: 'button', 'data-testid': 'open-files',
+          'aria-pressed': String(app.panel === 'files'),
+          'aria-label': t('filesCount', { n: fileCount, own: files.own.length, project: files.project.length }),
+          title: t('filesCount', { n: fileCount, own: files.own.length, project: files.project.length }),
+          onClick: () => app.togglePanel('files'),
+        }, icon('paperclip'), h('span', { class: 'label' }, t('files')), h('span', { class: ['files-count', fileCount > 0 && 'some'], 'data-testid': 'files-count' }, String(fileCount))),
         h('button', {
           class: ['btn', 'btn-ghost', app.panel === 'context' && 'active'], type: 'button', 'data-testid': 'open-context',
           'aria-pressed': String(app.panel === 'context'), title: t('contextInspector'), onClick: () => app.togglePanel('context'),
@@ -145,6 +156,19 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
     );
     if (stick) toBottom();
     else scroller.scrollTop = scroller.scrollHeight - fromBottom;
+    showFocused();
+  };
+
+  /** A message a search result pointed at: brought into view and flashed once it is shown. */
+  const showFocused = () => {
+    const id = app.focusMessageId;
+    if (id === null) return;
+    const el = list.querySelector<HTMLElement>(`[data-message-id="${id}"]`);
+    if (!el) return;
+    app.focusMessageId = null;
+    el.scrollIntoView({ block: 'center' });
+    el.classList.add('flash');
+    window.setTimeout(() => el.classList.remove('flash'), 2600);
   };
 
   const renderLive = () => {
@@ -172,6 +196,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
   app.on('presets', renderHead);
   app.on('panel', renderHead);
   app.on('sidebar', renderHead);
+  app.on('files', renderHead);
   renderHead();
   renderList();
   composer.focus();

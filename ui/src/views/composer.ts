@@ -1,9 +1,12 @@
 // The message box: Enter sends, Shift+Enter makes a new line (and Enter while an input method
 // is composing, as when typing Korean, does neither). While a reply streams, Send becomes Stop.
+// Files attach with the paperclip, by pasting an image, or by dropping them on the chat (see
+// `mountDropZone`); each shows as a chip with its status until the next message is sent.
 
 import type { App } from '../app';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { t } from '../lib/i18n';
+import { filePicker, filesToAttach, uploadChip } from './files';
 
 export function mountComposer(app: App, root: HTMLElement): { focus(): void } {
   /** What was typed in each chat and not sent ("new" for a new chat). */
@@ -23,6 +26,28 @@ export function mountComposer(app: App, root: HTMLElement): { focus(): void } {
   });
   const button = h('button', { class: 'send-btn', type: 'button' });
   const hint = h('div', { class: 'composer-hint' });
+  const picker = filePicker((files) => void app.attachToChat(files), 'attach-input');
+  const attach = h('button', {
+    class: 'icon-btn attach-btn', type: 'button', 'data-testid': 'attach', onClick: () => picker.open(),
+  }, icon('paperclip'));
+  const chips = h('ul', { class: 'chips', 'data-testid': 'upload-chips', hidden: true });
+
+  const renderChips = () => {
+    const sid = app.session?.id;
+    const mine = sid === undefined ? [] : app.uploads.filter((u) => u.sessionId === sid);
+    chips.hidden = mine.length === 0;
+    replaceChildren(chips, mine.map((u) => uploadChip(app, u)));
+  };
+
+  // A pasted image (a screenshot) is attached; pasted text goes in the box as usual.
+  area.addEventListener('paste', (e) => {
+    const data = e.clipboardData;
+    if (!data) return;
+    const files = filesToAttach(Array.from(data.items).filter((i) => i.kind === 'file').map((i) => i.getAsFile()).filter((f): f is File => !!f), true);
+    if (files.length === 0) return;
+    if (!data.types.includes('text/plain')) e.preventDefault();
+    void app.attachToChat(files);
+  });
 
   const resize = () => {
     area.style.height = 'auto';
@@ -73,6 +98,8 @@ export function mountComposer(app: App, root: HTMLElement): { focus(): void } {
     }
     area.placeholder = t('composerPlaceholder');
     hint.textContent = t('composerHint');
+    attach.title = t('attachFiles');
+    attach.setAttribute('aria-label', t('attachFiles'));
   };
   button.addEventListener('click', () => {
     if (app.currentLive()) void app.stop();
@@ -93,12 +120,15 @@ export function mountComposer(app: App, root: HTMLElement): { focus(): void } {
       if (!document.querySelector('dialog[open]') && window.innerWidth > 760) area.focus();
     }
     renderButton();
+    renderChips();
   };
   app.on('chat', onChat);
+  app.on('files', renderChips);
   app.on('live', renderButton);
   app.on('settings', renderButton);
 
-  replaceChildren(root, h('div', { class: 'composer' }, area, button), hint);
+  replaceChildren(root, h('div', { class: 'composer' }, chips, h('div', { class: 'composer-row' }, attach, area, button), picker.input), hint);
   renderButton();
+  renderChips();
   return { focus: () => area.focus() };
 }

@@ -6,6 +6,7 @@ import { h, icon, replaceChildren } from '../lib/dom';
 import { t } from '../lib/i18n';
 import { mountChat } from './chat';
 import { mountContextPanel } from './contextPanel';
+import { mountFilesPanel } from './files';
 import { mountMemoryPanel } from './memoryPanel';
 import { mountServerBanner } from './serverBanner';
 import { mountSidebar } from './sidebar';
@@ -22,17 +23,19 @@ export function mountLayout(app: App, root: HTMLElement): void {
   replaceChildren(root, shell);
 
   const toggleSidebar = () => shell.classList.toggle('sidebar-open');
-  mountSidebar(app, sidebar);
+  const side = mountSidebar(app, sidebar);
   mountChat(app, chat, toggleSidebar);
   mountServerBanner(app, serverBanner);
   const renderContext = mountContextPanel(app, panel, () => app.closePanel());
   const renderMemory = mountMemoryPanel(app, panel, () => app.closePanel());
+  const renderFiles = mountFilesPanel(app, panel, () => app.closePanel());
 
   const renderPanel = () => {
     panel.hidden = app.panel === null;
     shell.dataset.panel = app.panel ?? '';
     if (app.panel === 'context') renderContext();
     else if (app.panel === 'memory') renderMemory();
+    else if (app.panel === 'files') renderFiles();
     else panel.replaceChildren();
   };
   app.on('panel', renderPanel);
@@ -60,7 +63,24 @@ export function mountLayout(app: App, root: HTMLElement): void {
   app.on('connection', renderBanner);
   renderBanner();
 
+  // A file dropped where nothing takes it must not replace the app with the file.
+  const dragsFiles = (e: DragEvent) => !!e.dataTransfer && Array.from(e.dataTransfer.types).includes('Files');
+  window.addEventListener('dragover', (e) => {
+    if (dragsFiles(e)) e.preventDefault();
+  });
+  window.addEventListener('drop', (e) => {
+    if (dragsFiles(e)) e.preventDefault();
+  });
+
   document.addEventListener('keydown', (e) => {
+    // Ctrl+K (⌘K on a Mac) searches every chat; on a narrow window the sidebar slides in.
+    if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && (e.key.toLowerCase() === 'k' || e.code === 'KeyK')) {
+      if (document.querySelector('dialog[open]')) return;
+      e.preventDefault();
+      shell.classList.add('sidebar-open');
+      side.focusSearch();
+      return;
+    }
     // Escape stops the reply being written (when no dialog or menu is open).
     if (e.key === 'Escape' && app.currentLive() && !document.querySelector('dialog[open], .menu')) void app.stop();
   });

@@ -1,10 +1,11 @@
-// Creating a project, or renaming one and editing its instructions (section ③).
+// Creating a project, or renaming one and editing its instructions (section ③) and its files.
 
 import type { App } from '../app';
 import type { Project } from '../backend/types';
 import { h } from '../lib/dom';
 import { t } from '../lib/i18n';
 import { openDialog } from './dialog';
+import { projectFilesSection } from './files';
 
 export function openProjectDialog(app: App, project?: Project, focus: 'name' | 'instructions' = 'name'): void {
   const name = h('input', { class: 'input', type: 'text', value: project?.name ?? '', placeholder: t('projectNamePlaceholder'), maxlength: 200, name: 'name' });
@@ -39,9 +40,12 @@ export function openProjectDialog(app: App, project?: Project, focus: 'name' | '
       h('span', { class: 'field-hint' }, t('projectInstructionsHint')),
     ),
   );
+  // Files are stored as they are added (not with Save): the project exists already.
+  const files = project ? projectFilesSection(app, project) : null;
   const handle = openDialog({
     title: project ? `${project.name}` : t('newProject'),
-    body: form,
+    body: files ? [form, files.el] : form,
+    onClose: () => files?.dispose(),
     footer: [h('button', { class: 'btn', type: 'button', onClick: () => handle.close() }, t('cancel')), saveBtn],
   });
   (focus === 'instructions' ? instructions : name).focus();

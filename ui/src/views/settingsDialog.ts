@@ -36,6 +36,7 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
   const maxTokens = numberInput(s.max_tokens, { min: 1, step: 1 });
   const firstByteTimeout = numberInput(s.first_byte_timeout_secs, { min: 5, max: 3600, step: 1 }, t('timeoutDefault'));
   const idleTimeout = numberInput(s.idle_timeout_secs, { min: 5, max: 3600, step: 1 }, t('timeoutDefault'));
+  const attachmentMax = numberInput(s.attachment_max_mb, { min: 1, max: 1024, step: 1 }, t('timeoutDefault'));
   const instructions = h('textarea', { class: 'input textarea', rows: 12, placeholder: t('customInstructionsPlaceholder'), 'data-testid': 'custom-instructions' });
   instructions.value = s.custom_instructions;
   const theme = h('select', { class: 'input', name: 'theme' },
@@ -130,6 +131,10 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
         field(t('firstByteTimeout'), firstByteTimeout, t('firstByteTimeoutHint')),
         field(t('idleTimeout'), idleTimeout, t('idleTimeoutHint')),
       ),
+      h('fieldset', { class: 'grid' },
+        h('legend', null, t('filesSettings')),
+        field(t('attachmentMaxMb'), attachmentMax, t('attachmentMaxMbHint')),
+      ),
     ),
     instructions: h('div', { class: 'pane form' }, field(t('customInstructions'), instructions, t('customInstructionsHint'))),
     presets: h('div', { class: 'pane' }),
@@ -161,6 +166,7 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
         context_length: numberValue(contextLength),
         first_byte_timeout_secs: numberValue(firstByteTimeout),
         idle_timeout_secs: numberValue(idleTimeout),
+        attachment_max_mb: numberValue(attachmentMax),
         custom_instructions: instructions.value,
         theme: theme.value as Theme,
         language: language.value as Language,
@@ -208,9 +214,10 @@ function numberValue(input: HTMLInputElement): number | null {
 }
 
 /** What the form holds: the settings less the key, and a number field left empty is `null` (the default). */
-type Editable = Omit<SettingsView, 'api_key_set' | 'first_byte_timeout_secs' | 'idle_timeout_secs'> & {
+type Editable = Omit<SettingsView, 'api_key_set' | 'first_byte_timeout_secs' | 'idle_timeout_secs' | 'attachment_max_mb'> & {
   first_byte_timeout_secs: number | null;
   idle_timeout_secs: number | null;
+  attachment_max_mb: number | null;
 };
 
 /** The fields that differ from what the server has now (it may have changed while open). */

@@ -1,5 +1,6 @@
-// The sidebar: projects (Default first) with their chats, newest first. Chats open on click,
-// have a menu (rename, move, delete) and can be dragged onto another project to move them.
+// The sidebar: a search over every chat (Ctrl+K), then projects (Default first) with their chats,
+// newest first. Chats open on click, have a menu (rename, move, delete) and can be dragged onto
+// another project to move them. While there is a query, its results replace the projects.
 
 import type { App, ProjectEntry } from '../app';
 import type { Session } from '../backend/types';
@@ -7,36 +8,49 @@ import { h, icon, replaceChildren } from '../lib/dom';
 import { t } from '../lib/i18n';
 import { confirmDialog, promptDialog } from './dialog';
 import { showMenu, type MenuItem } from './menu';
+import { openProjectFilesDialog } from './files';
 import { openProjectDialog } from './projectDialog';
+import { mountSearch } from './search';
 import { openSettingsDialog } from './settingsDialog';
 
 const DRAG_TYPE = 'application/x-maru-session';
 
-export function mountSidebar(app: App, root: HTMLElement): void {
+export function mountSidebar(app: App, root: HTMLElement): { focusSearch(): void } {
   const list = h('nav', { class: 'project-list', 'aria-label': t('projects') });
+  const head = h('div', { class: 'sidebar-head' });
+  const projects = h('div', { class: 'sidebar-body' });
+  const foot = h('div', { class: 'sidebar-foot' });
+  // The search box stays put (a redraw must not take the focus from it); its results replace
+  // the projects while there is a query.
+  const search = mountSearch(app, () => render());
+  root.replaceChildren(head, search.box, projects, search.results, foot);
   const render = () => {
-    replaceChildren(root,
-      h('div', { class: 'sidebar-head' },
-        h('div', { class: 'brand' }, h('span', { class: 'brand-mark', title: '마루' }, icon('logo')), h('span', { class: 'brand-name' }, 'Maru')),
-        h('button', { class: 'btn btn-primary btn-block', type: 'button', 'data-testid': 'new-chat', onClick: () => app.newChat(app.currentProject()?.id) },
-          icon('plus'), t('newChat')),
-      ),
+    projects.hidden = search.active();
+    search.results.hidden = !search.active();
+    search.render();
+    replaceChildren(head,
+      h('div', { class: 'brand' }, h('span', { class: 'brand-mark', title: '마루' }, icon('logo')), h('span', { class: 'brand-name' }, 'Maru')),
+      h('button', { class: 'btn btn-primary btn-block', type: 'button', 'data-testid': 'new-chat', onClick: () => app.newChat(app.currentProject()?.id) },
+        icon('plus'), t('newChat')),
+    );
+    replaceChildren(projects,
       h('div', { class: 'section-head' },
         h('span', null, t('projects')),
         h('button', { class: 'icon-btn', type: 'button', title: t('newProject'), 'aria-label': t('newProject'), 'data-testid': 'new-project', onClick: () => openProjectDialog(app) }, icon('plus')),
       ),
       list,
-      h('div', { class: 'sidebar-foot' },
+    );
+    replaceChildren(foot,
         h('button', { class: ['btn', 'btn-ghost', app.panel === 'memory' && 'active'], type: 'button', onClick: () => app.togglePanel('memory') }, icon('brain'), t('memory')),
         h('button', { class: 'btn btn-ghost', type: 'button', 'data-testid': 'open-settings', onClick: () => openSettingsDialog(app) }, icon('gear'), t('settings')),
-        app.version ? h('span', { class: 'version', title: 'maru' }, `v${app.version}`) : null,
-      ),
+      app.version ? h('span', { class: 'version', title: 'maru' }, `v${app.version}`) : null,
     );
     replaceChildren(list, app.projects.map((e) => projectNode(app, e)));
   };
   app.on('sidebar', render);
   app.on('panel', render);
   render();
+  return { focusSearch: () => search.focus() };
 }
 
 function projectNode(app: App, e: ProjectEntry): HTMLElement {
@@ -112,6 +126,7 @@ function projectMenu(app: App, e: ProjectEntry): MenuItem[] {
     { label: t('newChat'), icon: 'plus', onSelect: () => app.newChat(p.id) },
     { label: t('rename'), icon: 'edit', disabled: p.is_default, title: p.is_default ? t('defaultCannotRename') : undefined, onSelect: () => openProjectDialog(app, p, 'name') },
     { label: t('editInstructions'), icon: 'layers', disabled: p.is_default, title: p.is_default ? t('defaultCannotRename') : undefined, onSelect: () => openProjectDialog(app, p, 'instructions') },
+    { label: t('projectFilesMenu'), icon: 'paperclip', onSelect: () => openProjectFilesDialog(app, p) },
     {
       label: t('delete'), icon: 'trash', danger: true, disabled: p.is_default, title: p.is_default ? t('defaultCannotDelete') : undefined,
       onSelect: async () => {

@@ -1,0 +1,212 @@
+// Searching every chat from the sidebar (Ctrl+K / ⌘K): results across projects, best first, each
+// with its title, project and the matching excerpt with the words marked. Opening one opens the
+// chat at that message. Typing is debounced; an answer to an older query is dropped.
+
+import type { App } from '../app';
+import { errorMessage } from '../backend/backend';
+import type { ChatHit } from '../backend/types';
+import { h, icon, replaceChildren } from '../lib/dom';
+import { t } from '../lib/i18n';
+
+const DEBOUNCE_MS = 200;
+const LIMIT = 30;
+
+/**
+ * The snippet as text nodes with the highlighted ranges in <mark>. Ranges are `[start, end)` in
+ * characters (Unicode code points, as the server counts them), not UTF-16 units. Never HTML.
+ */
+export function highlightedSnippet(snippet: string, highlights: Array<[number, number]>): Node[] {
+  const chars = Array.from(snippet);
+  const out: Node[] = [];
+  let pos = 0;
+  const ranges = [...highlights].sort((a, b) => a[0] - b[0]);
+  for (const [start, end] of ranges) {
+    const a = Math.max(pos, Math.min(start, chars.length));
+    const b = Math.min(Math.max(end, a), chars.length);
+    if (a > pos) out.push(document.createTextNode(chars.slice(pos, a).join('')));
+    if (b > a) out.push(h('mark', null, chars.slice(a, b).join('')));
+    pos = Math.max(pos, b);
+  }
+  if (pos < chars.length) out.push(document.createTextNode(chars.slice(pos).join('')));
+  return out;
+}
+
+/** "Ctrl+K", or "⌘K" on a Mac. */
+function shortcut(): string {
+  return /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent) ? '⌘K' : 'Ctrl+K';
+}
+
+export interface SearchBox {
+  /** The input, always in the sidebar. */
+  box: HTMLElement;
+  /** The results, shown in place of the projects while there is a query. */
+  results: HTMLElement;
+  active(): boolean;
+  focus(): void;
+  /** Redraws the results (a chat opened, the language changed). */
+  render(): void;
+}
+
+export function mountSearch(app: App, onActive: () => void): SearchBox {
+  const input = h('input', {
+    class: 'search-input', type: 'search', autocomplete: 'off', spellcheck: 'false', 'data-testid': 'search',
+    enterkeyhint: 'search',
+  });
+  const keys = h('kbd', { class: 'search-keys' });
+  const box = h('div', { class: 'search-box', role: 'search' }, icon('search'), input, keys);
+  const results = h('div', { class: 'search-results', 'data-testid': 'search-results' });
+
+  let query = '';
+  let hits: ChatHit[] = [];
+  let error: string | null = null;
+  let loading = false;
+  let selected = 0;
+  let seq = 0;
+  let timer = 0;
+  /** The search under way, if any. */
+  let pending: Promise<void> | null = null;
+
+  const active = () => query !== '';
+
+  const run = (q: string): Promise<void> => {
+    pending = search(q).finally(() => {
+      pending = null;
+    });
+    return pending;
+  };
+
+  const search = async (q: string) => {
+    const mine = ++seq;
+    loading = true;
+    render();
+    try {
+      const found = await app.searchChats(q, LIMIT);
+      if (mine !== seq) return;
+      hits = found;
+      error = null;
+    } catch (e) {
+      if (mine !== seq) return;
+      hits = [];
+      error = errorMessage(e);
+    }
+    loading = false;
+    selected = 0;
+    render();
+  };
+
+  const setQuery = (q: string) => {
+    const was = active();
+    query = q.trim();
+    window.clearTimeout(timer);
+    if (!query) {
+      seq++;
+      hits = [];
+      error = null;
+      loading = false;
+    } else {
+      timer = window.setTimeout(() => {
+        timer = 0;
+        void run(query);
+      }, DEBOUNCE_MS);
+    }
+    if (was !== active()) onActive();
+    render();
+  };
+
+  const clear = () => {
+    input.value = '';
+    setQuery('');
+  };
+
+  const open = (hit: ChatHit | undefined) => {
+    if (hit) void app.openHit(hit);
+  };
+
+  input.addEventListener('input', () => setQuery(input.value));
+  input.addEventListener('keydown', (e) => {
+    if (e.isComposing || e.keyCode === 229) return;
+    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      if (!hits.length) return;
+      e.preventDefault();
+      selected = (selected + (e.key === 'ArrowDown' ? 1 : hits.length - 1)) % hits.length;
+      render();
+      results.querySelector('.search-hit.selected')?.scrollIntoView({ block: 'nearest' });
+    } else if (e.key === 'Enter') {
+      e.preventDefault();
+      if (!query) return;
+      // Typed faster than the debounce, or the answer is on its way: the first result of this query.
+      if (timer) {
+        window.clearTimeout(timer);
+        timer = 0;
+        void run(query).then(() => open(hits[selected]));
+      } else if (pending) {
+        void pending.then(() => open(hits[selected]));
+      } else {
+        open(hits[selected]);
+      }
+    } else if (e.key === 'Escape') {
+      e.preventDefault();
+      e.stopPropagation();
+      if (input.value) clear();
+      else input.blur();
+    }
+  });
+
+  const hitNode = (hit: ChatHit, i: number): HTMLElement => {
+    const project = app.entry(hit.project_id)?.project;
+    const title = hit.title.trim() || t('untitled');
+    return h('li', null,
+      h('button', {
+        class: ['search-hit', i === selected && 'selected', app.session?.id === hit.session_id && 'current'],
+        type: 'button',
+        'data-testid': 'search-hit',
+        dataset: { sessionId: String(hit.session_id), messageId: hit.message_id === null ? '' : String(hit.message_id) },
+        onClick: () => {
+          selected = i;
+          open(hit);
+        },
+      },
+        h('span', { class: 'hit-top' },
+          h('span', { class: 'hit-title' }, title),
+          project ? h('span', { class: 'hit-project', title: app.projectName(project) }, icon('folder'), h('span', null, app.projectName(project))) : null,
+        ),
+        h('span', { class: 'hit-snippet', 'data-testid': 'search-snippet' },
+          hit.message_id === null ? h('span', { class: 'hit-kind' }, `${t('titleMatch')}: `) : null,
+          highlightedSnippet(hit.snippet, hit.highlights)),
+      ));
+  };
+
+  const render = () => {
+    input.placeholder = t('searchChats');
+    input.setAttribute('aria-label', t('searchLabel', { keys: shortcut() }));
+    input.title = t('searchLabel', { keys: shortcut() });
+    keys.textContent = shortcut();
+    keys.hidden = active();
+    if (!active()) {
+      results.replaceChildren();
+      return;
+    }
+    replaceChildren(results,
+      h('div', { class: 'section-head' },
+        h('span', null, t('searchResults')),
+        h('button', { class: 'icon-btn', type: 'button', title: t('clearSearch'), 'aria-label': t('clearSearch'), 'data-testid': 'search-clear', onClick: () => { clear(); input.focus(); } }, icon('close')),
+      ),
+      error ? h('p', { class: 'search-note field-error' }, error)
+        : loading && hits.length === 0 ? h('p', { class: 'search-note' }, t('searching'))
+        : hits.length === 0 ? h('p', { class: 'search-note' }, t('searchNone', { q: query }))
+        : h('ul', { class: ['search-list', loading && 'stale'] }, hits.map(hitNode)),
+    );
+  };
+
+  render();
+  return {
+    box,
+    results,
+    active,
+    focus: () => {
+      input.focus();
+      input.select();
+    },
+    render,
+  };
+}
