@@ -28,3 +28,4 @@ bench:
 	cargo bench -p maru $(CORE) --bench store
 	cargo bench -p maru-tests --bench turn
 	cargo bench -p maru-tests --bench kill_loop
+	cargo bench -p maru-tests --bench search

@@ -50,12 +50,15 @@ impl Tool for SearchAttachment {
                 args["query"].as_str().map(str::trim).filter(|q| !q.is_empty()).ok_or("`query` is required: the words to look for")?;
             let file = args["file"].as_str().map(str::trim).filter(|f| !f.is_empty()).map(str::to_string);
             let limit = args["limit"].as_u64().map_or(LIMIT_DEFAULT, |l| (l as usize).clamp(1, LIMIT_MAX));
-            let Some(fts) = terms::query(query) else { return Err(format!("{query:?} has no words to search for")) };
+            if terms::query(query).is_none() {
+                return Err(format!("{query:?} has no words to search for"));
+            }
+            let asked = query.to_string();
             let (session_id, project_id) = (ctx.session_id, ctx.project_id);
             let (hits, files) = ctx
                 .store
                 .read(move |c| {
-                    let hits = table::search(c, &fts, session_id, project_id, file.as_deref(), limit)?;
+                    let hits = table::search(c, &asked, session_id, project_id, file.as_deref(), limit)?;
                     let files = table::in_scope(c, session_id, project_id)?.into_iter().map(|a| a.name).collect::<Vec<_>>();
                     Ok((hits, files))
                 })

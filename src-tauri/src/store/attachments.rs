@@ -5,7 +5,7 @@
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
-use super::{found, now_ms};
+use super::{found, now_ms, terms};
 use crate::error::Result;
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
@@ -263,11 +263,44 @@ pub fn fail_indexing(conn: &Connection, sha256: &str, note: &str) -> Result<()> 
     Ok(())
 }
 
-/// Ranked passages matching an FTS5 `query`, only from files the session can see (its own and
-/// its current project's), optionally only from files named `file`.
-pub fn search(conn: &Connection, query: &str, session_id: i64, project_id: i64, file: Option<&str>, limit: usize) -> Result<Vec<Hit>> {
+/// Ranked passages for what was asked, only from files the session can see (its own and its
+/// current project's), optionally only from files named `file`.
+///
+/// Passages with every word come first; only when there are too few are passages with any of
+/// them searched. The index holds every file of every project: the best-ranked candidates are
+/// taken first (a bounded sort inside FTS5) and filtered by scope, and only when that leaves too
+/// few is the whole match list filtered.
+pub fn search(conn: &Connection, asked: &str, session_id: i64, project_id: i64, file: Option<&str>, limit: usize) -> Result<Vec<Hit>> {
+    let mut hits = vec![];
+    for query in [terms::query_all(asked), terms::query(asked)].into_iter().flatten() {
+        for candidates in [(limit * 40).max(200) as i64, -1] {
+            for hit in search_among(conn, &query, session_id, project_id, file, limit, candidates)? {
+                if hits.len() < limit && !hits.iter().any(|h: &Hit| h.text == hit.text && h.name == hit.name) {
+                    hits.push(hit);
+                }
+            }
+            if hits.len() >= limit {
+                return Ok(hits);
+            }
+        }
+    }
+    Ok(hits)
+}
+
+/// `search` over the `candidates` best matches (-1: all of them).
+fn search_among(
+    conn: &Connection,
+    query: &str,
+    session_id: i64,
+    project_id: i64,
+    file: Option<&str>,
+    limit: usize,
+    candidates: i64,
+) -> Result<Vec<Hit>> {
+    // MATERIALIZED: bm25() only works where FTS5 computes the match, not in a flattened join.
     let mut stmt = conn.prepare_cached(
-        "WITH hits AS MATERIALIZED (SELECT rowid AS id, bm25(passages_fts) AS rank FROM passages_fts WHERE passages_fts MATCH ?1)
+        "WITH hits AS MATERIALIZED (
+             SELECT rowid AS id, rank FROM passages_fts WHERE passages_fts MATCH ?1 ORDER BY rank LIMIT ?6)
          SELECT a.id, a.name, p.page, p.line_start, p.line_end, p.text, min(h.rank) AS best
          FROM hits h
          JOIN passages p ON p.id = h.id
@@ -278,7 +311,7 @@ pub fn search(conn: &Connection, query: &str, session_id: i64, project_id: i64, 
          LIMIT ?5",
     )?;
     let rows = stmt
-        .query_map(params![query, session_id, project_id, file, limit as i64], |r| {
+        .query_map(params![query, session_id, project_id, file, limit as i64, candidates], |r| {
             Ok(Hit {
                 attachment_id: r.get(0)?,
                 name: r.get(1)?,

@@ -27,8 +27,24 @@ pub struct ChatHit {
 
 /// Up to `limit` sessions matching `query`, in every project.
 pub fn chats(conn: &Connection, query: &str, limit: usize) -> Result<Vec<ChatHit>> {
-    let Some(fts) = terms::query(query) else { return Ok(vec![]) };
+    let Some(any) = terms::query(query) else { return Ok(vec![]) };
+    let all = terms::query_all(query).unwrap_or_else(|| any.clone());
     let words = terms::words(query);
+    let mut hits = message_hits(conn, &all, &words, limit)?;
+    if hits.len() < limit && all != any {
+        for hit in message_hits(conn, &any, &words, limit)? {
+            if hits.len() < limit && !hits.iter().any(|h| h.session_id == hit.session_id) {
+                hits.push(hit);
+            }
+        }
+    }
+    // Titles that match but whose messages did not.
+    add_titles(conn, query, &words, limit, &mut hits)?;
+    Ok(hits)
+}
+
+/// The best message of each of the best `limit` chats matching the FTS5 `fts`.
+fn message_hits(conn: &Connection, fts: &str, words: &[&str], limit: usize) -> Result<Vec<ChatHit>> {
     let mut stmt = conn.prepare_cached(
         "WITH hits AS MATERIALIZED (
              SELECT rowid AS id, bm25(messages_fts) AS rank FROM messages_fts WHERE messages_fts MATCH ?1 ORDER BY rank LIMIT 2000)
@@ -38,14 +54,17 @@ pub fn chats(conn: &Connection, query: &str, limit: usize) -> Result<Vec<ChatHit
          ORDER BY best
          LIMIT ?2",
     )?;
-    let mut hits = stmt
+    let hits = stmt
         .query_map(params![fts, limit as i64], |r| {
             let content: String = r.get(4)?;
-            let (snippet, highlights) = excerpt(&content, &words);
+            let (snippet, highlights) = excerpt(&content, words);
             Ok(ChatHit { session_id: r.get(0)?, project_id: r.get(1)?, title: r.get(2)?, message_id: Some(r.get(3)?), snippet, highlights })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
-    // Titles that match but whose messages did not.
+    Ok(hits)
+}
+
+fn add_titles(conn: &Connection, query: &str, words: &[&str], limit: usize, hits: &mut Vec<ChatHit>) -> Result<()> {
     let mut titles = conn.prepare_cached(
         "SELECT id, project_id, title FROM sessions WHERE instr(lower(title), lower(?1)) > 0 ORDER BY updated_at DESC LIMIT ?2",
     )?;
@@ -56,10 +75,10 @@ pub fn chats(conn: &Connection, query: &str, limit: usize) -> Result<Vec<ChatHit
         if hits.len() >= limit || hits.iter().any(|h| h.session_id == session_id) {
             continue;
         }
-        let (snippet, highlights) = excerpt(&title, &words);
+        let (snippet, highlights) = excerpt(&title, words);
         hits.push(ChatHit { session_id, project_id, title, message_id: None, snippet, highlights });
     }
-    Ok(hits)
+    Ok(())
 }
 
 /// The text around the first occurrence of any of `words` (ignoring case), and where each

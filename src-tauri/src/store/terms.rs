@@ -69,6 +69,16 @@ pub fn words(input: &str) -> Vec<&str> {
 /// more of them first), each Hangul word as the phrase of its bigrams. `None` when nothing
 /// searchable is left. Quotes keep FTS5 syntax in the input from being read as operators.
 pub fn query(input: &str) -> Option<String> {
+    phrases(input).map(|p| p.join(" OR "))
+}
+
+/// The same words, all required: fewer and better matches, and far cheaper to rank when a word
+/// is common. Searches try it first and fall back to [`query`].
+pub fn query_all(input: &str) -> Option<String> {
+    phrases(input).map(|p| p.join(" AND "))
+}
+
+fn phrases(input: &str) -> Option<Vec<String>> {
     let mut parts = vec![];
     for word in words(input) {
         let mut pieces: Vec<String> = vec![];
@@ -99,7 +109,7 @@ pub fn query(input: &str) -> Option<String> {
             parts.push(format!("\"{phrase}\""));
         }
     }
-    (!parts.is_empty()).then(|| parts.join(" OR "))
+    (!parts.is_empty()).then_some(parts)
 }
 
 #[cfg(test)]
