@@ -2,7 +2,9 @@
 // Debian's Chromium driven by playwright-core. First starts with no model server (the banner
 // offers one found on the usual local ports, or says none answers), then creates a project,
 // chats (streamed), moves the chat into the project (menu, then drag and drop back), opens the
-// context inspector, and saves screenshots to tests/e2e/out/.
+// context inspector, attaches a file by dropping it on the chat (and sees it indexed in the chat's
+// files), searches every chat from the sidebar with Ctrl+K and opens the result, and saves
+// screenshots to tests/e2e/out/.
 //
 // Env: MARU_BIN (default ~/.cache/maru/target/debug/maru), CHROMIUM (default /usr/bin/chromium),
 // MARU_UI_DIR (default <repo>/ui/dist).
@@ -113,6 +115,7 @@ test('the web UI: project, streamed chat, move, context inspector', { timeout: 1
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     viewport: { width: 1440, height: 900 },
     locale: 'en-US',
+    colorScheme: 'light',
   });
   const page = context.pages()[0] ?? (await context.newPage());
   const pageErrors = [];
@@ -341,6 +344,148 @@ test('the web UI: project, streamed chat, move, context inspector', { timeout: 1
     await page.getByTestId('message-live').waitFor({ state: 'detached', timeout: 30_000 });
     const last = page.getByTestId('message-assistant').last();
     assert.equal(await last.getByTestId('status-badge').innerText(), 'Stopped');
+  });
+
+  /** Drops files on the chat as a browser would: dragenter, dragover, then drop, with their DataTransfer. */
+  const dropFiles = async (files) => {
+    const dt = await page.evaluateHandle((files) => {
+      const dt = new DataTransfer();
+      for (const f of files) dt.items.add(new File([f.content], f.name, { type: f.type }));
+      return dt;
+    }, files);
+    await page.dispatchEvent('.chat', 'dragenter', { dataTransfer: dt });
+    await page.dispatchEvent('.chat', 'dragover', { dataTransfer: dt });
+    await page.getByTestId('drop-zone').waitFor();
+    await page.dispatchEvent('.chat', 'drop', { dataTransfer: dt });
+    await page.getByTestId('drop-zone').waitFor({ state: 'hidden' });
+  };
+
+  const NOTES = 'family-notes.md';
+  await step('drop a file on the chat: a chip follows it from indexing to ready', async () => {
+    await dropFiles([{ name: NOTES, type: 'text/markdown', content: '# Family calendar\n\nSoccer practice on Saturday at 10.\n토요일 오전 10시 축구 연습.\n' }]);
+    const chip = page.getByTestId('upload-chip').filter({ hasText: NOTES });
+    await chip.waitFor();
+    await chip.and(page.locator('[data-status=ready]')).waitFor({ timeout: 30_000 });
+    assert.equal(await chip.getByTestId('file-status').innerText(), 'Ready');
+    const files = await api(maru.base, 'GET', `/api/attachments?session_id=${sessionId}`);
+    assert.deepEqual(files.map((f) => [f.name, f.status]), [[NOTES, 'ready']]);
+  });
+
+  await step('a refused file says why in the server\'s words', async () => {
+    await dropFiles([{ name: 'empty.txt', type: 'text/plain', content: '' }]);
+    await page.locator('.toast-error', { hasText: 'empty.txt is empty' }).waitFor();
+    assert.equal(await page.getByTestId('upload-chip').filter({ hasText: 'empty.txt' }).count(), 0);
+    await page.locator('.toast-error .icon-btn').click();
+  });
+
+  const PASTED_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+  await step('paste an image into the message box: it is attached under a name that says so', async () => {
+    await page.getByTestId('composer').focus();
+    await page.evaluate((b64) => {
+      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      const dt = new DataTransfer();
+      dt.items.add(new File([bytes], 'image.png', { type: 'image/png' }));
+      document.activeElement.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
+    }, PASTED_PNG);
+    const chip = page.getByTestId('upload-chip').filter({ hasText: /^pasted-\d{8}-\d{6}\.png/ });
+    await chip.and(page.locator('[data-status=ready]')).waitFor({ timeout: 30_000 });
+    assert.equal(await page.getByTestId('composer').inputValue(), '', 'nothing was pasted as text');
+  });
+
+  await step("the chat header counts the files; its list shows the file ready, with download and delete", async () => {
+    const button = page.getByTestId('open-files');
+    await button.getByTestId('files-count').filter({ hasText: /^2$/ }).waitFor();
+    await button.click();
+    const panel = page.getByTestId('files-panel');
+    const row = panel.getByTestId('file').filter({ hasText: NOTES });
+    await row.waitFor();
+    assert.equal(await row.getAttribute('data-scope'), 'chat');
+    assert.equal(await row.getByTestId('file-status').innerText(), 'Ready');
+    assert.match(await row.innerText(), /Markdown · \d+ B/);
+    assert.equal(await row.getByRole('button', { name: `Download ${NOTES}` }).count(), 1);
+    assert.equal(await row.getByRole('button', { name: `Delete ${NOTES}` }).count(), 1);
+    // Downloading fetches the bytes with the token and saves them under the file's name.
+    const [download] = await Promise.all([page.waitForEvent('download'), row.getByTestId('file-download').click()]);
+    assert.equal(download.suggestedFilename(), NOTES);
+    // The pasted image goes again with its delete button (after a confirmation).
+    const pasted = panel.getByTestId('file').filter({ hasText: /^pasted-/ });
+    assert.match(await pasted.innerText(), /Image · 70 B/);
+    await pasted.getByTestId('file-delete').click();
+    await page.locator('dialog[open]').getByRole('button', { name: 'Delete' }).click();
+    await pasted.waitFor({ state: 'detached' });
+    await button.getByTestId('files-count').filter({ hasText: /^1$/ }).waitFor();
+    assert.equal(await page.getByTestId('upload-chip').count(), 1, 'its chip went with it');
+    await page.getByTestId('open-files').click();
+    await panel.waitFor({ state: 'detached' });
+  });
+
+  await step("a project's files: added from its menu, then counted in its chats' headers", async () => {
+    const head = page.locator('[data-testid=project]', { hasText: PROJECT });
+    await head.hover();
+    await head.getByTestId('project-menu').click();
+    await page.getByRole('menuitem', { name: 'Files…' }).click();
+    const dialog = page.locator('dialog[open]');
+    await dialog.getByText('No files in this project.').waitFor();
+    await dialog.getByTestId('project-files-input').setInputFiles({ name: 'school-term.csv', mimeType: 'text/csv', buffer: Buffer.from('date,event\n2026-12-01,term starts\n') });
+    const row = dialog.getByTestId('file').filter({ hasText: 'school-term.csv' });
+    await row.getByTestId('file-status').filter({ hasText: 'Ready' }).waitFor({ timeout: 30_000 });
+    const projects = await api(maru.base, 'GET', '/api/projects');
+    const projectId = projects.find((p) => p.name === PROJECT).id;
+    const files = await api(maru.base, 'GET', `/api/attachments?project_id=${projectId}`);
+    assert.deepEqual(files.map((f) => f.name), ['school-term.csv']);
+    await dialog.getByRole('button', { name: 'Close' }).last().click();
+    await dialog.waitFor({ state: 'detached' });
+    // A new chat in that project already sees the project's file.
+    await head.hover();
+    await head.getByRole('button', { name: `New chat in ${PROJECT}` }).click();
+    await page.getByTestId('open-files').getByTestId('files-count').filter({ hasText: /^1$/ }).waitFor();
+    await page.getByTestId('open-files').click();
+    const shared = page.getByTestId('files-panel').getByTestId('file').filter({ hasText: 'school-term.csv' });
+    assert.equal(await shared.getAttribute('data-scope'), 'project');
+    assert.equal(await shared.getByTestId('file-delete').count(), 0, 'project files are managed from the project');
+    await page.getByTestId('open-files').click();
+  });
+
+  await step('search every chat from the sidebar with Ctrl+K and open the result at its message', async () => {
+    // From another chat, so that opening the result visibly goes somewhere.
+    await page.getByTestId('new-chat').click();
+    await page.locator('.chat-title.draft').waitFor();
+    await page.keyboard.press('Control+K');
+    const search = page.getByTestId('search');
+    await search.waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'search', 'Ctrl+K focuses the search box');
+    await page.keyboard.type('weekend');
+    const hit = page.getByTestId('search-hit').filter({ has: page.locator('mark') }).first();
+    await hit.waitFor();
+    assert.equal(await hit.getAttribute('data-hit-session'), String(sessionId));
+    assert.match(await hit.locator('.hit-project').innerText(), /Default/);
+    assert.equal((await hit.locator('mark').first().innerText()).toLowerCase(), 'weekend');
+    assert.match(await hit.getByTestId('search-snippet').innerText(), /Only the weekend, please\./);
+    const messageId = await hit.getAttribute('data-hit-message');
+    assert.ok(messageId, 'the hit names the matching message');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(new RegExp(`#/chat/${sessionId}$`));
+    await page.getByTestId('chat-title').waitFor();
+    // The matching message is brought into view and flashes.
+    const target = page.locator(`.msg[data-message-id="${messageId}"]`);
+    await page.locator(`.msg.flash[data-message-id="${messageId}"]`).waitFor();
+    const inView = await target.evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      const box = el.closest('.scroller').getBoundingClientRect();
+      return r.bottom > box.top && r.top < box.bottom;
+    });
+    assert.ok(inView, 'the matching message is in view');
+  });
+
+  await step('screenshot: files and search', async () => {
+    await page.locator('.msg.flash').waitFor({ state: 'detached', timeout: 5000 });
+    await page.getByTestId('open-files').click();
+    await page.getByTestId('files-panel').getByTestId('file').first().waitFor();
+    await page.mouse.move(720, 450);
+    await page.screenshot({ path: path.join(outDir, 'files-and-search.png') });
+    await page.getByTestId('open-files').click();
+    await page.getByTestId('search-clear').click();
+    await page.locator('[data-testid=project]', { hasText: 'Default' }).waitFor();
   });
 
   await step('a model server that is down shows as a failed reply with the reason', async () => {

@@ -76,8 +76,9 @@ export interface ServerOffer {
 /** `/api/models` error codes that mean the configured model server cannot be reached at all. */
 const UNREACHABLE_CODES = new Set(['unreachable', 'dns', 'network', 'timeout_connect', 'invalid_url'].map((c) => `model_server.${c}`));
 
-/** How often an attachment being indexed is asked about, at first and at most. */
+/** How often an attachment being indexed is asked about, at first and at most, and for how long. */
 const INDEX_POLL_MS = [400, 2000];
+const INDEX_WATCH_MAX_MS = 30 * 60_000;
 /** Older pages loaded, at most, to reach a message a search result points at. */
 const FIND_PAGES = 10;
 const SESSION_PAGE = 30;
@@ -999,8 +1000,14 @@ export class App {
     if (this.watched.has(a.id)) return;
     this.watched.add(a.id);
     let delay = INDEX_POLL_MS[0];
+    const until = Date.now() + INDEX_WATCH_MAX_MS;
     const tick = async () => {
       if (!this.watched.has(a.id)) return;
+      // Still indexing after this long: the list shows it again when next loaded.
+      if (Date.now() > until) {
+        this.watched.delete(a.id);
+        return;
+      }
       try {
         const now = await this.backend.getAttachment(a.id);
         this.fileChanged(now);

@@ -160,7 +160,8 @@ export function mountSearch(app: App, onActive: () => void): SearchBox {
         class: ['search-hit', i === selected && 'selected', app.session?.id === hit.session_id && 'current'],
         type: 'button',
         'data-testid': 'search-hit',
-        dataset: { sessionId: String(hit.session_id), messageId: hit.message_id === null ? '' : String(hit.message_id) },
+        // Not data-session-id / data-message-id: those name the chats and messages themselves.
+        dataset: { hitSession: String(hit.session_id), hitMessage: hit.message_id === null ? '' : String(hit.message_id) },
         onClick: () => {
           selected = i;
           open(hit);
