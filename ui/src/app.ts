@@ -217,6 +217,7 @@ export class App {
     this.emit('sidebar', 'settings', 'presets', 'chat');
     if (initial || first) await this.route();
     else if (this.session) await this.loadMessages(this.session.id);
+    if (!initial && !first) void this.loadChatFiles();
     await Promise.all(this.projects.filter((p) => p.expanded).map((p) => this.loadSessions(p.project.id)));
     if (this.panel === 'context') await this.loadContext();
     if (this.panel === 'memory') await this.loadMemories();
@@ -967,7 +968,7 @@ export class App {
     const a = await this.attempt(() => this.backend.uploadAttachment(scope, f.blob, f.name));
     if (!a) return undefined;
     const key = scopeKey(scope);
-    // The same content attached twice is one file: listed once.
+    // Listed once, even if a reload of the list already brought it.
     const list = (this.files.get(key) ?? []).filter((x) => x.id !== a.id);
     this.files.set(key, [...list, a]);
     if (a.status === 'indexing') this.watch(a);

@@ -4,7 +4,7 @@ import { ApiError } from '../src/backend/backend';
 import type { Attachment, AttachmentScope, Project, Session } from '../src/backend/types';
 import { setLanguage } from '../src/lib/i18n';
 import { mountComposer } from '../src/views/composer';
-import { mountFilesPanel } from '../src/views/files';
+import { filesToAttach, mountFilesPanel } from '../src/views/files';
 import { fakeBackend, settingsView } from './fakeBackend';
 
 const PROJECT: Project = { id: 2, name: 'Family', instructions: '', is_default: false, session_count: 0, created_at: 0, updated_at: 0 };
@@ -129,5 +129,16 @@ describe('the files panel', () => {
     expect(rows[1].querySelector('[data-testid=file-delete]')).toBeNull();
     expect(rows[1].querySelector('.file-note')?.textContent).toBe('page 3 could not be read');
     expect(root.textContent).toContain('Project “Family”');
+  });
+});
+
+describe('files to attach', () => {
+  it('names a pasted image so it can be told apart, and keeps real names', () => {
+    const pasted = filesToAttach([new File(['x'], 'image.png', { type: 'image/png' }), new File(['y'], '', { type: 'image/jpeg' })], true);
+    expect(pasted[0].name).toMatch(/^pasted-\d{8}-\d{6}\.png$/);
+    expect(pasted[1].name).toMatch(/^pasted-\d{8}-\d{6}\.jpg$/);
+    const picked = filesToAttach([new File(['x'], 'image.png', { type: 'image/png' }), new File(['z'], '회의록.md')]);
+    expect(picked.map((f) => f.name)).toEqual(['image.png', '회의록.md']);
+    expect(filesToAttach(null)).toEqual([]);
   });
 });
