@@ -118,7 +118,9 @@ async fn overhead() {
             }
             let last = app.store.with(|c| Ok(c.query_row("SELECT max(id) FROM messages", [], |r| r.get::<_, i64>(0))?)).unwrap();
             let t0 = Instant::now();
-            let rx = api::chat::send_message(app.clone(), sid, NewTurn { content: "What is next on the calendar?".into() }).await.unwrap();
+            let rx = api::chat::send_message(app.clone(), sid, NewTurn { content: "What is next on the calendar?".into(), images: vec![] })
+                .await
+                .unwrap();
             let arrived = arrivals.recv().await.unwrap();
             drain(rx).await;
             if i >= 10 {
@@ -154,7 +156,12 @@ async fn ttft_ratio() {
         api::create_memory(&app, memories::NewMemory { content: format!("Fact {i} about the user."), ..Default::default() }).await.unwrap();
     }
     let sid = api::create_session(&app, sessions::NewSession { title: "ttft".into(), project_id: Some(p.id) }).await.unwrap().id;
-    drain(api::chat::send_message(app.clone(), sid, NewTurn { content: "What is the capital of France?".into() }).await.unwrap()).await;
+    drain(
+        api::chat::send_message(app.clone(), sid, NewTurn { content: "What is the capital of France?".into(), images: vec![] })
+            .await
+            .unwrap(),
+    )
+    .await;
 
     // A fresh connection per request: llama-server may close idle ones, which a pool would reuse.
     let http = reqwest::Client::builder().pool_max_idle_per_host(0).build().unwrap();
@@ -212,7 +219,10 @@ async fn ttft_direct(app: &Arc<App>, http: &reqwest::Client, base: &str, model: 
     let system = app.store.with(|c| Ok(maru::store::snapshots::get(c, sid)?.unwrap().prompt)).unwrap();
     let mut history = app.store.with(|c| messages::history(c, sid)).unwrap();
     history.pop(); // the reply, which a regenerate replaces
-    let mut req = maru::llm::ChatRequest::new(model, maru::chat::history::request_messages(&app.templates, &system, &history).unwrap());
+    let mut req = maru::llm::ChatRequest::new(
+        model,
+        maru::chat::history::request_messages(&app.templates, &system, &history, &Default::default()).unwrap(),
+    );
     req.temperature = Some(0.0);
     req.max_tokens = Some(8);
     let t1 = Instant::now();

@@ -198,3 +198,38 @@ async fn pdf_pages_are_numbered_and_a_broken_pdf_fails_alone() {
     let found = model_searches(&s, &fake, sess, json!({ "query": "budget" })).await;
     assert!(found.contains("report.pdf, page 3"), "a passage says its page: {found}");
 }
+
+#[tokio::test]
+async fn images_go_to_a_model_that_sees_them_and_are_refused_plainly_otherwise() {
+    let (s, fake) = setup().await;
+    fake.set_props(Some(json!({ "modalities": { "vision": true }, "default_generation_settings": { "n_ctx": 4096 } })));
+    let sess = s.session(None, "").await;
+    let image = attach(&s, "session_id", sess, "photo.png", maru_tests::pdf::PNG_1X1).await;
+    assert_eq!(indexed(&s, &image["id"]).await["status"], "ready");
+    let thumb = s.http.get(s.url(&format!("/api/attachments/{}/thumbnail", image["id"]))).bearer_auth(&s.token).send().await.unwrap();
+    assert_eq!(thumb.headers()["content-type"], "image/png", "an image has a thumbnail for lists and chips");
+    assert!(thumb.bytes().await.unwrap().starts_with(b"\x89PNG"));
+
+    fake.push(Reply::text(["A red dot."]));
+    let turn =
+        s.turn(&format!("/api/sessions/{sess}/messages"), Some(json!({ "content": "What is this?", "images": [image["id"]] }))).await;
+    assert_eq!(turn.status, StatusCode::OK, "{:?}", turn.refusal);
+    turn.collect().await;
+    let sent = fake.last_chat_body().unwrap();
+    let parts = sent["messages"][1]["content"].as_array().expect("a message with an image is sent as parts");
+    assert_eq!(parts[0]["type"], "text");
+    assert!(parts[1]["image_url"]["url"].as_str().unwrap().starts_with("data:image/png;base64,iVBOR"), "{}", parts[1]);
+    assert_eq!(s.history(sess).await[0]["images"], json!([image["id"]]), "the message keeps its images");
+
+    fake.set_props(Some(json!({ "modalities": { "vision": false } })));
+    let turn = s.turn(&format!("/api/sessions/{sess}/messages"), Some(json!({ "content": "And this?", "images": [image["id"]] }))).await;
+    let refusal = turn.refusal.expect("refused before anything is stored");
+    assert_eq!(refusal["code"], "images_unsupported", "{refusal}");
+    assert!(refusal["message"].as_str().unwrap().contains("fake-model"), "it names the model: {refusal}");
+    assert_eq!(s.history(sess).await.len(), 2, "nothing half-stored");
+
+    let text_file = attach(&s, "session_id", sess, "a.txt", "text").await;
+    fake.set_props(Some(json!({ "modalities": { "vision": true } })));
+    let turn = s.turn(&format!("/api/sessions/{sess}/messages"), Some(json!({ "content": "x", "images": [text_file["id"]] }))).await;
+    assert_eq!(turn.refusal.unwrap()["code"], "not_an_image");
+}

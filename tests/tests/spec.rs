@@ -339,8 +339,20 @@ async fn every_answer_matches_the_document() {
     let content = s.http.get(s.url(&format!("/api/attachments/{file_id}/content"))).bearer_auth(&s.token).send().await.unwrap();
     assert_eq!(content.status(), StatusCode::OK);
     assert_eq!(&content.bytes().await.unwrap()[..], b"# Notes\n\nThe launch is on Friday.", "a file downloads as attached");
+    let res = upload("session_id", sess.clone(), "dot.png", maru_tests::pdf::PNG_1X1).await.unwrap();
+    let image = c.json(&M::POST, "/api/attachments", res).await.1["id"].clone();
+    let mut thumb = reqwest::StatusCode::NOT_FOUND;
+    for _ in 0..200 {
+        thumb = s.http.get(s.url(&format!("/api/attachments/{image}/thumbnail"))).bearer_auth(&s.token).send().await.unwrap().status();
+        if thumb == StatusCode::OK {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(thumb, StatusCode::OK, "an image gets a thumbnail");
     // Bytes, not JSON: nothing to validate beyond the status and the bytes.
     spec.exercised.lock().unwrap().insert(("get".into(), "/api/attachments/{id}/content".into()));
+    spec.exercised.lock().unwrap().insert(("get".into(), "/api/attachments/{id}/thumbnail".into()));
     fake.push(Reply::tool_call("search_attachment", r#"{"query": "launch"}"#));
     fake.push(Reply::text(["Friday."]));
     let events = c.turn(M::POST, &messages, Some(json!({ "content": "when is the launch?" }))).await;

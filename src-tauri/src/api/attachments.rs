@@ -11,10 +11,14 @@ use crate::error::{Error, Result};
 use crate::store::attachments::{self as table, Attachment};
 use crate::store::settings;
 
+/// The largest upload: the largest file the size setting can allow, and the form around it.
+pub const UPLOAD_MAX_BYTES: usize = (1024 + 1) << 20;
+
 /// Where to attach: exactly one of the two.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema, utoipa::IntoParams)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[cfg_attr(test, ts(optional_fields = nullable))]
+#[into_params(parameter_in = Query)]
 pub struct AttachmentScope {
     pub session_id: Option<i64>,
     pub project_id: Option<i64>,
@@ -89,6 +93,11 @@ pub async fn download(app: &std::sync::Arc<App>, id: i64) -> Result<(Attachment,
         .await
         .map_err(|e| Error::Internal(anyhow::anyhow!("reading a file failed: {e}")))??;
     Ok((a, bytes))
+}
+
+/// An image file's thumbnail (PNG).
+pub async fn thumbnail(app: &App, id: i64) -> Result<Vec<u8>> {
+    app.store.read(move |c| table::thumbnail(c, id)).await?.ok_or_else(|| Error::NotFound { what: "thumbnail of attachment", id })
 }
 
 /// Removes a file; its stored content goes when no other file links to it.

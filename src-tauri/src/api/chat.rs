@@ -21,11 +21,16 @@ use crate::store::{messages, settings, snapshots};
 #[serde(deny_unknown_fields)]
 pub struct NewTurn {
     pub content: String,
+    /// Images attached to the chat or its project (attachment ids) to send with the message, for
+    /// models that see images. Sending only; an edit keeps the message's images.
+    #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<_>", optional))]
+    pub images: Vec<i64>,
 }
 
 #[instrument(skip(app, turn), err(level = Level::WARN))]
 pub async fn send_message(app: Arc<App>, session_id: i64, turn: NewTurn) -> Result<TurnStream> {
-    chat::start(app, session_id, TurnKind::Send { content: turn.content }).await
+    chat::start(app, session_id, TurnKind::Send { content: turn.content, images: turn.images }).await
 }
 
 #[instrument(skip(app), err(level = Level::WARN))]
@@ -185,7 +190,7 @@ fn calibration(
     let reply = reply?;
     let real = reply.prompt_tokens? as f64;
     let before: Vec<_> = history.iter().take_while(|m| m.id < reply.id).cloned().collect();
-    let sent = chat::history::request_messages(templates, &snapshot?.prompt, &before).ok()?;
+    let sent = chat::history::request_messages(templates, &snapshot?.prompt, &before, &Default::default()).ok()?;
     let estimate: usize = sent
         .iter()
         .map(|m| match &m.content {

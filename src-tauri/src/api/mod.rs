@@ -215,6 +215,7 @@ pub async fn delete_memory(app: &App, id: i64) -> Result<Deleted> {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema, utoipa::IntoParams)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[cfg_attr(test, ts(optional_fields = nullable))]
+#[into_params(parameter_in = Query)]
 pub struct SearchQuery {
     /// Words to find, in any language; a Korean word is found with its particles.
     pub q: String,

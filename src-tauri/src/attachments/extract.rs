@@ -117,3 +117,25 @@ async fn pdf_in_child(program: &std::path::Path, path: &std::path::Path) -> Resu
         serde_json::from_slice(&out.stdout).map_err(|_| "the PDF reader gave no readable answer".to_string())?;
     result
 }
+
+/// Thumbnails fit in this square.
+pub const THUMBNAIL_PX: u32 = 256;
+
+/// A PNG thumbnail of an image, decoded with limits so that a decompression bomb fails alone.
+pub fn thumbnail(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let mut reader = image::ImageReader::new(std::io::Cursor::new(bytes))
+        .with_guessed_format()
+        .map_err(|e| format!("the image could not be read: {e}"))?;
+    let mut limits = image::Limits::default();
+    limits.max_image_width = Some(20_000);
+    limits.max_image_height = Some(20_000);
+    limits.max_alloc = Some(512 << 20);
+    reader.limits(limits);
+    let img = reader.decode().map_err(|e| format!("the image could not be read: {e}"))?;
+    let small = img.thumbnail(THUMBNAIL_PX, THUMBNAIL_PX);
+    let mut png = vec![];
+    small
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .map_err(|e| format!("the thumbnail could not be made: {e}"))?;
+    Ok(png)
+}

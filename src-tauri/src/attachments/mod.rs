@@ -99,7 +99,19 @@ impl Files {
     pub async fn index(&self, store: &Store, sha256: &str, kind: Kind) -> Result<()> {
         let sha = sha256.to_string();
         if kind == Kind::Image {
-            return store.write(move |tx| table::finish_indexing(tx, &sha, None, &[], None)).await;
+            let bytes = self.blobs.read(sha256)?;
+            let made = tokio::task::spawn_blocking(move || extract::thumbnail(&bytes))
+                .await
+                .map_err(|e| anyhow::anyhow!("making a thumbnail failed: {e}"))?;
+            return store
+                .write(move |tx| match made {
+                    Ok(png) => {
+                        table::set_thumbnail(tx, &sha, &png)?;
+                        table::finish_indexing(tx, &sha, None, &[], None)
+                    }
+                    Err(note) => table::fail_indexing(tx, &sha, &note),
+                })
+                .await;
         }
         let text = extract::text(kind, self.blobs.path(sha256), &self.pdf).await;
         let pieces = match text {

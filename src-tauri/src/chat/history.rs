@@ -8,7 +8,7 @@ use chrono::{DateTime, Local};
 use serde_json::json;
 
 use crate::error::Result;
-use crate::llm::ChatMessage;
+use crate::llm::{ChatMessage, ContentPart};
 use crate::prompt::Templates;
 use crate::store::messages::{Message, Role, Status};
 
@@ -22,21 +22,27 @@ pub fn runtime_note(templates: &Templates, at: DateTime<Local>) -> Result<String
 /// roles alternate and that every tool call is answered) from rejecting a history that a failed
 /// or interrupted turn left behind: a user message whose reply failed is joined with the next
 /// one, and tool calls that never got a result are left out.
-pub fn request_messages(templates: &Templates, system_prompt: &str, history: &[Message]) -> Result<Vec<ChatMessage>> {
+/// Images by attachment id, as the `data:` URLs a request carries.
+pub type Images = std::collections::HashMap<i64, String>;
+
+pub fn request_messages(templates: &Templates, system_prompt: &str, history: &[Message], images: &Images) -> Result<Vec<ChatMessage>> {
     let answered: HashSet<&str> = history.iter().filter(|m| m.role == Role::Tool).filter_map(|m| m.tool_call_id.as_deref()).collect();
     let mut out = Vec::with_capacity(history.len() + 1);
     out.push(ChatMessage::system(system_prompt));
-    let mut pending_user: Option<String> = None;
+    let mut pending_user: Option<(String, Vec<&str>)> = None;
     for m in history {
         if m.role == Role::User {
             let text = match &m.runtime_note {
                 Some(note) => format!("{}\n\n{note}", m.content),
                 None => m.content.clone(),
             };
-            pending_user = Some(match pending_user.take() {
-                Some(earlier) => format!("{earlier}\n\n{text}"),
-                None => text,
-            });
+            let (joined, mut urls) = match pending_user.take() {
+                Some((earlier, urls)) => (format!("{earlier}\n\n{text}"), urls),
+                None => (text, vec![]),
+            };
+            // An image whose file was removed since is left out, not sent broken.
+            urls.extend(m.images.iter().filter_map(|id| images.get(id).map(String::as_str)));
+            pending_user = Some((joined, urls));
             continue;
         }
         let message = match m.role {
@@ -62,15 +68,25 @@ pub fn request_messages(templates: &Templates, system_prompt: &str, history: &[M
                 ChatMessage::tool(m.tool_call_id.clone().unwrap_or_default(), wrapped)
             }
         };
-        if let Some(text) = pending_user.take() {
-            out.push(ChatMessage::user(text));
+        if let Some((text, urls)) = pending_user.take() {
+            out.push(user_message(text, &urls));
         }
         out.push(message);
     }
-    if let Some(text) = pending_user {
-        out.push(ChatMessage::user(text));
+    if let Some((text, urls)) = pending_user {
+        out.push(user_message(text, &urls));
     }
     Ok(out)
+}
+
+/// Text alone, or the text then its images as parts.
+fn user_message(text: String, image_urls: &[&str]) -> ChatMessage {
+    if image_urls.is_empty() {
+        return ChatMessage::user(text);
+    }
+    let mut parts = vec![ContentPart::text(text)];
+    parts.extend(image_urls.iter().map(|u| ContentPart::image_url(*u)));
+    ChatMessage::user_parts(parts)
 }
 
 #[cfg(test)]
@@ -97,6 +113,7 @@ mod tests {
             tool_calls: vec![],
             tool_call_id: None,
             tool_name: None,
+            images: vec![],
             created_at: 0,
             updated_at: 0,
         }
@@ -121,7 +138,7 @@ mod tests {
     fn the_runtime_note_follows_the_users_text() {
         let mut u = msg(Role::User, "hi", Status::Complete);
         u.runtime_note = Some("[Sent 2026-11-29 10:00:00 +09:00 (Sunday)]".into());
-        let out = request_messages(&Templates::bundled(), "sys", &[u]).unwrap();
+        let out = request_messages(&Templates::bundled(), "sys", &[u], &Images::new()).unwrap();
         assert_eq!(shape(&out)[1].1, "hi\n\n[Sent 2026-11-29 10:00:00 +09:00 (Sunday)]");
     }
 
@@ -133,7 +150,7 @@ mod tests {
             msg(Role::User, "again", Status::Complete),
             msg(Role::Assistant, "answer", Status::Complete),
         ];
-        let out = request_messages(&Templates::bundled(), "sys", &history).unwrap();
+        let out = request_messages(&Templates::bundled(), "sys", &history, &Images::new()).unwrap();
         let roles: Vec<Wire> = out.iter().map(|m| m.role).collect();
         assert_eq!(roles, [Wire::System, Wire::User, Wire::Assistant], "roles must alternate for strict chat templates");
         assert_eq!(shape(&out)[1].1, "first\n\nagain", "nothing the user wrote is dropped");
@@ -149,7 +166,7 @@ mod tests {
         let mut stranded = msg(Role::Assistant, "", Status::Complete);
         stranded.tool_calls = vec![call("c")];
         let history = [msg(Role::User, "q", Status::Complete), asked, result, stranded, msg(Role::User, "q2", Status::Complete)];
-        let out = request_messages(&Templates::bundled(), "sys", &history).unwrap();
+        let out = request_messages(&Templates::bundled(), "sys", &history, &Images::new()).unwrap();
         let roles: Vec<Wire> = out.iter().map(|m| m.role).collect();
         assert_eq!(
             roles,

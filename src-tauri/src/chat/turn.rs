@@ -28,8 +28,8 @@ const SAVE_EVERY: Duration = Duration::from_millis(250);
 
 #[derive(Debug, Clone)]
 pub enum TurnKind {
-    /// A new user message.
-    Send { content: String },
+    /// A new user message, with images for models that see them.
+    Send { content: String, images: Vec<i64> },
     /// Replace the last reply.
     Regenerate,
     /// Edit a user message and answer it again; everything after it is replaced.
@@ -39,6 +39,9 @@ pub enum TurnKind {
 /// Starts a turn; the stream yields its events and ends when the turn has ended.
 pub async fn start(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<TurnStream> {
     let guard = app.runs.begin(session_id)?;
+    if matches!(&kind, TurnKind::Send { images, .. } if !images.is_empty()) {
+        check_model_sees_images(&app).await?;
+    }
     let shared = app.clone();
     let templates = app.templates.clone();
     let (settings, first) = app
@@ -47,12 +50,20 @@ pub async fn start(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<Tur
             let session = sessions::get(tx, session_id)?;
             let now = chrono::Local::now();
             match kind {
-                TurnKind::Send { content } => {
+                TurnKind::Send { content, images } => {
                     check_content(&content)?;
+                    attachments::images_in_scope(tx, &images, session_id, session.project_id)?;
                     let note = history::runtime_note(&templates, now)?;
                     messages::insert(
                         tx,
-                        &NewMessage { session_id, role: Role::User, content: &content, runtime_note: Some(&note), ..Default::default() },
+                        &NewMessage {
+                            session_id,
+                            role: Role::User,
+                            content: &content,
+                            runtime_note: Some(&note),
+                            images: &images,
+                            ..Default::default()
+                        },
                     )?;
                     if session.title.is_empty() {
                         sessions::set_title_if_empty(tx, session_id, &title::from_first_message(&content))?;
@@ -95,6 +106,7 @@ struct Round {
     model: String,
     prompt: String,
     history: Vec<messages::Message>,
+    images: history::Images,
     project_id: i64,
     /// The session can see attached files: file tools are offered.
     has_files: bool,
@@ -108,12 +120,50 @@ fn open_round(tx: &rusqlite::Transaction, app: &App, session_id: i64, model: Str
     let today = chrono::Local::now().date_naive();
     let prepared = prompt::prepare(tx, &app.templates, &app.prompts, session_id, today, &Budgets::default())?;
     let history = messages::history(tx, session_id)?;
+    let images = image_urls(tx, app, &history)?;
     let reply = messages::insert(
         tx,
         &NewMessage { session_id, role: Role::Assistant, status: Status::Streaming, model: Some(&model), ..Default::default() },
     )?;
     let has_files = attachments::any_in_scope(tx, session_id, session.project_id)?;
-    Ok(Round { model, prompt: prepared.rendered.text.clone(), history, project_id: session.project_id, has_files, reply_id: reply.id })
+    Ok(Round {
+        model,
+        prompt: prepared.rendered.text.clone(),
+        history,
+        images,
+        project_id: session.project_id,
+        has_files,
+        reply_id: reply.id,
+    })
+}
+
+/// The images the history's messages carry, as `data:` URLs by attachment id.
+fn image_urls(conn: &rusqlite::Connection, app: &App, history: &[messages::Message]) -> Result<history::Images> {
+    use base64::Engine;
+    let mut urls = history::Images::new();
+    for id in history.iter().flat_map(|m| m.images.iter().copied()) {
+        if urls.contains_key(&id) {
+            continue;
+        }
+        let a = attachments::get(conn, id)?;
+        let bytes = app.files.blobs.read(&a.sha256)?;
+        urls.insert(id, format!("data:{};base64,{}", a.mime, base64::engine::general_purpose::STANDARD.encode(bytes)));
+    }
+    Ok(urls)
+}
+
+/// Refuses images before anything is stored when the model is known not to see them.
+async fn check_model_sees_images(app: &App) -> Result<()> {
+    let settings = app.store.read(settings::load).await?;
+    let client = app.llm_client(&settings);
+    let model = app.resolve_model(&client, &settings).await?;
+    if client.accepts_images(&model).await == Some(false) {
+        return Err(Error::invalid(
+            "images_unsupported",
+            format!("the model {model} does not take images; choose a vision model in settings, or send the message without them"),
+        ));
+    }
+    Ok(())
 }
 
 fn check_content(content: &str) -> Result<()> {
@@ -188,7 +238,7 @@ async fn run_rounds(
     let client = app.llm_client(settings);
     for round in 0..=MAX_TOOL_ROUNDS {
         let tools_allowed = round < MAX_TOOL_ROUNDS;
-        let Round { model, prompt, history, project_id, has_files, reply_id } = match next.take() {
+        let Round { model, prompt, history, images, project_id, has_files, reply_id } = match next.take() {
             Some(opened) => opened,
             None => {
                 let model = app.resolve_model(&client, settings).await?;
@@ -196,7 +246,7 @@ async fn run_rounds(
                 app.store.write(move |tx| open_round(tx, &shared, session_id, model)).await?
             }
         };
-        let mut request = ChatRequest::new(model, history::request_messages(&app.templates, &prompt, &history)?);
+        let mut request = ChatRequest::new(model, history::request_messages(&app.templates, &prompt, &history, &images)?);
         request.temperature = settings.temperature;
         request.top_p = settings.top_p;
         request.max_tokens = settings.max_tokens;

@@ -112,6 +112,46 @@ impl Client {
     }
 }
 
+impl Client {
+    /// Whether `model` takes images: llama.cpp says so in `/props` (`modalities.vision`); other
+    /// servers do not, so well-known vision model names count as yes. `None`: nobody knows.
+    pub async fn accepts_images(&self, model: &str) -> Option<bool> {
+        if let Ok(url) = self.endpoint().root_url("props") {
+            if let Ok((status, body)) = self.small_call(|| self.http().get(url.clone()), &url).await {
+                let vision =
+                    serde_json::from_str::<Value>(&body).ok().and_then(|v| v.pointer("/modalities/vision").and_then(Value::as_bool));
+                if let (true, Some(vision)) = (status.is_success(), vision) {
+                    return Some(vision);
+                }
+            }
+        }
+        vision_by_name(model).then_some(true)
+    }
+}
+
+/// Model families known to take images, by the names servers list them under.
+fn vision_by_name(model: &str) -> bool {
+    let m = model.to_lowercase();
+    [
+        "vision",
+        "-vl",
+        "_vl",
+        "vl-",
+        "llava",
+        "pixtral",
+        "gemma-3",
+        "gemma3",
+        "minicpm-v",
+        "internvl",
+        "idefics",
+        "moondream",
+        "llama-4",
+        "gpt-4o",
+    ]
+    .iter()
+    .any(|k| m.contains(k))
+}
+
 /// Reads OpenAI's `{"data":[{"id"...}]}`, or a bare `{"models":[...]}` list.
 fn parse_models(v: &Value) -> Result<Vec<ModelInfo>, LlmError> {
     let list = v

@@ -48,15 +48,23 @@ pub(super) fn documented() -> (Router<Arc<App>>, utoipa::openapi::OpenApi) {
         .routes(routes!(get_settings, update_settings))
         .routes(routes!(list_memories, create_memory))
         .routes(routes!(update_memory, delete_memory))
-        .routes(routes!(list_attachments, upload_attachment))
+        .merge(uploads())
         .routes(routes!(get_attachment, delete_attachment))
         .routes(routes!(attachment_content))
+        .routes(routes!(attachment_thumbnail))
         .routes(routes!(search))
         .routes(routes!(list_presets, create_preset))
         .routes(routes!(update_preset, delete_preset))
         .routes(routes!(list_models))
         .routes(routes!(probe_servers))
         .split_for_parts()
+}
+
+/// Uploads may be as large as the largest file setting allows; every other body stays small.
+fn uploads() -> OpenApiRouter<Arc<App>> {
+    OpenApiRouter::new()
+        .routes(routes!(list_attachments, upload_attachment))
+        .layer(axum::extract::DefaultBodyLimit::max(crate::api::attachments::UPLOAD_MAX_BYTES))
 }
 
 pub fn api() -> Router<Arc<App>> {
@@ -435,7 +443,16 @@ async fn upload_attachment(State(app): AppState, mut form: axum::extract::Multip
         match field.name() {
             Some("file") => {
                 let name = field.file_name().unwrap_or_default().to_string();
-                let bytes = field.bytes().await.map_err(|e| bad(format!("the file could not be read: {}", e.body_text())))?;
+                let bytes = field.bytes().await.map_err(|e| match e.status() {
+                    axum::http::StatusCode::PAYLOAD_TOO_LARGE => crate::error::Error::invalid(
+                        "file_too_large",
+                        format!(
+                            "{name} is larger than the largest file Maru accepts ({} MB)",
+                            crate::api::attachments::UPLOAD_MAX_BYTES >> 20
+                        ),
+                    ),
+                    _ => bad(format!("the file could not be read: {}", e.body_text())),
+                })?;
                 file = Some((name, bytes.to_vec()));
             }
             Some("session_id") => scope.session_id = Some(id(field.text().await.unwrap_or_default())?),
@@ -501,6 +518,18 @@ async fn attachment_content(State(app): AppState, Id(id): Id) -> Result<axum::re
         ("content-security-policy", "sandbox".into()),
     ];
     Ok((headers, bytes).into_response())
+}
+
+/// A small PNG of an image file
+#[utoipa::path(get, path = "/api/attachments/{id}/thumbnail", tag = "attachments", params(Id), responses(
+    (status = 200, description = "PNG, at most 256 pixels a side", content_type = "image/png", body = Vec<u8>),
+    (status = 400, description = "`invalid_id`", body = ErrorBody),
+    (status = 404, description = "`not_found`, `no_thumbnail` (not an image, or not readable)", body = ErrorBody),
+))]
+async fn attachment_thumbnail(State(app): AppState, Id(id): Id) -> Result<axum::response::Response> {
+    use axum::response::IntoResponse;
+    let png = api::attachments::thumbnail(&app, id).await?;
+    Ok(([("content-type", "image/png"), ("cache-control", "private, max-age=86400")], png).into_response())
 }
 
 // ---- search

@@ -6,7 +6,7 @@ use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
 use super::{found, now_ms, terms};
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
@@ -261,6 +261,38 @@ pub fn finish_indexing(conn: &Connection, sha256: &str, pages: Option<i64>, pass
 pub fn fail_indexing(conn: &Connection, sha256: &str, note: &str) -> Result<()> {
     conn.execute("UPDATE attachments SET status = 'failed', note = ?2 WHERE blob_sha256 = ?1", params![sha256, note])?;
     Ok(())
+}
+
+/// Stores an image's thumbnail (PNG) with its content.
+pub fn set_thumbnail(conn: &Connection, sha256: &str, png: &[u8]) -> Result<()> {
+    conn.execute("UPDATE blobs SET thumbnail = ?2 WHERE sha256 = ?1", params![sha256, png])?;
+    Ok(())
+}
+
+/// A file's thumbnail, when it is an image that could be read.
+pub fn thumbnail(conn: &Connection, id: i64) -> Result<Option<Vec<u8>>> {
+    let a = get(conn, id)?;
+    Ok(conn.query_row("SELECT thumbnail FROM blobs WHERE sha256 = ?1", [&a.sha256], |r| r.get(0)).optional()?.flatten())
+}
+
+/// The images `ids` as a message in `session_id` may carry: attached to the session or its
+/// current project, and images. In the order given.
+pub fn images_in_scope(conn: &Connection, ids: &[i64], session_id: i64, project_id: i64) -> Result<Vec<Attachment>> {
+    let mut out = vec![];
+    for &id in ids {
+        let a = get(conn, id)?;
+        if a.session_id != Some(session_id) && a.project_id != Some(project_id) {
+            return Err(Error::invalid("image_not_here", format!("{} is not attached to this chat or its project", a.name)));
+        }
+        if a.kind != Kind::Image {
+            return Err(Error::invalid(
+                "not_an_image",
+                format!("{} is not an image; the model reads files with search_attachment", a.name),
+            ));
+        }
+        out.push(a);
+    }
+    Ok(out)
 }
 
 /// Ranked passages for what was asked, only from files the session can see (its own and its

@@ -67,6 +67,8 @@ pub struct Message {
     /// Tool: the call this result answers, and the tool's name.
     pub tool_call_id: Option<String>,
     pub tool_name: Option<String>,
+    /// User: the images (attachment ids) sent with it, in order.
+    pub images: Vec<i64>,
     pub created_at: i64,
     pub updated_at: i64,
 }
@@ -82,6 +84,7 @@ pub struct NewMessage<'a> {
     pub tool_calls: &'a [ToolCall],
     pub tool_call_id: Option<&'a str>,
     pub tool_name: Option<&'a str>,
+    pub images: &'a [i64],
 }
 
 /// What a finished reply records besides its text.
@@ -105,7 +108,9 @@ pub struct MessagePage {
 
 const SELECT: &str = "SELECT id, session_id, role, content, status, error, model, prompt_tokens,
     completion_tokens, cached_tokens, ttft_ms, tokens_per_second, created_at, updated_at,
-    runtime_note, reasoning, tool_calls, tool_call_id, tool_name FROM messages";
+    runtime_note, reasoning, tool_calls, tool_call_id, tool_name,
+    (SELECT group_concat(attachment_id) FROM (SELECT attachment_id FROM message_images WHERE message_id = messages.id ORDER BY position))
+    FROM messages";
 
 fn from_row(r: &Row) -> rusqlite::Result<Message> {
     Ok(Message {
@@ -128,6 +133,7 @@ fn from_row(r: &Row) -> rusqlite::Result<Message> {
         tool_calls: r.get::<_, Option<String>>(16)?.and_then(|j| serde_json::from_str(&j).ok()).unwrap_or_default(),
         tool_call_id: r.get(17)?,
         tool_name: r.get(18)?,
+        images: r.get::<_, Option<String>>(19)?.map(|ids| ids.split(',').filter_map(|i| i.parse().ok()).collect()).unwrap_or_default(),
     })
 }
 
@@ -156,6 +162,13 @@ pub fn insert(conn: &Connection, new: &NewMessage) -> Result<Message> {
         now
     ])?;
     let id = conn.last_insert_rowid();
+    for (position, image) in new.images.iter().enumerate() {
+        conn.prepare_cached("INSERT INTO message_images (message_id, attachment_id, position) VALUES (?1, ?2, ?3)")?.execute(params![
+            id,
+            image,
+            position as i64
+        ])?;
+    }
     sessions::touch(conn, new.session_id)?;
     get(conn, id)
 }

@@ -24,6 +24,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!(4, "0004_prompt_inputs_revision"),
     migration!(5, "0005_attachments"),
     migration!(6, "0006_chat_search"),
+    migration!(7, "0007_images"),
 ];
 
 pub fn latest_version() -> i64 {

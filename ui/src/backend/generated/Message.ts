@@ -23,4 +23,8 @@ tool_calls: Array<ToolCall>,
 /**
  * Tool: the call this result answers, and the tool's name.
  */
-tool_call_id: string | null, tool_name: string | null, created_at: number, updated_at: number, };
+tool_call_id: string | null, tool_name: string | null, 
+/**
+ * User: the images (attachment ids) sent with it, in order.
+ */
+images: Array<number>, created_at: number, updated_at: number, };
