@@ -607,15 +607,20 @@ export class App {
       return false;
     }
     const now = Date.now();
+    // Images uploaded in the composer go with the message (the model sees them); other files are
+    // read by the model through search.
+    const images = this.uploads
+      .filter((u) => u.sessionId === sid && u.attachment?.kind === 'image' && u.attachment.status === 'ready')
+      .map((u) => u.attachment!.id);
     const pending: Message = {
       id: -now, session_id: sid, role: 'user', content, status: 'complete', error: null, model: null,
       prompt_tokens: null, completion_tokens: null, cached_tokens: null, ttft_ms: null, tokens_per_second: null,
-      runtime_note: null, reasoning: null, tool_calls: [], tool_call_id: null, tool_name: null, created_at: now, updated_at: now,
+      runtime_note: null, reasoning: null, tool_calls: [], tool_call_id: null, tool_name: null, images, created_at: now, updated_at: now,
     };
     this.messages.push(pending);
     const live = this.begin(sid, null);
     try {
-      await this.backend.sendMessage(sid, content, (ev) => this.onEvent(live, ev));
+      await this.backend.sendMessage(sid, content, (ev) => this.onEvent(live, ev), images);
     } catch (e) {
       this.messages = this.messages.filter((m) => m !== pending);
       this.refused(sid, e);

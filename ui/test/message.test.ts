@@ -13,7 +13,7 @@ describe('a stored reply', () => {
       prompt_tokens: null, completion_tokens: null, cached_tokens: null, ttft_ms: null, tokens_per_second: null,
       runtime_note: null, reasoning: null,
       tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'search_files', arguments: '{"query":"calendar"}' } }],
-      tool_call_id: null, tool_name: null, created_at: 0, updated_at: 0,
+      tool_call_id: null, tool_name: null, images: [], created_at: 0, updated_at: 0,
     };
     const app = new App(fakeBackend({}).backend);
     const node = messageNode(app, m, { regenerable: false, busy: false, editing: false, onEdit: () => {}, onCancelEdit: () => {} });

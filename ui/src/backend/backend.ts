@@ -68,7 +68,8 @@ export interface Backend {
    * sink, or the connection closed early); a refused turn rejects with an `ApiError` before any
    * event (e.g. `turn_running`, `empty_message`).
    */
-  sendMessage(sessionId: number, content: string, sink: TurnSink): Promise<void>;
+  /** `images`: image attachments of the chat or its project to send with it, for models that see. */
+  sendMessage(sessionId: number, content: string, sink: TurnSink, images?: number[]): Promise<void>;
   regenerate(sessionId: number, sink: TurnSink): Promise<void>;
   resend(messageId: number, content: string, sink: TurnSink): Promise<void>;
   stop(sessionId: number): Promise<Stopped>;

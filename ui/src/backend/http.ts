@@ -221,8 +221,8 @@ export class HttpBackend implements Backend {
     return this.json('GET', `/api/search${query({ q: search.q, limit: search.limit })}`);
   }
 
-  sendMessage(sessionId: number, content: string, sink: TurnSink): Promise<void> {
-    const turn: NewTurn = { content };
+  sendMessage(sessionId: number, content: string, sink: TurnSink, images: number[] = []): Promise<void> {
+    const turn: NewTurn = images.length ? { content, images } : { content };
     return this.turn(`/api/sessions/${sessionId}/messages`, turn, sink);
   }
   regenerate(sessionId: number, sink: TurnSink): Promise<void> {

@@ -247,6 +247,7 @@ const en = {
   // misc
   confirm: 'Confirm',
   nothingToSend: 'Type a message first.',
+  imagesSent: '{n} image(s) sent with this message',
   turnRunning: 'A reply is already being written in this chat.',
 } as const;
 
@@ -493,6 +494,7 @@ const ko: Dict = {
   titleMatch: '제목',
   confirm: '확인',
   nothingToSend: '먼저 메시지를 입력하세요.',
+  imagesSent: '이 메시지와 함께 보낸 이미지 {n}개',
   turnRunning: '이 대화에서 이미 답을 쓰고 있습니다.',
 };
 
