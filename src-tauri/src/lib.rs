@@ -2,7 +2,7 @@
 //!
 //! The library holds everything; the binary (`main.rs`) only parses the command line. Modules
 //! depend only on those below them (checked by `layers`' test):
-//! `desktop`/`server` → `api` → `chat` → `app` → `attachments` → `prompt`/`tools` → `store`/`llm` →
+//! `desktop`/`server` → `api` → `chat` → `app` → `attachments`/`memory` → `prompt`/`tools` → `store`/`llm` →
 //! `paths`/`error`.
 //! `store` owns the SQLite file, `llm` talks to the model server, `prompt` assembles the
 //! five-section system prompt, `app` is the context every request works in, `chat` runs a turn,
@@ -20,6 +20,7 @@ pub mod error;
 mod layers;
 pub mod llm;
 pub mod logging;
+pub mod memory;
 pub mod paths;
 pub mod prompt;
 pub mod server;

@@ -10,20 +10,31 @@ use serde_json::Value;
 use crate::llm::ToolSpec;
 use crate::store::Store;
 
+/// What a turn has for tools to work on.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Offer {
+    /// The session can see attached files.
+    pub has_files: bool,
+    /// Long-term memory is not turned off.
+    pub memory_on: bool,
+}
+
 /// Where a call happens: the tool may only look at what this session can see, through the
 /// store it is handed (reads and writes go through the same store as everything else).
 #[derive(Clone)]
 pub struct ToolContext {
     pub session_id: i64,
     pub project_id: i64,
+    /// The reply that made the call (a fact remembered from it keeps it as its source).
+    pub message_id: Option<i64>,
     pub store: Store,
 }
 
 pub trait Tool: Send + Sync {
     fn spec(&self) -> ToolSpec;
-    /// Offered only when the session can see attached files.
-    fn needs_files(&self) -> bool {
-        false
+    /// Whether to offer it this turn.
+    fn offered(&self, _turn: &Offer) -> bool {
+        true
     }
     /// Runs the call; `Err` is a message for the model (bad arguments, nothing found…).
     fn call(&self, ctx: ToolContext, arguments: Value) -> BoxFuture<'static, Result<String, String>>;
@@ -42,9 +53,9 @@ impl ToolRegistry {
         tools.push(tool);
     }
 
-    /// The tools to offer; those that read files only when there are files to read.
-    pub fn specs(&self, has_files: bool) -> Vec<ToolSpec> {
-        self.tools.read().unwrap_or_else(|p| p.into_inner()).iter().filter(|t| has_files || !t.needs_files()).map(|t| t.spec()).collect()
+    /// The tools to offer this turn: each only when it has something to work on.
+    pub fn specs(&self, turn: &Offer) -> Vec<ToolSpec> {
+        self.tools.read().unwrap_or_else(|p| p.into_inner()).iter().filter(|t| t.offered(turn)).map(|t| t.spec()).collect()
     }
 
     /// Runs one call; unknown tools and malformed arguments become errors the model can read.

@@ -360,6 +360,15 @@ async fn every_answer_matches_the_document() {
 
     c.get("/api/search?q=launch").await;
 
+    // A fact the model proposes, reviewed and accepted.
+    fake.push(Reply::tool_call("remember", r#"{"fact": "Likes short answers."}"#));
+    fake.push(Reply::text(["Noted."]));
+    c.turn(M::POST, &messages, Some(json!({ "content": "keep it short from now on" }))).await;
+    let pending = c.get("/api/memories?status=pending").await;
+    let proposal = pending[0]["id"].clone();
+    c.ok(M::POST, &format!("/api/memories/{proposal}/accept"), None).await;
+    c.get("/api/memories?status=all").await;
+
     // The model server.
     c.get("/api/models").await;
     let found = c.get("/api/servers").await;

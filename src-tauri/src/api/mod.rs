@@ -190,8 +190,24 @@ pub async fn update_settings(app: &App, patch: SettingsPatch) -> Result<Settings
 
 // ---- long-term memory
 
-pub async fn list_memories(app: &App) -> Result<Vec<Memory>> {
-    app.store.read(memories::list).await
+/// Which facts `GET /api/memories` lists.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema, utoipa::IntoParams)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(optional_fields = nullable))]
+#[into_params(parameter_in = Query)]
+pub struct MemoryStatusQuery {
+    /// `accepted` (the default: what the model sees), `pending` (proposals waiting) or `all`.
+    pub status: Option<memories::MemoryFilter>,
+}
+
+pub async fn list_memories(app: &App, q: MemoryStatusQuery) -> Result<Vec<Memory>> {
+    app.store.read(move |c| memories::list(c, q.status.unwrap_or_default())).await
+}
+
+/// Accepts a fact the model proposed: it is in section ⑤ from the next turn.
+#[instrument(skip(app), err(level = Level::WARN))]
+pub async fn accept_memory(app: &App, id: i64) -> Result<Memory> {
+    app.store.write(move |tx| memories::accept(tx, id)).await
 }
 
 #[instrument(skip_all, err(level = Level::WARN))]

@@ -17,7 +17,7 @@ fn export_types(dir: &Path) {
     use crate::api::attachments::{AttachmentScope, UploadForm};
     use crate::api::chat::{ContextView, DeletedPreset, LastSent, NewTurn, PresetView, ReplyFigures, Stopped};
     use crate::api::Deleted;
-    use crate::api::{Health, MessageEdit, MessageQuery, SearchQuery, SessionQuery};
+    use crate::api::{Health, MemoryStatusQuery, MessageEdit, MessageQuery, SearchQuery, SessionQuery};
     use crate::app::TurnEvent;
     use crate::error::ErrorBody;
     use crate::llm::{FoundServer, ModelInfo, ToolCall, Usage};
@@ -26,7 +26,7 @@ fn export_types(dir: &Path) {
     use crate::prompt::templates::{TemplateInfo, TemplateSource};
     use crate::prompt::SectionId;
     use crate::store::attachments::{Attachment, IndexStatus, Kind};
-    use crate::store::memories::{Memory, MemoryPatch, NewMemory};
+    use crate::store::memories::{Memory, MemoryFilter, MemoryPatch, MemoryStatus, NewMemory};
     use crate::store::messages::{Message, MessagePage, Role, Status};
     use crate::store::presets::{NewPreset, PresetPatch};
     use crate::store::projects::{DeletedProject, NewProject, Project, ProjectPatch};
@@ -60,6 +60,9 @@ fn export_types(dir: &Path) {
         Memory,
         NewMemory,
         MemoryPatch,
+        MemoryStatus,
+        MemoryFilter,
+        MemoryStatusQuery,
         NewPreset,
         PresetPatch,
         Attachment,

@@ -20,7 +20,7 @@ use crate::prompt::{PromptCache, Templates};
 use crate::store::messages;
 use crate::store::settings::Settings;
 use crate::store::Store;
-pub use crate::tools::{Tool, ToolContext, ToolRegistry};
+pub use crate::tools::{Offer, Tool, ToolContext, ToolRegistry};
 pub use events::{Feed, TurnEvent, TurnStream};
 pub use runs::{RunGuard, Runs};
 
@@ -57,6 +57,7 @@ impl App {
         // Every capability's tools; each is offered only when it has something to work on.
         let tools = ToolRegistry::default();
         tools.register(Arc::new(attachments::tool::SearchAttachment { templates: templates.clone() }));
+        crate::memory::tools::register(&tools, &templates);
         let app = Arc::new(App {
             store,
             data_dir: data_dir.to_path_buf(),

@@ -12,7 +12,7 @@ use crate::llm::ToolSpec;
 use crate::prompt::Templates;
 use crate::store::attachments as table;
 use crate::store::terms;
-use crate::tools::{Tool, ToolContext};
+use crate::tools::{Offer, Tool, ToolContext};
 
 pub const NAME: &str = "search_attachment";
 const LIMIT_DEFAULT: usize = 5;
@@ -39,8 +39,8 @@ impl Tool for SearchAttachment {
         }
     }
 
-    fn needs_files(&self) -> bool {
-        true
+    fn offered(&self, turn: &Offer) -> bool {
+        turn.has_files
     }
 
     fn call(&self, ctx: ToolContext, args: Value) -> BoxFuture<'static, Result<String, String>> {

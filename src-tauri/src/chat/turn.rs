@@ -13,7 +13,7 @@ use futures_util::StreamExt;
 
 use super::history;
 use super::title;
-use crate::app::{App, Feed, RunGuard, ToolContext, TurnEvent, TurnStream};
+use crate::app::{App, Feed, Offer, RunGuard, ToolContext, TurnEvent, TurnStream};
 use crate::error::{Error, Result};
 use crate::llm::{CancellationToken, ChatRequest, Delta, LlmError, ToolCall};
 use crate::prompt::{self, Budgets};
@@ -251,11 +251,11 @@ async fn run_rounds(
         request.top_p = settings.top_p;
         request.max_tokens = settings.max_tokens;
         if tools_allowed {
-            request.tools = app.tools.specs(has_files);
+            request.tools = app.tools.specs(&Offer { has_files, memory_on: settings.memory_mode != "off" });
         }
         let reply = Reply { app, client: &client, session_id, id: reply_id, cancel, feed, tools_allowed };
         let Some(calls) = reply.stream(&request).await? else { return Ok(()) };
-        let ctx = ToolContext { session_id, project_id, store: app.store.clone() };
+        let ctx = ToolContext { session_id, project_id, message_id: Some(reply_id), store: app.store.clone() };
         for call in calls {
             feed.push(TurnEvent::ToolCall { id: call.id.clone(), name: call.name.clone(), arguments: call.arguments.clone() });
             let result = app.tools.call(ctx.clone(), &call.name, &call.arguments).await;

@@ -67,7 +67,7 @@ pub fn gather(conn: &Connection, templates: &Templates, session_id: i64, today: 
     let project = projects::get(conn, session.project_id)?;
     let settings = settings::load(conn)?;
     let base = resolve_base(conn, templates, session.preset.as_deref())?;
-    let memories = memories::list(conn)?.into_iter().map(|m| MemoryInput { content: m.content, pinned: m.pinned }).collect();
+    let memories = memories::accepted(conn)?.into_iter().map(|m| MemoryInput { content: m.content, pinned: m.pinned }).collect();
     Ok(PromptInputs {
         base,
         custom_instructions: settings.custom_instructions,

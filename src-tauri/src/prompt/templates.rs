@@ -26,6 +26,11 @@ const BUNDLED: &[(&str, &str)] = &[
     ("tool_result", include_str!("../../../prompts/tool_result.md")),
     ("tools/search_attachment", include_str!("../../../prompts/tools/search_attachment.md")),
     ("tools/search_attachment_result", include_str!("../../../prompts/tools/search_attachment_result.md")),
+    ("tools/remember", include_str!("../../../prompts/tools/remember.md")),
+    ("tools/update_memory", include_str!("../../../prompts/tools/update_memory.md")),
+    ("tools/forget", include_str!("../../../prompts/tools/forget.md")),
+    ("tools/search_memory", include_str!("../../../prompts/tools/search_memory.md")),
+    ("tools/memory_result", include_str!("../../../prompts/tools/memory_result.md")),
     ("presets/code-reviewer", include_str!("../../../prompts/presets/code-reviewer.md")),
     ("presets/writing-helper", include_str!("../../../prompts/presets/writing-helper.md")),
 ];

@@ -48,6 +48,7 @@ pub(super) fn documented() -> (Router<Arc<App>>, utoipa::openapi::OpenApi) {
         .routes(routes!(get_settings, update_settings))
         .routes(routes!(list_memories, create_memory))
         .routes(routes!(update_memory, delete_memory))
+        .routes(routes!(accept_memory))
         .merge(uploads())
         .routes(routes!(get_attachment, delete_attachment))
         .routes(routes!(attachment_content))
@@ -335,16 +336,29 @@ async fn update_settings(State(app): AppState, Json(p): Json<SettingsPatch>) -> 
 
 // ---- long-term memory
 
-/// Long-term facts, pinned first
-#[utoipa::path(get, path = "/api/memories", tag = "memories", responses((status = 200, description = "Every fact", body = Vec<Memory>)))]
-async fn list_memories(State(app): AppState) -> Reply<Vec<Memory>> {
-    Ok(axum::Json(api::list_memories(&app).await?))
+/// Long-term facts: accepted ones (what the model sees) by default, pinned first
+#[utoipa::path(get, path = "/api/memories", tag = "memories", params(api::MemoryStatusQuery), responses(
+    (status = 200, description = "Facts, pending ones first, then pinned, then the most recently confirmed", body = Vec<Memory>),
+    (status = 400, description = "`invalid_query`", body = ErrorBody),
+))]
+async fn list_memories(State(app): AppState, Query(q): Query<api::MemoryStatusQuery>) -> Reply<Vec<Memory>> {
+    Ok(axum::Json(api::list_memories(&app, q).await?))
+}
+
+/// Accept a fact the model proposed
+#[utoipa::path(post, path = "/api/memories/{id}/accept", tag = "memories", params(Id), responses(
+    (status = 200, description = "The fact, now accepted: in section ⑤ from the next turn", body = Memory),
+    (status = 400, description = "`invalid_id`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+))]
+async fn accept_memory(State(app): AppState, Id(id): Id) -> Reply<Memory> {
+    Ok(axum::Json(api::accept_memory(&app, id).await?))
 }
 
 /// Add a fact
 #[utoipa::path(post, path = "/api/memories", tag = "memories", request_body = NewMemory, responses(
     (status = 200, description = "The new fact", body = Memory),
-    (status = 400, description = "`invalid_json`, `invalid_memory`", body = ErrorBody),
+    (status = 400, description = "`invalid_json`, `invalid_memory`, `secret_refused`", body = ErrorBody),
     (status = 404, description = "`not_found`: no such source session", body = ErrorBody),
 ))]
 async fn create_memory(State(app): AppState, Json(new): Json<NewMemory>) -> Reply<Memory> {

@@ -1,13 +1,29 @@
 //! Long-term memory: global facts about the user, shared by every session and project (section ⑤).
-//! Each fact keeps the session it came from, if any.
+//! A fact the model proposes waits as `pending` until the user accepts it (unless memory is
+//! automatic); only accepted facts reach the prompt. Each keeps the session and message it came
+//! from. No path stores a secret (see `secrets`).
 
-use rusqlite::{params, Connection, Row};
+use std::collections::HashSet;
+
+use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
-use super::{char_len, found, now_ms, sessions};
+use super::{char_len, found, now_ms, secrets, sessions};
 use crate::error::{Error, Result};
 
 pub const CONTENT_MAX_CHARS: usize = 2_000;
+/// Facts sharing at least this share of their words are one fact said twice.
+const DUPLICATE_OVERLAP: f64 = 0.6;
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum MemoryStatus {
+    /// Proposed by the model, waiting for the user.
+    Pending,
+    Accepted,
+}
+sql_text_enum!(MemoryStatus { Pending => "pending", Accepted => "accepted" });
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
@@ -15,9 +31,50 @@ pub struct Memory {
     pub id: i64,
     pub content: String,
     pub pinned: bool,
+    pub status: MemoryStatus,
     pub source_session_id: Option<i64>,
+    pub source_message_id: Option<i64>,
+    /// When it was last accepted or edited by the user: ⑤ lists the newest first, after pinned.
+    pub confirmed_at: Option<i64>,
     pub created_at: i64,
     pub updated_at: i64,
+}
+
+/// Which facts to list.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum MemoryFilter {
+    #[default]
+    Accepted,
+    Pending,
+    All,
+}
+
+/// How the model's proposals are handled: a setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Off,
+    Review,
+    Auto,
+}
+
+impl Mode {
+    pub fn from_setting(s: &str) -> Mode {
+        match s {
+            "off" => Mode::Off,
+            "auto" => Mode::Auto,
+            _ => Mode::Review,
+        }
+    }
+}
+
+/// What became of a proposal.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Proposed {
+    Added(Memory),
+    /// A near-duplicate existed: it now says this instead.
+    Updated(Memory),
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
@@ -41,24 +98,131 @@ pub struct MemoryPatch {
     pub pinned: Option<bool>,
 }
 
-const SELECT: &str = "SELECT id, content, pinned, source_session_id, created_at, updated_at FROM memories";
+const SELECT: &str =
+    "SELECT id, content, pinned, status, source_session_id, source_message_id, confirmed_at, created_at, updated_at FROM memories";
 
 fn from_row(r: &Row) -> rusqlite::Result<Memory> {
     Ok(Memory {
         id: r.get(0)?,
         content: r.get(1)?,
         pinned: r.get(2)?,
-        source_session_id: r.get(3)?,
-        created_at: r.get(4)?,
-        updated_at: r.get(5)?,
+        status: r.get(3)?,
+        source_session_id: r.get(4)?,
+        source_message_id: r.get(5)?,
+        confirmed_at: r.get(6)?,
+        created_at: r.get(7)?,
+        updated_at: r.get(8)?,
     })
 }
 
-/// Pinned first, then oldest first: a stable order keeps the system prompt byte-identical.
-pub fn list(conn: &Connection) -> Result<Vec<Memory>> {
-    let mut stmt = conn.prepare_cached(&format!("{SELECT} ORDER BY pinned DESC, id"))?;
-    let rows = stmt.query_map([], from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
+/// Pinned first, then the most recently confirmed: the order ⑤ uses. It changes only when the
+/// user accepts or edits a fact, so the system prompt stays byte-identical turn to turn.
+pub fn list(conn: &Connection, filter: MemoryFilter) -> Result<Vec<Memory>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "{SELECT} WHERE ?1 = 'all' OR status = ?1 ORDER BY status = 'pending' DESC, pinned DESC, confirmed_at DESC, id DESC"
+    ))?;
+    let filter = match filter {
+        MemoryFilter::Accepted => "accepted",
+        MemoryFilter::Pending => "pending",
+        MemoryFilter::All => "all",
+    };
+    let rows = stmt.query_map([filter], from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(rows)
+}
+
+/// The facts ⑤ carries, in its order.
+pub fn accepted(conn: &Connection) -> Result<Vec<Memory>> {
+    list(conn, MemoryFilter::Accepted)
+}
+
+/// The model proposes a fact. A near-duplicate of an existing fact updates that fact instead of
+/// adding one; a new fact is pending, or accepted at once in `Mode::Auto`.
+pub fn propose(conn: &Connection, fact: &str, mode: Mode, session_id: Option<i64>, message_id: Option<i64>) -> Result<Proposed> {
+    if mode == Mode::Off {
+        return Err(Error::invalid("memory_off", "saving facts is turned off in settings"));
+    }
+    let content = clean_content(fact)?;
+    if let Some(existing) = duplicate_of(conn, &content)? {
+        if word_set(&existing.content) == word_set(&content) {
+            return Ok(Proposed::Updated(existing)); // said again: nothing changes
+        }
+        // New wording for a kept fact waits for the user too, unless memory is automatic.
+        let (status, confirmed) = match mode {
+            Mode::Auto => (MemoryStatus::Accepted, Some(now_ms())),
+            _ => (MemoryStatus::Pending, existing.confirmed_at),
+        };
+        conn.execute(
+            "UPDATE memories SET content = ?2, status = ?3, confirmed_at = ?4, updated_at = ?5,
+                 source_session_id = coalesce(?6, source_session_id), source_message_id = coalesce(?7, source_message_id)
+             WHERE id = ?1",
+            params![existing.id, content, status, confirmed, now_ms(), session_id, message_id],
+        )?;
+        return Ok(Proposed::Updated(get(conn, existing.id)?));
+    }
+    let (status, confirmed) = match mode {
+        Mode::Auto => (MemoryStatus::Accepted, Some(now_ms())),
+        _ => (MemoryStatus::Pending, None),
+    };
+    let now = now_ms();
+    conn.execute(
+        "INSERT INTO memories (content, status, source_session_id, source_message_id, confirmed_at, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
+        params![content, status, session_id, message_id, confirmed, now],
+    )?;
+    Ok(Proposed::Added(get(conn, conn.last_insert_rowid())?))
+}
+
+/// The user accepts a proposal: it joins ⑤ from the next turn.
+pub fn accept(conn: &Connection, id: i64) -> Result<Memory> {
+    get(conn, id)?;
+    conn.execute("UPDATE memories SET status = 'accepted', confirmed_at = ?2 WHERE id = ?1", params![id, now_ms()])?;
+    get(conn, id)
+}
+
+/// The fact `content` restates, if any: the one sharing the largest share of words, above
+/// DUPLICATE_OVERLAP.
+fn duplicate_of(conn: &Connection, content: &str) -> Result<Option<Memory>> {
+    let words = word_set(content);
+    if words.is_empty() {
+        return Ok(None);
+    }
+    let best = list(conn, MemoryFilter::All)?
+        .into_iter()
+        .map(|m| {
+            let theirs = word_set(&m.content);
+            let shared = words.intersection(&theirs).count() as f64;
+            (shared / words.len().max(theirs.len()) as f64, m)
+        })
+        .filter(|(overlap, _)| *overlap >= DUPLICATE_OVERLAP)
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    Ok(best.map(|(_, m)| m))
+}
+
+fn word_set(text: &str) -> HashSet<String> {
+    super::terms::words(text).into_iter().map(str::to_lowercase).collect()
+}
+
+/// Accepted facts matching `query`, best first: for the ones ⑤ had no room for.
+pub fn search(conn: &Connection, query: &str, limit: usize) -> Result<Vec<Memory>> {
+    let words = word_set(query);
+    let mut scored: Vec<(usize, Memory)> = accepted(conn)?
+        .into_iter()
+        .map(|m| {
+            let lower = m.content.to_lowercase();
+            (words.iter().filter(|w| lower.contains(w.as_str())).count(), m)
+        })
+        .filter(|(n, _)| *n > 0)
+        .collect();
+    scored.sort_by_key(|s| std::cmp::Reverse(s.0));
+    Ok(scored.into_iter().take(limit).map(|(_, m)| m).collect())
+}
+
+/// The message a fact came from still exists in its session.
+pub fn message_in_session(conn: &Connection, message_id: i64, session_id: i64) -> Result<bool> {
+    Ok(conn
+        .query_row("SELECT 1 FROM messages WHERE id = ?1 AND session_id = ?2", params![message_id, session_id], |_| Ok(()))
+        .optional()?
+        .is_some())
 }
 
 pub fn get(conn: &Connection, id: i64) -> Result<Memory> {
@@ -72,7 +236,7 @@ pub fn create(conn: &Connection, new: &NewMemory) -> Result<Memory> {
     }
     let now = now_ms();
     conn.execute(
-        "INSERT INTO memories (content, pinned, source_session_id, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)",
+        "INSERT INTO memories (content, pinned, source_session_id, confirmed_at, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4, ?4)",
         params![content, new.pinned, new.source_session_id, now],
     )?;
     get(conn, conn.last_insert_rowid())
@@ -85,7 +249,15 @@ pub fn update(conn: &Connection, id: i64, patch: &MemoryPatch) -> Result<Memory>
         None => current.content,
     };
     let pinned = patch.pinned.unwrap_or(current.pinned);
-    conn.execute("UPDATE memories SET content = ?2, pinned = ?3, updated_at = ?4 WHERE id = ?1", params![id, content, pinned, now_ms()])?;
+    // The user editing an accepted fact confirms it again; a pending one stays pending.
+    let confirmed = match current.status {
+        MemoryStatus::Accepted if patch.content.is_some() => Some(now_ms()),
+        _ => current.confirmed_at,
+    };
+    conn.execute(
+        "UPDATE memories SET content = ?2, pinned = ?3, updated_at = ?4, confirmed_at = ?5 WHERE id = ?1",
+        params![id, content, pinned, now_ms(), confirmed],
+    )?;
     get(conn, id)
 }
 
@@ -99,6 +271,14 @@ fn clean_content(raw: &str) -> Result<String> {
     let content = raw.trim();
     if content.is_empty() {
         return Err(Error::invalid("invalid_memory", "a memory needs some text"));
+    }
+    if let Some(why) = secrets::find(content) {
+        return Err(Error::invalid(
+            "secret_refused",
+            format!(
+                "Maru does not keep this as a fact because {why}; long-term memory goes into every chat, so secrets never belong there"
+            ),
+        ));
     }
     let len = char_len(content);
     if len > CONTENT_MAX_CHARS {

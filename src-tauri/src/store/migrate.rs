@@ -25,6 +25,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!(5, "0005_attachments"),
     migration!(6, "0006_chat_search"),
     migration!(7, "0007_images"),
+    migration!(8, "0008_memory_proposals"),
 ];
 
 pub fn latest_version() -> i64 {

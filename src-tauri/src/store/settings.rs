@@ -35,6 +35,8 @@ pub struct Settings {
     pub theme: String,
     /// The largest file that can be attached, in MB.
     pub attachment_max_mb: u32,
+    /// Facts the model proposes: "off", "review" (wait for the user) or "auto" (kept at once).
+    pub memory_mode: String,
 }
 
 impl Default for Settings {
@@ -53,6 +55,7 @@ impl Default for Settings {
             language: "en".into(),
             theme: "system".into(),
             attachment_max_mb: 50,
+            memory_mode: "review".into(),
         }
     }
 }
@@ -87,6 +90,8 @@ pub struct SettingsView {
     #[cfg_attr(test, ts(type = r#""system" | "light" | "dark""#))]
     pub theme: String,
     pub attachment_max_mb: u32,
+    #[cfg_attr(test, ts(type = r#""off" | "review" | "auto""#))]
+    pub memory_mode: String,
 }
 
 impl From<&Settings> for SettingsView {
@@ -105,6 +110,7 @@ impl From<&Settings> for SettingsView {
             language: s.language.clone(),
             theme: s.theme.clone(),
             attachment_max_mb: s.attachment_max_mb,
+            memory_mode: s.memory_mode.clone(),
         }
     }
 }
@@ -144,6 +150,9 @@ pub struct SettingsPatch {
     pub theme: Option<Option<String>>,
     #[serde(default, deserialize_with = "present")]
     pub attachment_max_mb: Option<Option<u32>>,
+    #[serde(default, deserialize_with = "present")]
+    #[cfg_attr(test, ts(optional, type = r#""off" | "review" | "auto" | null"#))]
+    pub memory_mode: Option<Option<String>>,
 }
 
 /// Like `Settings`, a patch never shows the API key in logs or panics.
@@ -215,6 +224,7 @@ pub fn update(conn: &Connection, patch: &SettingsPatch) -> Result<Settings> {
     apply!(language);
     apply!(theme);
     apply!(attachment_max_mb);
+    apply!(memory_mode);
     s.endpoint_url = s.endpoint_url.trim().trim_end_matches('/').to_string();
     s.model = s.model.trim().to_string();
     if s.api_key.as_deref().is_some_and(|k| k.trim().is_empty()) {
@@ -269,6 +279,9 @@ fn validate(s: &Settings) -> Result<()> {
     }
     if !(1..=1024).contains(&s.attachment_max_mb) {
         return bad("invalid_attachment_limit", "the file size limit must be between 1 and 1024 MB".into());
+    }
+    if !["off", "review", "auto"].contains(&s.memory_mode.as_str()) {
+        return bad("invalid_memory_mode", format!("memory_mode must be \"off\", \"review\" or \"auto\" (got {:?})", s.memory_mode));
     }
     if !["system", "light", "dark"].contains(&s.theme.as_str()) {
         return bad("invalid_theme", format!("theme must be \"system\", \"light\" or \"dark\" (got {:?})", s.theme));

@@ -1,0 +1,99 @@
+//! Long-term memory the model proposes and the user controls: proposals wait for review, an
+//! accepted fact reaches ⑤ in every project, duplicates update, secrets are refused everywhere.
+
+use maru_tests::fake_openai::{FakeOpenAi, Reply};
+use maru_tests::server::TestServer;
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+async fn setup() -> (TestServer, FakeOpenAi) {
+    let fake = FakeOpenAi::start().await;
+    let s = TestServer::start().await;
+    s.use_server(&fake.base_url(), "fake-model").await;
+    (s, fake)
+}
+
+/// A turn in which the model calls `tool` with `args`; returns the tool's answer to the model.
+async fn model_calls(s: &TestServer, fake: &FakeOpenAi, session: i64, tool: &str, args: Value) -> String {
+    fake.push(Reply::tool_call(tool, args.to_string()));
+    fake.push(Reply::text(["ok"]));
+    let events = s.say(session, "hello").await;
+    let result = events.iter().find(|e| e.name == "tool_result").unwrap_or_else(|| panic!("{events:?}"));
+    result.data["content"].as_str().unwrap().to_string()
+}
+
+fn memory_section(body: &Value) -> String {
+    let system = body["messages"][0]["content"].as_str().unwrap();
+    system[system.find("[Long-term memory]").expect("⑤ is always there")..].to_string()
+}
+
+#[tokio::test]
+async fn a_proposal_waits_for_review_then_reaches_every_project() {
+    let (s, fake) = setup().await;
+    let here = s.session(None, "").await;
+    let said = model_calls(&s, &fake, here, "remember", json!({ "fact": "Prefers answers in Korean." })).await;
+    assert!(said.contains("reviews"), "the model is told the user decides: {said}");
+    let (_, pending) = s.get("/api/memories?status=pending").await;
+    let fact = &pending[0];
+    assert_eq!((fact["content"].as_str(), fact["status"].as_str()), (Some("Prefers answers in Korean."), Some("pending")));
+    assert_eq!(fact["source_session_id"], here, "the fact keeps the chat it came from");
+    assert!(fact["source_message_id"].is_i64(), "and the message");
+    let (_, accepted) = s.get("/api/memories").await;
+    assert_eq!(accepted, json!([]), "a proposal is not a fact yet");
+
+    let elsewhere = s.session(Some(s.project("Work").await), "").await;
+    fake.push(Reply::text(["ok"]));
+    s.say(elsewhere, "hi").await;
+    assert!(memory_section(&fake.last_chat_body().unwrap()).contains("none"), "a pending proposal is not in ⑤");
+
+    let (st, accepted) = s.post(&format!("/api/memories/{}/accept", fact["id"]), json!({})).await;
+    assert_eq!((st, accepted["status"].as_str()), (StatusCode::OK, Some("accepted")));
+    fake.push(Reply::text(["ok"]));
+    s.say(elsewhere, "again").await;
+    assert!(
+        memory_section(&fake.last_chat_body().unwrap()).contains("- Prefers answers in Korean."),
+        "accepted: in ⑤ of a chat in another project"
+    );
+
+    let dismissed = model_calls(&s, &fake, here, "remember", json!({ "fact": "Has a cat called Nabi." })).await;
+    assert!(dismissed.contains("Proposed"), "{dismissed}");
+    let (_, pending) = s.get("/api/memories?status=pending").await;
+    s.delete(&format!("/api/memories/{}", pending[0]["id"])).await;
+    fake.push(Reply::text(["ok"]));
+    s.say(elsewhere, "and again").await;
+    let five = memory_section(&fake.last_chat_body().unwrap());
+    assert!(!five.contains("Nabi"), "a dismissed proposal leaves no trace in ⑤: {five}");
+    let (_, all) = s.get("/api/memories?status=all").await;
+    assert_eq!(all.as_array().unwrap().len(), 1, "nor in the store: {all}");
+}
+
+#[tokio::test]
+async fn a_duplicate_updates_the_fact_and_secrets_are_refused_on_every_path() {
+    let (s, fake) = setup().await;
+    s.patch("/api/settings", json!({ "memory_mode": "auto" })).await;
+    let chat = s.session(None, "").await;
+    model_calls(&s, &fake, chat, "remember", json!({ "fact": "Runs vLLM on a DGX Spark." })).await;
+    let said = model_calls(&s, &fake, chat, "remember", json!({ "fact": "Runs vLLM on a DGX Spark at home." })).await;
+    assert!(said.contains("already said this"), "{said}");
+    let (_, all) = s.get("/api/memories?status=all").await;
+    let all = all.as_array().unwrap();
+    assert_eq!(all.len(), 1, "a near-duplicate updates the fact instead of adding one: {all:?}");
+    assert_eq!(all[0]["content"], "Runs vLLM on a DGX Spark at home.");
+
+    let key = "My OpenAI key is sk-proj-abcdefghijklmnopqrstu123";
+    let said = model_calls(&s, &fake, chat, "remember", json!({ "fact": key })).await;
+    assert!(said.contains("secrets never belong there"), "the model is told why: {said}");
+    let (st, body) = s.post("/api/memories", json!({ "content": "password: hunter2222" })).await;
+    assert_eq!((st, body["code"].as_str()), (StatusCode::BAD_REQUEST, Some("secret_refused")), "{body}");
+    let id = &all[0]["id"];
+    let (st, body) = s.patch(&format!("/api/memories/{id}"), json!({ "content": "card 4111 1111 1111 1111" })).await;
+    assert_eq!((st, body["code"].as_str()), (StatusCode::BAD_REQUEST, Some("secret_refused")), "{body}");
+    let (_, all) = s.get("/api/memories?status=all").await;
+    assert!(!all.to_string().contains("sk-proj") && !all.to_string().contains("4111"), "no secret stored by any path: {all}");
+
+    s.patch("/api/settings", json!({ "memory_mode": "off" })).await;
+    fake.push(Reply::text(["ok"]));
+    s.say(chat, "hi").await;
+    let tools = fake.last_chat_body().unwrap()["tools"].clone();
+    assert!(!tools.to_string().contains("remember"), "with memory off the model is not offered the tools: {tools}");
+}
