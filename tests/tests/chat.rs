@@ -235,7 +235,6 @@ async fn each_server_error_reaches_the_user_in_words() {
     let cases = [
         (Reply::unauthorized(), "unauthorized", "API key"),
         (Reply::unknown_model("fake-model"), "unknown_model", "fake-model"),
-        (Reply::context_too_long(), "context_too_long", "too long"),
         (Reply::server_error("CUDA out of memory"), "server_error", "CUDA out of memory"),
         (Reply::non_sse("text/html", "<html>proxy login</html>"), "bad_response", "not an OpenAI-compatible stream"),
         (Reply::text(["a"]).then_error("model crashed"), "stream_error", "model crashed"),

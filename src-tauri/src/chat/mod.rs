@@ -3,6 +3,7 @@
 //! never loses the reply: it keeps streaming into the database.
 
 pub mod history;
+pub mod plan;
 pub mod title;
 pub mod turn;
 

@@ -31,6 +31,8 @@ pub struct Clients {
     current: Mutex<Option<(ClientConfig, Client)>>,
     /// (endpoint url, model id) of the last model list.
     listed_model: Mutex<Option<(String, String)>>,
+    /// Context lengths the server listed, by (endpoint url, model id); `None`: it did not say.
+    context: Mutex<std::collections::HashMap<(String, String), Option<u32>>>,
 }
 
 impl Clients {
@@ -74,8 +76,21 @@ impl Clients {
         Ok(Some(model))
     }
 
+    /// The model's context length as the server lists it (asked once per endpoint and model).
+    pub async fn context_length(&self, client: &Client, url: &str, model: &str) -> Option<u32> {
+        let key = (url.to_string(), model.to_string());
+        if let Some(known) = self.context.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+            return *known;
+        }
+        let models = client.list_models().await.ok()?;
+        let found = models.iter().find(|m| m.id == model).or(models.first()).and_then(|m| m.context_length);
+        self.context.lock().unwrap_or_else(|p| p.into_inner()).insert(key, found);
+        found
+    }
+
     /// Forgets the listed model (the server said it does not know it: it was swapped).
     pub fn forget_listed_model(&self) {
         *self.listed_model.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        self.context.lock().unwrap_or_else(|p| p.into_inner()).clear();
     }
 }

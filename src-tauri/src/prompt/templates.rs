@@ -24,6 +24,8 @@ const BUNDLED: &[(&str, &str)] = &[
     ("sections/memory", include_str!("../../../prompts/sections/memory.md")),
     ("runtime_note", include_str!("../../../prompts/runtime_note.md")),
     ("tool_result", include_str!("../../../prompts/tool_result.md")),
+    ("summarize", include_str!("../../../prompts/summarize.md")),
+    ("summaries", include_str!("../../../prompts/summaries.md")),
     ("tools/search_attachment", include_str!("../../../prompts/tools/search_attachment.md")),
     ("tools/search_attachment_result", include_str!("../../../prompts/tools/search_attachment_result.md")),
     ("tools/remember", include_str!("../../../prompts/tools/remember.md")),

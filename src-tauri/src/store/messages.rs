@@ -215,6 +215,7 @@ pub fn edit(conn: &Connection, id: i64, content: &str) -> Result<Message> {
     }
     check_content(content)?;
     conn.execute("UPDATE messages SET content = ?2, updated_at = ?3 WHERE id = ?1", params![id, content, now_ms()])?;
+    super::summaries::forget_from(conn, message.session_id, id)?;
     get(conn, id)
 }
 
@@ -278,13 +279,15 @@ fn tool_calls_json(calls: &[ToolCall]) -> Option<String> {
 }
 
 pub fn delete(conn: &Connection, id: i64) -> Result<()> {
-    get(conn, id)?;
+    let message = get(conn, id)?;
     conn.execute("DELETE FROM messages WHERE id = ?1", [id])?;
+    super::summaries::forget_from(conn, message.session_id, id)?;
     Ok(())
 }
 
 /// Deletes `id` and everything after it in its session (regenerate, edit-and-resend).
 pub fn delete_from(conn: &Connection, session_id: i64, id: i64) -> Result<usize> {
+    super::summaries::forget_from(conn, session_id, id)?;
     Ok(conn.execute("DELETE FROM messages WHERE session_id = ?1 AND id >= ?2", params![session_id, id])?)
 }
 

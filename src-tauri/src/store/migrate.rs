@@ -26,6 +26,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!(6, "0006_chat_search"),
     migration!(7, "0007_images"),
     migration!(8, "0008_memory_proposals"),
+    migration!(9, "0009_session_summaries"),
 ];
 
 pub fn latest_version() -> i64 {

@@ -44,6 +44,7 @@ pub mod secrets;
 pub mod sessions;
 pub mod settings;
 pub mod snapshots;
+pub mod summaries;
 pub mod terms;
 #[cfg(test)]
 mod tests;

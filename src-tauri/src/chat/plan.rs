@@ -1,0 +1,122 @@
+//! The context plan: what a request can carry in the model's window. A pure function of token
+//! counts, so it is tested without a model or a database.
+//!
+//! The system prompt and the summaries come first, then the history the summaries do not cover,
+//! and room is left for the reply. When that would pass `FILL` of the window, the oldest turns
+//! not yet summarised are to be summarised, keeping the newest verbatim (at least the last
+//! question, and about half of what fits). A summary, once written, stays as it is: the prefix
+//! the server has cached survives until the next one.
+
+use serde::{Deserialize, Serialize};
+
+/// Requests are planned to use at most this share of the window: estimates are estimates.
+pub const FILL: f64 = 0.85;
+
+/// One stored message as the plan sees it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Item {
+    pub id: i64,
+    pub tokens: usize,
+    /// A user message: turns start here, so cuts happen just before one.
+    pub starts_turn: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Window {
+    /// The model's context length in tokens.
+    pub context: usize,
+    /// Tokens kept free for the reply.
+    pub reserve: usize,
+}
+
+/// How the tokens of the next request are spent, for the inspector.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct TokenPlan {
+    pub context: usize,
+    pub system: usize,
+    pub summaries: usize,
+    pub history: usize,
+    pub reserve: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Plan {
+    /// Everything after the summaries fits: send it.
+    Fits(TokenPlan),
+    /// Summarise `items[..end]` (those not yet covered), then plan again.
+    Compact { end: usize },
+}
+
+/// Plans a request. `items` are the session's messages oldest first; those with an id up to
+/// `summarised_through` are covered by the summaries (`summary_tokens`).
+pub fn plan(window: Window, system_tokens: usize, summary_tokens: usize, summarised_through: Option<i64>, items: &[Item]) -> Plan {
+    let first = items.iter().position(|i| summarised_through.is_none_or(|t| i.id > t)).unwrap_or(items.len());
+    let history: usize = items[first..].iter().map(|i| i.tokens).sum();
+    let limit = ((window.context as f64 * FILL) as usize).saturating_sub(window.reserve);
+    let fixed = system_tokens + summary_tokens;
+    let spent = TokenPlan { context: window.context, system: system_tokens, summaries: summary_tokens, history, reserve: window.reserve };
+    if fixed + history <= limit {
+        return Plan::Fits(spent);
+    }
+    // Keep the newest turns that fill about half of what is left for history; summarise the rest.
+    let room = limit.saturating_sub(fixed) / 2;
+    let mut kept = 0;
+    let mut start = items.len();
+    for (i, item) in items.iter().enumerate().skip(first).rev() {
+        if kept + item.tokens > room && start < items.len() {
+            break;
+        }
+        kept += item.tokens;
+        start = i;
+    }
+    // Cut just before a user message, so a kept turn is whole; never summarise the last question.
+    let last_question = items.iter().rposition(|i| i.starts_turn).unwrap_or(0);
+    let mut end = start.min(last_question);
+    while end > first && !items[end].starts_turn {
+        end -= 1;
+    }
+    if end <= first {
+        // Nothing older to summarise (one huge turn): send what there is; the server decides.
+        return Plan::Fits(spent);
+    }
+    Plan::Compact { end }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn turns(n: usize, tokens: usize) -> Vec<Item> {
+        (0..n * 2).map(|i| Item { id: i as i64 + 1, tokens, starts_turn: i % 2 == 0 }).collect()
+    }
+
+    const WINDOW: Window = Window { context: 4096, reserve: 512 };
+
+    #[test]
+    fn a_short_chat_is_sent_whole() {
+        assert!(matches!(plan(WINDOW, 800, 0, None, &turns(5, 100)), Plan::Fits(p) if p.history == 1000));
+    }
+
+    #[test]
+    fn a_long_chat_summarises_its_oldest_turns_at_a_turn_boundary() {
+        let items = turns(20, 100);
+        let Plan::Compact { end } = plan(WINDOW, 800, 0, None, &items) else { panic!("4,000 tokens of history cannot fit") };
+        assert!(items[end].starts_turn, "the kept part starts with a question");
+        let kept: usize = items[end..].iter().map(|i| i.tokens).sum();
+        assert!(kept > 0 && 800 + kept + 512 <= (4096.0 * FILL) as usize, "what is kept fits with room to spare: {kept}");
+        // Once summarised (say in 300 tokens), the plan fits.
+        let through = items[end - 1].id;
+        assert!(matches!(plan(WINDOW, 800, 300, Some(through), &items), Plan::Fits(_)));
+    }
+
+    #[test]
+    fn the_last_question_is_never_summarised() {
+        let mut items = turns(3, 50);
+        items.push(Item { id: 99, tokens: 3000, starts_turn: true });
+        match plan(WINDOW, 800, 0, None, &items) {
+            Plan::Compact { end } => assert!(end <= 6, "the huge last question is kept: {end}"),
+            Plan::Fits(_) => {}
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! Long conversations never overflow the model's window: the oldest turns are summarised into a
+//! stored session summary sent in their place, every message stays stored, and an overflow the
+//! server reports is followed by exactly one compaction and one retry.
+
+use maru_tests::fake_openai::{FakeModel, FakeOpenAi, Reply};
+use maru_tests::server::TestServer;
+use serde_json::{json, Value};
+
+const WINDOW: usize = 4096;
+
+/// The same estimate Maru plans with: a token per four ASCII characters, one per other character.
+fn estimate(text: &str) -> usize {
+    let (ascii, other) = text.chars().fold((0, 0), |(a, o), c| if c.is_ascii() { (a + 1, o) } else { (a, o + 1) });
+    ascii / 4 + other
+}
+
+fn request_tokens(body: &Value) -> usize {
+    body["messages"].as_array().unwrap().iter().map(|m| estimate(&m["content"].to_string())).sum()
+}
+
+fn is_summary_request(body: &Value) -> bool {
+    body["messages"][0]["content"].as_str().is_some_and(|s| s.contains("You write the memory of a long conversation"))
+}
+
+#[tokio::test]
+async fn a_forty_turn_chat_fits_a_4096_token_window_and_keeps_every_message() {
+    let fake = FakeOpenAi::start().await;
+    fake.set_models(vec![FakeModel::vllm("fake-model", WINDOW as u32)]);
+    let s = TestServer::start().await;
+    s.use_server(&fake.base_url(), "fake-model").await;
+    let sess = s.session(None, "").await;
+    for turn in 0..40 {
+        // ~250 tokens a question; the fake answers briefly (and answers summary requests too).
+        let question = format!("Turn {turn}: {}", "please keep track of the family schedule and the budget ".repeat(18));
+        let events = s.say(sess, &question).await;
+        assert_eq!(events.last().unwrap().name, "done", "turn {turn}: {events:?}");
+    }
+    let chats = fake.chat_requests();
+    let answers: Vec<&Value> = chats.iter().map(|r| &r.body).filter(|b| !is_summary_request(b)).collect();
+    assert_eq!(answers.len(), 40);
+    for (i, body) in answers.iter().enumerate() {
+        let tokens = request_tokens(body);
+        assert!(tokens <= WINDOW * 85 / 100, "request {i} carries ~{tokens} tokens: it must fit the {WINDOW}-token window");
+    }
+    let summaries = chats.iter().filter(|r| is_summary_request(&r.body)).count();
+    assert!(summaries >= 1, "the oldest turns were summarised");
+    let last = answers.last().unwrap()["messages"][0]["content"].as_str().unwrap().to_string();
+    assert!(last.contains("[Earlier in this conversation"), "the summary is sent after the system prompt");
+    assert_eq!(s.history(sess).await.len(), 80, "every original message is still stored and listed");
+
+    // The summary belongs to the chat: moved to another project, its requests still fit.
+    let other = s.project("Elsewhere").await;
+    s.patch(&format!("/api/sessions/{sess}"), json!({ "project_id": other })).await;
+    s.say(sess, "and now?").await;
+    let body = fake.last_chat_body().unwrap();
+    assert!(request_tokens(&body) <= WINDOW * 85 / 100, "after the move the request still fits");
+    assert!(
+        body["messages"][0]["content"].as_str().unwrap().contains("[Earlier in this conversation"),
+        "the moved chat keeps its summaries"
+    );
+}
+
+#[tokio::test]
+async fn an_overflow_is_followed_by_one_compaction_and_one_retry() {
+    let fake = FakeOpenAi::start().await;
+    let s = TestServer::start().await;
+    s.use_server(&fake.base_url(), "fake-model").await;
+    let sess = s.session(None, "").await;
+    for q in ["first question", "second question", "third question"] {
+        fake.push(Reply::text(["an answer"]));
+        s.say(sess, q).await;
+    }
+    let before = fake.chat_requests().len();
+    fake.push(Reply::context_too_long());
+    fake.push(Reply::text(["Summary: three questions were asked."]));
+    fake.push(Reply::text(["the answer after compaction"]));
+    let events = s.say(sess, "fourth question").await;
+    let done = events.last().unwrap();
+    assert_eq!(done.name, "done", "{events:?}");
+    assert_eq!(done.data["message"]["content"], "the answer after compaction");
+    let after: Vec<Value> = fake.chat_requests()[before..].iter().map(|r| r.body.clone()).collect();
+    assert_eq!(after.len(), 3, "exactly: the refused request, one compaction, one retry");
+    assert!(is_summary_request(&after[1]), "the second is the compaction");
+    let retry = after[2]["messages"][0]["content"].as_str().unwrap();
+    assert!(retry.contains("Summary: three questions were asked."), "the retry carries the summary");
+    assert_eq!(s.history(sess).await.len(), 8, "nothing stored was lost, and no error reply was left");
+}
+
+#[tokio::test]
+async fn a_second_overflow_ends_the_turn_with_the_servers_words() {
+    let fake = FakeOpenAi::start().await;
+    let s = TestServer::start().await;
+    s.use_server(&fake.base_url(), "fake-model").await;
+    let sess = s.session(None, "").await;
+    fake.push(Reply::text(["an answer"]));
+    s.say(sess, "first question").await;
+    fake.push(Reply::context_too_long());
+    fake.push(Reply::text(["Summary."]));
+    fake.push(Reply::context_too_long());
+    let events = s.say(sess, "second question").await;
+    let err = events.iter().find(|e| e.name == "error").unwrap_or_else(|| panic!("{events:?}"));
+    assert_eq!(err.data["code"], "model_server.context_too_long", "one retry only, then the user reads why");
+    assert!(err.data["message"].as_str().unwrap().contains("too long"), "{err:?}");
+}
