@@ -98,9 +98,14 @@ export class App {
   live = new Map<number, LiveTurn>();
   settings: SettingsView | null = null;
   presets: Preset[] = [];
+  /** The accepted facts (section ⑤ uses them). */
   memories: Memory[] = [];
+  /** The model's proposals waiting for the user (memory in review mode); counted on the Memory buttons. */
+  pendingMemories: Memory[] = [];
   memoriesLoaded = false;
   memoriesError: string | null = null;
+  /** Titles of the chats facts came from, by id, for the ones not in the sidebar's lists. */
+  sourceTitles = new Map<number, string | null>();
   panel: Panel = null;
   context: ContextView | null = null;
   contextError: string | null = null;
@@ -123,6 +128,7 @@ export class App {
   private creating: Promise<Session | undefined> | null = null;
   private watched = new Set<number>();
   private uploadKey = 0;
+  private memoriesAsked = 0;
 
   constructor(readonly backend: Backend) {}
 
@@ -218,6 +224,8 @@ export class App {
     if (initial || first) await this.route();
     else if (this.session) await this.loadMessages(this.session.id);
     if (!initial && !first) void this.loadChatFiles();
+    // The Memory buttons count the proposals waiting, so they are loaded at start.
+    if (this.panel !== 'memory') void this.loadMemories(true);
     await Promise.all(this.projects.filter((p) => p.expanded).map((p) => this.loadSessions(p.project.id)));
     if (this.panel === 'context') await this.loadContext();
     if (this.panel === 'memory') await this.loadMemories();
@@ -580,6 +588,8 @@ export class App {
     }
     this.live.delete(sid);
     this.emit('chat', 'sidebar');
+    // The model may have proposed (or, in automatic mode, saved) a fact during the turn.
+    void this.loadMemories(true);
     if (this.session?.id === sid) this.pollIfStreaming(sid);
     const s = this.findSession(sid);
     if (s) void this.attempt(() => this.loadSessions(s.project_id));
@@ -822,44 +832,118 @@ export class App {
 
   // ---- memory
 
-  async loadMemories(): Promise<void> {
+  /**
+   * The accepted facts and the proposals waiting. `quiet` (at start, after a turn): a failure
+   * is not shown, the lists simply stay as they were.
+   */
+  async loadMemories(quiet = false): Promise<void> {
+    const asked = ++this.memoriesAsked;
     try {
-      this.memories = await this.backend.listMemories();
+      const [accepted, pending] = await Promise.all([this.backend.listMemories(), this.backend.listMemories('pending')]);
+      // A later load (another change meanwhile) has the newer lists.
+      if (asked !== this.memoriesAsked) return;
+      this.memories = accepted;
+      this.pendingMemories = pending.filter((m) => m.status === 'pending');
       this.memoriesLoaded = true;
       this.memoriesError = null;
+      void this.loadSourceTitles();
     } catch (e) {
+      if (quiet || asked !== this.memoriesAsked) return;
       this.memoriesError = errorMessage(e);
       this.fail(e);
     }
     this.emit('memories');
   }
 
-  async addMemory(content: string): Promise<boolean> {
-    const ok = !!(await this.attempt(async () => {
-      await this.backend.createMemory({ content, source_session_id: null });
-      await this.loadMemories();
-      return true;
+  /** How many of the model's proposals wait for the user. */
+  get pendingCount(): number {
+    return this.pendingMemories.length;
+  }
+
+  /** The title of the chat a fact came from: from the sidebar's lists, else asked once. */
+  sourceTitle(sessionId: number): string | null {
+    const s = this.findSession(sessionId);
+    if (s) return s.title.trim() || t('untitled');
+    return this.sourceTitles.get(sessionId) ?? null;
+  }
+
+  private async loadSourceTitles(): Promise<void> {
+    const ids = new Set<number>();
+    for (const m of [...this.pendingMemories, ...this.memories]) {
+      const id = m.source_session_id;
+      if (id != null && !this.findSession(id) && !this.sourceTitles.has(id)) ids.add(id);
+    }
+    if (ids.size === 0) return;
+    await Promise.all([...ids].slice(0, 30).map(async (id) => {
+      try {
+        const s = await this.backend.getSession(id);
+        this.sourceTitles.set(id, s.title.trim() || t('untitled'));
+      } catch {
+        // Deleted since: the fact shows its chat by number.
+        this.sourceTitles.set(id, null);
+      }
     }));
+    this.emit('memories');
+  }
+
+  /** A fact the user types; one that looks like a secret is refused with the server's message. */
+  async addMemory(content: string): Promise<boolean> {
+    const ok = await this.memoryAction(async () => {
+      await this.backend.createMemory({ content, source_session_id: null });
+    });
     if (ok) this.contextChanged();
     return ok;
   }
 
   async updateMemory(id: number, patch: MemoryPatch): Promise<boolean> {
-    const ok = !!(await this.attempt(async () => {
+    const ok = await this.memoryAction(async () => {
       await this.backend.updateMemory(id, patch);
-      await this.loadMemories();
-      return true;
-    }));
+    });
     if (ok) this.contextChanged();
     return ok;
   }
 
-  async deleteMemory(id: number): Promise<void> {
-    await this.attempt(async () => {
+  /**
+   * Accepts one of the model's proposals, with the user's wording when `content` is given (saved
+   * first: a refused edit leaves the proposal pending). From the next prompt on it is in ⑤.
+   */
+  async acceptMemory(id: number, content?: string): Promise<boolean> {
+    const ok = await this.memoryAction(async () => {
+      const current = this.pendingMemories.find((m) => m.id === id);
+      if (content !== undefined && content.trim() !== current?.content) await this.backend.updateMemory(id, { content });
+      await this.backend.acceptMemory(id);
+    });
+    if (ok) this.contextChanged();
+    return ok;
+  }
+
+  /** Drops one of the model's proposals. */
+  async dismissMemory(id: number): Promise<boolean> {
+    return this.memoryAction(async () => {
       await this.backend.deleteMemory(id);
-      await this.loadMemories();
+    });
+  }
+
+  async deleteMemory(id: number): Promise<void> {
+    await this.memoryAction(async () => {
+      await this.backend.deleteMemory(id);
     });
     this.contextChanged();
+  }
+
+  /** A change to memory, then the lists again (also after a failure: the change may have half-happened). */
+  private async memoryAction(fn: () => Promise<void>): Promise<boolean> {
+    try {
+      await fn();
+    } catch (e) {
+      // A fact that looks like a secret: the server says why, in its words.
+      if (e instanceof ApiError && e.code === 'secret_refused') toast(e.message, 'error');
+      else this.fail(e);
+      if (!(e instanceof ApiError && (e.offline || e.status === 401))) await this.loadMemories(true);
+      return false;
+    }
+    await this.loadMemories();
+    return true;
   }
 
   // ---- side panels and the context inspector
@@ -868,7 +952,7 @@ export class App {
     this.panel = this.panel === panel ? null : panel;
     this.emit('panel');
     if (this.panel === 'context') void this.loadContext();
-    if (this.panel === 'memory' && !this.memoriesLoaded) void this.loadMemories();
+    if (this.panel === 'memory') void this.loadMemories();
     if (this.panel === 'files') void this.loadChatFiles();
   }
 

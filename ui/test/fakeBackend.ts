@@ -1,8 +1,8 @@
 // A `Backend` for unit tests: the methods a test gives, recorded; any other call rejects, so a
 // test notices when the code under test asks for something it did not expect.
 
-import type { Backend } from '../src/backend/backend';
-import type { SettingsView } from '../src/backend/types';
+import { ApiError, type Backend } from '../src/backend/backend';
+import type { Memory, MemoryPatch, NewMemory, SettingsView } from '../src/backend/types';
 
 export type Calls = { method: string; args: unknown[] }[];
 
@@ -35,6 +35,61 @@ export function settingsView(over: Partial<SettingsView> = {}): SettingsView {
     language: 'en',
     theme: 'system',
     attachment_max_mb: 50,
+    memory_mode: 'review',
     ...over,
   };
+}
+
+export function memory(over: Partial<Memory> = {}): Memory {
+  return {
+    id: 1, content: 'Prefers answers in Korean.', pinned: false, status: 'accepted', source_session_id: null, source_message_id: null,
+    created_at: 0, updated_at: 0, confirmed_at: 0, ...over,
+  };
+}
+
+/** What the server refuses on every path: text that looks like a secret (here: anything with "sk-"). */
+export const SECRET_REFUSED = 'This looks like a secret (an API key); Maru does not keep secrets in memory.';
+
+/**
+ * The memory routes over a list kept here, as the server behaves: accepted facts by default,
+ * `pending` or `all` on request; accept, edit (a proposal stays pending), delete; secrets refused.
+ */
+export function memoryRoutes(initial: Memory[]): { store: Memory[]; methods: Partial<Backend> } {
+  const store = initial.map((m) => ({ ...m }));
+  let next = Math.max(0, ...store.map((m) => m.id)) + 1;
+  const find = (id: number) => {
+    const m = store.find((x) => x.id === id);
+    if (!m) throw new ApiError('not_found', `memory ${id} not found`, 404);
+    return m;
+  };
+  const refuseSecret = (content: string | null | undefined) => {
+    if (content?.includes('sk-')) throw new ApiError('secret_refused', SECRET_REFUSED, 400);
+  };
+  const methods: Partial<Backend> = {
+    listMemories: async (status) => store.filter((m) => status === 'all' || m.status === (status ?? 'accepted')).map((m) => ({ ...m })),
+    createMemory: async (m: NewMemory) => {
+      refuseSecret(m.content);
+      const made = memory({ id: next++, content: m.content.trim(), pinned: m.pinned ?? false, source_session_id: m.source_session_id ?? null, confirmed_at: 1 });
+      store.push(made);
+      return { ...made };
+    },
+    updateMemory: async (id: number, patch: MemoryPatch) => {
+      refuseSecret(patch.content);
+      const m = find(id);
+      if (patch.content != null) m.content = patch.content.trim();
+      if (patch.pinned != null) m.pinned = patch.pinned;
+      return { ...m };
+    },
+    acceptMemory: async (id: number) => {
+      const m = find(id);
+      m.status = 'accepted';
+      m.confirmed_at = 2;
+      return { ...m };
+    },
+    deleteMemory: async (id: number) => {
+      find(id);
+      store.splice(store.findIndex((m) => m.id === id), 1);
+    },
+  };
+  return { store, methods };
 }

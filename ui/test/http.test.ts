@@ -175,4 +175,30 @@ describe('HttpBackend: files and search', () => {
     await backend.searchChats('x');
     expect(calls[1].url).toBe('http://127.0.0.1:9/api/search?q=x');
   });
+  it('lists memories by status, accepts and dismisses a proposal, and reports a refused secret', async () => {
+    const fact = { id: 4, content: 'Prefers answers in Korean.', pinned: false, status: 'pending', source_session_id: 2, source_message_id: 9, created_at: 0, updated_at: 0, confirmed_at: null };
+    const { backend, calls } = backendWith((call) => {
+      if (call.init.method === 'DELETE') return Response.json({ id: 4, deleted: true });
+      if (call.url.endsWith('/accept')) return Response.json({ ...fact, status: 'accepted', confirmed_at: 5 });
+      if (call.init.method === 'PATCH') return Response.json({ code: 'secret_refused', message: 'That looks like an API key; Maru does not keep secrets.' }, { status: 400 });
+      return Response.json([fact]);
+    });
+    await backend.listMemories();
+    await backend.listMemories('pending');
+    await backend.listMemories('all');
+    expect((await backend.acceptMemory(4)).status).toBe('accepted');
+    const err = await backend.updateMemory(4, { content: 'sk-…' }).catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.code).toBe('secret_refused');
+    expect(err.message).toBe('That looks like an API key; Maru does not keep secrets.');
+    await backend.deleteMemory(4);
+    expect(calls.map((c) => `${c.init.method} ${c.url}`)).toEqual([
+      'GET http://127.0.0.1:9/api/memories',
+      'GET http://127.0.0.1:9/api/memories?status=pending',
+      'GET http://127.0.0.1:9/api/memories?status=all',
+      'POST http://127.0.0.1:9/api/memories/4/accept',
+      'PATCH http://127.0.0.1:9/api/memories/4',
+      'DELETE http://127.0.0.1:9/api/memories/4',
+    ]);
+  });
 });

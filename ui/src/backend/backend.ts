@@ -2,7 +2,7 @@
 // implementation (commands + ipc::Channel for turns) can implement the same interface.
 
 import type {
-  Attachment, AttachmentScope, ChatHit, ContextView, Deleted, DeletedPreset, DeletedProject, FoundServer, Health, Memory, MemoryPatch, Message,
+  Attachment, AttachmentScope, ChatHit, ContextView, Deleted, DeletedPreset, DeletedProject, FoundServer, Health, Memory, MemoryPatch, MemoryStatusQuery, Message,
   MessagePage, MessageQuery, ModelInfo, NewMemory, NewPreset, NewProject, NewSession, Preset,
   PresetPatch, Project, ProjectPatch, Session, SessionPage, SessionPatch, SessionQuery,
   SettingsPatch, SettingsView, Stopped, TurnEvent,
@@ -32,9 +32,18 @@ export interface Backend {
   getSettings(): Promise<SettingsView>;
   updateSettings(patch: SettingsPatch): Promise<SettingsView>;
 
-  listMemories(): Promise<Memory[]>;
+  /**
+   * Long-term memory. The accepted facts (the ones section ⑤ uses) by default; `'pending'`: the
+   * model's proposals waiting for the user; `'all'`: both. A fact that looks like a secret is
+   * refused everywhere with `secret_refused`.
+   */
+  listMemories(status?: MemoryStatusQuery['status']): Promise<Memory[]>;
   createMemory(memory: NewMemory): Promise<Memory>;
+  /** Edits a fact or a proposal (a proposal stays pending). */
   updateMemory(id: number, patch: MemoryPatch): Promise<Memory>;
+  /** Accepts a proposal: from the next prompt on it is in section ⑤. */
+  acceptMemory(id: number): Promise<Memory>;
+  /** Deletes a fact, or dismisses a proposal. */
   deleteMemory(id: number): Promise<void>;
 
   listPresets(): Promise<Preset[]>;

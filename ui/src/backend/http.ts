@@ -5,7 +5,7 @@ import { ApiError, type Backend, type TurnSink } from './backend';
 import { readSse } from './sse';
 import type {
   Attachment, AttachmentScope, ChatHit, ContextView, Deleted, DeletedPreset, DeletedProject, FoundServer, Health, Memory, MemoryPatch,
-  Message, MessageEdit, MessagePage, MessageQuery, ModelInfo, NewMemory, NewPreset, NewProject, NewSession,
+  MemoryStatusQuery, Message, MessageEdit, MessagePage, MessageQuery, ModelInfo, NewMemory, NewPreset, NewProject, NewSession,
   NewTurn, Preset, PresetPatch, Project, ProjectPatch, SearchQuery, Session, SessionPage, SessionPatch, SessionQuery,
   SettingsPatch, SettingsView, Stopped, TurnEvent,
 } from './types';
@@ -155,14 +155,18 @@ export class HttpBackend implements Backend {
     return this.json('PATCH', '/api/settings', patch);
   }
 
-  listMemories(): Promise<Memory[]> {
-    return this.json('GET', '/api/memories');
+  listMemories(status?: MemoryStatusQuery['status']): Promise<Memory[]> {
+    const q: MemoryStatusQuery = { status };
+    return this.json('GET', `/api/memories${query({ status: q.status })}`);
   }
   createMemory(memory: NewMemory): Promise<Memory> {
     return this.json('POST', '/api/memories', memory);
   }
   updateMemory(id: number, patch: MemoryPatch): Promise<Memory> {
     return this.json('PATCH', `/api/memories/${id}`, patch);
+  }
+  acceptMemory(id: number): Promise<Memory> {
+    return this.json('POST', `/api/memories/${id}/accept`);
   }
   async deleteMemory(id: number): Promise<void> {
     await this.json<Deleted>('DELETE', `/api/memories/${id}`);

@@ -15,3 +15,6 @@ export type Preset = PresetView;
 
 export type Language = SettingsView['language'];
 export type Theme = SettingsView['theme'];
+
+/** Whether the model may save facts, and whether they wait for the user's review. */
+export type MemoryMode = SettingsView['memory_mode'];

@@ -9,6 +9,7 @@ import { t } from '../lib/i18n';
 import { mountComposer } from './composer';
 import { mountDropZone } from './files';
 import { showMenu } from './menu';
+import { pendingBadge } from './memoryPanel';
 import { liveNode, messageNode, updateLiveNode } from './message';
 import { renameSession, sessionMenu, sessionTitle } from './sidebar';
 import { toast } from './toast';
@@ -54,7 +55,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
     // Redrawn only when something it shows changed (a redraw would close an open picker).
     const files = app.chatFiles();
     const fileCount = files.own.length + files.project.length;
-    const sig = JSON.stringify([s?.id, s?.title, presetValue, project?.id, project?.name, app.panel, app.presets.map((p) => [p.key, p.name]), t('preset'), files.own.length, files.project.length]);
+    const sig = JSON.stringify([s?.id, s?.title, presetValue, project?.id, project?.name, app.panel, app.presets.map((p) => [p.key, p.name]), t('preset'), files.own.length, files.project.length, app.pendingCount]);
     if (sig === headSig) return;
     headSig = sig;
     document.title = s ? `${sessionTitle(s)} · Maru` : 'Maru';
@@ -98,9 +99,10 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
           'aria-pressed': String(app.panel === 'context'), title: t('contextInspector'), onClick: () => app.togglePanel('context'),
         }, icon('eye'), h('span', { class: 'label' }, t('context'))),
         h('button', {
-          class: ['btn', 'btn-ghost', app.panel === 'memory' && 'active'], type: 'button', 'data-testid': 'open-memory',
-          'aria-pressed': String(app.panel === 'memory'), title: t('memoryTitle'), onClick: () => app.togglePanel('memory'),
-        }, icon('brain'), h('span', { class: 'label' }, t('memory'))),
+          class: ['btn', 'btn-ghost', 'memory-btn', app.panel === 'memory' && 'active'], type: 'button', 'data-testid': 'open-memory',
+          'aria-pressed': String(app.panel === 'memory'), title: app.pendingCount ? t('memoryPending', { n: app.pendingCount }) : t('memoryTitle'),
+          onClick: () => app.togglePanel('memory'),
+        }, icon('brain'), h('span', { class: 'label' }, t('memory')), pendingBadge(app)),
         s ? h('button', {
           class: 'icon-btn', type: 'button', 'aria-label': t('edit'), 'data-testid': 'chat-menu',
           onClick: (e: Event) => showMenu(e.currentTarget as HTMLElement, sessionMenu(app, s, e.currentTarget as HTMLElement)),
@@ -197,6 +199,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
   app.on('panel', renderHead);
   app.on('sidebar', renderHead);
   app.on('files', renderHead);
+  app.on('memories', renderHead);
   renderHead();
   renderList();
   composer.focus();

@@ -1,62 +1,121 @@
-// The long-term memory panel: the facts every chat sees (section ⑤). Add, edit, pin, delete.
+// The long-term memory panel: the facts every chat sees (section ⑤), and above them the facts the
+// model proposed that wait for the user (memory in "review first" mode): accept, edit then accept,
+// or dismiss each. Every fact says which chat it came from (a link that opens it at the message).
+// Facts are added, edited, pinned and deleted here; a fact that looks like a secret is refused by
+// the server, which says why (a toast) and the text stays for the user to fix.
 
 import type { App } from '../app';
-import type { Memory } from '../backend/types';
+import type { Memory, MemoryMode } from '../backend/types';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { relative } from '../lib/format';
-import { t } from '../lib/i18n';
+import { t, type Key } from '../lib/i18n';
 import { confirmDialog } from './dialog';
+import { openSettingsDialog } from './settingsDialog';
+
+const MODE_LINES: Record<MemoryMode, Key> = { off: 'memoryModeLineOff', review: 'memoryModeLineReview', auto: 'memoryModeLineAuto' };
+
+const isSubmit = (e: KeyboardEvent) => e.key === 'Enter' && !e.shiftKey && !e.isComposing && e.keyCode !== 229;
 
 export function mountMemoryPanel(app: App, root: HTMLElement, onClose: () => void): () => void {
-  let editing: number | null = null;
+  /** The fact or proposal being edited, and its text so far (kept across redraws). */
+  let editing: { id: number; text: string } | null = null;
   const addArea = h('textarea', { class: 'input textarea', rows: 2, placeholder: t('memoryAddPlaceholder'), 'data-testid': 'memory-input', maxlength: 2000 });
   const add = async () => {
     const content = addArea.value.trim();
     if (!content) return;
+    // Refused (a secret, say): the text stays so the user can fix it.
     if (await app.addMemory(content)) addArea.value = '';
+    else addArea.focus();
   };
   addArea.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing && e.keyCode !== 229) {
+    if (isSubmit(e)) {
       e.preventDefault();
       void add();
     }
   });
 
-  const item = (m: Memory): HTMLElement => {
-    if (editing === m.id) {
-      const area = h('textarea', { class: 'input textarea', rows: 3, maxlength: 2000 });
-      area.value = m.content;
-      queueMicrotask(() => area.focus());
-      const save = async () => {
-        if (area.value.trim() === m.content || (await app.updateMemory(m.id, { content: area.value }))) {
-          editing = null;
-          render();
-        }
-      };
-      area.addEventListener('keydown', (e) => {
-        if (e.key === 'Enter' && !e.shiftKey && !e.isComposing && e.keyCode !== 229) {
-          e.preventDefault();
-          void save();
-        } else if (e.key === 'Escape') {
-          editing = null;
-          render();
-        }
-      });
-      return h('li', { class: 'memory editing' }, area,
-        h('div', { class: 'row-end' },
-          h('button', { class: 'btn btn-small', type: 'button', onClick: () => { editing = null; render(); } }, t('cancel')),
-          h('button', { class: 'btn btn-primary btn-small', type: 'button', onClick: () => void save() }, t('save')),
-        ));
+  /** Where a fact came from: a link that opens its chat, at its message when known. */
+  const source = (m: Memory): HTMLElement | null => {
+    const sid = m.source_session_id;
+    if (sid == null) return null;
+    const title = app.sourceTitle(sid);
+    const mid = m.source_message_id;
+    return h('a', {
+      class: 'memory-source', href: `#/chat/${sid}`, 'data-testid': 'memory-source',
+      dataset: { sessionId: String(sid), ...(mid != null ? { messageId: String(mid) } : {}) },
+      title: mid != null ? t('openSourceMessage') : t('openSource'),
+      onClick: (e: Event) => {
+        e.preventDefault();
+        void app.openSession(sid, true, mid ?? null);
+      },
+    }, icon('chat'), h('span', null, title ? t('fromChatTitled', { title }) : t('fromChat', { id: sid })));
+  };
+
+  const when = (m: Memory) => h('span', { class: 'memory-when', title: new Date(m.updated_at).toLocaleString() }, relative(m.updated_at));
+
+  /** The editor for a fact or a proposal; `save` is told the text and says whether it is done. */
+  const editor = (m: Memory, saveLabel: Key, save: (text: string) => Promise<boolean>): HTMLElement => {
+    const area = h('textarea', { class: 'input textarea', rows: 3, maxlength: 2000, 'data-testid': 'memory-edit-input' });
+    area.value = editing?.text ?? m.content;
+    area.addEventListener('input', () => {
+      if (editing) editing.text = area.value;
+    });
+    queueMicrotask(() => {
+      area.focus();
+      area.setSelectionRange(area.value.length, area.value.length);
+    });
+    const cancel = () => {
+      editing = null;
+      render();
+    };
+    const submit = async () => {
+      if (!area.value.trim()) return;
+      if (await save(area.value)) cancel();
+      else area.focus();
+    };
+    area.addEventListener('keydown', (e) => {
+      if (isSubmit(e)) {
+        e.preventDefault();
+        void submit();
+      } else if (e.key === 'Escape') {
+        e.stopPropagation();
+        cancel();
+      }
+    });
+    return h('li', { class: ['memory', 'editing', m.status === 'pending' && 'proposal'], 'data-testid': m.status === 'pending' ? 'memory-proposal' : 'memory', dataset: { memoryId: String(m.id) } },
+      area,
+      h('div', { class: 'row-end' },
+        h('button', { class: 'btn btn-small', type: 'button', onClick: cancel }, t('cancel')),
+        h('button', { class: 'btn btn-primary btn-small', type: 'button', 'data-testid': 'memory-save', onClick: () => void submit() }, t(saveLabel)),
+      ));
+  };
+
+  const proposal = (m: Memory): HTMLElement => {
+    if (editing?.id === m.id) return editor(m, 'saveAndAccept', (text) => app.acceptMemory(m.id, text));
+    return h('li', { class: 'memory proposal', 'data-testid': 'memory-proposal', dataset: { memoryId: String(m.id) } },
+      h('div', { class: 'memory-text' }, m.content),
+      h('div', { class: 'memory-meta' }, source(m), when(m)),
+      h('div', { class: 'proposal-actions' },
+        h('button', { class: 'btn btn-small btn-ghost', type: 'button', 'data-testid': 'memory-dismiss', onClick: () => void app.dismissMemory(m.id) }, icon('close'), t('dismiss')),
+        h('button', { class: 'btn btn-small btn-ghost', type: 'button', 'data-testid': 'memory-edit', onClick: () => { editing = { id: m.id, text: m.content }; render(); } }, icon('edit'), t('editProposal')),
+        h('button', { class: 'btn btn-small btn-primary', type: 'button', 'data-testid': 'memory-accept', onClick: () => void app.acceptMemory(m.id) }, icon('check'), t('accept')),
+      ),
+    );
+  };
+
+  const fact = (m: Memory): HTMLElement => {
+    if (editing?.id === m.id) {
+      return editor(m, 'save', async (text) => text.trim() === m.content || app.updateMemory(m.id, { content: text }));
     }
-    return h('li', { class: ['memory', m.pinned && 'pinned'], 'data-testid': 'memory' },
+    return h('li', { class: ['memory', m.pinned && 'pinned'], 'data-testid': 'memory', dataset: { memoryId: String(m.id) } },
       h('div', { class: 'memory-text' }, m.content),
       h('div', { class: 'memory-meta' },
         m.pinned ? h('span', { class: 'badge badge-pin' }, icon('pin'), t('pinned')) : null,
-        m.source_session_id ? h('a', { href: `#/chat/${m.source_session_id}`, onClick: (e: Event) => { e.preventDefault(); void app.openSession(m.source_session_id!); } }, t('fromChat', { id: m.source_session_id })) : null,
-        h('span', { title: new Date(m.updated_at).toLocaleString() }, relative(m.updated_at)),
+        source(m),
+        when(m),
         h('span', { class: 'spacer' }),
         h('button', { class: ['icon-btn', m.pinned && 'active'], type: 'button', title: m.pinned ? t('unpin') : t('pin'), 'aria-label': m.pinned ? t('unpin') : t('pin'), 'aria-pressed': String(m.pinned), onClick: () => void app.updateMemory(m.id, { pinned: !m.pinned }) }, icon('pin')),
-        h('button', { class: 'icon-btn', type: 'button', title: t('edit'), 'aria-label': t('edit'), onClick: () => { editing = m.id; render(); } }, icon('edit')),
+        h('button', { class: 'icon-btn', type: 'button', title: t('edit'), 'aria-label': t('edit'), onClick: () => { editing = { id: m.id, text: m.content }; render(); } }, icon('edit')),
         h('button', {
           class: 'icon-btn danger', type: 'button', title: t('delete'), 'aria-label': t('delete'),
           onClick: async () => {
@@ -67,25 +126,59 @@ export function mountMemoryPanel(app: App, root: HTMLElement, onClose: () => voi
     );
   };
 
+  const modeLine = (): HTMLElement | null => {
+    const mode = app.settings?.memory_mode;
+    if (!mode) return null;
+    return h('p', { class: ['memory-mode', `memory-mode-${mode}`], 'data-testid': 'memory-mode-line' },
+      h('span', null, t(MODE_LINES[mode])), ' ',
+      h('button', { class: 'link-btn', type: 'button', onClick: () => openSettingsDialog(app, 'memory') }, t('changeMemoryMode')));
+  };
+
   const render = () => {
     addArea.placeholder = t('memoryAddPlaceholder');
+    // A proposal accepted or dismissed elsewhere (another window) is no longer edited here.
+    if (editing && ![...app.pendingMemories, ...app.memories].some((m) => m.id === editing!.id)) editing = null;
+    const pending = app.pendingMemories;
+    // Redrawn when a reply finishes too: what the user is typing keeps its focus.
+    const typing = document.activeElement === addArea ? [addArea.selectionStart, addArea.selectionEnd] as const : null;
     replaceChildren(root,
       h('header', { class: 'panel-head' },
         h('h2', null, icon('brain'), t('memoryTitle')),
         h('button', { class: 'icon-btn', type: 'button', 'aria-label': t('close'), onClick: onClose }, icon('close')),
       ),
-      h('div', { class: 'panel-body' },
+      h('div', { class: 'panel-body', 'data-testid': 'memory-panel' },
         h('p', { class: 'hint' }, t('memoryHint')),
-        h('div', { class: 'memory-add' }, addArea, h('button', { class: 'btn btn-primary', type: 'button', onClick: () => void add() }, icon('plus'), t('add'))),
+        modeLine(),
+        pending.length
+          ? h('section', { class: 'memory-proposals', 'data-testid': 'memory-proposals' },
+              h('h3', { class: 'memory-heading' }, t('memoryProposed', { n: pending.length })),
+              h('p', { class: 'hint' }, t('memoryProposedHint')),
+              h('ul', { class: 'memory-list' }, pending.map(proposal)))
+          : null,
+        pending.length ? h('h3', { class: 'memory-heading' }, t('memorySaved', { n: app.memories.length })) : null,
+        h('div', { class: 'memory-add' }, addArea, h('button', { class: 'btn btn-primary', type: 'button', 'data-testid': 'memory-add', onClick: () => void add() }, icon('plus'), t('add'))),
         !app.memoriesLoaded && app.memoriesError ? h('div', { class: 'msg-error' }, icon('warn'), h('span', null, app.memoriesError))
           : !app.memoriesLoaded ? h('p', { class: 'hint' }, t('loading'))
           : app.memories.length === 0 ? h('p', { class: 'empty-note' }, t('memoryEmpty'))
-          : h('ul', { class: 'memory-list' }, app.memories.map(item)),
+          : h('ul', { class: 'memory-list', 'data-testid': 'memory-facts' }, app.memories.map(fact)),
       ),
     );
+    if (typing) {
+      addArea.focus();
+      addArea.setSelectionRange(typing[0], typing[1]);
+    }
   };
-  app.on('memories', () => {
+  const redraw = () => {
     if (app.panel === 'memory') render();
-  });
+  };
+  app.on('memories', redraw);
+  app.on('settings', redraw);
   return render;
+}
+
+/** The count of proposals waiting, for the Memory buttons (nothing when there are none). */
+export function pendingBadge(app: App): HTMLElement | null {
+  const n = app.pendingCount;
+  if (n === 0) return null;
+  return h('span', { class: 'pending-count', 'data-testid': 'memory-pending-count', title: t('memoryPending', { n }), 'aria-label': t('memoryPending', { n }) }, String(n));
 }

@@ -122,11 +122,15 @@ function reasoningNode(text: string, open: boolean): HTMLElement | null {
   return h('details', { class: 'reasoning', open }, h('summary', null, t('reasoning')), h('div', { class: 'reasoning-text' }, text));
 }
 
+/** The memory tools (remember, update_memory, forget, search_memory) show as memory; the rest as search. */
+const MEMORY_TOOLS = new Set(['remember', 'update_memory', 'forget', 'search_memory']);
+const toolIcon = (name: string | null) => icon(name && MEMORY_TOOLS.has(name) ? 'brain' : 'search');
+
 function toolCallsNode(calls: { id: string; name: string; arguments: string; result?: string; isError?: boolean }[]): HTMLElement | null {
   if (calls.length === 0) return null;
   return h('div', { class: 'tool-calls' }, calls.map((c) =>
     h('details', { class: ['tool-call', c.isError && 'tool-error'] },
-      h('summary', null, icon('search'), c.isError ? t('toolError', { name: c.name }) : t('toolCall', { name: c.name })),
+      h('summary', null, toolIcon(c.name), c.isError ? t('toolError', { name: c.name }) : t('toolCall', { name: c.name })),
       h('pre', { class: 'tool-args' }, prettyJson(c.arguments)),
       c.result !== undefined ? h('pre', { class: 'tool-result' }, c.result) : null,
     )));
@@ -175,7 +179,7 @@ function toolNode(m: Message): HTMLElement {
   const name = m.tool_name ?? t('tool');
   return h('article', { class: 'msg msg-tool', dataset: { messageId: String(m.id), role: 'tool' } },
     h('details', { class: 'tool-call' },
-      h('summary', null, icon('search'), t('toolResult', { name })),
+      h('summary', null, toolIcon(m.tool_name), t('toolResult', { name })),
       h('pre', { class: 'tool-result' }, m.content),
     ),
   );

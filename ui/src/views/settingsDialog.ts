@@ -1,18 +1,26 @@
 // Settings: the model server (address, key, model, sampling, timeouts), custom instructions (section ②),
-// the user's presets, and appearance (theme, language). Saved together; only what changed is sent.
+// the user's presets, memory (whether the model may save facts, and whether they wait for review),
+// and appearance (theme, language). Saved together; only what changed is sent.
 
 import type { App } from '../app';
 import { errorMessage } from '../backend/backend';
-import type { Language, ModelInfo, SettingsPatch, SettingsView, Theme } from '../backend/types';
+import type { Language, MemoryMode, ModelInfo, SettingsPatch, SettingsView, Theme } from '../backend/types';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { count } from '../lib/format';
-import { t } from '../lib/i18n';
+import { t, type Key } from '../lib/i18n';
 import { applyTheme } from '../lib/theme';
 import { openDialog } from './dialog';
 import { mountPresetEditor } from './presetEditor';
 import { toast } from './toast';
 
-type Tab = 'server' | 'instructions' | 'presets' | 'appearance';
+export type Tab = 'server' | 'instructions' | 'presets' | 'memory' | 'appearance';
+
+/** The memory modes as offered, each with its one-line explanation. */
+const MEMORY_MODES: { mode: MemoryMode; label: Key; hint: Key }[] = [
+  { mode: 'off', label: 'memoryModeOff', hint: 'memoryModeOffHint' },
+  { mode: 'review', label: 'memoryModeReview', hint: 'memoryModeReviewHint' },
+  { mode: 'auto', label: 'memoryModeAuto', hint: 'memoryModeAutoHint' },
+];
 
 const CUSTOM_MODEL = '\u0000custom';
 
@@ -45,6 +53,12 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
   theme.addEventListener('change', () => applyTheme(theme.value as Theme)); // preview
   const language = h('select', { class: 'input', name: 'language' }, h('option', { value: 'en' }, 'English'), h('option', { value: 'ko' }, '한국어'));
   language.value = s.language;
+  const memoryModes = MEMORY_MODES.map(({ mode, label, hint }) => {
+    const radio = h('input', { type: 'radio', name: 'memory_mode', value: mode, 'data-testid': `memory-mode-${mode}` });
+    radio.checked = s.memory_mode === mode;
+    return { radio, node: h('label', { class: 'choice' }, radio, h('span', { class: 'choice-text' }, h('span', { class: 'choice-label' }, t(label), mode === 'review' ? h('span', { class: 'badge' }, t('defaultChoice')) : null), h('span', { class: 'field-hint' }, t(hint)))) };
+  });
+  const memoryMode = (): MemoryMode => (memoryModes.find((m) => m.radio.checked)?.radio.value as MemoryMode | undefined) ?? 'review';
 
   // ---- models
   let models: ModelInfo[] = [];
@@ -138,6 +152,20 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
     ),
     instructions: h('div', { class: 'pane form' }, field(t('customInstructions'), instructions, t('customInstructionsHint'))),
     presets: h('div', { class: 'pane' }),
+    memory: h('div', { class: 'pane form' },
+      h('fieldset', { class: 'choices', 'data-testid': 'memory-mode' },
+        h('legend', null, t('memoryMode')),
+        h('p', { class: 'hint' }, t('memoryModeHint')),
+        memoryModes.map((m) => m.node),
+      ),
+      h('button', {
+        class: 'btn btn-ghost', type: 'button',
+        onClick: () => {
+          handle.close();
+          if (app.panel !== 'memory') app.togglePanel('memory');
+        },
+      }, icon('brain'), t('manageMemory')),
+    ),
     appearance: h('div', { class: 'pane form' }, field(t('theme'), theme), field(t('language'), language)),
   };
   mountPresetEditor(app, panes.presets);
@@ -148,7 +176,9 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
     for (const b of tabs.querySelectorAll('button')) b.setAttribute('aria-selected', String(b.dataset.tab === which));
     saveBtn.hidden = which === 'presets';
   };
-  const labels: Record<Tab, string> = { server: t('settingsServer'), instructions: t('settingsInstructions'), presets: t('settingsPresets'), appearance: t('settingsAppearance') };
+  const labels: Record<Tab, string> = {
+    server: t('settingsServer'), instructions: t('settingsInstructions'), presets: t('settingsPresets'), memory: t('settingsMemory'), appearance: t('settingsAppearance'),
+  };
   for (const k of Object.keys(panes) as Tab[]) {
     tabs.appendChild(h('button', { class: 'tab', type: 'button', role: 'tab', dataset: { tab: k }, onClick: () => showTab(k) }, labels[k]));
   }
@@ -168,6 +198,7 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
         idle_timeout_secs: numberValue(idleTimeout),
         attachment_max_mb: numberValue(attachmentMax),
         custom_instructions: instructions.value,
+        memory_mode: memoryMode(),
         theme: theme.value as Theme,
         language: language.value as Language,
       }, app.settings);

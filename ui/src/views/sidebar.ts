@@ -11,6 +11,7 @@ import { showMenu, type MenuItem } from './menu';
 import { openProjectFilesDialog } from './files';
 import { openProjectDialog } from './projectDialog';
 import { mountSearch } from './search';
+import { pendingBadge } from './memoryPanel';
 import { openSettingsDialog } from './settingsDialog';
 
 const DRAG_TYPE = 'application/x-maru-session';
@@ -40,15 +41,23 @@ export function mountSidebar(app: App, root: HTMLElement): { focusSearch(): void
       ),
       list,
     );
+    renderFoot();
+    replaceChildren(list, app.projects.map((e) => projectNode(app, e)));
+  };
+  const renderFoot = () => {
+    const pending = app.pendingCount;
     replaceChildren(foot,
-        h('button', { class: ['btn', 'btn-ghost', app.panel === 'memory' && 'active'], type: 'button', onClick: () => app.togglePanel('memory') }, icon('brain'), t('memory')),
+        h('button', {
+          class: ['btn', 'btn-ghost', 'memory-btn', app.panel === 'memory' && 'active'], type: 'button', 'data-testid': 'sidebar-memory',
+          title: pending ? t('memoryPending', { n: pending }) : t('memoryTitle'), onClick: () => app.togglePanel('memory'),
+        }, icon('brain'), t('memory'), pendingBadge(app)),
         h('button', { class: 'btn btn-ghost', type: 'button', 'data-testid': 'open-settings', onClick: () => openSettingsDialog(app) }, icon('gear'), t('settings')),
       app.version ? h('span', { class: 'version', title: 'maru' }, `v${app.version}`) : null,
     );
-    replaceChildren(list, app.projects.map((e) => projectNode(app, e)));
   };
   app.on('sidebar', render);
   app.on('panel', render);
+  app.on('memories', renderFoot);
   render();
   return { focusSearch: () => search.focus() };
 }
