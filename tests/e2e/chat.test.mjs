@@ -11,40 +11,16 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import { MODEL, REPLY_TEXT, startFakeOpenAi } from './fake-openai.mjs';
+import { TOKEN, api, checkPrerequisites, freePort, openBrowser, outDir, startMaru, stepper } from './harness.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const repo = path.resolve(here, '../..');
-const outDir = path.join(here, 'out');
-const MARU_BIN = process.env.MARU_BIN || path.join(os.homedir(), '.cache/maru/target/debug/maru');
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const UI_DIR = process.env.MARU_UI_DIR || path.join(repo, 'ui/dist');
-const TOKEN = 'e2e-' + Math.random().toString(36).slice(2);
 const PROJECT = 'Family calendar';
 const INSTRUCTIONS = 'Look at the family calendar first; family schedules come first.';
 const MESSAGE = 'What is on <b>this</b> week? 이번 주 일정은?';
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-function sleep(ms) {
-  return new Promise((r) => setTimeout(r, ms));
-}
 
 /** The ports Maru looks on at start for a model server (vLLM, llama.cpp, Ollama, LM Studio). */
 const LOCAL_PORTS = [8000, 8080, 11434, 1234];
@@ -63,68 +39,13 @@ function answers(port) {
   });
 }
 
-/** Starts `maru serve` and waits until /api/health answers. */
-async function startMaru(dataDir, port) {
-  const log = [];
-  const child = spawn(MARU_BIN, ['serve', '--data-dir', dataDir, '--port', String(port), '--token', TOKEN, '--ui-dir', UI_DIR], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'info' },
-  });
-  child.stdout.on('data', (d) => log.push(String(d)));
-  child.stderr.on('data', (d) => log.push(String(d)));
-  let exited = null;
-  child.on('exit', (code, signal) => (exited = { code, signal }));
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 150; i++) {
-    if (exited) throw new Error(`maru serve exited (${JSON.stringify(exited)}) before answering:\n${log.join('')}`);
-    try {
-      const res = await fetch(`${base}/api/health`, { headers: { Authorization: `Bearer ${TOKEN}` } });
-      if (res.ok) return { child, base, log };
-    } catch {
-      // not listening yet
-    }
-    await sleep(100);
-  }
-  child.kill('SIGTERM');
-  throw new Error(`maru serve did not answer /api/health within 15 s:\n${log.join('')}`);
-}
-
-async function api(base, method, route, body) {
-  const res = await fetch(base + route, {
-    method,
-    headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${route} answered ${res.status}: ${text}`);
-  return JSON.parse(text);
-}
-
 test('the web UI: project, streamed chat, move, context inspector', { timeout: 180_000 }, async (t) => {
-  for (const [what, file] of [['the maru binary (set MARU_BIN, or build it)', MARU_BIN], ['Chromium (apt-get install chromium)', CHROMIUM], ['the built UI (npm run build --prefix ui)', path.join(UI_DIR, 'index.html')]]) {
-    assert.ok(fs.existsSync(file), `missing ${what}: ${file}`);
-  }
-  fs.mkdirSync(outDir, { recursive: true });
+  checkPrerequisites();
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'maru-e2e-'));
   const fake = await startFakeOpenAi();
   const port = await freePort();
   const maru = await startMaru(path.join(tmp, 'data'), port);
-  const context = await chromium.launchPersistentContext(path.join(tmp, 'chromium-profile'), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    viewport: { width: 1440, height: 900 },
-    locale: 'en-US',
-    colorScheme: 'light',
-  });
-  const page = context.pages()[0] ?? (await context.newPage());
-  const pageErrors = [];
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
-  page.on('console', (m) => {
-    // Failed requests are logged by the browser itself (expected once Maru is stopped).
-    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) pageErrors.push(`console: ${m.text()}`);
-  });
-  page.setDefaultTimeout(15_000);
+  const { context, page, pageErrors } = await openBrowser(tmp);
 
   t.after(async () => {
     await context.close().catch(() => {});
@@ -133,17 +54,7 @@ test('the web UI: project, streamed chat, move, context inspector', { timeout: 1
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 
-  /** Runs one step; on failure saves a screenshot and says which step and what maru logged. */
-  const step = async (name, fn) => {
-    try {
-      await fn();
-    } catch (e) {
-      const shot = path.join(outDir, 'failure.png');
-      await page.screenshot({ path: shot, fullPage: false }).catch(() => {});
-      const logTail = maru.log.join('').split('\n').slice(-30).join('\n');
-      throw new Error(`step "${name}" failed: ${e.message}\n  screenshot: ${shot}\n  page errors: ${pageErrors.join(' | ') || 'none'}\n  maru log (tail):\n${logTail}`, { cause: e });
-    }
-  };
+  const step = stepper(page, maru, pageErrors);
 
   await step('first start with no model server: the banner says what to do', async () => {
     const closed = await freePort();

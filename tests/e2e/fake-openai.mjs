@@ -1,6 +1,12 @@
 // A tiny OpenAI-compatible model server for the browser test: `/v1/models`, and
 // `/v1/chat/completions` streamed as SSE chunks (content pieces with a short pause between them,
 // a finish chunk, a usage chunk, `data: [DONE]`). It records every chat request it gets.
+//
+// Scripted tool calls: when the last message is the user's and holds a marker of `toolScripts`
+// (REMEMBER_MARKER by default) and the request offers that tool, the reply is a call to it, as
+// OpenAI streams one (`tool_calls` deltas, the arguments in pieces, `finish_reason: "tool_calls"`).
+// Asked again after the tool's result (the last message is `role: "tool"`), it answers with
+// AFTER_TOOL_TEXT.
 
 import http from 'node:http';
 
@@ -15,9 +21,34 @@ export const REPLY_PIECES = [
 ];
 export const REPLY_TEXT = REPLY_PIECES.join('');
 
+/** In a user message: the model calls `remember` with REMEMBER_FACT. */
+export const REMEMBER_MARKER = '#remember';
+export const REMEMBER_FACT = 'Prefers answers in Korean.';
+/** What the model says once a tool has answered. */
+export const AFTER_TOOL_PIECES = ['Noted', ' —', ' I', ' will', ' keep', ' that', ' in', ' mind', '.'];
+export const AFTER_TOOL_TEXT = AFTER_TOOL_PIECES.join('');
+
+/** The scripted calls: a marker in the user's message, the tool to call and its arguments. */
+export const DEFAULT_TOOL_SCRIPTS = [{ marker: REMEMBER_MARKER, name: 'remember', arguments: { fact: REMEMBER_FACT } }];
+
+/** A message's text, whether its content is a string or a list of parts. */
+export function textOf(message) {
+  const c = message?.content;
+  if (typeof c === 'string') return c;
+  if (Array.isArray(c)) return c.map((p) => (typeof p?.text === 'string' ? p.text : '')).join('');
+  return '';
+}
+
+/** The names of the tools a request offers. */
+export function offeredTools(request) {
+  return (request?.tools ?? []).map((t) => t?.function?.name).filter(Boolean);
+}
+
 /** Listens on 127.0.0.1:`port` (any free port by default); rejects when the port is taken. */
-export async function startFakeOpenAi({ pieceDelayMs = 120, port: wanted = 0 } = {}) {
+export async function startFakeOpenAi({ pieceDelayMs = 120, port: wanted = 0, toolScripts = DEFAULT_TOOL_SCRIPTS } = {}) {
   const requests = [];
+  /** The tool calls made, in order: `{ id, name, arguments }` (arguments as sent, a JSON string). */
+  const toolCalls = [];
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
@@ -41,14 +72,35 @@ export async function startFakeOpenAi({ pieceDelayMs = 120, port: wanted = 0 } =
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
         const id = `chatcmpl-${requests.length}`;
         const chunk = (obj) => res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: MODEL, ...obj })}\n\n`);
+        const last = parsed.messages?.at(-1);
+        const script = last?.role === 'user'
+          ? toolScripts.find((s) => textOf(last).includes(s.marker) && offeredTools(parsed).includes(s.name))
+          : undefined;
         chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
-        for (const piece of REPLY_PIECES) {
+        if (script) {
+          // A call to the tool: its id and name first, then the arguments in two pieces.
+          const call = { id: `call_${toolCalls.length + 1}`, name: script.name, arguments: JSON.stringify(script.arguments) };
+          toolCalls.push(call);
+          const cut = Math.ceil(call.arguments.length / 2);
+          await sleep(pieceDelayMs);
+          chunk({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments.slice(0, cut) } }] }, finish_reason: null }] });
+          await sleep(pieceDelayMs);
+          if (res.destroyed) return;
+          chunk({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: call.arguments.slice(cut) } }] }, finish_reason: null }] });
+          chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] });
+          chunk({ choices: [], usage: { prompt_tokens: 400, completion_tokens: 12, total_tokens: 412 } });
+          res.write('data: [DONE]\n\n');
+          res.end();
+          return;
+        }
+        const pieces = last?.role === 'tool' ? AFTER_TOOL_PIECES : REPLY_PIECES;
+        for (const piece of pieces) {
           await sleep(pieceDelayMs);
           if (res.destroyed) return;
           chunk({ choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] });
         }
         chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
-        chunk({ choices: [], usage: { prompt_tokens: 412, completion_tokens: REPLY_PIECES.length, total_tokens: 412 + REPLY_PIECES.length, prompt_tokens_details: { cached_tokens: 384 } } });
+        chunk({ choices: [], usage: { prompt_tokens: 412, completion_tokens: pieces.length, total_tokens: 412 + pieces.length, prompt_tokens_details: { cached_tokens: 384 } } });
         res.write('data: [DONE]\n\n');
         res.end();
         return;
@@ -68,6 +120,7 @@ export async function startFakeOpenAi({ pieceDelayMs = 120, port: wanted = 0 } =
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    toolCalls,
     close: () => new Promise((resolve) => {
       server.closeAllConnections?.();
       server.close(() => resolve());

@@ -1,0 +1,118 @@
+// What the browser tests share: `maru serve` on a free port (with the built UI and a token), its
+// API, Debian's Chromium driven by playwright-core, and steps that save a screenshot and say what
+// maru logged when they fail.
+//
+// Env: MARU_BIN (default ~/.cache/maru/target/debug/maru), CHROMIUM (default /usr/bin/chromium),
+// MARU_UI_DIR (default <repo>/ui/dist).
+
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const repo = path.resolve(here, '../..');
+export const outDir = path.join(here, 'out');
+export const MARU_BIN = process.env.MARU_BIN || path.join(os.homedir(), '.cache/maru/target/debug/maru');
+export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+export const UI_DIR = process.env.MARU_UI_DIR || path.join(repo, 'ui/dist');
+export const TOKEN = 'e2e-' + Math.random().toString(36).slice(2);
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export function sleep(ms) {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Fails plainly when the binary, Chromium or the built UI is missing; makes the screenshots' folder. */
+export function checkPrerequisites() {
+  for (const [what, file] of [['the maru binary (set MARU_BIN, or build it)', MARU_BIN], ['Chromium (apt-get install chromium)', CHROMIUM], ['the built UI (npm run build --prefix ui)', path.join(UI_DIR, 'index.html')]]) {
+    assert.ok(fs.existsSync(file), `missing ${what}: ${file}`);
+  }
+  fs.mkdirSync(outDir, { recursive: true });
+}
+
+/** Starts `maru serve` and waits until /api/health answers. */
+export async function startMaru(dataDir, port) {
+  const log = [];
+  const child = spawn(MARU_BIN, ['serve', '--data-dir', dataDir, '--port', String(port), '--token', TOKEN, '--ui-dir', UI_DIR], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'info' },
+  });
+  child.stdout.on('data', (d) => log.push(String(d)));
+  child.stderr.on('data', (d) => log.push(String(d)));
+  let exited = null;
+  child.on('exit', (code, signal) => (exited = { code, signal }));
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 150; i++) {
+    if (exited) throw new Error(`maru serve exited (${JSON.stringify(exited)}) before answering:\n${log.join('')}`);
+    try {
+      const res = await fetch(`${base}/api/health`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+      if (res.ok) return { child, base, log };
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  child.kill('SIGTERM');
+  throw new Error(`maru serve did not answer /api/health within 15 s:\n${log.join('')}`);
+}
+
+export async function api(base, method, route, body) {
+  const res = await fetch(base + route, {
+    method,
+    headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${route} answered ${res.status}: ${text}`);
+  return JSON.parse(text);
+}
+
+/** Headless Chromium with its own profile under `tmp`; page errors and console errors are collected. */
+export async function openBrowser(tmp) {
+  const context = await chromium.launchPersistentContext(path.join(tmp, 'chromium-profile'), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: { width: 1440, height: 900 },
+    locale: 'en-US',
+    colorScheme: 'light',
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const pageErrors = [];
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  page.on('console', (m) => {
+    // Failed requests are logged by the browser itself (expected once Maru is stopped).
+    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) pageErrors.push(`console: ${m.text()}`);
+  });
+  page.setDefaultTimeout(15_000);
+  return { context, page, pageErrors };
+}
+
+/** `step(name, fn)`: runs one step; on failure saves a screenshot and says which step and what maru logged. */
+export function stepper(page, maru, pageErrors, failureShot = 'failure.png') {
+  return async (name, fn) => {
+    try {
+      await fn();
+    } catch (e) {
+      const shot = path.join(outDir, failureShot);
+      await page.screenshot({ path: shot, fullPage: false }).catch(() => {});
+      const logTail = maru.log.join('').split('\n').slice(-30).join('\n');
+      throw new Error(`step "${name}" failed: ${e.message}\n  screenshot: ${shot}\n  page errors: ${pageErrors.join(' | ') || 'none'}\n  maru log (tail):\n${logTail}`, { cause: e });
+    }
+  };
+}
