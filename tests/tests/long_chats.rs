@@ -47,6 +47,16 @@ async fn a_forty_turn_chat_fits_a_4096_token_window_and_keeps_every_message() {
     let last = answers.last().unwrap()["messages"][0]["content"].as_str().unwrap().to_string();
     assert!(last.contains("[Earlier in this conversation"), "the summary is sent after the system prompt");
     assert_eq!(s.history(sess).await.len(), 80, "every original message is still stored and listed");
+    let (_, ctx) = s.get(&format!("/api/sessions/{sess}/context")).await;
+    let summaries = ctx["summaries"].as_array().unwrap();
+    assert!(
+        !summaries.is_empty() && summaries[0]["turns"].as_i64().unwrap() > 0,
+        "the inspector shows each summary and the turns it replaces: {ctx}"
+    );
+    let plan = &ctx["token_plan"];
+    assert_eq!(plan["context"], WINDOW, "and the token plan against the model's window: {plan}");
+    let planned: u64 = ["system", "summaries", "history", "reserve"].iter().map(|k| plan[k].as_u64().unwrap()).sum();
+    assert!(planned <= WINDOW as u64, "the plan fits the window: {plan}");
 
     // The summary belongs to the chat: moved to another project, its requests still fit.
     let other = s.project("Elsewhere").await;

@@ -88,6 +88,12 @@ pub struct ContextView {
     pub last_reply: Option<ReplyFigures>,
     /// Templates that are overridden from the data folder, and whether they lag the bundled ones.
     pub overrides: Vec<TemplateInfo>,
+    /// Summaries standing in for older turns, oldest first, each with how many turns it replaces.
+    pub summaries: Vec<crate::store::summaries::Summary>,
+    /// How the next request spends the model's window (absent when the window is unknown).
+    pub token_plan: Option<crate::chat::plan::TokenPlan>,
+    /// The next turn will first summarise older turns to fit the window.
+    pub compacts_next: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
@@ -117,13 +123,24 @@ pub struct ReplyFigures {
 pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
     let templates = app.templates.clone();
     let today = chrono::Local::now().date_naive();
-    let (current, snapshot, history, settings) = app
+    let (current, snapshot, history, settings, summaries) = app
         .store
         .read(move |c| {
             let (_, report) = prompt::render_current(c, &templates, session_id, today, &Budgets::default())?;
-            Ok((report, snapshots::get(c, session_id)?, messages::history(c, session_id)?, settings::load(c)?))
+            let summaries = crate::store::summaries::list(c, session_id)?;
+            Ok((report, snapshots::get(c, session_id)?, messages::history(c, session_id)?, settings::load(c)?, summaries))
         })
         .await?;
+    let window = match settings.context_length {
+        Some(n) => Some(n),
+        None => {
+            let client = app.llm_client(&settings);
+            let model = settings.model.clone();
+            let ask = async { app.clients.context_length(&client, &settings.endpoint_url, &model).await };
+            tokio::time::timeout(Duration::from_secs(2), ask).await.ok().flatten()
+        }
+    };
+    let preview = chat::turn::plan_preview(&settings, window, &current.rendered.text, &summaries, &history);
     let last_reply = history.iter().rfind(|m| m.role == messages::Role::Assistant && m.status != messages::Status::Streaming).cloned();
     let pending_change = snapshot.as_ref().and_then(|s| {
         if s.prompt_sha256 == current.rendered.sha256 {
@@ -176,6 +193,9 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
             .filter(|t| !matches!(t.source, prompt::templates::TemplateSource::Bundled))
             .cloned()
             .collect(),
+        summaries,
+        token_plan: preview.as_ref().map(|p| p.0.clone()),
+        compacts_next: preview.is_some_and(|p| p.1),
     })
 }
 

@@ -19,6 +19,7 @@ fn export_types(dir: &Path) {
     use crate::api::Deleted;
     use crate::api::{Health, MemoryStatusQuery, MessageEdit, MessageQuery, SearchQuery, SessionQuery};
     use crate::app::TurnEvent;
+    use crate::chat::plan::TokenPlan;
     use crate::error::ErrorBody;
     use crate::llm::{FoundServer, ModelInfo, ToolCall, Usage};
     use crate::prompt::budget::Cut;
@@ -33,6 +34,7 @@ fn export_types(dir: &Path) {
     use crate::store::search::ChatHit;
     use crate::store::sessions::{NewSession, Session, SessionPage, SessionPatch};
     use crate::store::settings::{SettingsPatch, SettingsView};
+    use crate::store::summaries::Summary;
 
     let cfg = Config::new().with_large_int("number").with_out_dir(dir);
     macro_rules! export {
@@ -72,6 +74,8 @@ fn export_types(dir: &Path) {
         UploadForm,
         ChatHit,
         SearchQuery,
+        Summary,
+        TokenPlan,
         // api
         Health,
         SessionQuery,

@@ -83,6 +83,22 @@ pub fn plan(window: Window, system_tokens: usize, summary_tokens: usize, summari
     Plan::Compact { end }
 }
 
+/// What the inspector shows: how the next request would spend the window, and whether it will
+/// summarise older turns first.
+pub fn preview(
+    window: Window,
+    system_tokens: usize,
+    summary_tokens: usize,
+    summarised_through: Option<i64>,
+    items: &[Item],
+) -> (TokenPlan, bool) {
+    let first = items.iter().position(|i| summarised_through.is_none_or(|t| i.id > t)).unwrap_or(items.len());
+    let history = items[first..].iter().map(|i| i.tokens).sum();
+    let spent = TokenPlan { context: window.context, system: system_tokens, summaries: summary_tokens, history, reserve: window.reserve };
+    let compacts = matches!(plan(window, system_tokens, summary_tokens, summarised_through, items), Plan::Compact { .. });
+    (spent, compacts)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -410,6 +410,22 @@ fn with_summaries<'h>(
     Ok((format!("{prompt}\n\n{}", section.trim_end()), &history[first..]))
 }
 
+/// The token plan of a session's next request, for the inspector: `None` when the window is
+/// unknown. The bool says whether older turns will be summarised first.
+pub fn plan_preview(
+    settings: &Settings,
+    window: Option<u32>,
+    prompt: &str,
+    stored: &[summaries::Summary],
+    history: &[messages::Message],
+) -> Option<(plan::TokenPlan, bool)> {
+    let window = window?;
+    let items: Vec<plan::Item> = history.iter().filter(|m| m.status != Status::Streaming).map(plan_item).collect();
+    let summary_tokens = stored.iter().map(|s| estimate_tokens(&s.content)).sum();
+    let w = plan::Window { context: window as usize, reserve: reserve(settings, Some(window)) };
+    Some(plan::preview(w, estimate_tokens(prompt), summary_tokens, stored.last().map(|s| s.through_id), &items))
+}
+
 fn plan_item(m: &messages::Message) -> plan::Item {
     let extra: usize = m.runtime_note.as_deref().map_or(0, estimate_tokens)
         + m.tool_calls.iter().map(|c| estimate_tokens(&c.arguments) + 8).sum::<usize>()

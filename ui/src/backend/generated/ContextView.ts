@@ -2,7 +2,9 @@
 import type { LastSent } from "./LastSent";
 import type { ReplyFigures } from "./ReplyFigures";
 import type { SectionReport } from "./SectionReport";
+import type { Summary } from "./Summary";
 import type { TemplateInfo } from "./TemplateInfo";
+import type { TokenPlan } from "./TokenPlan";
 
 export type ContextView = { session_id: number, 
 /**
@@ -29,4 +31,16 @@ pending_change: string | null, last_reply: ReplyFigures | null,
 /**
  * Templates that are overridden from the data folder, and whether they lag the bundled ones.
  */
-overrides: Array<TemplateInfo>, };
+overrides: Array<TemplateInfo>, 
+/**
+ * Summaries standing in for older turns, oldest first, each with how many turns it replaces.
+ */
+summaries: Array<Summary>, 
+/**
+ * How the next request spends the model's window (absent when the window is unknown).
+ */
+token_plan: TokenPlan | null, 
+/**
+ * The next turn will first summarise older turns to fit the window.
+ */
+compacts_next: boolean, };
