@@ -2,7 +2,7 @@
 // test notices when the code under test asks for something it did not expect.
 
 import { ApiError, type Backend } from '../src/backend/backend';
-import type { Memory, MemoryPatch, NewMemory, SettingsView } from '../src/backend/types';
+import type { ContextView, Memory, MemoryPatch, NewMemory, SettingsView, Summary } from '../src/backend/types';
 
 export type Calls = { method: string; args: unknown[] }[];
 
@@ -38,6 +38,34 @@ export function settingsView(over: Partial<SettingsView> = {}): SettingsView {
     memory_mode: 'review',
     ...over,
   };
+}
+
+/** What `context()` answers for a chat: one section, no reply yet, no summaries, a 16k window. */
+export function contextView(over: Partial<ContextView> = {}): ContextView {
+  return {
+    session_id: 9,
+    sections: [{
+      id: 'base', present: true, absent_reason: null, source: 'bundled', template_outdated: false, raw_chars: 40, injected_chars: 40,
+      tokens_estimate: 10, cuts: [], text: 'You are Maru, a helpful assistant.', sha256: 'a'.repeat(64),
+    }],
+    system_prompt: 'You are Maru, a helpful assistant.',
+    sha256: 'b'.repeat(64),
+    chars: 34,
+    tokens: 10,
+    tokens_source: 'estimate',
+    last_sent: null,
+    pending_change: null,
+    last_reply: null,
+    overrides: [],
+    summaries: [],
+    token_plan: { context: 16384, system: 1200, summaries: 0, history: 3000, reserve: 2048 },
+    compacts_next: false,
+    ...over,
+  };
+}
+
+export function summary(over: Partial<Summary> = {}): Summary {
+  return { id: 1, session_id: 9, through_id: 20, turns: 6, content: 'The user planned a trip to Busan.', created_at: 0, ...over };
 }
 
 export function memory(over: Partial<Memory> = {}): Memory {

@@ -1,13 +1,16 @@
 // The context inspector: the five sections of the system prompt in the order the model reads
 // them (present or why not, sizes, cuts, text), the whole prompt with its sha256, when and why
-// it last changed, what will change with the next message, and the last reply's cache reuse.
+// it last changed, what will change with the next message, and the last reply's cache reuse;
+// how the next request spends the model's context window, and the summaries standing in for a
+// long chat's older turns.
 
 import type { App } from '../app';
-import type { ContextView, SectionReport, TemplateInfo } from '../backend/types';
+import type { ContextView, SectionReport, Summary, TemplateInfo, TokenPlan } from '../backend/types';
 import { copyText } from '../lib/clipboard';
 import { h, icon, replaceChildren, type Child } from '../lib/dom';
 import { count, dateTime, ms, percent, rate, relative, shortSha } from '../lib/format';
 import { t, type Key } from '../lib/i18n';
+import { openSettingsDialog } from './settingsDialog';
 import { toast } from './toast';
 
 const CIRCLED = ['', '①', '②', '③', '④', '⑤'];
@@ -26,7 +29,7 @@ export function mountContextPanel(app: App, root: HTMLElement, onClose: () => vo
         !app.session ? h('p', { class: 'hint' }, t('contextDraft'))
           : app.contextError && !v ? h('div', { class: 'msg-error' }, icon('warn'), h('span', null, app.contextError))
           : !v ? h('p', { class: 'hint' }, t('loading'))
-          : body(v, app.contextError),
+          : body(app, v, app.contextError),
       ),
     );
   };
@@ -54,7 +57,7 @@ function kv(label: string, value: Child, title?: string): HTMLElement {
   return h('div', { class: 'kv', title }, h('span', { class: 'k' }, label), h('span', { class: 'v' }, value));
 }
 
-function body(v: ContextView, staleError: string | null): Child[] {
+function body(app: App, v: ContextView, staleError: string | null): Child[] {
   const unchanged = !!v.last_sent && v.last_sent.sha256 === v.sha256 && !v.pending_change;
   const r = v.last_reply;
   return [
@@ -77,6 +80,7 @@ function body(v: ContextView, staleError: string | null): Child[] {
         ? h('div', { class: 'pending', 'data-testid': 'pending-change' }, icon('warn'), h('div', null, h('strong', null, t('pendingChange')), h('p', null, v.pending_change)))
         : unchanged ? h('div', { class: 'steady' }, icon('check'), h('span', null, t('unchangedSinceSent'))) : null,
     ),
+    contextWindow(app, v.token_plan, v.compacts_next),
     r
       ? h('section', { class: 'card reply', 'data-testid': 'context-last-reply' },
           h('h3', null, t('lastReply')),
@@ -91,6 +95,7 @@ function body(v: ContextView, staleError: string | null): Child[] {
         )
       : null,
     h('ol', { class: 'sections', 'data-testid': 'context-sections' }, v.sections.map((s, i) => section(s, i + 1))),
+    summaries(v.summaries),
     h('section', { class: 'card' },
       h('details', { class: 'full-prompt' },
         h('summary', null, t('fullSystemPrompt'), ' ', h('span', { class: 'muted' }, t('chars', { n: count(v.chars) }))),
@@ -100,6 +105,76 @@ function body(v: ContextView, staleError: string | null): Child[] {
     ),
     v.overrides.length ? h('section', { class: 'card' }, h('h3', null, t('overrides')), h('ul', { class: 'overrides' }, v.overrides.map(override))) : null,
   ];
+}
+
+type Part = 'system' | 'summaries' | 'history' | 'reserve' | 'free';
+const PART_LABELS: Record<Part, Key> = { system: 'planSystem', summaries: 'planSummaries', history: 'planHistory', reserve: 'planReserve', free: 'planFree' };
+
+/**
+ * The next request against the model's window: one stacked bar (system, summaries, history, the
+ * reply's reserve, what is left) with a legend of the same numbers, and the bar's words for screen
+ * readers. When the window is unknown, where to set it.
+ */
+function contextWindow(app: App, plan: TokenPlan | null, compactsNext: boolean): HTMLElement {
+  const compacts = compactsNext
+    ? h('div', { class: 'pending', 'data-testid': 'compacts-next' }, icon('warn'), h('span', null, t('compactsNext')))
+    : null;
+  if (!plan) {
+    return h('section', { class: 'card', 'data-testid': 'context-window' },
+      h('h3', null, t('contextWindow')),
+      h('p', { class: 'hint', 'data-testid': 'window-unknown' }, t('windowUnknown'), ' ',
+        h('button', { class: 'link-btn', type: 'button', onClick: () => openSettingsDialog(app, 'server') }, t('windowHowToSet'))),
+      compacts,
+    );
+  }
+  const used = plan.system + plan.summaries + plan.history + plan.reserve;
+  const parts: [Part, number][] = [
+    ['system', plan.system], ['summaries', plan.summaries], ['history', plan.history], ['reserve', plan.reserve], ['free', Math.max(0, plan.context - used)],
+  ];
+  // Against the window, or against what is asked when that is more (the bar then stays full).
+  const whole = Math.max(plan.context, used, 1);
+  const share = (n: number) => (n / whole) * 100;
+  const pct = (n: number) => (plan.context > 0 ? `${Math.round((n / plan.context) * 1000) / 10}%` : '');
+  const aria = t('planAria', {
+    parts: parts.map(([p, n]) => `${t(PART_LABELS[p])} ${t('tokens', { n: count(n) })}`).join(', '),
+    context: count(plan.context),
+  });
+  return h('section', { class: 'card', 'data-testid': 'context-window' },
+    h('h3', null, t('contextWindow')),
+    kv(t('windowSize'), t('tokens', { n: count(plan.context) })),
+    h('div', { class: 'plan-bar', role: 'img', 'aria-label': aria, 'data-testid': 'plan-bar' },
+      parts.filter(([, n]) => n > 0).map(([p, n]) =>
+        h('span', { class: ['plan-seg', `plan-${p}`], style: `width:${share(n)}%`, title: `${t(PART_LABELS[p])}: ${t('tokens', { n: count(n) })}`, dataset: { part: p, tokens: String(n) } }))),
+    h('ul', { class: 'plan-legend', 'data-testid': 'plan-legend' },
+      parts.map(([p, n]) => h('li', { dataset: { part: p } },
+        h('span', { class: ['swatch', `plan-${p}`], 'aria-hidden': 'true' }),
+        h('span', { class: 'label' }, t(PART_LABELS[p])),
+        h('span', { class: 'n' }, count(n)),
+        h('span', { class: 'pct' }, pct(n)),
+      )),
+      used > plan.context
+        ? h('li', { class: 'plan-over', dataset: { part: 'over' } }, h('span', { class: 'swatch', 'aria-hidden': 'true' }), h('span', { class: 'label' }, t('planOver')), h('span', { class: 'n' }, count(used - plan.context)), h('span', { class: 'pct' }))
+        : null,
+    ),
+    compacts,
+  );
+}
+
+/** The summaries that stand in for older turns, oldest first; nothing when there are none. */
+function summaries(list: Summary[]): HTMLElement | null {
+  if (!list.length) return null;
+  return h('section', { class: 'card', 'data-testid': 'context-summaries' },
+    h('h3', null, t('summaries', { n: count(list.length) })),
+    h('p', { class: 'hint' }, t('summariesHint')),
+    h('ol', { class: 'summary-list' }, list.map((s) =>
+      h('li', { class: 'summary-item', 'data-testid': 'context-summary-item', dataset: { id: String(s.id) } },
+        h('div', { class: 'summary-meta' },
+          h('span', { class: 'summary-turns' }, s.turns === 1 ? t('summaryTurnsOne') : t('summaryTurns', { n: count(s.turns) })),
+          h('span', { class: 'summary-when', title: dateTime(s.created_at) }, t('summaryWritten', { when: relative(s.created_at) })),
+        ),
+        h('p', { class: 'summary-text' }, s.content),
+      ))),
+  );
 }
 
 /** `n` is its place, ① to ⑤: the server lists the sections in the order the model reads them. */

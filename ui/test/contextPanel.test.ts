@@ -1,0 +1,128 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { App } from '../src/app';
+import type { ContextView, Session } from '../src/backend/types';
+import { setLanguage } from '../src/lib/i18n';
+import { mountContextPanel } from '../src/views/contextPanel';
+import { contextView, fakeBackend, settingsView, summary } from './fakeBackend';
+
+const SESSION: Session = { id: 9, project_id: 1, title: 'Trip', preset: null, created_at: 0, updated_at: 0 };
+
+/** The inspector open on chat 9, the server answering `view`. */
+async function open(view: ContextView) {
+  const fake = fakeBackend({ context: async () => view });
+  const app = new App(fake.backend);
+  app.settings = settingsView();
+  app.session = SESSION;
+  app.panel = 'context';
+  const root = document.createElement('aside');
+  document.body.replaceChildren(root);
+  const render = mountContextPanel(app, root, () => app.closePanel());
+  render();
+  await app.loadContext();
+  return { app, root, ...fake };
+}
+
+const segments = (root: HTMLElement) =>
+  [...root.querySelectorAll<HTMLElement>('[data-testid=plan-bar] .plan-seg')].map((el) => ({ part: el.dataset.part, tokens: el.dataset.tokens, width: el.style.width }));
+const legend = (root: HTMLElement) =>
+  [...root.querySelectorAll<HTMLElement>('[data-testid=plan-legend] li')].map((li) => [...li.querySelectorAll('span')].map((s) => s.textContent).filter(Boolean).join(' | '));
+
+describe('the context inspector', () => {
+  beforeEach(() => {
+    setLanguage('en');
+    document.body.replaceChildren();
+  });
+
+  it('draws how the next request spends the window: system, summaries, history, reserve and what is left', async () => {
+    const { root, calls } = await open(contextView({
+      token_plan: { context: 10000, system: 1000, summaries: 500, history: 6000, reserve: 2000 },
+      summaries: [summary()],
+    }));
+    expect(calls.map((c) => c.method)).toEqual(['context']);
+    const card = root.querySelector<HTMLElement>('[data-testid=context-window]')!;
+    expect(card.querySelector('h3')?.textContent).toBe('Context window');
+    expect(card.textContent).toContain('10,000 tokens');
+    expect(segments(root)).toEqual([
+      { part: 'system', tokens: '1000', width: '10%' },
+      { part: 'summaries', tokens: '500', width: '5%' },
+      { part: 'history', tokens: '6000', width: '60%' },
+      { part: 'reserve', tokens: '2000', width: '20%' },
+      { part: 'free', tokens: '500', width: '5%' },
+    ]);
+    expect(legend(root)).toEqual([
+      'System prompt | 1,000 | 10%',
+      'Summaries | 500 | 5%',
+      'Chat history | 6,000 | 60%',
+      'Reserved for the reply | 2,000 | 20%',
+      'Free | 500 | 5%',
+    ]);
+    // The bar says the same in words for screen readers.
+    const bar = root.querySelector('[data-testid=plan-bar]')!;
+    expect(bar.getAttribute('role')).toBe('img');
+    expect(bar.getAttribute('aria-label')).toBe(
+      'Next request: System prompt 1,000 tokens, Summaries 500 tokens, Chat history 6,000 tokens, Reserved for the reply 2,000 tokens, Free 500 tokens, of a 10,000-token window');
+    expect(root.querySelector('[data-testid=compacts-next]')).toBeNull();
+    expect(root.querySelector('[data-testid=window-unknown]')).toBeNull();
+  });
+
+  it('leaves empty parts out of the bar but keeps them in the legend, and shows by how much a request overflows', async () => {
+    const { root } = await open(contextView({
+      token_plan: { context: 8000, system: 2000, summaries: 0, history: 6000, reserve: 2000 },
+      compacts_next: true,
+    }));
+    expect(segments(root).map((s) => [s.part, s.width])).toEqual([['system', '20%'], ['history', '60%'], ['reserve', '20%']]);
+    expect(legend(root)).toContain('Summaries | 0 | 0%');
+    expect(legend(root)).toContain('Free | 0 | 0%');
+    expect(legend(root)).toContain('Over by | 2,000');
+  });
+
+  it('says when older turns will be summarised before the next reply', async () => {
+    const { root } = await open(contextView({ compacts_next: true }));
+    const note = root.querySelector('[data-testid=compacts-next]');
+    expect(note?.textContent).toContain('Older turns will be summarised before the next reply');
+    expect(note?.closest('[data-testid=context-window]')).not.toBeNull();
+  });
+
+  it('says when the window is unknown and where to set it', async () => {
+    const { root } = await open(contextView({ token_plan: null }));
+    const card = root.querySelector('[data-testid=context-window]')!;
+    expect(card.querySelector('[data-testid=plan-bar]')).toBeNull();
+    expect(card.querySelector('[data-testid=window-unknown]')?.textContent).toBe(
+      'The model’s context window is unknown, so Maru cannot plan how the next request fits it. Set it in Settings → Model server → Context length.');
+    expect(card.querySelector('button.link-btn')?.textContent).toBe('Set it in Settings → Model server → Context length.');
+  });
+
+  it('lists the summaries as text, oldest first, with the turns each replaces; none, no card', async () => {
+    const none = await open(contextView());
+    expect(none.root.querySelector('[data-testid=context-summaries]')).toBeNull();
+
+    const now = Date.now();
+    const { root } = await open(contextView({
+      summaries: [
+        summary({ id: 1, turns: 1, content: 'Planned a trip <img src=x onerror=alert(1)>', created_at: now - 2 * 3600_000 }),
+        summary({ id: 2, turns: 4, content: 'Booked the train.\nChose a hotel.', created_at: now }),
+      ],
+    }));
+    const card = root.querySelector<HTMLElement>('[data-testid=context-summaries]')!;
+    expect(card.querySelector('h3')?.textContent).toBe('Summaries (2)');
+    const items = [...card.querySelectorAll<HTMLElement>('[data-testid=context-summary-item]')];
+    expect(items.map((li) => li.dataset.id)).toEqual(['1', '2']);
+    expect(items.map((li) => li.querySelector('.summary-text')?.textContent)).toEqual(['Planned a trip <img src=x onerror=alert(1)>', 'Booked the train.\nChose a hotel.']);
+    expect(card.querySelector('img')).toBeNull();
+    expect(items.map((li) => li.querySelector('.summary-turns')?.textContent)).toEqual(['replaces 1 turn', 'replaces 4 turns']);
+    expect(items[0].querySelector('.summary-when')?.textContent).toBe('written 2 hours ago');
+    expect(items[0].querySelector('.summary-when')?.getAttribute('title')).toBeTruthy();
+    // After the five sections, as in the request.
+    const sections = root.querySelector('[data-testid=context-sections]')!;
+    expect(sections.compareDocumentPosition(card) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+  });
+
+  it('speaks Korean', async () => {
+    setLanguage('ko');
+    const { root } = await open(contextView({ token_plan: null, compacts_next: true, summaries: [summary({ turns: 3 })] }));
+    expect(root.querySelector('[data-testid=context-window] h3')?.textContent).toBe('컨텍스트 창');
+    expect(root.querySelector('[data-testid=window-unknown]')?.textContent).toContain('설정 → 모델 서버 → 컨텍스트 길이');
+    expect(root.querySelector('[data-testid=compacts-next]')?.textContent).toContain('오래된 턴을 먼저 요약');
+    expect(root.querySelector('.summary-turns')?.textContent).toBe('턴 3개를 대신함');
+  });
+});
