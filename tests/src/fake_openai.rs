@@ -303,6 +303,8 @@ struct Inner {
     props: Option<Value>,
     tokenizer: Tokenizer,
     api_key: Option<String>,
+    extraction_replies: VecDeque<Reply>,
+    extractions: Vec<RecordedRequest>,
 }
 
 #[derive(Clone)]
@@ -323,6 +325,8 @@ impl FakeOpenAi {
                 props: None,
                 tokenizer: Tokenizer::Vllm,
                 api_key: None,
+                extraction_replies: VecDeque::new(),
+                extractions: Vec::new(),
             }),
             peer_closed: AtomicUsize::new(0),
         });
@@ -361,6 +365,16 @@ impl FakeOpenAi {
     /// The chat-completions requests only.
     pub fn chat_requests(&self) -> Vec<RecordedRequest> {
         self.requests().into_iter().filter(|r| r.path == "/v1/chat/completions").collect()
+    }
+
+    /// What the next memory extraction request gets (else `[]`: nothing to remember).
+    pub fn push_extraction(&self, reply: Reply) {
+        self.lock().extraction_replies.push_back(reply);
+    }
+
+    /// Maru's memory extraction requests, apart from the turns' own.
+    pub fn extraction_requests(&self) -> Vec<RecordedRequest> {
+        self.lock().extractions.clone()
     }
 
     /// The JSON body of the last chat-completions request.
@@ -442,6 +456,16 @@ async fn handle(State(state): State<AppState>, req: Request) -> Response {
         headers: headers_of(&parts.headers),
         body: body.clone(),
     };
+    // Maru's background memory extraction is kept apart, so that it never takes a reply
+    // scripted for a turn and turn tests count only their own requests.
+    if is_extraction(&body) {
+        let reply = {
+            let mut inner = state.shared.inner.lock().unwrap_or_else(|e| e.into_inner());
+            inner.extractions.push(recorded);
+            inner.extraction_replies.pop_front().unwrap_or_else(|| Reply::text(["[]"]))
+        };
+        return respond(state, &body, reply).await;
+    }
     let (required_key, models, props, tokenizer) = {
         let mut inner = state.shared.inner.lock().unwrap_or_else(|e| e.into_inner());
         inner.requests.push(recorded);
@@ -464,6 +488,11 @@ async fn handle(State(state): State<AppState>, req: Request) -> Response {
         (Method::GET, "/health") => json_response(StatusCode::OK, json!({"status": "ok"})),
         _ => json_response(StatusCode::NOT_FOUND, json!({"detail": "Not Found"})),
     }
+}
+
+/// A request from Maru's memory extraction (its template's first words).
+fn is_extraction(body: &Value) -> bool {
+    body["messages"][0]["content"].as_str().is_some_and(|s| s.starts_with("Find lasting facts about the user"))
 }
 
 fn headers_of(headers: &HeaderMap) -> Vec<(String, String)> {
@@ -513,6 +542,11 @@ async fn chat(state: AppState, body: &Value) -> Response {
         inner.script.pop_front()
     };
     let reply = reply.unwrap_or_else(|| Reply::text(["Hello", " from", " the", " fake", " server."]).with_usage(12, 6, None));
+    respond(state, body, reply).await
+}
+
+/// Answers a chat request with `reply`, streamed when the request asks for a stream.
+async fn respond(state: AppState, body: &Value, reply: Reply) -> Response {
     if !reply.head_delay.is_zero() {
         let mut stop = state.shutdown.clone();
         tokio::select! {

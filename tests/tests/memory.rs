@@ -97,3 +97,32 @@ async fn a_duplicate_updates_the_fact_and_secrets_are_refused_on_every_path() {
     let tools = fake.last_chat_body().unwrap()["tools"].clone();
     assert!(!tools.to_string().contains("remember"), "with memory off the model is not offered the tools: {tools}");
 }
+
+#[tokio::test]
+async fn facts_are_extracted_after_a_turn_and_malformed_answers_are_dropped() {
+    let (s, fake) = setup().await;
+    let chat = s.session(None, "").await;
+    fake.push_extraction(Reply::text(["[\"Prefers answers in Korean.\", \"My key is sk-proj-abcdefghijklmnop12345\"]"]));
+    fake.push(Reply::text(["알겠습니다."]));
+    s.say(chat, "From now on answer in Korean, please.").await;
+    let mut pending = Value::Null;
+    for _ in 0..200 {
+        pending = s.get("/api/memories?status=pending").await.1;
+        if pending.as_array().is_some_and(|p| !p.is_empty()) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let pending = pending.as_array().unwrap();
+    assert_eq!(pending.len(), 1, "the durable fact is proposed, the secret never: {pending:?}");
+    assert_eq!(pending[0]["content"], "Prefers answers in Korean.");
+    let asked = &fake.extraction_requests()[0].body;
+    assert!(asked["messages"][1]["content"].as_str().unwrap().contains("answer in Korean"), "the extraction reads the last exchange");
+
+    fake.push_extraction(Reply::text(["I think the user likes tea."]));
+    fake.push(Reply::text(["ok"]));
+    s.say(chat, "I had tea.").await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let (_, all) = s.get("/api/memories?status=all").await;
+    assert_eq!(all.as_array().unwrap().len(), 1, "a malformed answer is dropped, never saved: {all}");
+}

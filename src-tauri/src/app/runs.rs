@@ -14,6 +14,8 @@ use crate::error::{Error, Result};
 #[derive(Default, Clone)]
 pub struct Runs {
     active: Arc<Mutex<HashMap<i64, Running>>>,
+    /// Background work after a turn (memory extraction), cancelled when the next turn starts.
+    after: Arc<Mutex<HashMap<i64, CancellationToken>>>,
     /// Woken whenever a slot is freed.
     freed: Arc<Notify>,
 }
@@ -39,7 +41,20 @@ impl Runs {
         }
         let (cancel, feed) = (CancellationToken::new(), Feed::new());
         active.insert(session_id, Running { cancel: cancel.clone(), feed: feed.clone() });
+        // The model server's time goes to the new turn, not to the last one's afterthoughts.
+        if let Some(after) = self.after.lock().unwrap_or_else(|p| p.into_inner()).remove(&session_id) {
+            after.cancel();
+        }
         Ok(RunGuard { runs: self.clone(), session_id, cancel, feed })
+    }
+
+    /// A token for work after the session's turn; the session's next turn cancels it.
+    pub fn begin_extraction(&self, session_id: i64) -> CancellationToken {
+        let token = CancellationToken::new();
+        if let Some(old) = self.after.lock().unwrap_or_else(|p| p.into_inner()).insert(session_id, token.clone()) {
+            old.cancel();
+        }
+        token
     }
 
     /// Stops the session's turn; false when none was running.

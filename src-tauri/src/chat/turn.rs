@@ -194,6 +194,7 @@ impl From<Error> for Halt {
 async fn run(app: Arc<App>, guard: RunGuard, session_id: i64, settings: Settings, first: Option<Round>) {
     let RunGuard { ref cancel, ref feed, .. } = guard;
     match run_rounds(&app, session_id, &settings, first, cancel, feed).await {
+        Ok(()) if settings.memory_mode != "off" && !cancel.is_cancelled() => super::extract::after_turn(app.clone(), session_id),
         Ok(()) => {}
         Err(Halt::ReplyGone | Halt::Overflow) => {
             tracing::info!(session_id, "the reply was deleted while streaming; the turn ends without writing");

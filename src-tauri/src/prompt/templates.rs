@@ -26,6 +26,7 @@ const BUNDLED: &[(&str, &str)] = &[
     ("tool_result", include_str!("../../../prompts/tool_result.md")),
     ("summarize", include_str!("../../../prompts/summarize.md")),
     ("summaries", include_str!("../../../prompts/summaries.md")),
+    ("extract_memory", include_str!("../../../prompts/extract_memory.md")),
     ("tools/search_attachment", include_str!("../../../prompts/tools/search_attachment.md")),
     ("tools/search_attachment_result", include_str!("../../../prompts/tools/search_attachment_result.md")),
     ("tools/remember", include_str!("../../../prompts/tools/remember.md")),

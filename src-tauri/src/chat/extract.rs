@@ -1,0 +1,90 @@
+//! Memory extraction after a turn: in the background, the model is asked for lasting facts
+//! about the user in the last exchange (`prompts/extract_memory.md`); each becomes a proposal
+//! as if the model had called `remember`. It never delays the reply (it starts after it) or the
+//! next turn (a new turn in the session cancels it), and it is skipped on a single-slot llama.cpp
+//! server, where it would evict the conversation's prompt cache.
+
+use std::sync::Arc;
+
+use futures_util::StreamExt;
+
+use crate::app::App;
+use crate::error::Result;
+use crate::llm::{ChatMessage, ChatRequest, Delta};
+use crate::memory::extract::parse_facts;
+use crate::store::memories::{self, Mode};
+use crate::store::messages::{self, Role, Status};
+use crate::store::settings;
+
+/// Tools whose call in the turn means the model already took care of memory.
+const MEMORY_TOOLS: [&str; 3] = ["remember", "update_memory", "forget"];
+
+pub fn after_turn(app: Arc<App>, session_id: i64) {
+    let cancel = app.runs.begin_extraction(session_id);
+    tokio::spawn(async move {
+        tokio::select! {
+            _ = cancel.cancelled() => tracing::debug!(session_id, "memory extraction cancelled by a new turn"),
+            done = extract(&app, session_id) => if let Err(e) = done {
+                tracing::info!(session_id, "memory extraction failed: {e}");
+            },
+        }
+    });
+}
+
+async fn extract(app: &App, session_id: i64) -> Result<()> {
+    let (settings, exchange, known) = app
+        .store
+        .read(move |c| {
+            let history = messages::history(c, session_id)?;
+            let known: Vec<String> = memories::list(c, memories::MemoryFilter::All)?.into_iter().map(|m| m.content).collect();
+            Ok((settings::load(c)?, last_exchange(&history), known))
+        })
+        .await?;
+    let Some((question_id, transcript)) = exchange else { return Ok(()) };
+    let mode = Mode::from_setting(&settings.memory_mode);
+    if mode == Mode::Off {
+        return Ok(());
+    }
+    let client = app.llm_client(&settings);
+    // A llama.cpp server with one slot would drop the chat's cached prompt to answer this, and
+    // the next turn would re-read the whole conversation: there the `remember` tool suffices.
+    if client.total_slots().await == Some(1) {
+        return Ok(());
+    }
+    let model = app.resolve_model(&client, &settings).await?;
+    let system = app.templates.render("extract_memory", &serde_json::json!({ "known": known }))?;
+    let mut request = ChatRequest::new(model, vec![ChatMessage::system(system), ChatMessage::user(transcript)]);
+    request.max_tokens = Some(300);
+    request.temperature = Some(0.0);
+    let mut answer = String::new();
+    let mut stream = client.stream_chat(&request, Default::default()).await?;
+    while let Some(delta) = stream.next().await {
+        if let Delta::Content(t) = delta? {
+            answer.push_str(&t);
+        }
+    }
+    let Some(facts) = parse_facts(&answer) else {
+        tracing::info!(session_id, "memory extraction answered something other than a list of facts; nothing saved");
+        return Ok(());
+    };
+    for fact in facts {
+        let proposed = app.store.write(move |tx| memories::propose(tx, &fact, mode, Some(session_id), Some(question_id))).await;
+        if let Err(e) = proposed {
+            // A secret, or too long: the refusal is the point; nothing is saved.
+            tracing::info!(session_id, code = %e.code(), "an extracted fact was not kept");
+        }
+    }
+    Ok(())
+}
+
+/// The last question and its complete answer, as text, unless the turn already used the memory
+/// tools. With the question's id (the facts' source).
+fn last_exchange(history: &[messages::Message]) -> Option<(i64, String)> {
+    let question = history.iter().rposition(|m| m.role == Role::User)?;
+    let after = &history[question + 1..];
+    if after.iter().any(|m| m.tool_name.as_deref().is_some_and(|t| MEMORY_TOOLS.contains(&t))) {
+        return None;
+    }
+    let answer = after.iter().rfind(|m| m.role == Role::Assistant && m.status == Status::Complete && !m.content.is_empty())?;
+    Some((history[question].id, format!("User: {}\n\nAssistant: {}", history[question].content, answer.content)))
+}
