@@ -12,13 +12,19 @@ pub struct LlamaServer {
 impl LlamaServer {
     /// Starts llama-server on a free port; `None` when `LLAMA_SERVER`/`SMOLLM_GGUF` are not set.
     pub async fn start() -> Option<LlamaServer> {
+        Self::start_with_context(4096).await
+    }
+
+    /// The same with a context window of `n_ctx` tokens.
+    pub async fn start_with_context(n_ctx: u32) -> Option<LlamaServer> {
         let bin = std::env::var("LLAMA_SERVER").ok()?;
         let gguf = std::env::var("SMOLLM_GGUF").ok()?;
         let port = std::net::TcpListener::bind("127.0.0.1:0").ok()?.local_addr().ok()?.port();
         let child = Command::new(bin)
-            .args(["-m", &gguf, "--host", "127.0.0.1", "--port", &port.to_string(), "-c", "4096", "--jinja"])
+            .args(["-m", &gguf, "--host", "127.0.0.1", "--port", &port.to_string(), "-c", &n_ctx.to_string(), "--jinja"])
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            // MARU_LLAMA_LOG=<file> keeps the server's log, to see why it failed.
+            .stderr(std::env::var("MARU_LLAMA_LOG").ok().and_then(|p| std::fs::File::create(p).ok()).map_or(Stdio::null(), Stdio::from))
             .spawn()
             .expect("llama-server starts");
         let server = LlamaServer { child, base_url: format!("http://127.0.0.1:{port}/v1") };
