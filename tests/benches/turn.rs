@@ -79,7 +79,9 @@ async fn overhead() {
     let dir = tempfile::tempdir().unwrap();
     let app = App::open(dir.path()).unwrap();
     let (url, mut arrivals) = timing_server().await;
-    api::update_settings(&app, serde_json::from_value(json!({ "endpoint_url": url, "model": "bench" })).unwrap()).await.unwrap();
+    // Memory off: no tools, and no extraction request after a turn to count as an arrival.
+    let settings = json!({ "endpoint_url": url, "model": "bench", "memory_mode": "off" });
+    api::update_settings(&app, serde_json::from_value(settings).unwrap()).await.unwrap();
     let sid = app
         .store
         .with(|c| {
@@ -131,6 +133,67 @@ async fn overhead() {
         print_pct(&format!("turn overhead, {label}"), &mut times);
     }
     println!("  (500 memories, 300-message history, 34,000-char project instruction)");
+
+    // A long chat: 2,000 messages, the first 1,950 replaced by a summary, planned against a window.
+    api::update_settings(&app, serde_json::from_value(json!({ "context_length": 32768 })).unwrap()).await.unwrap();
+    let long = app
+        .store
+        .with(|c| {
+            let s = sessions::create(c, &sessions::NewSession { title: "long".into(), project_id: None })?;
+            let mut through = 0;
+            for i in 0..2000 {
+                let role = if i % 2 == 0 { Role::User } else { Role::Assistant };
+                let text =
+                    format!("Message {i}: a couple of sentences of ordinary chat, about the length people type and models answer with.");
+                let m = messages::insert(
+                    c,
+                    &NewMessage { session_id: s.id, role, content: &text, status: Status::Complete, ..Default::default() },
+                )?;
+                if i == 1949 {
+                    through = m.id;
+                }
+            }
+            maru::store::summaries::add(c, s.id, through, 975, &"The user and the assistant planned the family calendar. ".repeat(20))?;
+            Ok(s.id)
+        })
+        .unwrap();
+    let mut times = Vec::with_capacity(RUNS);
+    for i in 0..RUNS + 10 {
+        let last = app.store.with(|c| Ok(c.query_row("SELECT max(id) FROM messages", [], |r| r.get::<_, i64>(0))?)).unwrap();
+        let t0 = Instant::now();
+        let rx = api::chat::send_message(app.clone(), long, NewTurn { content: "And next week?".into(), images: vec![] }).await.unwrap();
+        let arrived = arrivals.recv().await.unwrap();
+        drain(rx).await;
+        if i >= 10 {
+            times.push(arrived - t0);
+        }
+        app.store.with(|c| messages::delete_from(c, long, last + 1)).unwrap();
+    }
+    print_pct("turn overhead, 2,000 messages with a summary", &mut times);
+
+    // Section ⑤ with 1,000 facts: gathering, budgets and rendering the whole prompt.
+    app.store
+        .with(|c| {
+            for i in 500..1000 {
+                memories::create(
+                    c,
+                    &memories::NewMemory {
+                        content: format!("Fact {i}: the user prefers short answers about topic {i}."),
+                        ..Default::default()
+                    },
+                )?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    let today = chrono::Local::now().date_naive();
+    let mut times = vec![];
+    for _ in 0..200 {
+        let t0 = Instant::now();
+        app.store.read_now(|c| maru::prompt::render_current(c, &app.templates, sid, today, &maru::prompt::Budgets::default())).unwrap();
+        times.push(t0.elapsed());
+    }
+    print_pct("rendering the prompt with 1,000 facts in ⑤", &mut times);
 }
 
 async fn ttft_ratio() {

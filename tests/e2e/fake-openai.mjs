@@ -47,6 +47,7 @@ export function offeredTools(request) {
 /** Listens on 127.0.0.1:`port` (any free port by default); rejects when the port is taken. */
 export async function startFakeOpenAi({ pieceDelayMs = 120, port: wanted = 0, toolScripts = DEFAULT_TOOL_SCRIPTS } = {}) {
   const requests = [];
+  const extractions = [];
   /** The tool calls made, in order: `{ id, name, arguments }` (arguments as sent, a JSON string). */
   const toolCalls = [];
   const server = http.createServer((req, res) => {
@@ -66,6 +67,15 @@ export async function startFakeOpenAi({ pieceDelayMs = 120, port: wanted = 0, to
         } catch {
           res.writeHead(400, { 'content-type': 'application/json' });
           res.end(JSON.stringify({ error: { message: 'bad json' } }));
+          return;
+        }
+        // Maru's background memory extraction (its template's first words) is answered with an
+        // empty list and kept apart, so that turn assertions count only the turns' requests.
+        if (textOf(parsed.messages?.[0] ?? {}).startsWith('Find lasting facts about the user')) {
+          extractions.push(parsed);
+          res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+          res.write(`data: ${JSON.stringify({ id: 'extract', object: 'chat.completion.chunk', created: 0, model: MODEL, choices: [{ index: 0, delta: { content: '[]' }, finish_reason: 'stop' }] })}\n\n`);
+          res.end('data: [DONE]\n\n');
           return;
         }
         requests.push(parsed);
@@ -120,6 +130,7 @@ export async function startFakeOpenAi({ pieceDelayMs = 120, port: wanted = 0, to
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    extractions,
     toolCalls,
     close: () => new Promise((resolve) => {
       server.closeAllConnections?.();

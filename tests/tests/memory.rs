@@ -126,3 +126,23 @@ async fn facts_are_extracted_after_a_turn_and_malformed_answers_are_dropped() {
     let (_, all) = s.get("/api/memories?status=all").await;
     assert_eq!(all.as_array().unwrap().len(), 1, "a malformed answer is dropped, never saved: {all}");
 }
+
+#[tokio::test]
+async fn facts_past_the_memory_budget_are_reported_and_left_to_search_memory() {
+    let (s, fake) = setup().await;
+    for i in 0..40 {
+        s.post("/api/memories", json!({ "content": format!("Fact {i}: the user likes topic{i}x a great deal.") })).await;
+    }
+    let (st, v) = s.patch("/api/settings", json!({ "memory_budget_chars": 600 })).await;
+    assert_eq!(st, StatusCode::OK, "budgets are settings: {v}");
+    let chat = s.session(None, "").await;
+    fake.push(Reply::text(["ok"]));
+    s.say(chat, "hi").await;
+    let five = memory_section(&fake.last_chat_body().unwrap());
+    assert!(five.contains("search_memory finds them"), "what does not fit is reachable through search_memory: {five}");
+    let (_, ctx) = s.get(&format!("/api/sessions/{chat}/context")).await;
+    let memory = ctx["sections"].as_array().unwrap().iter().find(|x| x["id"] == "memory").unwrap().clone();
+    assert!(!memory["cuts"].as_array().unwrap().is_empty(), "and the inspector reports the cut: {memory}");
+    let found = model_calls(&s, &fake, chat, "search_memory", json!({ "query": "topic3x" })).await;
+    assert!(found.contains("Fact 3:"), "a fact ⑤ had no room for is found: {found}");
+}

@@ -36,6 +36,8 @@ export function settingsView(over: Partial<SettingsView> = {}): SettingsView {
     theme: 'system',
     attachment_max_mb: 50,
     memory_mode: 'review',
+    prompt_budget_chars: 48000,
+    memory_budget_chars: 12000,
     ...over,
   };
 }

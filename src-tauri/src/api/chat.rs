@@ -126,7 +126,8 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
     let (current, snapshot, history, settings, summaries) = app
         .store
         .read(move |c| {
-            let (_, report) = prompt::render_current(c, &templates, session_id, today, &Budgets::default())?;
+            let budgets = Budgets::from_settings(&settings::load(c)?);
+            let (_, report) = prompt::render_current(c, &templates, session_id, today, &budgets)?;
             let summaries = crate::store::summaries::list(c, session_id)?;
             Ok((report, snapshots::get(c, session_id)?, messages::history(c, session_id)?, settings::load(c)?, summaries))
         })

@@ -120,7 +120,8 @@ struct Round {
 fn open_round(tx: &rusqlite::Transaction, app: &App, session_id: i64, model: String) -> Result<Round> {
     let session = sessions::get(tx, session_id)?;
     let today = chrono::Local::now().date_naive();
-    let prepared = prompt::prepare(tx, &app.templates, &app.prompts, session_id, today, &Budgets::default())?;
+    let budgets = Budgets::from_settings(&settings::load(tx)?);
+    let prepared = prompt::prepare(tx, &app.templates, &app.prompts, session_id, today, &budgets)?;
     let history = messages::history(tx, session_id)?;
     let images = image_urls(tx, app, &history)?;
     let reply = messages::insert(

@@ -30,6 +30,13 @@ impl Default for Budgets {
     }
 }
 
+impl Budgets {
+    /// The budgets the user set (the whole prompt and ⑤); the other sections keep theirs.
+    pub fn from_settings(s: &crate::store::settings::Settings) -> Budgets {
+        Budgets { total: s.prompt_budget_chars as usize, memory: s.memory_budget_chars as usize, ..Budgets::default() }
+    }
+}
+
 /// A cut that was made, for the inspector.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]

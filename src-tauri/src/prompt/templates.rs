@@ -24,6 +24,7 @@ const BUNDLED: &[(&str, &str)] = &[
     ("sections/memory", include_str!("../../../prompts/sections/memory.md")),
     ("runtime_note", include_str!("../../../prompts/runtime_note.md")),
     ("tool_result", include_str!("../../../prompts/tool_result.md")),
+    ("tool_receipt", include_str!("../../../prompts/tool_receipt.md")),
     ("summarize", include_str!("../../../prompts/summarize.md")),
     ("summaries", include_str!("../../../prompts/summaries.md")),
     ("extract_memory", include_str!("../../../prompts/extract_memory.md")),

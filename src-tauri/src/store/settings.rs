@@ -37,6 +37,10 @@ pub struct Settings {
     pub attachment_max_mb: u32,
     /// Facts the model proposes: "off", "review" (wait for the user) or "auto" (kept at once).
     pub memory_mode: String,
+    /// The system prompt's budget in characters (sections are cut from ⑤ back to ② beyond it).
+    pub prompt_budget_chars: u32,
+    /// Section ⑤'s budget in characters (facts beyond it are left to `search_memory`).
+    pub memory_budget_chars: u32,
 }
 
 impl Default for Settings {
@@ -56,6 +60,8 @@ impl Default for Settings {
             theme: "system".into(),
             attachment_max_mb: 50,
             memory_mode: "review".into(),
+            prompt_budget_chars: 48_000,
+            memory_budget_chars: 12_000,
         }
     }
 }
@@ -92,6 +98,8 @@ pub struct SettingsView {
     pub attachment_max_mb: u32,
     #[cfg_attr(test, ts(type = r#""off" | "review" | "auto""#))]
     pub memory_mode: String,
+    pub prompt_budget_chars: u32,
+    pub memory_budget_chars: u32,
 }
 
 impl From<&Settings> for SettingsView {
@@ -111,6 +119,8 @@ impl From<&Settings> for SettingsView {
             theme: s.theme.clone(),
             attachment_max_mb: s.attachment_max_mb,
             memory_mode: s.memory_mode.clone(),
+            prompt_budget_chars: s.prompt_budget_chars,
+            memory_budget_chars: s.memory_budget_chars,
         }
     }
 }
@@ -153,6 +163,10 @@ pub struct SettingsPatch {
     #[serde(default, deserialize_with = "present")]
     #[cfg_attr(test, ts(optional, type = r#""off" | "review" | "auto" | null"#))]
     pub memory_mode: Option<Option<String>>,
+    #[serde(default, deserialize_with = "present")]
+    pub prompt_budget_chars: Option<Option<u32>>,
+    #[serde(default, deserialize_with = "present")]
+    pub memory_budget_chars: Option<Option<u32>>,
 }
 
 /// Like `Settings`, a patch never shows the API key in logs or panics.
@@ -225,6 +239,8 @@ pub fn update(conn: &Connection, patch: &SettingsPatch) -> Result<Settings> {
     apply!(theme);
     apply!(attachment_max_mb);
     apply!(memory_mode);
+    apply!(prompt_budget_chars);
+    apply!(memory_budget_chars);
     s.endpoint_url = s.endpoint_url.trim().trim_end_matches('/').to_string();
     s.model = s.model.trim().to_string();
     if s.api_key.as_deref().is_some_and(|k| k.trim().is_empty()) {
@@ -279,6 +295,12 @@ fn validate(s: &Settings) -> Result<()> {
     }
     if !(1..=1024).contains(&s.attachment_max_mb) {
         return bad("invalid_attachment_limit", "the file size limit must be between 1 and 1024 MB".into());
+    }
+    if !(2_000..=1_000_000).contains(&s.prompt_budget_chars) || !(500..=1_000_000).contains(&s.memory_budget_chars) {
+        return bad(
+            "invalid_budget",
+            "the prompt budget must be 2,000 to 1,000,000 characters and the memory budget 500 to 1,000,000".into(),
+        );
     }
     if !["off", "review", "auto"].contains(&s.memory_mode.as_str()) {
         return bad("invalid_memory_mode", format!("memory_mode must be \"off\", \"review\" or \"auto\" (got {:?})", s.memory_mode));

@@ -45,6 +45,8 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
   const firstByteTimeout = numberInput(s.first_byte_timeout_secs, { min: 5, max: 3600, step: 1 }, t('timeoutDefault'));
   const idleTimeout = numberInput(s.idle_timeout_secs, { min: 5, max: 3600, step: 1 }, t('timeoutDefault'));
   const attachmentMax = numberInput(s.attachment_max_mb, { min: 1, max: 1024, step: 1 }, t('timeoutDefault'));
+  const promptBudget = numberInput(s.prompt_budget_chars, { min: 2000, max: 1000000, step: 1000 }, t('timeoutDefault'));
+  const memoryBudget = numberInput(s.memory_budget_chars, { min: 500, max: 1000000, step: 500 }, t('timeoutDefault'));
   const instructions = h('textarea', { class: 'input textarea', rows: 12, placeholder: t('customInstructionsPlaceholder'), 'data-testid': 'custom-instructions' });
   instructions.value = s.custom_instructions;
   const theme = h('select', { class: 'input', name: 'theme' },
@@ -158,6 +160,8 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
         h('p', { class: 'hint' }, t('memoryModeHint')),
         memoryModes.map((m) => m.node),
       ),
+      field(t('memoryBudget'), memoryBudget, t('memoryBudgetHint')),
+      field(t('promptBudget'), promptBudget, t('promptBudgetHint')),
       h('button', {
         class: 'btn btn-ghost', type: 'button',
         onClick: () => {
@@ -197,6 +201,8 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
         first_byte_timeout_secs: numberValue(firstByteTimeout),
         idle_timeout_secs: numberValue(idleTimeout),
         attachment_max_mb: numberValue(attachmentMax),
+        prompt_budget_chars: numberValue(promptBudget),
+        memory_budget_chars: numberValue(memoryBudget),
         custom_instructions: instructions.value,
         memory_mode: memoryMode(),
         theme: theme.value as Theme,
@@ -245,7 +251,9 @@ function numberValue(input: HTMLInputElement): number | null {
 }
 
 /** What the form holds: the settings less the key, and a number field left empty is `null` (the default). */
-type Editable = Omit<SettingsView, 'api_key_set' | 'first_byte_timeout_secs' | 'idle_timeout_secs' | 'attachment_max_mb'> & {
+type Editable = Omit<SettingsView, 'api_key_set' | 'first_byte_timeout_secs' | 'idle_timeout_secs' | 'attachment_max_mb' | 'prompt_budget_chars' | 'memory_budget_chars'> & {
+  prompt_budget_chars: number | null;
+  memory_budget_chars: number | null;
   first_byte_timeout_secs: number | null;
   idle_timeout_secs: number | null;
   attachment_max_mb: number | null;
