@@ -80,7 +80,8 @@ async fn overhead() {
     let app = App::open(dir.path()).unwrap();
     let (url, mut arrivals) = timing_server().await;
     // Memory off: no tools, and no extraction request after a turn to count as an arrival.
-    let settings = json!({ "endpoint_url": url, "model": "bench", "memory_mode": "off" });
+    // A known window: no model listing (the timing server would count it as a turn's request).
+    let settings = json!({ "endpoint_url": url, "model": "bench", "memory_mode": "off", "context_length": 32768 });
     api::update_settings(&app, serde_json::from_value(settings).unwrap()).await.unwrap();
     let sid = app
         .store
@@ -135,7 +136,6 @@ async fn overhead() {
     println!("  (500 memories, 300-message history, 34,000-char project instruction)");
 
     // A long chat: 2,000 messages, the first 1,950 replaced by a summary, planned against a window.
-    api::update_settings(&app, serde_json::from_value(json!({ "context_length": 32768 })).unwrap()).await.unwrap();
     let long = app
         .store
         .with(|c| {
@@ -206,7 +206,9 @@ async fn ttft_ratio() {
     api::update_settings(
         &app,
         serde_json::from_value(json!({
-            "endpoint_url": llama.base_url, "temperature": 0.0, "max_tokens": 8, "custom_instructions": "Answer in one short sentence."
+            "endpoint_url": llama.base_url, "temperature": 0.0, "max_tokens": 8, "custom_instructions": "Answer in one short sentence.",
+            // No extraction request after each turn to compete with the direct one.
+            "memory_mode": "off"
         }))
         .unwrap(),
     )

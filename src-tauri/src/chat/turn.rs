@@ -92,7 +92,7 @@ pub async fn start(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<Tur
             // With the model known without asking the server, the first round opens in this
             // same transaction: one store round trip from the call to the request.
             let first = match shared.clients.known_model(&settings.endpoint_url, &settings.model) {
-                Some(model) => Some(open_round(tx, &shared, session_id, model)?),
+                Some(model) => Some(open_round(tx, &shared, session_id, model, &settings)?),
                 None => None,
             };
             Ok((settings, first))
@@ -108,6 +108,8 @@ struct Round {
     model: String,
     prompt: String,
     history: Vec<messages::Message>,
+    /// The session's summaries, oldest first; `history` starts after the last.
+    summaries: Vec<summaries::Summary>,
     images: history::Images,
     project_id: i64,
     /// The session can see attached files: file tools are offered.
@@ -117,12 +119,13 @@ struct Round {
 
 /// The prompt (reused while its inputs are unchanged), the history it precedes, and a new
 /// streaming reply: one transaction, so the reply and what it answers belong together.
-fn open_round(tx: &rusqlite::Transaction, app: &App, session_id: i64, model: String) -> Result<Round> {
+fn open_round(tx: &rusqlite::Transaction, app: &App, session_id: i64, model: String, settings: &Settings) -> Result<Round> {
     let session = sessions::get(tx, session_id)?;
     let today = chrono::Local::now().date_naive();
-    let budgets = Budgets::from_settings(&settings::load(tx)?);
-    let prepared = prompt::prepare(tx, &app.templates, &app.prompts, session_id, today, &budgets)?;
-    let history = messages::history(tx, session_id)?;
+    let prepared = prompt::prepare(tx, &app.templates, &app.prompts, session_id, today, &Budgets::from_settings(settings))?;
+    // Only what no summary covers: a long chat's older messages are not read at all.
+    let summaries = summaries::list(tx, session_id)?;
+    let history = messages::history_after(tx, session_id, summaries.last().map_or(0, |s| s.through_id))?;
     let images = image_urls(tx, app, &history)?;
     let reply = messages::insert(
         tx,
@@ -133,6 +136,7 @@ fn open_round(tx: &rusqlite::Transaction, app: &App, session_id: i64, model: Str
         model,
         prompt: prepared.rendered.text.clone(),
         history,
+        summaries,
         images,
         project_id: session.project_id,
         has_files,
@@ -245,12 +249,13 @@ async fn run_rounds(
     let client = app.llm_client(settings);
     for round in 0..=MAX_TOOL_ROUNDS {
         let tools_allowed = round < MAX_TOOL_ROUNDS;
-        let Round { model, prompt, history, images, project_id, has_files, reply_id } = match next.take() {
+        let Round { model, prompt, history, summaries: mut stored, images, project_id, has_files, reply_id } = match next.take() {
             Some(opened) => opened,
             None => {
                 let model = app.resolve_model(&client, settings).await?;
                 let shared = app.clone();
-                app.store.write(move |tx| open_round(tx, &shared, session_id, model)).await?
+                let settings = settings.clone();
+                app.store.write(move |tx| open_round(tx, &shared, session_id, model, &settings)).await?
             }
         };
         let reply = Reply { app, client: &client, session_id, id: reply_id, cancel, feed, tools_allowed, retry_overflow: true };
@@ -262,7 +267,8 @@ async fn run_rounds(
         let mut outcome = Err(Halt::Overflow);
         for attempt in 0..2 {
             // The second attempt follows an overflow: everything but the last turn is summarised.
-            let summaries = context.fit(&prompt, &history, attempt == 1).await?;
+            let summaries = context.fit(&prompt, &history, stored.clone(), attempt == 1).await?;
+            stored.clone_from(&summaries);
             let (system, sent) = with_summaries(&app.templates, &prompt, &summaries, &history)?;
             let mut request = ChatRequest::new(model.clone(), history::request_messages(&app.templates, &system, sent, &images)?);
             request.temperature = settings.temperature;
@@ -333,9 +339,13 @@ struct Context<'a> {
 impl Context<'_> {
     /// The session's summaries, after writing the ones the plan needs (`squeeze`: after an
     /// overflow, everything but the last turn is summarised).
-    async fn fit(&mut self, prompt: &str, history: &[messages::Message], squeeze: bool) -> Result<Vec<summaries::Summary>, Halt> {
-        let session_id = self.session_id;
-        let mut stored = self.app.store.read(move |c| summaries::list(c, session_id)).await?;
+    async fn fit(
+        &mut self,
+        prompt: &str,
+        history: &[messages::Message],
+        mut stored: Vec<summaries::Summary>,
+        squeeze: bool,
+    ) -> Result<Vec<summaries::Summary>, Halt> {
         let Some(window) = self.window else { return Ok(stored) };
         let items: Vec<plan::Item> = history.iter().map(plan_item).collect();
         for _ in 0..4 {

@@ -197,6 +197,13 @@ pub fn history(conn: &Connection, session_id: i64) -> Result<Vec<Message>> {
     Ok(rows)
 }
 
+/// The conversation after message `after_id` (the part no summary covers), oldest first.
+pub fn history_after(conn: &Connection, session_id: i64, after_id: i64) -> Result<Vec<Message>> {
+    let mut stmt = conn.prepare_cached(&format!("{SELECT} WHERE session_id = ?1 AND id > ?2 ORDER BY id"))?;
+    let rows = stmt.query_map(params![session_id, after_id], from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
 /// The id of the session's last message from the user, if any.
 pub fn last_user_id(conn: &Connection, session_id: i64) -> Result<Option<i64>> {
     Ok(conn
