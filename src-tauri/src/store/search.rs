@@ -84,48 +84,15 @@ fn add_titles(conn: &Connection, query: &str, words: &[&str], limit: usize, hits
 /// The text around the first occurrence of any of `words` (ignoring case), and where each
 /// occurrence is within it, in characters.
 pub fn excerpt(text: &str, words: &[&str]) -> (String, Vec<[usize; 2]>) {
-    let lower: Vec<char> = text.chars().flat_map(char::to_lowercase).collect();
     let chars: Vec<char> = text.chars().collect();
-    // Lower-casing can change the length (rarely); then fall back to the text's start.
-    let same_len = lower.len() == chars.len();
     let needles: Vec<Vec<char>> =
         words.iter().map(|w| w.chars().flat_map(char::to_lowercase).collect()).filter(|w: &Vec<char>| !w.is_empty()).collect();
-    let mut found: Vec<[usize; 2]> = vec![];
-    if same_len {
-        for needle in &needles {
-            let mut i = 0;
-            while i + needle.len() <= lower.len() {
-                if lower[i..i + needle.len()] == needle[..] {
-                    found.push([i, i + needle.len()]);
-                    i += needle.len();
-                } else {
-                    i += 1;
-                }
-            }
-        }
-    }
-    found.sort();
-    let first = found.first().map_or(0, |f| f[0]);
+    let first = occurrences(text, &needles).first().map_or(0, |f| f[0]);
     let start = first.saturating_sub(CONTEXT_CHARS);
     let end = (first + CONTEXT_CHARS * 2).min(chars.len());
     let mut snippet: String = chars[start..end].iter().collect::<String>().split_whitespace().collect::<Vec<_>>().join(" ");
-    // Whitespace was collapsed: recompute the ranges in the snippet as shown.
-    let shown: Vec<char> = snippet.chars().flat_map(char::to_lowercase).collect();
-    let mut highlights = vec![];
-    if shown.len() == snippet.chars().count() {
-        for needle in &needles {
-            let mut i = 0;
-            while i + needle.len() <= shown.len() {
-                if shown[i..i + needle.len()] == needle[..] {
-                    highlights.push([i, i + needle.len()]);
-                    i += needle.len();
-                } else {
-                    i += 1;
-                }
-            }
-        }
-    }
-    highlights.sort();
+    // Whitespace was collapsed: the ranges are found again in the snippet as shown.
+    let mut highlights = occurrences(&snippet, &needles);
     if start > 0 {
         snippet.insert(0, '…');
         highlights.iter_mut().for_each(|h| {
@@ -137,6 +104,29 @@ pub fn excerpt(text: &str, words: &[&str]) -> (String, Vec<[usize; 2]>) {
         snippet.push('…');
     }
     (snippet, highlights)
+}
+
+/// Where the (lower-case) `needles` occur in `text`, ignoring case, in characters, in order.
+/// Nothing when lower-casing changes the text's length (rare): the ranges would not line up.
+fn occurrences(text: &str, needles: &[Vec<char>]) -> Vec<[usize; 2]> {
+    let lower: Vec<char> = text.chars().flat_map(char::to_lowercase).collect();
+    if lower.len() != text.chars().count() {
+        return vec![];
+    }
+    let mut found = vec![];
+    for needle in needles {
+        let mut i = 0;
+        while i + needle.len() <= lower.len() {
+            if lower[i..i + needle.len()] == needle[..] {
+                found.push([i, i + needle.len()]);
+                i += needle.len();
+            } else {
+                i += 1;
+            }
+        }
+    }
+    found.sort();
+    found
 }
 
 #[cfg(test)]
