@@ -141,7 +141,7 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
             tokio::time::timeout(Duration::from_secs(2), ask).await.ok().flatten()
         }
     };
-    let preview = chat::turn::plan_preview(&settings, window, &current.rendered.text, &summaries, &history);
+    let preview = chat::compact::plan_preview(&settings, window, &current.rendered.text, &summaries, &history);
     let last_reply = history.iter().rfind(|m| m.role == messages::Role::Assistant && m.status != messages::Status::Streaming).cloned();
     let pending_change = snapshot.as_ref().and_then(|s| {
         if s.prompt_sha256 == current.rendered.sha256 {

@@ -2,6 +2,7 @@
 //! persist the reply. The turn runs in its own task, so a closed window or dropped HTTP client
 //! never loses the reply: it keeps streaming into the database.
 
+pub mod compact;
 pub mod extract;
 pub mod history;
 pub mod plan;

@@ -1,0 +1,152 @@
+//! Keeping a long chat inside the model's window: the plan (`plan`) says when, this writes the
+//! summaries (`prompts/summarize.md`) that stand in for the oldest turns, and builds the system
+//! prompt they follow. The inspector previews the same plan.
+
+use std::sync::Arc;
+
+use futures_util::StreamExt;
+
+use super::plan;
+use crate::app::App;
+use crate::error::{Error, Result};
+use crate::llm::{CancellationToken, ChatMessage, ChatRequest, Delta};
+use crate::prompt::render::estimate_tokens;
+use crate::store::messages::{self, Role, Status};
+use crate::store::settings::Settings;
+use crate::store::summaries;
+
+use super::turn::Halt;
+
+/// What keeps a request inside the model's window: the summaries a long chat needs.
+pub(super) struct Context<'a> {
+    pub app: &'a Arc<App>,
+    pub client: &'a crate::llm::Client,
+    pub model: &'a str,
+    pub session_id: i64,
+    pub cancel: &'a CancellationToken,
+    /// The model's context length; `None` when neither the server nor the settings say.
+    pub window: Option<u32>,
+    pub reserve: usize,
+}
+
+impl Context<'_> {
+    /// The session's summaries, after writing the ones the plan needs (`squeeze`: after an
+    /// overflow, everything but the last turn is summarised).
+    pub async fn fit(
+        &mut self,
+        prompt: &str,
+        history: &[messages::Message],
+        mut stored: Vec<summaries::Summary>,
+        squeeze: bool,
+    ) -> Result<Vec<summaries::Summary>, Halt> {
+        let Some(window) = self.window else { return Ok(stored) };
+        let items: Vec<plan::Item> = history.iter().map(plan_item).collect();
+        for _ in 0..4 {
+            let through = stored.last().map(|s| s.through_id);
+            let summary_tokens: usize = stored.iter().map(|s| estimate_tokens(&s.content)).sum();
+            let window = plan::Window { context: window as usize, reserve: self.reserve };
+            let end = match plan::plan(window, estimate_tokens(prompt), summary_tokens, through, &items) {
+                plan::Plan::Compact { end } => end,
+                plan::Plan::Fits(_) if squeeze => match items.iter().rposition(|i| i.starts_turn) {
+                    Some(last) if history.get(last.wrapping_sub(1)).is_some_and(|m| through.is_none_or(|t| m.id > t)) => last,
+                    _ => return Ok(stored),
+                },
+                plan::Plan::Fits(_) => return Ok(stored),
+            };
+            let first = history.iter().position(|m| through.is_none_or(|t| m.id > t)).unwrap_or(0);
+            if end <= first {
+                return Ok(stored);
+            }
+            let summary = self.summarise(&history[first..end], window.context).await?;
+            stored.push(summary);
+            if squeeze {
+                return Ok(stored);
+            }
+        }
+        Ok(stored)
+    }
+
+    /// Asks the model for a summary of `part` and stores it for the session.
+    async fn summarise(&self, part: &[messages::Message], context: usize) -> Result<summaries::Summary, Halt> {
+        let templates = &self.app.templates;
+        let mut transcript = String::new();
+        for m in part.iter().filter(|m| matches!(m.role, Role::User | Role::Assistant) && !m.content.trim().is_empty()) {
+            let who = if m.role == Role::User { "User" } else { "Assistant" };
+            transcript.push_str(&format!("{who}: {}\n\n", m.content.trim()));
+        }
+        // The part itself must fit the window: keep its end when it does not.
+        let limit = context / 2;
+        while estimate_tokens(&transcript) > limit {
+            let cut = transcript.char_indices().nth(transcript.chars().count() / 4).map_or(transcript.len(), |(i, _)| i);
+            transcript.drain(..cut);
+        }
+        let system = templates.render("summarize", &serde_json::json!({ "max_words": 150 }))?;
+        let mut request = ChatRequest::new(self.model, vec![ChatMessage::system(system), ChatMessage::user(transcript)]);
+        request.max_tokens = Some(400);
+        request.temperature = Some(0.2);
+        let mut text = String::new();
+        let mut stream = self.client.stream_chat(&request, self.cancel.clone()).await.map_err(Error::from)?;
+        while let Some(delta) = stream.next().await {
+            if let Delta::Content(t) = delta.map_err(Error::from)? {
+                text.push_str(&t);
+            }
+        }
+        let turns = part.iter().filter(|m| m.role == Role::User).count() as i64;
+        if text.trim().is_empty() {
+            text = format!("({turns} earlier turns are left out: the model gave no summary of them.)");
+        }
+        let (session_id, through) = (self.session_id, part.last().map_or(0, |m| m.id));
+        let content = text.trim().to_string();
+        Ok(self.app.store.write(move |tx| summaries::add(tx, session_id, through, turns, &content)).await?)
+    }
+}
+
+/// The system prompt followed by the summaries, and the history they do not cover.
+pub(super) fn with_summaries<'h>(
+    templates: &crate::prompt::Templates,
+    prompt: &str,
+    stored: &[summaries::Summary],
+    history: &'h [messages::Message],
+) -> Result<(String, &'h [messages::Message])> {
+    let Some(last) = stored.last() else { return Ok((prompt.to_string(), history)) };
+    let texts: Vec<&str> = stored.iter().map(|s| s.content.as_str()).collect();
+    let section = templates.render("summaries", &serde_json::json!({ "summaries": texts }))?;
+    let first = history.iter().position(|m| m.id > last.through_id).unwrap_or(history.len());
+    Ok((format!("{prompt}\n\n{}", section.trim_end()), &history[first..]))
+}
+
+/// The token plan of a session's next request, for the inspector: `None` when the window is
+/// unknown. The bool says whether older turns will be summarised first.
+pub fn plan_preview(
+    settings: &Settings,
+    window: Option<u32>,
+    prompt: &str,
+    stored: &[summaries::Summary],
+    history: &[messages::Message],
+) -> Option<(plan::TokenPlan, bool)> {
+    let window = window?;
+    let items: Vec<plan::Item> = history.iter().filter(|m| m.status != Status::Streaming).map(plan_item).collect();
+    let summary_tokens = stored.iter().map(|s| estimate_tokens(&s.content)).sum();
+    let w = plan::Window { context: window as usize, reserve: reserve(settings, Some(window)) };
+    Some(plan::preview(w, estimate_tokens(prompt), summary_tokens, stored.last().map(|s| s.through_id), &items))
+}
+
+fn plan_item(m: &messages::Message) -> plan::Item {
+    let extra: usize = m.runtime_note.as_deref().map_or(0, estimate_tokens)
+        + m.tool_calls.iter().map(|c| estimate_tokens(&c.arguments) + 8).sum::<usize>()
+        + m.images.len() * 800;
+    plan::Item { id: m.id, tokens: estimate_tokens(&m.content) + extra + 8, starts_turn: m.role == Role::User }
+}
+
+/// Tokens kept free for the reply: its limit from settings, or a quarter of the window (at most
+/// 2,048).
+pub(super) fn reserve(settings: &Settings, window: Option<u32>) -> usize {
+    let quarter = window.map_or(2048, |w| (w as usize / 4).min(2048));
+    settings.max_tokens.map_or(quarter, |m| m as usize).min(quarter.max(256) * 2)
+}
+
+/// A request's size as the estimate counts it (when the server gave no window, an overflow
+/// tells us it is smaller than this).
+pub(super) fn estimate_request(request: &ChatRequest) -> usize {
+    serde_json::to_string(&request.messages).map_or(0, |j| estimate_tokens(&j))
+}
