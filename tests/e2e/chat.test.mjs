@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { MODEL, REPLY_TEXT, startFakeOpenAi } from './fake-openai.mjs';
+import { MODEL, REPLY_TEXT, SLOW_MARKER, startFakeOpenAi } from './fake-openai.mjs';
 import { TOKEN, api, checkPrerequisites, freePort, openBrowser, outDir, startMaru, stepper } from './harness.mjs';
 
 const PROJECT = 'Family calendar';
@@ -255,6 +255,60 @@ test('the web UI: project, streamed chat, move, context inspector', { timeout: 1
     await page.getByTestId('message-live').waitFor({ state: 'detached', timeout: 30_000 });
     const last = page.getByTestId('message-assistant').last();
     assert.equal(await last.getByTestId('status-badge').innerText(), 'Stopped');
+  });
+
+  let slowId;
+  await step('leaving a chat that is still replying and coming back shows the reply once', async () => {
+    await page.getByTestId('new-chat').click();
+    await page.locator('.chat-title.draft').waitFor();
+    const composer = page.getByTestId('composer');
+    await composer.fill(`Plan a slow trip ${SLOW_MARKER}`);
+    await composer.press('Enter');
+    await page.getByTestId('message-live').getByText('Hello', { exact: false }).waitFor();
+    // The first message is stored: the sidebar shows the chat's title while the reply streams.
+    const active = page.locator('[data-testid=session].active');
+    await active.filter({ hasText: 'Plan a slow trip' }).waitFor();
+    slowId = Number(await active.getAttribute('data-session-id'));
+    await page.locator(`[data-testid=session][data-session-id="${sessionId}"] .session-link`).click();
+    await page.waitForURL(new RegExp(`#/chat/${sessionId}$`));
+    await page.getByTestId('message-assistant').first().waitFor();
+    await page.locator(`[data-testid=session][data-session-id="${slowId}"] .session-link`).click();
+    await page.waitForURL(new RegExp(`#/chat/${slowId}$`));
+    const live = page.getByTestId('message-live');
+    await live.getByText('Hello', { exact: false }).waitFor();
+    await page.getByTestId('message-user').filter({ hasText: 'Plan a slow trip' }).waitFor();
+    assert.equal(await page.getByTestId('message-assistant').count(), 0, 'the saved copy of the reply is not shown next to the live one');
+    assert.equal(await page.getByTestId('status-badge').filter({ hasText: 'Writing…' }).count(), 0);
+    assert.equal(await live.count(), 1);
+    await live.waitFor({ state: 'detached', timeout: 30_000 });
+    assert.equal(await page.getByTestId('message-assistant').count(), 1);
+    assert.match(await page.getByTestId('message-assistant').locator('.md').innerText(), /Hello from the fake model\./);
+  });
+
+  await step('after a reload, the running reply is followed live and can be stopped', async () => {
+    const composer = page.getByTestId('composer');
+    await composer.fill(`And back, slowly ${SLOW_MARKER}`);
+    await composer.press('Enter');
+    await page.getByTestId('message-live').getByText('Hello', { exact: false }).waitFor();
+    await page.reload();
+    await page.waitForURL(new RegExp(`#/chat/${slowId}$`));
+    const live = page.getByTestId('message-live');
+    // What streamed so far is replayed, then the rest follows; Stop is offered.
+    await live.getByText('Hello from', { exact: false }).waitFor();
+    await page.getByTestId('stop').waitFor();
+    assert.equal(await page.getByTestId('message-assistant').count(), 1, 'only the earlier reply is shown saved');
+    assert.equal(await page.getByTestId('status-badge').filter({ hasText: 'Writing…' }).count(), 0);
+    const partial = await live.innerText();
+    assert.ok(!partial.includes('two'), `the reply should still be streaming, but already shows: ${partial}`);
+    await page.getByTestId('stop').click();
+    await live.waitFor({ state: 'detached', timeout: 30_000 });
+    const last = page.getByTestId('message-assistant').last();
+    await last.getByTestId('status-badge').filter({ hasText: 'Stopped' }).waitFor();
+    await page.getByTestId('send').waitFor();
+    // Back to the chat the next steps use.
+    await page.locator(`[data-testid=session][data-session-id="${sessionId}"] .session-link`).click();
+    await page.waitForURL(new RegExp(`#/chat/${sessionId}$`));
+    await page.getByTestId('message-assistant').first().waitFor();
   });
 
   /** Drops files on the chat as a browser would: dragenter, dragover, then drop, with their DataTransfer. */

@@ -21,6 +21,10 @@ export const REPLY_PIECES = [
 ];
 export const REPLY_TEXT = REPLY_PIECES.join('');
 
+/** In the user's last message: the reply comes slowly (SLOW_PIECE_MS between pieces), to leave and come back meanwhile. */
+export const SLOW_MARKER = '#slow';
+export const SLOW_PIECE_MS = 700;
+
 /** In a user message: the model calls `remember` with REMEMBER_FACT. */
 export const REMEMBER_MARKER = '#remember';
 export const REMEMBER_FACT = 'Prefers answers in Korean.';
@@ -104,8 +108,9 @@ export async function startFakeOpenAi({ pieceDelayMs = 120, port: wanted = 0, to
           return;
         }
         const pieces = last?.role === 'tool' ? AFTER_TOOL_PIECES : REPLY_PIECES;
+        const delay = last?.role === 'user' && textOf(last).includes(SLOW_MARKER) ? SLOW_PIECE_MS : pieceDelayMs;
         for (const piece of pieces) {
-          await sleep(pieceDelayMs);
+          await sleep(delay);
           if (res.destroyed) return;
           chunk({ choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] });
         }

@@ -42,6 +42,8 @@ export interface LiveTurn {
   startedAt: number;
   firstTokenAt: number | null;
   stopping: boolean;
+  /** Followed from `attach` (started by another window, or before a reload), not started here. */
+  attached: boolean;
 }
 
 export type Panel = 'context' | 'memory' | 'files' | null;
@@ -488,7 +490,7 @@ export class App {
 
   // ---- messages
 
-  async loadMessages(sessionId: number): Promise<void> {
+  async loadMessages(sessionId: number, follow = true): Promise<void> {
     window.clearTimeout(this.pollTimer);
     this.loadingMessages = true;
     this.emit('chat');
@@ -504,10 +506,51 @@ export class App {
       this.loadingMessages = false;
       this.emit('chat');
     }
-    this.pollIfStreaming(sessionId);
+    if (follow) void this.followIfStreaming(sessionId);
+    else this.pollIfStreaming(sessionId);
   }
 
-  /** A reply written by another window or client shows up as it is saved. */
+  /** The open chat's messages as shown: while a reply is written, the live reply stands for it. */
+  shownMessages(): Message[] {
+    const live = this.currentLive();
+    if (!live) return this.messages;
+    // The messages being replaced (regenerate, resend), or else those of the running turn (after
+    // the last saved message of the user), and the saved copy of the reply itself.
+    let cut = live.cutAfter;
+    if (cut === null) {
+      const lastUser = [...this.messages].reverse().find((m) => m.role === 'user');
+      if (lastUser && lastUser.id > 0) cut = lastUser.id;
+    }
+    return this.messages.filter((m) => m.status !== 'streaming' && !(cut !== null && m.id > cut));
+  }
+
+  /**
+   * A reply still being written (by another window, or before a reload): followed live, with
+   * Stop, from what streamed so far; the messages are loaded again when it ends.
+   */
+  private async followIfStreaming(sessionId: number): Promise<void> {
+    if (this.live.has(sessionId) || this.session?.id !== sessionId) return;
+    if (this.messages.at(-1)?.status !== 'streaming') return;
+    const live = this.begin(sessionId, null);
+    live.attached = true;
+    try {
+      await this.backend.attach(sessionId, (ev) => this.onEvent(live, ev));
+    } catch (e) {
+      if (this.live.get(sessionId) === live) this.live.delete(sessionId);
+      this.emit('chat', 'sidebar');
+      if (e instanceof ApiError && e.code === 'no_turn_running') {
+        // Ended meanwhile: the saved messages are the reply (asked again, without following).
+        if (this.session?.id === sessionId) await this.loadMessages(sessionId, false);
+        return;
+      }
+      if (e instanceof ApiError && e.code === 'not_found') return;
+      this.fail(e);
+      return;
+    }
+    await this.finish(live);
+  }
+
+  /** A reply marked as being written that no turn follows: shows up as it is saved. */
   private pollIfStreaming(sessionId: number): void {
     if (this.live.has(sessionId)) return;
     if (!this.messages.some((m) => m.status === 'streaming')) return;
@@ -533,7 +576,7 @@ export class App {
   private begin(sessionId: number, cutAfter: number | null): LiveTurn {
     const live: LiveTurn = {
       sessionId, text: '', reasoning: '', tools: [], usage: null, error: null, cutAfter,
-      startedAt: performance.now(), firstTokenAt: null, stopping: false,
+      startedAt: performance.now(), firstTokenAt: null, stopping: false, attached: false,
     };
     this.live.set(sessionId, live);
     window.clearTimeout(this.pollTimer);
@@ -581,16 +624,20 @@ export class App {
       if (this.session?.id === sid) {
         const session = await this.backend.getSession(sid);
         this.sessionChanged(session);
-        await this.loadMessages(sid);
+        await this.loadMessages(sid, false);
       }
     } catch (e) {
       this.fail(e);
     }
-    this.live.delete(sid);
+    if (this.live.get(sid) === live) this.live.delete(sid);
     this.emit('chat', 'sidebar');
     // The model may have proposed (or, in automatic mode, saved) a fact during the turn.
     void this.loadMemories(true);
-    if (this.session?.id === sid) this.pollIfStreaming(sid);
+    if (this.session?.id === sid) {
+      // A reply followed from elsewhere that still shows as being written is asked again later.
+      if (live.attached) this.pollIfStreaming(sid);
+      else void this.followIfStreaming(sid);
+    }
     const s = this.findSession(sid);
     if (s) void this.attempt(() => this.loadSessions(s.project_id));
     if (this.session?.id === sid) this.contextChanged();
@@ -629,8 +676,18 @@ export class App {
     };
     this.messages.push(pending);
     const live = this.begin(sid, null);
+    // A new chat gets its title (and its project's count) from its first message, stored by the
+    // time the reply's first event arrives.
+    let untitled = !session.title.trim();
+    const sink = (ev: TurnEvent) => {
+      this.onEvent(live, ev);
+      if (untitled) {
+        untitled = false;
+        void this.firstMessageStored(sid);
+      }
+    };
     try {
-      await this.backend.sendMessage(sid, content, (ev) => this.onEvent(live, ev), images);
+      await this.backend.sendMessage(sid, content, sink, images);
     } catch (e) {
       this.messages = this.messages.filter((m) => m !== pending);
       this.refused(sid, e);
@@ -640,6 +697,16 @@ export class App {
     this.emit('files');
     await this.finish(live);
     return true;
+  }
+
+  /** A new chat's first message is stored: its title and its project's count are shown. */
+  private async firstMessageStored(sid: number): Promise<void> {
+    try {
+      this.sessionChanged(await this.backend.getSession(sid));
+      await this.refreshProjects();
+    } catch {
+      // Shown again when the reply ends.
+    }
   }
 
   /** The open chat, created first when it is a draft (once, however many ask at the same time). */
@@ -664,6 +731,8 @@ export class App {
       e.sessions.unshift(created);
       e.expanded = true;
     }
+    // The project counts it.
+    void this.attempt(() => this.refreshProjects());
     // Another chat was opened meanwhile: this one exists now, but is not the one shown.
     if (token !== this.openToken) {
       this.emit('sidebar');

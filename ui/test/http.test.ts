@@ -82,6 +82,24 @@ describe('HttpBackend', () => {
     expect(events).toEqual([]);
   });
 
+  it('attaches to a running turn with GET /events, parsed as a turn', async () => {
+    const { backend, calls } = backendWith(() => sse(['event: token\ndata: {"type":"token","text":"so far"}\n\n', 'event: done\ndata: {"type":"done","message":{"id":9}}\n\n']));
+    const events: TurnEvent[] = [];
+    await backend.attach(4, (e) => events.push(e));
+    expect(calls[0].url).toBe('http://127.0.0.1:9/api/sessions/4/events');
+    expect(calls[0].init.method).toBe('GET');
+    expect(calls[0].init.body).toBeUndefined();
+    expect((calls[0].init.headers as Record<string, string>).Accept).toBe('text/event-stream');
+    expect(events.map((e) => e.type)).toEqual(['token', 'done']);
+  });
+
+  it('rejects an attach when nothing is being written (no_turn_running)', async () => {
+    const { backend } = backendWith(() => Response.json({ code: 'no_turn_running', message: 'nothing is being written' }, { status: 409 }));
+    const err = await backend.attach(4, () => {}).catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.code).toBe('no_turn_running');
+  });
+
   it('reports a stream that closes before done or error', async () => {
     const { backend } = backendWith(() => sse(['event: token\ndata: {"type":"token","text":"par"}\n\n']));
     const events: TurnEvent[] = [];

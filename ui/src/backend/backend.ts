@@ -82,6 +82,12 @@ export interface Backend {
   regenerate(sessionId: number, sink: TurnSink): Promise<void>;
   resend(messageId: number, content: string, sink: TurnSink): Promise<void>;
   stop(sessionId: number): Promise<Stopped>;
+  /**
+   * Follows the turn running in a chat (started by another window, or before a reload): replays
+   * what streamed so far, then the rest as it comes. Rejects with `no_turn_running` (409) when
+   * nothing is being written.
+   */
+  attach(sessionId: number, sink: TurnSink): Promise<void>;
 }
 
 /** Every failure the UI shows: the server's `{code, message}`, or one made up for the network. */

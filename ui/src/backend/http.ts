@@ -69,8 +69,8 @@ export class HttpBackend implements Backend {
     }
   }
 
-  private async turn(path: string, body: unknown, sink: TurnSink): Promise<void> {
-    const res = await this.send('POST', path, body, 'text/event-stream');
+  private async turn(path: string, body: unknown, sink: TurnSink, method: Method = 'POST'): Promise<void> {
+    const res = await this.send(method, path, body, 'text/event-stream');
     const type = res.headers.get('content-type') ?? '';
     if (!type.includes('text/event-stream') || !res.body) {
       throw new ApiError('bad_response', 'The server did not answer the turn with a stream of events.', res.status);
@@ -238,6 +238,9 @@ export class HttpBackend implements Backend {
   }
   stop(sessionId: number): Promise<Stopped> {
     return this.json('POST', `/api/sessions/${sessionId}/stop`);
+  }
+  attach(sessionId: number, sink: TurnSink): Promise<void> {
+    return this.turn(`/api/sessions/${sessionId}/events`, undefined, sink, 'GET');
   }
 }
 

@@ -118,7 +118,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
     const fromBottom = scroller.scrollHeight - scroller.scrollTop;
     shownSession = s?.id ?? null;
     const live = app.currentLive();
-    const visible = app.messages.filter((m) => !(live && live.cutAfter !== null && m.id > live.cutAfter));
+    const visible = app.shownMessages();
     if (editingId !== null && !visible.some((m) => m.id === editingId)) editingId = null;
 
     if (visible.length === 0 && !live) {
