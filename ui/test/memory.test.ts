@@ -238,7 +238,7 @@ describe('the pending count on the Memory buttons', () => {
 
     await app.loadMemories(true);
     expect(badges()).toEqual(['1', '1']);
-    expect(document.querySelector('[data-testid=open-memory]')?.getAttribute('title')).toBe('1 proposed facts wait for review');
+    expect(document.querySelector('[data-testid=open-memory]')?.getAttribute('title')).toBe('1 proposed fact waits for review');
 
     const before = calls.filter((c) => c.method === 'listMemories').length;
     await app.send('I have a dog named 보리.');

@@ -1,4 +1,6 @@
-// The UI's words in English and Korean. `t(key, vars)` fills `{name}` placeholders.
+// The UI's words in English and Korean. `t(key, vars)` fills `{name}` placeholders, and chooses
+// among plural forms written as `{n, plural, one {# chat} other {# chats}}` (`#` is the number) by
+// the language's `Intl.PluralRules`.
 // Server messages (errors, absent reasons) arrive in the server's words and are shown as they are.
 
 const en = {
@@ -30,12 +32,13 @@ const en = {
   defaultProject: 'Default',
   defaultCannotDelete: 'The Default project cannot be deleted',
   defaultCannotRename: 'The Default project cannot be renamed',
-  chatsCount: '{n} chats',
+  defaultUsesCustomInstructions: 'The Default project has no instructions of its own: its chats use your custom instructions (Settings → Custom instructions)',
+  chatsCount: '{n, plural, one {# chat} other {# chats}}',
   deleteChatTitle: 'Delete this chat?',
   deleteChatBody: '“{title}” and all its messages will be deleted. This cannot be undone.',
   deleteProjectTitle: 'Delete project “{name}”?',
-  deleteProjectBody: 'Its {n} chats move to the Default project; nothing in them is lost.',
-  deleteProjectDone: 'Project deleted; {n} chats moved to Default',
+  deleteProjectBody: '{n, plural, =0 {It has no chats.} one {Its # chat moves to the Default project; nothing in it is lost.} other {Its # chats move to the Default project; nothing in them is lost.}}',
+  deleteProjectDone: '{n, plural, one {Project deleted; # chat moved to Default} other {Project deleted; # chats moved to Default}}',
   projectName: 'Name',
   projectNamePlaceholder: 'e.g. Family calendar',
   projectInstructionsHint: 'Every chat in this project sees these instructions (section ③ of the system prompt).',
@@ -110,7 +113,7 @@ const en = {
   model: 'Model',
   modelFirst: 'First model the server lists',
   modelsLoading: 'Asking the server for its models…',
-  modelsFound: '{n} models at {url}',
+  modelsFound: '{n, plural, one {# model} other {# models}} at {url}',
   modelsFailed: 'Could not list models: {error}',
   modelCustom: 'Other…',
   modelName: 'Model name',
@@ -160,7 +163,7 @@ const en = {
   memoryProposed: 'Proposed ({n})',
   memoryProposedHint: 'The model proposed these from your chats. They are not used until you accept them.',
   memorySaved: 'Saved ({n})',
-  memoryPending: '{n} proposed facts wait for review',
+  memoryPending: '{n, plural, one {# proposed fact waits} other {# proposed facts wait}} for review',
   accept: 'Accept',
   dismiss: 'Dismiss',
   editProposal: 'Edit, then accept',
@@ -185,8 +188,8 @@ const en = {
   systemPrompt: 'System prompt',
   fullSystemPrompt: 'Full system prompt',
   sha: 'sha256',
-  chars: '{n} chars',
-  tokens: '{n} tokens',
+  chars: '{n, plural, one {# char} other {# chars}}',
+  tokens: '{n, plural, one {# token} other {# tokens}}',
   tokensEstimate: 'estimated',
   tokensCalibrated: 'estimated, calibrated by the last reply',
   tokensServer: 'counted by the server',
@@ -235,7 +238,7 @@ const en = {
   summaries: 'Summaries ({n})',
   summariesHint: 'In requests, these stand in for the chat’s older turns. The messages themselves stay stored and shown.',
   summaryTurnsOne: 'replaces 1 turn',
-  summaryTurns: 'replaces {n} turns',
+  summaryTurns: 'replaces {n, plural, one {# turn} other {# turns}}',
   summaryWritten: 'written {when}',
   // files
   files: 'Files',
@@ -267,7 +270,7 @@ const en = {
   deleteFileTitle: 'Delete “{name}”?',
   deleteFileBody: 'The model will no longer see this file. This cannot be undone.',
   deleteProjectFileBody: 'No chat in the project will see this file any more. This cannot be undone.',
-  pagesCount: '{n} pages',
+  pagesCount: '{n, plural, one {# page} other {# pages}}',
   fileTooLarge: '{name} is larger than the {mb} MB limit set in Settings.',
   filesSettings: 'Files',
   memoryBudget: 'Room for facts (characters)',
@@ -295,7 +298,7 @@ const en = {
   // misc
   confirm: 'Confirm',
   nothingToSend: 'Type a message first.',
-  imagesSent: '{n} image(s) sent with this message',
+  imagesSent: '{n, plural, one {# image} other {# images}} sent with this message',
   turnRunning: 'A reply is already being written in this chat.',
 } as const;
 
@@ -331,6 +334,7 @@ const ko: Dict = {
   defaultProject: '기본',
   defaultCannotDelete: '기본 프로젝트는 삭제할 수 없습니다',
   defaultCannotRename: '기본 프로젝트는 이름을 바꿀 수 없습니다',
+  defaultUsesCustomInstructions: '기본 프로젝트에는 따로 지침이 없습니다. 이 프로젝트의 대화는 사용자 지침을 따릅니다 (설정 → 사용자 지침)',
   chatsCount: '대화 {n}개',
   deleteChatTitle: '이 대화를 삭제할까요?',
   deleteChatBody: '“{title}”과(와) 모든 메시지가 삭제됩니다. 되돌릴 수 없습니다.',
@@ -609,7 +613,25 @@ export function language(): string {
 }
 
 export function t(key: Key, vars?: Record<string, string | number>): string {
-  let s = current[key] ?? en[key];
-  if (vars) for (const [k, v] of Object.entries(vars)) s = s.split(`{${k}}`).join(String(v));
+  let s: string = current[key] ?? en[key];
+  if (vars) {
+    s = plurals(s, vars);
+    for (const [k, v] of Object.entries(vars)) s = s.split(`{${k}}`).join(String(v));
+  }
   return s;
+}
+
+/** `{n, plural, =0 {…} one {…} other {…}}`: the form for the number (exact `=N` first, then its category). */
+function plurals(s: string, vars: Record<string, string | number>): string {
+  return s.replace(/\{(\w+), plural,((?:\s*=?\w+ \{[^{}]*\})+)\s*\}/g, (whole, name: string, body: string) => {
+    const v = vars[name];
+    if (v === undefined) return whole;
+    const forms = new Map<string, string>();
+    for (const m of body.matchAll(/(=?\w+) \{([^{}]*)\}/g)) forms.set(m[1], m[2]);
+    // A count already formatted ("1,234") is read back as a number for the choice.
+    const n = typeof v === 'number' ? v : Number(String(v).replace(/[,\s]/g, ''));
+    const category = Number.isFinite(n) ? new Intl.PluralRules(currentLang).select(n) : 'other';
+    const form = forms.get(`=${n}`) ?? forms.get(category) ?? forms.get('other') ?? '';
+    return form.split('#').join(String(v));
+  });
 }

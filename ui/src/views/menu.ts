@@ -15,6 +15,33 @@ export interface MenuItem {
   checked?: boolean;
 }
 
+/** The least room kept between a menu and the window's edges. */
+const MENU_MARGIN = 8;
+
+interface Box {
+  left: number;
+  top: number;
+  right: number;
+  bottom: number;
+}
+
+/**
+ * Where a menu of `size` goes for an anchor: under it (above when there is no room below), its
+ * left edge on the anchor's, or its right edge on the anchor's when it would overflow on the
+ * right; always inside `view` with a margin (pinned to the top-left when it is bigger).
+ */
+export function placeMenu(anchor: Box, size: { width: number; height: number }, view: { width: number; height: number }): { left: number; top: number } {
+  const m = MENU_MARGIN;
+  const clamp = (v: number, max: number) => Math.max(m, Math.min(v, max));
+  const left = anchor.left + size.width + m <= view.width ? anchor.left : anchor.right - size.width;
+  let top = anchor.bottom + 4;
+  if (top + size.height + m > view.height) {
+    const above = anchor.top - 4 - size.height;
+    top = above >= m ? above : view.height - size.height - m;
+  }
+  return { left: clamp(left, view.width - size.width - m), top: clamp(top, view.height - size.height - m) };
+}
+
 let openMenu: { el: HTMLElement; cleanup: () => void } | null = null;
 
 export function closeMenu(): void {
@@ -47,11 +74,10 @@ export function showMenu(anchor: HTMLElement, items: MenuItem[], label?: string)
     menu.appendChild(btn);
   }
   document.body.appendChild(menu);
-  const r = anchor.getBoundingClientRect();
-  const mw = menu.offsetWidth;
-  const mh = menu.offsetHeight;
-  const left = Math.max(8, Math.min(r.left, window.innerWidth - mw - 8));
-  const top = r.bottom + 4 + mh > window.innerHeight ? Math.max(8, r.top - mh - 4) : r.bottom + 4;
+  // Kept inside the visible area (the page's scroll bar excluded), however narrow the window.
+  const view = { width: document.documentElement.clientWidth || window.innerWidth, height: document.documentElement.clientHeight || window.innerHeight };
+  menu.style.maxWidth = `${Math.max(0, view.width - 2 * MENU_MARGIN)}px`;
+  const { left, top } = placeMenu(anchor.getBoundingClientRect(), { width: menu.offsetWidth, height: menu.offsetHeight }, view);
   menu.style.left = `${left}px`;
   menu.style.top = `${top}px`;
   const onDown = (e: MouseEvent) => {

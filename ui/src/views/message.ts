@@ -50,7 +50,7 @@ function copyButton(text: () => string): HTMLElement {
 function userNode(app: App, m: Message, ctx: MessageContext): HTMLElement {
   const pending = m.id < 0;
   if (ctx.editing) return editorNode(app, m, ctx);
-  return h('article', { class: ['msg', 'msg-user', pending && 'pending'], dataset: { messageId: String(m.id), role: 'user' }, 'data-testid': 'message-user' },
+  return h('article', { class: ['msg', 'msg-user', pending && 'sending'], dataset: { messageId: String(m.id), role: 'user' }, 'data-testid': 'message-user' },
     h('div', { class: 'bubble', title: dateTime(m.created_at) }, h('div', { class: 'user-text' }, m.content),
       m.images.length ? h('div', { class: 'user-images muted', 'data-testid': 'message-images' }, icon('image'), ' ', t('imagesSent', { n: m.images.length })) : null),
     pending ? null : h('div', { class: 'msg-actions' },

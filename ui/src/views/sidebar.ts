@@ -129,12 +129,12 @@ function projectNode(app: App, e: ProjectEntry): HTMLElement {
   return h('div', { class: 'project' }, head, body);
 }
 
-function projectMenu(app: App, e: ProjectEntry): MenuItem[] {
+export function projectMenu(app: App, e: ProjectEntry): MenuItem[] {
   const p = e.project;
   return [
     { label: t('newChat'), icon: 'plus', onSelect: () => app.newChat(p.id) },
     { label: t('rename'), icon: 'edit', disabled: p.is_default, title: p.is_default ? t('defaultCannotRename') : undefined, onSelect: () => openProjectDialog(app, p, 'name') },
-    { label: t('editInstructions'), icon: 'layers', disabled: p.is_default, title: p.is_default ? t('defaultCannotRename') : undefined, onSelect: () => openProjectDialog(app, p, 'instructions') },
+    { label: t('editInstructions'), icon: 'layers', disabled: p.is_default, title: p.is_default ? t('defaultUsesCustomInstructions') : undefined, onSelect: () => openProjectDialog(app, p, 'instructions') },
     { label: t('projectFilesMenu'), icon: 'paperclip', onSelect: () => openProjectFilesDialog(app, p) },
     {
       label: t('delete'), icon: 'trash', danger: true, disabled: p.is_default, title: p.is_default ? t('defaultCannotDelete') : undefined,
