@@ -458,7 +458,17 @@ async fn the_ui_calls_only_documented_routes_and_knows_each_schema_by_its_name()
     let calls: Vec<(String, String)> = call
         .captures_iter(&source)
         .map(|c| {
-            let method = c.get(2).map_or("post", |m| m.as_str()).to_lowercase();
+            // A turn is a POST unless the call ends with another method ('GET' to attach).
+            let rest = &source[c.get(0).unwrap().end()..];
+            let statement = &rest[..rest.find(';').unwrap_or(rest.len())];
+            let trailing = (&c[1] == "turn")
+                .then(|| statement.trim_end_matches([')', ' ']).rsplit(',').next().unwrap_or("").trim())
+                .filter(|m| m.starts_with('\''));
+            let method = match (c.get(2), trailing) {
+                (Some(m), _) => m.as_str().to_lowercase(),
+                (None, Some(m)) => m.trim_matches('\'').to_lowercase(),
+                (None, None) => "post".into(),
+            };
             let path = c[3].split("${query").next().unwrap();
             (method, placeholder.replace_all(path, "{id}").into_owned())
         })
