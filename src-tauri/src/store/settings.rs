@@ -197,6 +197,13 @@ pub fn load(conn: &Connection) -> Result<Settings> {
     // Unknown keys are ignored and a malformed value falls back to its default, field by field.
     let defaults = serde_json::to_value(Settings::default()).expect("settings serialise");
     let mut merged = defaults.as_object().cloned().unwrap_or_default();
+    // Every turn reads the settings: try them all at once, and probe key by key only when one
+    // of them does not parse.
+    let mut all = merged.clone();
+    all.extend(map.iter().filter(|(k, _)| merged.contains_key(*k)).map(|(k, v)| (k.clone(), v.clone())));
+    if let Ok(settings) = serde_json::from_value(serde_json::Value::Object(all)) {
+        return Ok(settings);
+    }
     for (k, v) in map {
         if merged.contains_key(&k) {
             let mut probe = merged.clone();

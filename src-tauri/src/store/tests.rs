@@ -435,3 +435,20 @@ fn every_prompt_input_bumps_the_revision_and_chatting_does_not() {
     store.with(|c| sessions::set_title_if_empty(c, s, "a title")).unwrap();
     assert_eq!(rev(), before, "messages are not prompt inputs: chatting keeps the cached prompt");
 }
+
+#[test]
+fn a_malformed_stored_setting_falls_back_alone() {
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    store
+        .with(|c| {
+            c.execute_batch(
+                r#"INSERT INTO settings (key, value) VALUES ('model', '"qwen"'), ('temperature', '"hot"'), ('from_a_newer_maru', '1');"#,
+            )?;
+            Ok(())
+        })
+        .unwrap();
+    let s = store.read_now(super::settings::load).unwrap();
+    assert_eq!(s.model, "qwen", "the good values are kept");
+    assert_eq!(s.temperature, None, "a value that does not parse goes back to its default instead of losing every setting");
+}
