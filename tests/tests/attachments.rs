@@ -233,3 +233,24 @@ async fn images_go_to_a_model_that_sees_them_and_are_refused_plainly_otherwise()
     let turn = s.turn(&format!("/api/sessions/{sess}/messages"), Some(json!({ "content": "x", "images": [text_file["id"]] }))).await;
     assert_eq!(turn.refusal.unwrap()["code"], "not_an_image");
 }
+
+#[tokio::test]
+async fn indexing_cut_short_by_a_crash_is_done_at_the_next_start() {
+    let (s, fake) = setup().await;
+    let sess = s.session(None, "").await;
+    let file = attach(&s, "session_id", sess, "notes.txt", "The boat trip is in August.").await;
+    indexed(&s, &file["id"]).await;
+    // As a crash mid-indexing leaves it: still `indexing`, no passages yet.
+    s.app
+        .store
+        .with(|c| {
+            c.execute_batch("UPDATE attachments SET status = 'indexing'; DELETE FROM passages;")?;
+            Ok(())
+        })
+        .unwrap();
+    let s = TestServer::start_in(s.stop().await).await;
+    s.use_server(&fake.base_url(), "fake-model").await;
+    assert_eq!(indexed(&s, &file["id"]).await["status"], "ready", "the next start indexes it again, in the background");
+    let found = model_searches(&s, &fake, sess, json!({ "query": "boat" })).await;
+    assert!(found.contains("August"), "{found}");
+}

@@ -24,7 +24,8 @@ pub fn run(data_dir: &Path) -> Result<()> {
         allow_remote: false,
         ui_dir: Some(ui_dir()),
     };
-    let app = App::open(data_dir)?;
+    // Inside the runtime: opening may start background work (files left unindexed).
+    let app = runtime.block_on(async { App::open(data_dir) })?;
     let bound = runtime.block_on(server::bind(app.clone(), &opts))?;
     let origin = format!("http://{}", bound.addr);
     let url: tauri::Url = format!("{origin}/#token={}", bound.token).parse().map_err(anyhow::Error::from)?;
