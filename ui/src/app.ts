@@ -120,6 +120,9 @@ export class App {
   files = new Map<string, Attachment[]>();
   /** Files given to chats from this window since their last message was sent. */
   uploads: Upload[] = [];
+  /** The codes of replies that failed while this window watched: a stored reply keeps only the
+   *  server's English text, and its code lets the chat show it in the UI's language. */
+  readonly replyErrors = new Map<number, { code: string; message: string }>();
   /** A message to bring into view once the open chat shows it (from a search result). */
   focusMessageId: number | null = null;
 
@@ -270,7 +273,7 @@ export class App {
     } catch (e) {
       if (e instanceof ApiError && e.code === 'not_found') {
         this.newChat(undefined, false);
-        toast(e.message, 'error');
+        toast(errorMessage(e), 'error');
         return;
       }
       this.fail(e);
@@ -611,6 +614,7 @@ export class App {
         break;
       case 'error':
         live.error = { code: ev.code, message: ev.message };
+        if (ev.message_id !== null) this.replyErrors.set(ev.message_id, { code: ev.code, message: ev.message });
         break;
       case 'done':
         break;
@@ -1006,7 +1010,7 @@ export class App {
       await fn();
     } catch (e) {
       // A fact that looks like a secret: the server says why, in its words.
-      if (e instanceof ApiError && e.code === 'secret_refused') toast(e.message, 'error');
+      if (e instanceof ApiError && e.code === 'secret_refused') toast(errorMessage(e), 'error');
       else this.fail(e);
       if (!(e instanceof ApiError && (e.offline || e.status === 401))) await this.loadMemories(true);
       return false;

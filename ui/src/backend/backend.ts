@@ -1,6 +1,7 @@
 // The one interface the UI talks to. `HttpBackend` implements it over `maru serve`; a Tauri
 // implementation (commands + ipc::Channel for turns) can implement the same interface.
 
+import { errorText } from '../lib/i18n';
 import type {
   Attachment, AttachmentScope, ChatHit, ContextView, Deleted, DeletedPreset, DeletedProject, FoundServer, Health, Memory, MemoryPatch, MemoryStatusQuery, Message,
   MessagePage, MessageQuery, ModelInfo, NewMemory, NewPreset, NewProject, NewSession, Preset,
@@ -108,9 +109,9 @@ export class ApiError extends Error {
   }
 }
 
-/** The message to show for anything thrown. */
+/** The message to show for anything thrown, in the UI's language (see `errorText`). */
 export function errorMessage(e: unknown): string {
-  if (e instanceof ApiError) return e.message;
+  if (e instanceof ApiError) return errorText(e);
   if (e instanceof Error) return e.message;
   return String(e);
 }

@@ -1,7 +1,11 @@
 // The UI's words in English and Korean. `t(key, vars)` fills `{name}` placeholders, and chooses
 // among plural forms written as `{n, plural, one {# chat} other {# chats}}` (`#` is the number) by
 // the language's `Intl.PluralRules`.
-// Server messages (errors, absent reasons) arrive in the server's words and are shown as they are.
+// Server errors arrive as `{code, message}` with an English message: `errorText` shows them in the
+// UI's language by their code (the sentences are in errors.ts). Other server texts (absent
+// reasons, file notes) are shown as they are.
+
+import { ERRORS } from './errors';
 
 const en = {
   appName: 'Maru',
@@ -634,4 +638,23 @@ function plurals(s: string, vars: Record<string, string | number>): string {
     const form = forms.get(`=${n}`) ?? forms.get(category) ?? forms.get('other') ?? '';
     return form.split('#').join(String(v));
   });
+}
+
+/**
+ * An error from the server (or the UI's own `offline`/`bad_response`) in the UI's language.
+ * English: the server's message, which is the most specific. Korean: the sentence for the code,
+ * then the server's message in parentheses when it carries specifics the sentence lacks: always
+ * for codes marked `detail` (names, URLs, reasons), otherwise when it has a number the sentence
+ * does not. An unknown code: the server's message as it is.
+ */
+export function errorText(e: { code: string; message: string }): string {
+  const words = ERRORS[e.code];
+  const message = e.message.trim();
+  if (currentLang === 'en') return message || words?.en || e.code;
+  if (!words) return message || e.code;
+  const sentence = currentLang === 'ko' ? words.ko : words.en;
+  if (!message) return sentence;
+  const numbers = message.match(/\d+(?:[.,]\d+)*/g) ?? [];
+  const specific = words.detail || numbers.some((n) => !sentence.includes(n));
+  return specific ? `${sentence} (${message})` : sentence;
 }

@@ -7,7 +7,7 @@ import type { Message } from '../backend/types';
 import { copyText } from '../lib/clipboard';
 import { h, icon, replaceChildren, type Child } from '../lib/dom';
 import { count, dateTime, ms, rate } from '../lib/format';
-import { t } from '../lib/i18n';
+import { errorText, t } from '../lib/i18n';
 import { renderMarkdown } from '../lib/markdown';
 import { toast } from './toast';
 
@@ -150,6 +150,12 @@ function markdownNode(text: string): HTMLElement {
   return div;
 }
 
+/** A failed reply's text: in the UI's language when its code is known (it failed in this window). */
+function replyError(app: App, id: number, stored: string): string {
+  const e = app.replyErrors.get(id);
+  return e ? errorText({ code: e.code, message: stored }) : stored;
+}
+
 function replyNode(app: App, m: Message, ctx: MessageContext): HTMLElement {
   const note = m.status === 'interrupted' ? t('interruptedNote') : null;
   const empty = !m.content.trim();
@@ -163,7 +169,7 @@ function replyNode(app: App, m: Message, ctx: MessageContext): HTMLElement {
     reasoningNode(m.reasoning ?? '', false),
     toolCallsNode(m.tool_calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }))),
     empty ? null : markdownNode(m.content),
-    m.error ? h('div', { class: 'msg-error', role: 'note' }, icon('warn'), h('span', null, m.error)) : null,
+    m.error ? h('div', { class: 'msg-error', role: 'note' }, icon('warn'), h('span', null, replyError(app, m.id, m.error))) : null,
     note ? h('div', { class: 'msg-note' }, note) : null,
     h('div', { class: 'msg-foot' },
       figures(m),
@@ -205,7 +211,7 @@ export function updateLiveNode(el: HTMLElement, live: LiveTurn): void {
     toolCallsNode(live.tools),
     waiting ? h('div', { class: 'typing' }, h('span'), h('span'), h('span')) : null,
     live.text ? markdownNode(live.text) : null,
-    live.error ? h('div', { class: 'msg-error', role: 'alert' }, icon('warn'), h('span', null, live.error.message)) : null,
+    live.error ? h('div', { class: 'msg-error', role: 'alert' }, icon('warn'), h('span', null, errorText(live.error))) : null,
     usage ? h('div', { class: 'msg-foot' }, figures({ model: null, prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, cached_tokens: usage.cached_tokens, ttft_ms: null, tokens_per_second: null })) : null,
   );
   const md = el.querySelector('.md');

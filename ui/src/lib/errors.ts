@@ -1,0 +1,111 @@
+// The UI's words for every error code the server (or the UI itself) can send. The server's
+// `message` is English; the UI shows its own sentence for the code in Korean, and the server's
+// message in English (it is more specific). See `errorText` in i18n.ts.
+
+/** One code's sentences. `detail`: the server's message always names something (a file, a
+ *  model, a URL, a reason) that the sentence lacks, so Korean shows it too, in parentheses. */
+export interface ErrorWords {
+  en: string;
+  ko: string;
+  detail?: boolean;
+}
+
+const MODEL_SERVER: Record<string, ErrorWords> = {
+  invalid_url: { en: 'The model server address is not a valid URL. Fix it in Settings.', ko: '모델 서버 주소가 올바른 URL이 아닙니다. 설정에서 고치세요.', detail: true },
+  unreachable: { en: 'Cannot reach the model server. Check that it is running and the address in Settings.', ko: '모델 서버에 연결할 수 없습니다. 서버가 켜져 있는지, 설정의 주소가 맞는지 확인하세요.', detail: true },
+  dns: { en: 'The model server’s host name could not be found. Check the address in Settings.', ko: '모델 서버의 호스트 이름을 찾을 수 없습니다. 설정의 주소를 확인하세요.', detail: true },
+  network: { en: 'A network error cut off the model server. Try again.', ko: '네트워크 오류로 모델 서버와 연결이 끊겼습니다. 다시 시도하세요.', detail: true },
+  timeout_connect: { en: 'The model server did not accept the connection in time. Check that it is running.', ko: '모델 서버가 제시간에 연결을 받지 않았습니다. 서버가 켜져 있는지 확인하세요.', detail: true },
+  timeout_first_byte: { en: 'The model server took too long to start answering. Try again, or raise the timeout in Settings.', ko: '모델 서버가 답을 시작하는 데 너무 오래 걸렸습니다. 다시 시도하거나 설정에서 대기 시간을 늘리세요.', detail: true },
+  timeout_idle: { en: 'The model server stopped sending in the middle of the reply. Try again, or raise the timeout in Settings.', ko: '모델 서버가 답을 쓰다가 멈췄습니다. 다시 시도하거나 설정에서 대기 시간을 늘리세요.', detail: true },
+  unauthorized: { en: 'The model server refused the API key. Check the key in Settings.', ko: '모델 서버가 API 키를 거부했습니다. 설정에서 키를 확인하세요.', detail: true },
+  unknown_model: { en: 'The model server does not have this model. Choose another model in Settings.', ko: '모델 서버에 이 모델이 없습니다. 설정에서 다른 모델을 고르세요.', detail: true },
+  not_found: { en: 'The model server has no such API. Check the address in Settings.', ko: '모델 서버에 해당 API가 없습니다. 설정의 주소를 확인하세요.', detail: true },
+  context_too_long: { en: 'The chat is too long for the model. Start a new chat or shorten the message.', ko: '대화가 모델이 받을 수 있는 길이를 넘었습니다. 새 대화를 시작하거나 메시지를 줄이세요.', detail: true },
+  rejected: { en: 'The model server refused the request.', ko: '모델 서버가 요청을 거부했습니다.', detail: true },
+  server_error: { en: 'The model server failed with an error. Try again, or check its log.', ko: '모델 서버에서 오류가 났습니다. 다시 시도하거나 서버 로그를 확인하세요.', detail: true },
+  bad_response: { en: 'The model server sent an answer Maru cannot read.', ko: '모델 서버가 Maru가 읽을 수 없는 답을 보냈습니다.', detail: true },
+  stream_error: { en: 'The model server reported an error while writing the reply. Try again.', ko: '모델 서버가 답을 쓰는 중에 오류를 알렸습니다. 다시 시도하세요.', detail: true },
+  disconnected: { en: 'The model server closed the connection before the reply was finished. Try again.', ko: '답이 끝나기 전에 모델 서버가 연결을 끊었습니다. 다시 시도하세요.', detail: true },
+  cancelled: { en: 'The request to the model server was cancelled.', ko: '모델 서버에 보낸 요청이 취소되었습니다.' },
+  no_model: { en: 'The model server lists no models. Load one, or set the model name in Settings.', ko: '모델 서버에 모델이 없습니다. 모델을 불러오거나 설정에서 모델 이름을 정하세요.', detail: true },
+};
+
+const MARU: Record<string, ErrorWords> = {
+  // Names, titles and texts.
+  invalid_name: { en: 'This name cannot be used.', ko: '이 이름은 쓸 수 없습니다. 한 줄로, 너무 길지 않게 입력하세요.' },
+  invalid_title: { en: 'This title cannot be used.', ko: '이 제목은 쓸 수 없습니다. 한 줄로, 너무 길지 않게 입력하세요.' },
+  invalid_description: { en: 'This description is too long.', ko: '설명이 너무 깁니다. 줄이세요.' },
+  invalid_prompt: { en: 'This prompt cannot be used.', ko: '이 프롬프트는 쓸 수 없습니다. 비어 있지 않게, 너무 길지 않게 입력하세요.' },
+  invalid_memory: { en: 'This fact cannot be saved.', ko: '이 기억은 저장할 수 없습니다. 짧은 글로 입력하세요.' },
+  invalid_file_name: { en: 'This file name cannot be used.', ko: '이 파일 이름은 쓸 수 없습니다. 파일 이름을 바꾸세요.' },
+  name_taken: { en: 'This name is already taken.', ko: '같은 이름이 이미 있습니다. 다른 이름을 쓰세요.', detail: true },
+  default_project: { en: 'The Default project cannot be changed this way.', ko: '기본 프로젝트는 이렇게 바꿀 수 없습니다. 모든 대화에 쓸 글은 설정의 사용자 지정 지침에 적으세요.' },
+  unknown_preset: { en: 'There is no such preset.', ko: '그런 프리셋이 없습니다. 다른 프리셋을 고르세요.', detail: true },
+  instructions_too_long: { en: 'The instructions are too long.', ko: '지침이 너무 깁니다. 줄이세요.' },
+  message_too_long: { en: 'The message is too long.', ko: '메시지가 너무 깁니다. 긴 글은 파일로 첨부하세요.' },
+  empty_message: { en: 'The message is empty.', ko: '메시지가 비어 있습니다.' },
+  secret_refused: { en: 'This looks like a secret, so it is not kept as a fact.', ko: '비밀 정보처럼 보여서 기억으로 저장하지 않습니다. 장기 기억은 모든 대화에 들어가므로 비밀은 넣지 마세요.', detail: true },
+  memory_off: { en: 'Saving facts is turned off in Settings.', ko: '설정에서 기억 저장이 꺼져 있습니다.' },
+  // Chat and replies.
+  turn_running: { en: 'A reply is still being written in this chat. Stop it or wait for it to finish.', ko: '이 대화에서 아직 답을 쓰고 있습니다. 멈추거나 끝날 때까지 기다리세요.' },
+  no_turn_running: { en: 'No reply is being written in this chat.', ko: '이 대화에서 쓰고 있는 답이 없습니다.' },
+  message_streaming: { en: 'This reply is still being written. Stop it before editing.', ko: '이 답은 아직 쓰는 중입니다. 고치기 전에 멈추세요.' },
+  reply_deleted: { en: 'This reply was deleted while it was being written.', ko: '쓰는 중에 이 답이 삭제되었습니다.' },
+  nothing_to_regenerate: { en: 'This chat has no message to answer yet.', ko: '이 대화에는 아직 답할 메시지가 없습니다.' },
+  not_a_user_message: { en: 'Only your own messages can be edited and resent.', ko: '내가 보낸 메시지만 고쳐서 다시 보낼 수 있습니다.' },
+  images_unsupported: { en: 'This model does not take images.', ko: '이 모델은 이미지를 받지 않습니다. 설정에서 비전 모델을 고르거나 이미지 없이 보내세요.', detail: true },
+  // Files.
+  file_too_large: { en: 'The file is too large.', ko: '파일이 너무 큽니다. 설정의 최대 크기를 확인하세요.' },
+  empty_file: { en: 'The file is empty.', ko: '파일이 비어 있습니다.', detail: true },
+  binary_file: { en: 'Maru cannot read this kind of file.', ko: 'Maru가 읽을 수 없는 종류의 파일입니다. 텍스트, PDF, 이미지 파일을 첨부하세요.', detail: true },
+  type_mismatch: { en: 'The file’s name does not match its content.', ko: '파일 확장자와 실제 내용이 맞지 않습니다. 내용에 맞게 이름을 바꾸세요.', detail: true },
+  not_an_image: { en: 'This file is not an image.', ko: '이 파일은 이미지가 아닙니다.', detail: true },
+  image_not_here: { en: 'This image is not attached to this chat.', ko: '이 이미지는 이 대화에 첨부되어 있지 않습니다.', detail: true },
+  scope_full: { en: 'No more files can be attached here.', ko: '여기에는 파일을 더 첨부할 수 없습니다. 쓰지 않는 파일을 지우세요.' },
+  invalid_upload: { en: 'The upload could not be read.', ko: '올린 파일을 읽을 수 없습니다. 다시 올리세요.', detail: true },
+  invalid_scope: { en: 'A file must be attached to a chat or a project.', ko: '파일은 대화나 프로젝트에 첨부해야 합니다.' },
+  // Settings.
+  invalid_endpoint: { en: 'The model server address is not valid.', ko: '모델 서버 주소가 올바르지 않습니다. http:// 또는 https://로 시작하는 주소를 입력하세요.', detail: true },
+  invalid_temperature: { en: 'Temperature must be between 0 and 2.', ko: '온도는 0에서 2 사이여야 합니다.' },
+  invalid_top_p: { en: 'top_p must be above 0 and at most 1.', ko: 'top_p는 0보다 크고 1 이하여야 합니다.' },
+  invalid_max_tokens: { en: 'Max tokens must be at least 1.', ko: '최대 토큰 수는 1 이상이어야 합니다. 비워 두면 서버 기본값을 씁니다.' },
+  invalid_context_length: { en: 'The context length must be at least 256 tokens.', ko: '컨텍스트 길이는 256 토큰 이상이어야 합니다.' },
+  invalid_timeout: { en: 'Timeouts must be between 5 and 3600 seconds.', ko: '대기 시간은 5초에서 3600초 사이여야 합니다.' },
+  invalid_language: { en: 'The language must be English or Korean.', ko: '언어는 영어나 한국어여야 합니다.' },
+  invalid_attachment_limit: { en: 'The file size limit must be between 1 and 1024 MB.', ko: '파일 최대 크기는 1 MB에서 1024 MB 사이여야 합니다.' },
+  invalid_budget: { en: 'This budget is out of range.', ko: '예산 값이 허용 범위를 벗어났습니다.' },
+  invalid_memory_mode: { en: 'The memory mode must be off, review or automatic.', ko: '기억 방식은 끔, 검토, 자동 중 하나여야 합니다.' },
+  invalid_theme: { en: 'The theme must be system, light or dark.', ko: '테마는 시스템, 밝게, 어둡게 중 하나여야 합니다.' },
+  // Requests.
+  invalid_json: { en: 'The request is not valid JSON.', ko: '요청이 올바른 JSON이 아닙니다.', detail: true },
+  invalid_query: { en: 'The request’s query is not valid.', ko: '요청의 쿼리가 올바르지 않습니다.', detail: true },
+  invalid_id: { en: 'Ids are whole numbers.', ko: 'ID는 정수여야 합니다.' },
+  invalid_cursor: { en: 'This list position is not valid. Reload the list.', ko: '목록 위치가 올바르지 않습니다. 목록을 다시 불러오세요.' },
+  body_too_large: { en: 'The request is too large. Attach long text as a file.', ko: '요청이 너무 큽니다. 긴 글은 파일로 첨부하세요.' },
+  url_too_long: { en: 'The URL is too long.', ko: '주소(URL)가 너무 깁니다.' },
+  headers_too_long: { en: 'The request headers are too long.', ko: '요청 헤더가 너무 깁니다.' },
+  bad_host: { en: 'This server only answers requests addressed to 127.0.0.1 or localhost.', ko: '이 서버는 127.0.0.1 또는 localhost로 온 요청에만 답합니다.' },
+  not_found: { en: 'It no longer exists.', ko: '찾을 수 없습니다. 이미 삭제되었을 수 있습니다.' },
+  unauthorized: { en: 'Missing or wrong access token.', ko: '접근 토큰이 없거나 틀립니다. Maru를 다시 여세요.' },
+  method_not_allowed: { en: 'The server does not accept this request.', ko: '서버가 이 요청 방식을 받지 않습니다.', detail: true },
+  no_such_route: { en: 'The server has no such API.', ko: '서버에 그런 API가 없습니다. Maru 버전이 맞는지 확인하세요.', detail: true },
+  internal: { en: 'Something went wrong inside Maru. The log file in the data folder has the details.', ko: 'Maru 내부에서 문제가 생겼습니다. 데이터 폴더의 로그 파일에 자세한 내용이 있습니다.' },
+  newer_schema: { en: 'The data was written by a newer version of Maru. Update Maru.', ko: '데이터가 더 새 버전의 Maru로 저장되었습니다. Maru를 업데이트하세요.' },
+  // Starting Maru.
+  data_dir_unusable: { en: 'The data folder cannot be used.', ko: '데이터 폴더를 쓸 수 없습니다. 폴더 권한과 남은 공간을 확인하세요.', detail: true },
+  data_dir_in_use: { en: 'The data folder is in use by another Maru.', ko: '다른 Maru가 데이터 폴더를 쓰고 있습니다. 그쪽을 먼저 닫으세요.', detail: true },
+  bad_template: { en: 'A prompt template cannot be read.', ko: '프롬프트 템플릿을 읽을 수 없습니다.', detail: true },
+  bind_failed: { en: 'Maru cannot listen on this address.', ko: 'Maru가 이 주소에서 요청을 받을 수 없습니다. 다른 포트를 쓰세요.', detail: true },
+  invalid_host: { en: 'The host must be an IP address, like 127.0.0.1.', ko: '호스트는 127.0.0.1 같은 IP 주소여야 합니다.', detail: true },
+  remote_refused: { en: 'Maru refuses to listen where other machines could reach your chats.', ko: '다른 컴퓨터가 대화에 접근할 수 있는 주소에서는 열지 않습니다.', detail: true },
+  // The UI's own.
+  offline: { en: 'Cannot reach Maru. Is it still running?', ko: 'Maru에 연결할 수 없습니다. Maru가 실행 중인지 확인하세요.' },
+  bad_response: { en: 'The server sent an answer the UI cannot read.', ko: '서버가 화면에서 읽을 수 없는 답을 보냈습니다.', detail: true },
+};
+
+/** Every known code, model-server ones as `model_server.<code>`. */
+export const ERRORS: Readonly<Record<string, ErrorWords>> = {
+  ...MARU,
+  ...Object.fromEntries(Object.entries(MODEL_SERVER).map(([code, w]) => [`model_server.${code}`, w])),
+};
