@@ -22,3 +22,24 @@ describe('a stored reply', () => {
     expect(call.querySelector('.tool-args')?.textContent).toBe('{\n  "query": "calendar"\n}');
   });
 });
+
+describe('a failed reply', () => {
+  const failed = (id: number, error: string): Message => ({
+    id, session_id: 1, role: 'assistant', content: '', status: 'error', error, model: null,
+    prompt_tokens: null, completion_tokens: null, cached_tokens: null, ttft_ms: null, tokens_per_second: null,
+    runtime_note: null, reasoning: null, tool_calls: [], tool_call_id: null, tool_name: null, images: [], created_at: 0, updated_at: 0,
+  });
+  const ctx = { regenerable: false, busy: false, editing: false, onEdit: () => {}, onCancelEdit: () => {} };
+
+  it('shows a model-server failure in Korean when its code came with the turn, and the stored text otherwise', () => {
+    setLanguage('ko');
+    const app = new App(fakeBackend({}).backend);
+    const text = 'cannot reach the model server at http://127.0.0.1:8080';
+    app.replyErrors.set(8, { code: 'model_server.unreachable', message: text });
+    expect(messageNode(app, failed(8, text), ctx).querySelector('.msg-error')?.textContent)
+      .toBe(`모델 서버에 연결할 수 없습니다. 서버가 켜져 있는지, 설정의 주소가 맞는지 확인하세요. (${text})`);
+    expect(messageNode(app, failed(9, text), ctx).querySelector('.msg-error')?.textContent).toBe(text);
+    setLanguage('en');
+    expect(messageNode(app, failed(8, text), ctx).querySelector('.msg-error')?.textContent).toBe(text);
+  });
+});
