@@ -56,7 +56,7 @@ impl App {
         let unindexed = files.recover(&store)?;
         // Every capability's tools; each is offered only when it has something to work on.
         let tools = ToolRegistry::default();
-        tools.register(Arc::new(attachments::tool::SearchAttachment { templates: templates.clone() }));
+        tools.register(Arc::new(attachments::tool::SearchAttachment::new(templates.clone())));
         crate::memory::tools::register(&tools, &templates);
         let app = Arc::new(App {
             store,

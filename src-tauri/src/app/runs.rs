@@ -67,10 +67,6 @@ impl Runs {
         self.lock().get(&session_id).map(|r| r.feed.subscribe())
     }
 
-    pub fn is_running(&self, session_id: i64) -> bool {
-        self.lock().contains_key(&session_id)
-    }
-
     /// Stops the session's turn, if any, waits (up to `grace`) until it has stored its text, and
     /// then holds the slot so that no new turn starts while the caller deletes.
     pub async fn claim(&self, session_id: i64, grace: Duration) -> Result<RunGuard> {

@@ -19,14 +19,23 @@ const LIMIT_DEFAULT: usize = 5;
 const LIMIT_MAX: usize = 10;
 
 pub struct SearchAttachment {
-    pub templates: Arc<Templates>,
+    templates: Arc<Templates>,
+    /// Rendered once: the templates do not change while Maru runs.
+    description: String,
+}
+
+impl SearchAttachment {
+    pub fn new(templates: Arc<Templates>) -> SearchAttachment {
+        let description = templates.render("tools/search_attachment", &json!({})).unwrap_or_default().trim().to_string();
+        SearchAttachment { templates, description }
+    }
 }
 
 impl Tool for SearchAttachment {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: NAME.into(),
-            description: self.templates.render("tools/search_attachment", &json!({})).unwrap_or_default().trim().to_string(),
+            description: self.description.clone(),
             parameters: json!({
                 "type": "object",
                 "properties": {

@@ -35,7 +35,9 @@ async fn extract(app: &App, session_id: i64) -> Result<()> {
     let (settings, exchange, known) = app
         .store
         .read(move |c| {
-            let history = messages::history(c, session_id)?;
+            // Only the last exchange: from the last question on.
+            let from = messages::last_user_id(c, session_id)?.map_or(0, |id| id - 1);
+            let history = messages::history_after(c, session_id, from)?;
             let known: Vec<String> = memories::list(c, memories::MemoryFilter::All)?.into_iter().map(|m| m.content).collect();
             Ok((settings::load(c)?, last_exchange(&history), known))
         })
@@ -48,7 +50,7 @@ async fn extract(app: &App, session_id: i64) -> Result<()> {
     let client = app.llm_client(&settings);
     // A llama.cpp server with one slot would drop the chat's cached prompt to answer this, and
     // the next turn would re-read the whole conversation: there the `remember` tool suffices.
-    if client.total_slots().await == Some(1) {
+    if app.clients.single_slot(&client, &settings.endpoint_url).await {
         return Ok(());
     }
     let model = app.resolve_model(&client, &settings).await?;

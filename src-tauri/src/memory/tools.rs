@@ -16,7 +16,10 @@ use crate::tools::{Offer, Tool, ToolContext, ToolRegistry};
 
 pub fn register(registry: &ToolRegistry, templates: &Arc<Templates>) {
     for op in [Op::Remember, Op::Update, Op::Forget, Op::Search] {
-        registry.register(Arc::new(MemoryTool { op, templates: templates.clone() }));
+        let name = MemoryTool::name(op);
+        // Rendered once: the templates do not change while Maru runs.
+        let description = templates.render(&format!("tools/{name}"), &json!({})).unwrap_or_default().trim().to_string();
+        registry.register(Arc::new(MemoryTool { op, templates: templates.clone(), description }));
     }
 }
 
@@ -31,11 +34,12 @@ enum Op {
 struct MemoryTool {
     op: Op,
     templates: Arc<Templates>,
+    description: String,
 }
 
 impl MemoryTool {
-    fn name(&self) -> &'static str {
-        match self.op {
+    fn name(op: Op) -> &'static str {
+        match op {
             Op::Remember => "remember",
             Op::Update => "update_memory",
             Op::Forget => "forget",
@@ -56,8 +60,7 @@ impl Tool for MemoryTool {
             Op::Forget => json!({ "type": "object", "properties": { "id": { "type": "integer" } }, "required": ["id"] }),
             Op::Search => json!({ "type": "object", "properties": { "query": { "type": "string" } }, "required": ["query"] }),
         };
-        let description = self.templates.render(&format!("tools/{}", self.name()), &json!({})).unwrap_or_default().trim().to_string();
-        crate::llm::ToolSpec { name: self.name().into(), description, parameters }
+        crate::llm::ToolSpec { name: Self::name(self.op).into(), description: self.description.clone(), parameters }
     }
 
     fn offered(&self, turn: &Offer) -> bool {

@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 
-use rusqlite::{params, Connection, OptionalExtension, Row};
+use rusqlite::{params, Connection, Row};
 use serde::{Deserialize, Serialize};
 
 use super::{char_len, found, now_ms, secrets, sessions};
@@ -215,14 +215,6 @@ pub fn search(conn: &Connection, query: &str, limit: usize) -> Result<Vec<Memory
         .collect();
     scored.sort_by_key(|s| std::cmp::Reverse(s.0));
     Ok(scored.into_iter().take(limit).map(|(_, m)| m).collect())
-}
-
-/// The message a fact came from still exists in its session.
-pub fn message_in_session(conn: &Connection, message_id: i64, session_id: i64) -> Result<bool> {
-    Ok(conn
-        .query_row("SELECT 1 FROM messages WHERE id = ?1 AND session_id = ?2", params![message_id, session_id], |_| Ok(()))
-        .optional()?
-        .is_some())
 }
 
 pub fn get(conn: &Connection, id: i64) -> Result<Memory> {
