@@ -54,7 +54,7 @@ pub async fn text(kind: Kind, path: PathBuf, pdf: &PdfReader) -> Result<Text, St
             pages => Ok(Text::Pages(pages)),
         },
         Kind::Html => {
-            let bytes = read(&path)?;
+            let bytes = read(&path).await?;
             tokio::task::spawn_blocking(move || {
                 html2text::from_read(&bytes[..], 100).map_err(|e| format!("the HTML could not be read: {e}"))
             })
@@ -62,19 +62,19 @@ pub async fn text(kind: Kind, path: PathBuf, pdf: &PdfReader) -> Result<Text, St
             .map_err(|e| format!("reading the HTML failed: {e}"))?
             .map(Text::Whole)
         }
-        _ => String::from_utf8(read(&path)?).map(Text::Whole).map_err(|_| "the file is not UTF-8 text".to_string()),
+        _ => String::from_utf8(read(&path).await?).map(Text::Whole).map_err(|_| "the file is not UTF-8 text".to_string()),
     }
 }
 
-fn read(path: &std::path::Path) -> Result<Vec<u8>, String> {
-    std::fs::read(path).map_err(|e| format!("the stored file cannot be read: {e}"))
+async fn read(path: &std::path::Path) -> Result<Vec<u8>, String> {
+    tokio::fs::read(path).await.map_err(|e| format!("the stored file cannot be read: {e}"))
 }
 
 async fn pdf_pages(path: PathBuf, reader: &PdfReader) -> Result<Vec<String>, String> {
     match reader {
         PdfReader::Child(program) => pdf_in_child(program, &path).await,
         PdfReader::InThread => {
-            let bytes = read(&path)?;
+            let bytes = read(&path).await?;
             let (tx, rx) = tokio::sync::oneshot::channel();
             std::thread::spawn(move || {
                 let _ = tx.send(std::panic::catch_unwind(|| pdf_pages_here(&bytes)));

@@ -99,10 +99,12 @@ impl Files {
     pub async fn index(&self, store: &Store, sha256: &str, kind: Kind) -> Result<()> {
         let sha = sha256.to_string();
         if kind == Kind::Image {
-            let bytes = self.blobs.read(sha256)?;
-            let made = tokio::task::spawn_blocking(move || extract::thumbnail(&bytes))
-                .await
-                .map_err(|e| anyhow::anyhow!("making a thumbnail failed: {e}"))?;
+            let path = self.blobs.path(sha256);
+            let made = tokio::task::spawn_blocking(move || {
+                std::fs::read(&path).map_err(|e| format!("the stored image cannot be read: {e}")).and_then(|b| extract::thumbnail(&b))
+            })
+            .await
+            .map_err(|e| anyhow::anyhow!("making a thumbnail failed: {e}"))?;
             return store
                 .write(move |tx| match made {
                     Ok(png) => {

@@ -109,7 +109,8 @@ struct Round {
     history: Vec<messages::Message>,
     /// The session's summaries, oldest first; `history` starts after the last.
     summaries: Vec<summaries::Summary>,
-    images: history::Images,
+    /// Images the history carries (id, sha256, MIME), read after the transaction.
+    images: Vec<(i64, String, String)>,
     project_id: i64,
     /// The session can see attached files: file tools are offered.
     has_files: bool,
@@ -125,7 +126,7 @@ fn open_round(tx: &rusqlite::Transaction, app: &App, session_id: i64, model: Str
     // Only what no summary covers: a long chat's older messages are not read at all.
     let summaries = summaries::list(tx, session_id)?;
     let history = messages::history_after(tx, session_id, summaries.last().map_or(0, |s| s.through_id))?;
-    let images = image_urls(tx, app, &history)?;
+    let images = image_refs(tx, &history)?;
     let reply = messages::insert(
         tx,
         &NewMessage { session_id, role: Role::Assistant, status: Status::Streaming, model: Some(&model), ..Default::default() },
@@ -143,19 +144,36 @@ fn open_round(tx: &rusqlite::Transaction, app: &App, session_id: i64, model: Str
     })
 }
 
-/// The images the history's messages carry, as `data:` URLs by attachment id.
-fn image_urls(conn: &rusqlite::Connection, app: &App, history: &[messages::Message]) -> Result<history::Images> {
-    use base64::Engine;
-    let mut urls = history::Images::new();
+/// The images the history's messages carry: (attachment id, content sha256, MIME type). Their
+/// files are read after the transaction (`image_urls`), not while it holds the writer.
+fn image_refs(conn: &rusqlite::Connection, history: &[messages::Message]) -> Result<Vec<(i64, String, String)>> {
+    let mut refs: Vec<(i64, String, String)> = vec![];
     for id in history.iter().flat_map(|m| m.images.iter().copied()) {
-        if urls.contains_key(&id) {
-            continue;
+        if !refs.iter().any(|r| r.0 == id) {
+            let a = attachments::get(conn, id)?;
+            refs.push((id, a.sha256, a.mime));
         }
-        let a = attachments::get(conn, id)?;
-        let bytes = app.files.blobs.read(&a.sha256)?;
-        urls.insert(id, format!("data:{};base64,{}", a.mime, base64::engine::general_purpose::STANDARD.encode(bytes)));
     }
-    Ok(urls)
+    Ok(refs)
+}
+
+/// The images as the `data:` URLs a request carries, by attachment id.
+async fn image_urls(app: &Arc<App>, refs: Vec<(i64, String, String)>) -> Result<history::Images> {
+    if refs.is_empty() {
+        return Ok(history::Images::new());
+    }
+    let app = app.clone();
+    tokio::task::spawn_blocking(move || {
+        use base64::Engine;
+        let mut urls = history::Images::new();
+        for (id, sha, mime) in refs {
+            let bytes = app.files.blobs.read(&sha)?;
+            urls.insert(id, format!("data:{mime};base64,{}", base64::engine::general_purpose::STANDARD.encode(bytes)));
+        }
+        Ok(urls)
+    })
+    .await
+    .map_err(|e| Error::Internal(anyhow::anyhow!("reading images failed: {e}")))?
 }
 
 /// Refuses images before anything is stored when the model is known not to see them.
@@ -257,6 +275,7 @@ async fn run_rounds(
                 app.store.write(move |tx| open_round(tx, &shared, session_id, model, &settings)).await?
             }
         };
+        let images = image_urls(app, images).await?;
         let reply = Reply { app, client: &client, session_id, id: reply_id, cancel, feed, tools_allowed, retry_overflow: true };
         let window = match settings.context_length {
             Some(n) => Some(n),
