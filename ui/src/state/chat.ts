@@ -1,0 +1,510 @@
+// The open chat: which one it is (or a draft), its messages, and the replies being written.
+
+import type { App } from '../app';
+import { ApiError, errorMessage } from '../backend/backend';
+import type { Message, Project, Session, TurnEvent, Usage } from '../backend/types';
+import { t } from '../lib/i18n';
+import { toast } from '../views/toast';
+import { scopeKey } from './files';
+
+export interface LiveTool {
+  id: string;
+  name: string;
+  arguments: string;
+  result?: string;
+  isError?: boolean;
+}
+
+/** A turn in flight, drawn as the reply being written. */
+export interface LiveTurn {
+  sessionId: number;
+  text: string;
+  reasoning: string;
+  tools: LiveTool[];
+  usage: Usage | null;
+  error: { code: string; message: string } | null;
+  /** Messages after this id are being replaced (regenerate, resend) and are hidden meanwhile. */
+  cutAfter: number | null;
+  startedAt: number;
+  firstTokenAt: number | null;
+  stopping: boolean;
+  /** Followed from `attach` (started by another window, or before a reload), not started here. */
+  attached: boolean;
+}
+
+/** Older pages loaded, at most, to reach a message a search result points at. */
+const FIND_PAGES = 10;
+const MESSAGE_PAGE = 50;
+const POLL_MS = 1500;
+
+export class ChatState {
+  /** The open chat, or null for a new chat not yet sent (a draft). */
+  session: Session | null = null;
+  draftProjectId: number | null = null;
+  draftPreset: string | null = null;
+  /** The open chat's messages, oldest first. */
+  messages: Message[] = [];
+  olderBefore: number | null = null;
+  loadingMessages = false;
+  live = new Map<number, LiveTurn>();
+  /** The codes of replies that failed while this window watched: a stored reply keeps only the
+   *  server's English text, and its code lets the chat show it in the UI's language. */
+  readonly replyErrors = new Map<number, { code: string; message: string }>();
+  /** A message to bring into view once the open chat shows it (from a search result). */
+  focusMessageId: number | null = null;
+
+  private pollTimer: number | undefined;
+  private openToken = 0;
+  private creating: Promise<Session | undefined> | null = null;
+  private loadingOlder: Promise<void> | null = null;
+
+  constructor(private readonly app: App) {}
+
+  // ---- navigation
+
+  async route(): Promise<void> {
+    const m = /^#\/chat\/(\d+)$/.exec(window.location.hash);
+    if (m) await this.openSession(Number(m[1]), false);
+    else this.newChat(this.draftProjectId ?? undefined, false);
+  }
+
+  private setUrl(sessionId: number | null, push: boolean): void {
+    const url = window.location.pathname + window.location.search + (sessionId ? `#/chat/${sessionId}` : '');
+    if (url === window.location.pathname + window.location.search + window.location.hash) return;
+    if (push) history.pushState(null, '', url);
+    else history.replaceState(null, '', url);
+  }
+
+  /** Opens a chat; `focusMessageId` (from a search result) is brought into view once shown. */
+  async openSession(id: number, push = true, focusMessageId: number | null = null): Promise<void> {
+    const app = this.app;
+    const token = ++this.openToken;
+    try {
+      const session = await app.backend.getSession(id);
+      if (token !== this.openToken) return;
+      this.session = session;
+      this.messages = [];
+      this.olderBefore = null;
+      this.focusMessageId = focusMessageId;
+      this.setUrl(id, push);
+      void app.loadChatFiles();
+      const entry = app.entry(session.project_id);
+      if (entry && !entry.expanded) {
+        entry.expanded = true;
+        if (!entry.loaded) void app.loadSessions(entry.project.id);
+      }
+      app.emit('chat', 'sidebar');
+      await this.loadMessages(id);
+      if (focusMessageId !== null) await this.loadUntil(id, focusMessageId);
+      if (app.panel === 'context') void app.loadContext();
+    } catch (e) {
+      if (e instanceof ApiError && e.code === 'not_found') {
+        this.newChat(undefined, false);
+        toast(errorMessage(e), 'error');
+        return;
+      }
+      app.fail(e);
+    }
+  }
+
+  /** Loads older pages (a few at most) until the message is among those shown. */
+  private async loadUntil(sessionId: number, messageId: number): Promise<void> {
+    for (let i = 0; i < FIND_PAGES; i++) {
+      if (this.session?.id !== sessionId || this.focusMessageId !== messageId) return;
+      if (this.messages.some((m) => m.id === messageId) || this.olderBefore === null) break;
+      await this.loadOlder();
+    }
+    // Not found (deleted since, or too far back): the chat simply opens.
+    if (this.focusMessageId === messageId && !this.messages.some((m) => m.id === messageId)) this.focusMessageId = null;
+  }
+
+  /** A new chat: nothing is created until the first message is sent (or a file attached). */
+  newChat(projectId?: number, push = true): void {
+    const app = this.app;
+    this.openToken++;
+    this.session = null;
+    this.messages = [];
+    this.olderBefore = null;
+    this.focusMessageId = null;
+    this.draftProjectId = projectId ?? app.defaultProjectId();
+    this.draftPreset = null;
+    app.context = null;
+    this.setUrl(null, push);
+    app.emit('chat', 'sidebar', 'context');
+    void app.loadChatFiles();
+  }
+
+  /** The project the open chat (or draft) belongs to. */
+  currentProject(): Project | null {
+    const id = this.session ? this.session.project_id : this.draftProjectId;
+    return this.app.entry(id ?? -1)?.project ?? null;
+  }
+
+  async setPreset(key: string | null): Promise<void> {
+    const app = this.app;
+    if (!this.session) {
+      this.draftPreset = key;
+      app.emit('chat');
+      return;
+    }
+    const id = this.session.id;
+    await app.attempt(async () => {
+      app.sessionChanged(await app.backend.updateSession(id, { preset: key }));
+      app.contextChanged();
+    });
+  }
+
+  // ---- messages
+
+  /**
+   * The newest messages. Once some are shown, only the newest page is asked for and merged in
+   * (the end of a reply, a reply followed from elsewhere): a long chat is not fetched again.
+   */
+  async loadMessages(sessionId: number, follow = true, cutAfter: number | null = null): Promise<void> {
+    const app = this.app;
+    window.clearTimeout(this.pollTimer);
+    this.loadingMessages = true;
+    app.emit('chat');
+    try {
+      const page = await app.backend.listMessages(sessionId, { limit: MESSAGE_PAGE });
+      if (this.session?.id !== sessionId) return;
+      // What stays of those shown: saved, and not replaced by a regenerate or resend.
+      const kept = this.messages.filter((m) => m.id > 0 && m.session_id === sessionId && (cutAfter === null || m.id <= cutAfter));
+      if (kept.length === 0) {
+        this.messages = page.messages.slice().reverse();
+        this.olderBefore = page.next_before;
+      } else {
+        // Pages back to the newest message kept (one, unless the turn wrote many messages).
+        const anchor = kept[kept.length - 1].id;
+        const fresh = page.messages.slice();
+        let next = page.next_before;
+        while (next !== null && fresh.length && fresh[fresh.length - 1].id > anchor) {
+          const older = await app.backend.listMessages(sessionId, { before: next, limit: MESSAGE_PAGE });
+          if (this.session?.id !== sessionId) return;
+          fresh.push(...older.messages);
+          next = older.next_before;
+        }
+        fresh.reverse();
+        const from = fresh.length ? fresh[0].id : Infinity;
+        const before = kept.filter((m) => m.id < from);
+        const byId = new Map(this.messages.map((m) => [m.id, m]));
+        // Unchanged messages keep their object, so the view knows it has them drawn.
+        const merged = fresh.map((m) => {
+          const old = byId.get(m.id);
+          return old && old.updated_at === m.updated_at && old.status === m.status && old.content === m.content ? old : m;
+        });
+        this.messages = before.concat(merged);
+        if (before.length === 0) this.olderBefore = next;
+      }
+    } catch (e) {
+      app.fail(e);
+    } finally {
+      this.loadingMessages = false;
+      app.emit('chat');
+    }
+    if (follow) void this.followIfStreaming(sessionId);
+    else this.pollIfStreaming(sessionId);
+  }
+
+  /** The open chat's messages as shown: while a reply is written, the live reply stands for it. */
+  shownMessages(): Message[] {
+    const live = this.currentLive();
+    if (!live) return this.messages;
+    // The messages being replaced (regenerate, resend), or else those of the running turn (after
+    // the last saved message of the user), and the saved copy of the reply itself.
+    let cut = live.cutAfter;
+    if (cut === null) {
+      const lastUser = [...this.messages].reverse().find((m) => m.role === 'user');
+      if (lastUser && lastUser.id > 0) cut = lastUser.id;
+    }
+    return this.messages.filter((m) => m.status !== 'streaming' && !(cut !== null && m.id > cut));
+  }
+
+  /**
+   * A reply still being written (by another window, or before a reload): followed live, with
+   * Stop, from what streamed so far; the messages are loaded again when it ends.
+   */
+  private async followIfStreaming(sessionId: number): Promise<void> {
+    const app = this.app;
+    if (this.live.has(sessionId) || this.session?.id !== sessionId) return;
+    if (this.messages.at(-1)?.status !== 'streaming') return;
+    const live = this.begin(sessionId, null);
+    live.attached = true;
+    try {
+      await app.backend.attach(sessionId, (ev) => this.onEvent(live, ev));
+    } catch (e) {
+      if (this.live.get(sessionId) === live) this.live.delete(sessionId);
+      app.emit('chat', 'sidebar');
+      if (e instanceof ApiError && e.code === 'no_turn_running') {
+        // Ended meanwhile: the saved messages are the reply (asked again, without following).
+        if (this.session?.id === sessionId) await this.loadMessages(sessionId, false);
+        return;
+      }
+      if (e instanceof ApiError && e.code === 'not_found') return;
+      app.fail(e);
+      return;
+    }
+    await this.finish(live);
+  }
+
+  /** A reply marked as being written that no turn follows: shows up as it is saved. */
+  private pollIfStreaming(sessionId: number): void {
+    if (this.live.has(sessionId)) return;
+    if (!this.messages.some((m) => m.status === 'streaming')) return;
+    this.pollTimer = window.setTimeout(() => {
+      if (this.session?.id === sessionId && !this.live.has(sessionId)) void this.loadMessages(sessionId);
+    }, POLL_MS);
+  }
+
+  /** The page before the oldest loaded message (once at a time: scrolling asks often). */
+  loadOlder(): Promise<void> {
+    this.loadingOlder ??= this.fetchOlder().finally(() => {
+      this.loadingOlder = null;
+    });
+    return this.loadingOlder;
+  }
+
+  private async fetchOlder(): Promise<void> {
+    const app = this.app;
+    const s = this.session;
+    if (!s || this.olderBefore === null) return;
+    await app.attempt(async () => {
+      const page = await app.backend.listMessages(s.id, { before: this.olderBefore, limit: MESSAGE_PAGE });
+      if (this.session?.id !== s.id) return;
+      this.messages = page.messages.slice().reverse().concat(this.messages);
+      this.olderBefore = page.next_before;
+      app.emit('chat');
+    });
+  }
+
+  // ---- turns
+
+  private begin(sessionId: number, cutAfter: number | null): LiveTurn {
+    const live: LiveTurn = {
+      sessionId, text: '', reasoning: '', tools: [], usage: null, error: null, cutAfter,
+      startedAt: performance.now(), firstTokenAt: null, stopping: false, attached: false,
+    };
+    this.live.set(sessionId, live);
+    window.clearTimeout(this.pollTimer);
+    this.app.emit('chat', 'sidebar');
+    return live;
+  }
+
+  private onEvent(live: LiveTurn, ev: TurnEvent): void {
+    switch (ev.type) {
+      case 'token':
+        live.firstTokenAt ??= performance.now();
+        live.text += ev.text;
+        break;
+      case 'reasoning':
+        live.firstTokenAt ??= performance.now();
+        live.reasoning += ev.text;
+        break;
+      case 'tool_call':
+        live.tools.push({ id: ev.id, name: ev.name, arguments: ev.arguments });
+        // The text so far was the model's preamble to its tool call; the next reply follows.
+        break;
+      case 'tool_result': {
+        const call = live.tools.find((c) => c.id === ev.id);
+        if (call) {
+          call.result = ev.content;
+          call.isError = ev.is_error;
+        }
+        break;
+      }
+      case 'usage':
+        live.usage = ev.usage;
+        break;
+      case 'error':
+        live.error = { code: ev.code, message: ev.message };
+        if (ev.message_id !== null) this.replyErrors.set(ev.message_id, { code: ev.code, message: ev.message });
+        break;
+      case 'done':
+        break;
+    }
+    if (this.session?.id === live.sessionId) this.app.emit('live');
+  }
+
+  private async finish(live: LiveTurn): Promise<void> {
+    const app = this.app;
+    const sid = live.sessionId;
+    try {
+      if (this.session?.id === sid) {
+        const session = await app.backend.getSession(sid);
+        app.sessionChanged(session);
+        await this.loadMessages(sid, false, live.cutAfter);
+      }
+    } catch (e) {
+      app.fail(e);
+    }
+    if (this.live.get(sid) === live) this.live.delete(sid);
+    app.emit('chat', 'sidebar');
+    // The model may have proposed (or, in automatic mode, saved) a fact during the turn.
+    void app.loadMemories(true);
+    if (this.session?.id === sid) {
+      // A reply followed from elsewhere that still shows as being written is asked again later.
+      if (live.attached) this.pollIfStreaming(sid);
+      else void this.followIfStreaming(sid);
+    }
+    const s = app.findSession(sid);
+    if (s) void app.attempt(() => app.loadSessions(s.project_id));
+    if (this.session?.id === sid) app.contextChanged();
+  }
+
+  private refused(sid: number, e: unknown): void {
+    this.live.delete(sid);
+    if (e instanceof ApiError && e.code === 'turn_running') toast(t('turnRunning'), 'error');
+    else this.app.fail(e);
+    this.app.emit('chat', 'sidebar');
+  }
+
+  /** Sends a message (creating the chat first if this is a draft). False if it was refused. */
+  async send(content: string): Promise<boolean> {
+    const app = this.app;
+    if (!content.trim()) {
+      toast(t('nothingToSend'), 'error');
+      return false;
+    }
+    const session = await this.ensureSession();
+    if (!session) return false;
+    const sid = session.id;
+    if (this.live.has(sid)) {
+      toast(t('turnRunning'), 'error');
+      return false;
+    }
+    const now = Date.now();
+    // Images uploaded in the composer go with the message (the model sees them); other files are
+    // read by the model through search.
+    const images = app.uploads
+      .filter((u) => u.sessionId === sid && u.attachment?.kind === 'image' && u.attachment.status === 'ready')
+      .map((u) => u.attachment!.id);
+    const pending: Message = {
+      id: -now, session_id: sid, role: 'user', content, status: 'complete', error: null, model: null,
+      prompt_tokens: null, completion_tokens: null, cached_tokens: null, ttft_ms: null, tokens_per_second: null,
+      runtime_note: null, reasoning: null, tool_calls: [], tool_call_id: null, tool_name: null, images, created_at: now, updated_at: now,
+    };
+    this.messages.push(pending);
+    const live = this.begin(sid, null);
+    // A new chat gets its title (and its project's count) from its first message, stored by the
+    // time the reply's first event arrives.
+    let untitled = !session.title.trim();
+    const sink = (ev: TurnEvent) => {
+      this.onEvent(live, ev);
+      if (untitled) {
+        untitled = false;
+        void this.firstMessageStored(sid);
+      }
+    };
+    try {
+      await app.backend.sendMessage(sid, content, sink, images);
+    } catch (e) {
+      this.messages = this.messages.filter((m) => m !== pending);
+      this.refused(sid, e);
+      return false;
+    }
+    app.uploads = app.uploads.filter((u) => u.sessionId !== sid);
+    app.emit('files');
+    await this.finish(live);
+    return true;
+  }
+
+  /** A new chat's first message is stored: its title and its project's count are shown. */
+  private async firstMessageStored(sid: number): Promise<void> {
+    try {
+      this.app.sessionChanged(await this.app.backend.getSession(sid));
+      await this.app.refreshProjects();
+    } catch {
+      // Shown again when the reply ends.
+    }
+  }
+
+  /** The open chat, created first when it is a draft (once, however many ask at the same time). */
+  async ensureSession(): Promise<Session | undefined> {
+    if (this.session) return this.session;
+    this.creating ??= this.createDraft().finally(() => {
+      this.creating = null;
+    });
+    return this.creating;
+  }
+
+  private async createDraft(): Promise<Session | undefined> {
+    const app = this.app;
+    const token = this.openToken;
+    const created = await app.attempt(async () => {
+      let s = await app.backend.createSession({ project_id: this.draftProjectId });
+      if (this.draftPreset) s = await app.backend.updateSession(s.id, { preset: this.draftPreset });
+      return s;
+    });
+    if (!created) return undefined;
+    const e = app.entry(created.project_id);
+    if (e) {
+      e.sessions.unshift(created);
+      e.expanded = true;
+    }
+    // The project counts it.
+    void app.attempt(() => app.refreshProjects());
+    // Another chat was opened meanwhile: this one exists now, but is not the one shown.
+    if (token !== this.openToken) {
+      app.emit('sidebar');
+      return undefined;
+    }
+    this.session = created;
+    this.messages = [];
+    app.files.set(scopeKey({ session_id: created.id }), []);
+    this.setUrl(created.id, true);
+    app.emit('chat', 'sidebar', 'files');
+    return created;
+  }
+
+  /** Answers the last message again, replacing the reply after it. */
+  async regenerate(): Promise<void> {
+    const s = this.session;
+    if (!s || this.live.has(s.id)) return;
+    const lastUser = [...this.messages].reverse().find((m) => m.role === 'user');
+    const live = this.begin(s.id, lastUser?.id ?? null);
+    try {
+      await this.app.backend.regenerate(s.id, (ev) => this.onEvent(live, ev));
+    } catch (e) {
+      this.refused(s.id, e);
+      return;
+    }
+    await this.finish(live);
+  }
+
+  /** Edits one of the user's messages and answers it again; what came after is replaced. */
+  async resend(messageId: number, content: string): Promise<boolean> {
+    const s = this.session;
+    if (!s || this.live.has(s.id)) return false;
+    if (!content.trim()) {
+      toast(t('nothingToSend'), 'error');
+      return false;
+    }
+    const index = this.messages.findIndex((m) => m.id === messageId);
+    const previous = index === -1 ? undefined : this.messages[index];
+    // A new object, so that the chat draws the edited text.
+    if (previous) this.messages[index] = { ...previous, content };
+    const live = this.begin(s.id, messageId);
+    try {
+      await this.app.backend.resend(messageId, content, (ev) => this.onEvent(live, ev));
+    } catch (e) {
+      if (previous) this.messages = this.messages.map((m) => (m.id === messageId ? previous : m));
+      this.refused(s.id, e);
+      return false;
+    }
+    await this.finish(live);
+    return true;
+  }
+
+  async stop(): Promise<void> {
+    const s = this.session;
+    const live = s && this.live.get(s.id);
+    if (!s || !live) return;
+    live.stopping = true;
+    this.app.emit('live');
+    await this.app.attempt(() => this.app.backend.stop(s.id));
+  }
+
+  currentLive(): LiveTurn | undefined {
+    return this.session ? this.live.get(this.session.id) : undefined;
+  }
+}

@@ -1,0 +1,183 @@
+// Files: a chat's own and its project's, the chips of files given to the open chat, and the
+// watch on files being indexed.
+
+import type { App } from '../app';
+import { ApiError } from '../backend/backend';
+import type { Attachment, AttachmentScope } from '../backend/types';
+import { t } from '../lib/i18n';
+import { toast } from '../views/toast';
+
+/** A file given to the open chat from this window, shown as a chip until the next message is sent. */
+export interface Upload {
+  /** Local, for the view. */
+  key: number;
+  sessionId: number;
+  name: string;
+  size: number;
+  /** Null while it is being sent; then the server's record, kept current while it is indexed. */
+  attachment: Attachment | null;
+}
+
+/** A file to attach: its content and the name it is shown under. */
+export interface FileToAttach {
+  blob: Blob;
+  name: string;
+}
+
+/** Where a file list is kept in `App.files`. */
+export function scopeKey(scope: AttachmentScope): string {
+  return scope.session_id != null ? `s:${scope.session_id}` : `p:${scope.project_id}`;
+}
+
+/** How often an attachment being indexed is asked about, at first and at most, and for how long. */
+const INDEX_POLL_MS = [400, 2000];
+const INDEX_WATCH_MAX_MS = 30 * 60_000;
+
+export class FilesState {
+  /** Files by scope (`scopeKey`): a chat's own, a project's. Missing until loaded. */
+  files = new Map<string, Attachment[]>();
+  /** Files given to chats from this window since their last message was sent. */
+  uploads: Upload[] = [];
+
+  private watched = new Set<number>();
+  private uploadKey = 0;
+
+  constructor(private readonly app: App) {}
+
+  /** The open chat's own files and its project's (as far as loaded). */
+  chatFiles(): { own: Attachment[]; project: Attachment[] } {
+    const app = this.app;
+    const own = app.session ? this.files.get(scopeKey({ session_id: app.session.id })) ?? [] : [];
+    const projectId = app.currentProject()?.id;
+    const project = projectId !== undefined ? this.files.get(scopeKey({ project_id: projectId })) ?? [] : [];
+    return { own, project };
+  }
+
+  /** Loads the open chat's files and its project's. */
+  async loadChatFiles(): Promise<void> {
+    const app = this.app;
+    const scopes: AttachmentScope[] = [];
+    if (app.session) scopes.push({ session_id: app.session.id });
+    const projectId = app.currentProject()?.id ?? app.draftProjectId;
+    if (projectId != null) scopes.push({ project_id: projectId });
+    await Promise.all(scopes.map((scope) => this.loadFiles(scope)));
+  }
+
+  async loadFiles(scope: AttachmentScope): Promise<void> {
+    try {
+      const list = await this.app.backend.listAttachments(scope);
+      this.files.set(scopeKey(scope), list);
+      for (const a of list) if (a.status === 'indexing') this.watch(a);
+    } catch (e) {
+      // A chat or project deleted meanwhile simply has no files.
+      if (!(e instanceof ApiError && e.code === 'not_found')) this.app.fail(e);
+    }
+    this.app.emit('files');
+  }
+
+  /**
+   * Attaches files to the open chat (created first when it is a draft), one after the other.
+   * Each shows as a chip at once; a refused file is dropped with the server's reason.
+   */
+  async attachToChat(files: FileToAttach[]): Promise<void> {
+    const app = this.app;
+    if (files.length === 0) return;
+    const session = await app.ensureSession();
+    if (!session) return;
+    const uploads = files.map((f): Upload => ({ key: ++this.uploadKey, sessionId: session.id, name: f.name, size: f.blob.size, attachment: null }));
+    this.uploads.push(...uploads);
+    app.emit('files');
+    for (const [i, f] of files.entries()) {
+      const a = await this.upload({ session_id: session.id }, f);
+      if (a) uploads[i].attachment = a;
+      else this.uploads = this.uploads.filter((u) => u !== uploads[i]);
+      app.emit('files');
+    }
+    app.contextChanged();
+  }
+
+  /** Attaches files to a project: every chat in it sees them. */
+  async attachToProject(projectId: number, files: FileToAttach[]): Promise<void> {
+    for (const f of files) await this.upload({ project_id: projectId }, f);
+    this.app.contextChanged();
+  }
+
+  private async upload(scope: AttachmentScope, f: FileToAttach): Promise<Attachment | undefined> {
+    const app = this.app;
+    // Refused here rather than after sending it all: the server would refuse it too.
+    const maxMb = app.settings?.attachment_max_mb ?? 0;
+    if (maxMb > 0 && f.blob.size > maxMb * 1024 * 1024) {
+      toast(t('fileTooLarge', { name: f.name, mb: maxMb }), 'error');
+      return undefined;
+    }
+    const a = await app.attempt(() => app.backend.uploadAttachment(scope, f.blob, f.name));
+    if (!a) return undefined;
+    const key = scopeKey(scope);
+    // Listed once, even if a reload of the list already brought it.
+    const list = (this.files.get(key) ?? []).filter((x) => x.id !== a.id);
+    this.files.set(key, [...list, a]);
+    if (a.status === 'indexing') this.watch(a);
+    app.emit('files');
+    return a;
+  }
+
+  async deleteFile(a: Attachment): Promise<boolean> {
+    const app = this.app;
+    const ok = await app.attempt(async () => {
+      await app.backend.deleteAttachment(a.id);
+      return true;
+    });
+    if (!ok) return false;
+    for (const [key, list] of this.files) this.files.set(key, list.filter((x) => x.id !== a.id));
+    this.uploads = this.uploads.filter((u) => u.attachment?.id !== a.id);
+    this.watched.delete(a.id);
+    app.emit('files');
+    app.contextChanged();
+    return true;
+  }
+
+  /** Drops a chip without touching its file (it stays in the chat's files). */
+  dismissUpload(key: number): void {
+    this.uploads = this.uploads.filter((u) => u.key !== key);
+    this.app.emit('files');
+  }
+
+  /** Asks about a file being indexed until it is ready or failed (or gone). */
+  private watch(a: Attachment): void {
+    if (this.watched.has(a.id)) return;
+    this.watched.add(a.id);
+    let delay = INDEX_POLL_MS[0];
+    const until = Date.now() + INDEX_WATCH_MAX_MS;
+    const tick = async () => {
+      if (!this.watched.has(a.id)) return;
+      // Still indexing after this long: the list shows it again when next loaded.
+      if (Date.now() > until) {
+        this.watched.delete(a.id);
+        return;
+      }
+      try {
+        const now = await this.app.backend.getAttachment(a.id);
+        this.fileChanged(now);
+        if (now.status !== 'indexing') {
+          this.watched.delete(a.id);
+          this.app.contextChanged();
+          return;
+        }
+      } catch (e) {
+        if (e instanceof ApiError && e.code === 'not_found') {
+          this.watched.delete(a.id);
+          return;
+        }
+      }
+      delay = Math.min(INDEX_POLL_MS[1], delay * 1.5);
+      window.setTimeout(() => void tick(), delay);
+    };
+    window.setTimeout(() => void tick(), delay);
+  }
+
+  private fileChanged(a: Attachment): void {
+    for (const [key, list] of this.files) this.files.set(key, list.map((x) => (x.id === a.id ? a : x)));
+    for (const u of this.uploads) if (u.attachment?.id === a.id) u.attachment = a;
+    this.app.emit('files');
+  }
+}

@@ -1,0 +1,139 @@
+// Long-term memory: the accepted facts, the model's proposals waiting for the user, and the
+// titles of the chats they came from.
+
+import type { App } from '../app';
+import { ApiError, errorMessage } from '../backend/backend';
+import type { Memory, MemoryPatch } from '../backend/types';
+import { t } from '../lib/i18n';
+import { toast } from '../views/toast';
+
+export class MemoryState {
+  /** The accepted facts (section ⑤ uses them). */
+  memories: Memory[] = [];
+  /** The model's proposals waiting for the user (memory in review mode); counted on the Memory buttons. */
+  pendingMemories: Memory[] = [];
+  memoriesLoaded = false;
+  memoriesError: string | null = null;
+  /** Titles of the chats facts came from, by id, for the ones not in the sidebar's lists. */
+  sourceTitles = new Map<number, string | null>();
+
+  private memoriesAsked = 0;
+
+  constructor(private readonly app: App) {}
+
+  /**
+   * The accepted facts and the proposals waiting. `quiet` (at start, after a turn): a failure
+   * is not shown, the lists simply stay as they were.
+   */
+  async loadMemories(quiet = false): Promise<void> {
+    const app = this.app;
+    const asked = ++this.memoriesAsked;
+    try {
+      const [accepted, pending] = await Promise.all([app.backend.listMemories(), app.backend.listMemories('pending')]);
+      // A later load (another change meanwhile) has the newer lists.
+      if (asked !== this.memoriesAsked) return;
+      this.memories = accepted;
+      this.pendingMemories = pending.filter((m) => m.status === 'pending');
+      this.memoriesLoaded = true;
+      this.memoriesError = null;
+      void this.loadSourceTitles();
+    } catch (e) {
+      if (quiet || asked !== this.memoriesAsked) return;
+      this.memoriesError = errorMessage(e);
+      app.fail(e);
+    }
+    app.emit('memories');
+  }
+
+  /** How many of the model's proposals wait for the user. */
+  get pendingCount(): number {
+    return this.pendingMemories.length;
+  }
+
+  /** The title of the chat a fact came from: from the sidebar's lists, else asked once. */
+  sourceTitle(sessionId: number): string | null {
+    const s = this.app.findSession(sessionId);
+    if (s) return s.title.trim() || t('untitled');
+    return this.sourceTitles.get(sessionId) ?? null;
+  }
+
+  private async loadSourceTitles(): Promise<void> {
+    const app = this.app;
+    const ids = new Set<number>();
+    for (const m of [...this.pendingMemories, ...this.memories]) {
+      const id = m.source_session_id;
+      if (id != null && !app.findSession(id) && !this.sourceTitles.has(id)) ids.add(id);
+    }
+    if (ids.size === 0) return;
+    await Promise.all([...ids].slice(0, 30).map(async (id) => {
+      try {
+        const s = await app.backend.getSession(id);
+        this.sourceTitles.set(id, s.title.trim() || t('untitled'));
+      } catch {
+        // Deleted since: the fact shows its chat by number.
+        this.sourceTitles.set(id, null);
+      }
+    }));
+    app.emit('memories');
+  }
+
+  /** A fact the user types; one that looks like a secret is refused with the server's message. */
+  async addMemory(content: string): Promise<boolean> {
+    const ok = await this.memoryAction(async () => {
+      await this.app.backend.createMemory({ content, source_session_id: null });
+    });
+    if (ok) this.app.contextChanged();
+    return ok;
+  }
+
+  async updateMemory(id: number, patch: MemoryPatch): Promise<boolean> {
+    const ok = await this.memoryAction(async () => {
+      await this.app.backend.updateMemory(id, patch);
+    });
+    if (ok) this.app.contextChanged();
+    return ok;
+  }
+
+  /**
+   * Accepts one of the model's proposals, with the user's wording when `content` is given (saved
+   * first: a refused edit leaves the proposal pending). From the next prompt on it is in ⑤.
+   */
+  async acceptMemory(id: number, content?: string): Promise<boolean> {
+    const ok = await this.memoryAction(async () => {
+      const current = this.pendingMemories.find((m) => m.id === id);
+      if (content !== undefined && content.trim() !== current?.content) await this.app.backend.updateMemory(id, { content });
+      await this.app.backend.acceptMemory(id);
+    });
+    if (ok) this.app.contextChanged();
+    return ok;
+  }
+
+  /** Drops one of the model's proposals. */
+  async dismissMemory(id: number): Promise<boolean> {
+    return this.memoryAction(async () => {
+      await this.app.backend.deleteMemory(id);
+    });
+  }
+
+  async deleteMemory(id: number): Promise<void> {
+    await this.memoryAction(async () => {
+      await this.app.backend.deleteMemory(id);
+    });
+    this.app.contextChanged();
+  }
+
+  /** A change to memory, then the lists again (also after a failure: the change may have half-happened). */
+  private async memoryAction(fn: () => Promise<void>): Promise<boolean> {
+    try {
+      await fn();
+    } catch (e) {
+      // A fact that looks like a secret: the server says why, in its words.
+      if (e instanceof ApiError && e.code === 'secret_refused') toast(errorMessage(e), 'error');
+      else this.app.fail(e);
+      if (!(e instanceof ApiError && (e.offline || e.status === 401))) await this.loadMemories(true);
+      return false;
+    }
+    await this.loadMemories();
+    return true;
+  }
+}

@@ -1,0 +1,18 @@
+// Search over every chat, and opening a result at its message.
+
+import type { App } from '../app';
+import type { ChatHit } from '../backend/types';
+
+export class SearchState {
+  constructor(private readonly app: App) {}
+
+  /** Chats in every project matching the words, best first. */
+  searchChats(q: string, limit = 20): Promise<ChatHit[]> {
+    return this.app.backend.searchChats(q, limit);
+  }
+
+  /** Opens a search result's chat, at its message when it has one. */
+  openHit(hit: ChatHit): Promise<void> {
+    return this.app.openSession(hit.session_id, true, hit.message_id);
+  }
+}

@@ -1,0 +1,131 @@
+// Settings, presets, and the model server: the offer of one found nearby when the configured one
+// cannot be used.
+
+import type { App } from '../app';
+import { ApiError } from '../backend/backend';
+import type { FoundServer, Preset, PresetPatch, SettingsPatch, SettingsView } from '../backend/types';
+import { setLanguage, t } from '../lib/i18n';
+import { applyTheme } from '../lib/theme';
+
+/** Offered at start when the configured model server cannot be used: what answers nearby. */
+export interface ServerOffer {
+  /** The configured server does not answer, or it lists no model and none is set. */
+  reason: 'unreachable' | 'no_model';
+  /** The configured address. */
+  endpoint: string;
+  /** Servers on the usual local ports (8000, 8080, 11434, 1234), the configured one left out. */
+  servers: FoundServer[];
+}
+
+/** `/api/models` error codes that mean the configured model server cannot be reached at all. */
+const UNREACHABLE_CODES = new Set(['unreachable', 'dns', 'network', 'timeout_connect', 'invalid_url'].map((c) => `model_server.${c}`));
+
+export class SettingsState {
+  settings: SettingsView | null = null;
+  presets: Preset[] = [];
+  serverOffer: ServerOffer | null = null;
+  version = '';
+
+  constructor(private readonly app: App) {}
+
+  applySettings(s: SettingsView): void {
+    this.settings = s;
+    setLanguage(s.language);
+    applyTheme(s.theme);
+  }
+
+  async saveSettings(patch: SettingsPatch): Promise<boolean> {
+    const app = this.app;
+    const s = await app.attempt(() => app.backend.updateSettings(patch));
+    if (!s) return false;
+    const langChanged = s.language !== this.settings?.language;
+    this.applySettings(s);
+    app.emit('settings');
+    // A new address answers the offer of a found server.
+    if (patch.endpoint_url !== undefined) this.dismissServerOffer();
+    if (langChanged) app.emit('sidebar', 'chat', 'panel', 'memories', 'context');
+    app.contextChanged();
+    return true;
+  }
+
+  /**
+   * At start: when the configured model server cannot be reached (or lists no model and none is
+   * set), looks on the usual local ports and offers what answers, or says that nothing does.
+   */
+  async checkModelServer(): Promise<void> {
+    const backend = this.app.backend;
+    const endpoint = this.settings?.endpoint_url ?? '';
+    let reason: ServerOffer['reason'];
+    try {
+      const models = await backend.listModels();
+      if (models.length > 0 || this.settings?.model) return;
+      reason = 'no_model';
+    } catch (e) {
+      if (!(e instanceof ApiError && UNREACHABLE_CODES.has(e.code))) return;
+      reason = 'unreachable';
+    }
+    let servers: FoundServer[];
+    try {
+      servers = (await backend.probeServers()).filter((s) => s.base_url !== endpoint);
+    } catch {
+      return;
+    }
+    // A server that answers but lists no model: only worth a banner when there is another to use.
+    if (reason === 'no_model' && servers.length === 0) return;
+    // The user may have set an address meanwhile.
+    if ((this.settings?.endpoint_url ?? '') !== endpoint) return;
+    this.serverOffer = { reason, endpoint, servers };
+    this.app.emit('serverOffer');
+  }
+
+  /** Switches to a found server (and its first model) and drops the offer. */
+  async useServer(server: FoundServer): Promise<boolean> {
+    const ok = await this.saveSettings({ endpoint_url: server.base_url, model: server.models[0] ?? null });
+    if (ok) this.dismissServerOffer();
+    return ok;
+  }
+
+  dismissServerOffer(): void {
+    if (!this.serverOffer) return;
+    this.serverOffer = null;
+    this.app.emit('serverOffer');
+  }
+
+  async refreshPresets(): Promise<void> {
+    this.presets = await this.app.backend.listPresets();
+    this.app.emit('presets', 'chat');
+  }
+
+  async createPreset(name: string, description: string, prompt: string): Promise<boolean> {
+    return !!(await this.app.attempt(async () => {
+      await this.app.backend.createPreset({ name, description, prompt });
+      await this.refreshPresets();
+      return true;
+    }));
+  }
+
+  async updatePreset(id: number, patch: PresetPatch): Promise<boolean> {
+    const ok = !!(await this.app.attempt(async () => {
+      await this.app.backend.updatePreset(id, patch);
+      await this.refreshPresets();
+      return true;
+    }));
+    if (ok) this.app.contextChanged();
+    return ok;
+  }
+
+  async deletePreset(id: number): Promise<void> {
+    const app = this.app;
+    await app.attempt(async () => {
+      await app.backend.deletePreset(id);
+      await this.refreshPresets();
+      if (app.session) app.sessionChanged(await app.backend.getSession(app.session.id));
+      app.contextChanged();
+    });
+  }
+
+  presetName(key: string | null): string {
+    if (!key) return t('basePrompt');
+    return this.presets.find((p) => p.key === key)?.name ?? key;
+  }
+}
