@@ -25,6 +25,21 @@ export const REPLY_TEXT = REPLY_PIECES.join('');
 export const SLOW_MARKER = '#slow';
 export const SLOW_PIECE_MS = 700;
 
+/** In the user's last message: a long reply, `longPieces` words `longPieceMs` apart (200 a second by default). */
+export const LONG_MARKER = '#long';
+/** The last words of a long reply. */
+export const LONG_END = 'The end of the long reply.';
+
+/** A long reply's pieces: numbered words in paragraphs of 40, a list now and then, then LONG_END. */
+export function longPieces(n) {
+  const pieces = [];
+  for (let i = 1; i <= n; i++) {
+    pieces.push(i % 40 === 0 ? ` w${i}.\n\n` : i % 100 === 50 ? '\n\n- item one\n- item **two**\n\n' : ` w${i}`);
+  }
+  pieces.push(` ${LONG_END}`);
+  return pieces;
+}
+
 /** In a user message: the model calls `remember` with REMEMBER_FACT. */
 export const REMEMBER_MARKER = '#remember';
 export const REMEMBER_FACT = 'Prefers answers in Korean.';
@@ -49,7 +64,7 @@ export function offeredTools(request) {
 }
 
 /** Listens on 127.0.0.1:`port` (any free port by default); rejects when the port is taken. */
-export async function startFakeOpenAi({ pieceDelayMs = 120, port: wanted = 0, toolScripts = DEFAULT_TOOL_SCRIPTS } = {}) {
+export async function startFakeOpenAi({ pieceDelayMs = 120, port: wanted = 0, toolScripts = DEFAULT_TOOL_SCRIPTS, longPieces: longCount = 600, longPieceMs = 5, maxModelLen = 8192 } = {}) {
   const requests = [];
   const extractions = [];
   /** The tool calls made, in order: `{ id, name, arguments }` (arguments as sent, a JSON string). */
@@ -61,7 +76,7 @@ export async function startFakeOpenAi({ pieceDelayMs = 120, port: wanted = 0, to
       const url = new URL(req.url, 'http://localhost');
       if (req.method === 'GET' && url.pathname === '/v1/models') {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ object: 'list', data: [{ id: MODEL, object: 'model', owned_by: 'e2e', max_model_len: 8192 }] }));
+        res.end(JSON.stringify({ object: 'list', data: [{ id: MODEL, object: 'model', owned_by: 'e2e', max_model_len: maxModelLen }] }));
         return;
       }
       if (req.method === 'POST' && url.pathname === '/v1/chat/completions') {
@@ -107,10 +122,14 @@ export async function startFakeOpenAi({ pieceDelayMs = 120, port: wanted = 0, to
           res.end();
           return;
         }
-        const pieces = last?.role === 'tool' ? AFTER_TOOL_PIECES : REPLY_PIECES;
-        const delay = last?.role === 'user' && textOf(last).includes(SLOW_MARKER) ? SLOW_PIECE_MS : pieceDelayMs;
-        for (const piece of pieces) {
-          await sleep(delay);
+        const long = last?.role === 'user' && textOf(last).includes(LONG_MARKER);
+        const pieces = last?.role === 'tool' ? AFTER_TOOL_PIECES : long ? longPieces(longCount) : REPLY_PIECES;
+        const delay = last?.role === 'user' && textOf(last).includes(SLOW_MARKER) ? SLOW_PIECE_MS : long ? longPieceMs : pieceDelayMs;
+        // Sleeps are kept to the schedule (setTimeout is late by a millisecond or so each time).
+        const begun = Date.now();
+        for (const [i, piece] of pieces.entries()) {
+          if (long) await sleep(Math.max(0, begun + (i + 1) * delay - Date.now()));
+          else await sleep(delay);
           if (res.destroyed) return;
           chunk({ choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] });
         }

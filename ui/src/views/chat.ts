@@ -14,6 +14,10 @@ import { liveNode, messageNode, updateLiveNode } from './message';
 import { renameSession, sessionMenu, sessionTitle } from './sidebar';
 import { toast } from './toast';
 
+/** Message elements kept in the page at most, and how many more are drawn when scrolling reaches an end. */
+const MAX_SHOWN = 200;
+const STEP = 25;
+
 export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void): void {
   const head = h('header', { class: 'chat-head' });
   const list = h('div', { class: 'messages', 'data-testid': 'messages' });
@@ -111,11 +115,55 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
     );
   };
 
+  // The message list is patched, not redrawn: each message keeps its element while what it shows
+  // is unchanged, so a send, a reply's end or an older page touches only the messages concerned.
+  // At most MAX_SHOWN messages are in the page: the window of those drawn moves as the user
+  // scrolls (sentinels at both ends), and older pages load on their own near the top.
+  const drawn = new Map<number, { el: HTMLElement; key: unknown[] }>();
+  /** First message drawn (null: counted back from the end), last one (null: the window follows the end). */
+  let startId: number | null = null;
+  let endId: number | null = null;
+  let extending = false;
+  const olderButton = h('button', { class: 'btn btn-ghost btn-small', type: 'button', onClick: () => void extendTop() }, t('loadOlder'));
+  const topSentinel = h('div', { class: 'older', 'data-testid': 'older' }, olderButton);
+  const bottomSentinel = h('div', { class: 'newer', 'aria-hidden': 'true' });
+
+  const indexOf = (visible: Message[], id: number | null) => (id === null ? -1 : visible.findIndex((m) => m.id === id));
+
+  /** The drawn window [start, end) over the messages shown; at most MAX_SHOWN, the newest kept when following the end. */
+  const bounds = (visible: Message[]): [number, number] => {
+    const n = visible.length;
+    let end = endId === null ? n : indexOf(visible, endId) + 1;
+    if (end <= 0) {
+      endId = null;
+      end = n;
+    }
+    let start = indexOf(visible, startId);
+    if (start === -1 || start >= end) start = Math.max(0, end - MAX_SHOWN);
+    if (end - start > MAX_SHOWN) start = end - MAX_SHOWN;
+    startId = visible[start]?.id ?? null;
+    return [start, end];
+  };
+
+  /** The first drawn message in view and where it is, to keep it still while the list changes. */
+  const viewAnchor = (): { el: HTMLElement; top: number } | null => {
+    const top = scroller.getBoundingClientRect().top;
+    for (const { el } of drawn.values()) {
+      const r = el.getBoundingClientRect();
+      if (r.bottom > top) return { el, top: r.top };
+    }
+    return null;
+  };
+
   const renderList = () => {
     const s = app.session;
-    const stick = shownSession !== (s?.id ?? null) || nearBottom();
-    // Otherwise the view stays on the same messages (older ones load above them).
-    const fromBottom = scroller.scrollHeight - scroller.scrollTop;
+    const opened = shownSession !== (s?.id ?? null);
+    if (opened) {
+      for (const d of drawn.values()) d.el.remove();
+      drawn.clear();
+      startId = endId = null;
+      liveEl = null;
+    }
     shownSession = s?.id ?? null;
     const live = app.currentLive();
     const visible = app.shownMessages();
@@ -123,6 +171,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
 
     if (visible.length === 0 && !live) {
       liveEl = null;
+      drawn.clear();
       const project = app.currentProject();
       replaceChildren(list, app.loadingMessages && s
         ? h('div', { class: 'empty' }, t('loading'))
@@ -134,31 +183,144 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
           ));
       return;
     }
+    // A message just sent (not saved yet) brings the window back to the end.
+    const newest = visible[visible.length - 1];
+    const sent = newest && newest.id < 0 && !drawn.has(newest.id);
+    if (sent) endId = null;
+    // A message a search result points at, outside the window: the window moves to it.
+    const focusAt = indexOf(visible, app.focusMessageId);
+    if (focusAt !== -1 && !drawn.has(visible[focusAt].id)) {
+      startId = visible[Math.max(0, focusAt - STEP)].id;
+      endId = focusAt + STEP >= visible.length ? null : visible[focusAt + STEP].id;
+    }
+    const [start, end] = bounds(visible);
+    const following = endId === null;
+    const stick = opened || sent || (following && nearBottom());
+    const anchor = stick ? null : viewAnchor();
+
+    const lang = app.settings?.language;
     const last = visible[visible.length - 1];
-    const nodes = visible.map((m: Message) => messageNode(app, m, {
-      regenerable: !live && m === last && m.id > 0 && (m.role === 'assistant' || m.role === 'user'),
-      busy: !!live,
-      editing: editingId === m.id,
-      onEdit: () => {
-        editingId = m.id;
-        renderList();
-      },
-      onCancelEdit: () => {
-        editingId = null;
-        renderList();
-      },
-    }));
-    liveEl = live ? liveNode(live) : null;
-    replaceChildren(list,
-      app.olderBefore !== null
-        ? h('div', { class: 'older' }, h('button', { class: 'btn btn-ghost btn-small', type: 'button', onClick: () => void app.loadOlder() }, t('loadOlder')))
-        : null,
-      nodes,
-      liveEl,
-    );
+    const wanted: HTMLElement[] = [];
+    const keep = new Set<number>();
+    for (let i = start; i < end; i++) {
+      const m = visible[i];
+      const regenerable = !live && m === last && m.id > 0 && (m.role === 'assistant' || m.role === 'user');
+      const editing = editingId === m.id;
+      // What the element shows besides the message itself (the same object while unchanged);
+      // a turn running disables buttons: in the message edited and the one Regenerate answers they
+      // are drawn again, elsewhere (Edit, marked `idle-only`) switched below.
+      const key = [m, regenerable, editing, (editing || regenerable) && !!live, lang, app.replyErrors.get(m.id)];
+      let d = drawn.get(m.id);
+      if (!d || d.key.some((v, j) => v !== key[j])) {
+        d?.el.remove();
+        d = {
+          key,
+          el: messageNode(app, m, {
+            regenerable, busy: !!live, editing,
+            onEdit: () => {
+              editingId = m.id;
+              renderList();
+            },
+            onCancelEdit: () => {
+              editingId = null;
+              renderList();
+            },
+          }),
+        };
+        drawn.set(m.id, d);
+      }
+      keep.add(m.id);
+      wanted.push(d.el);
+    }
+    for (const [id, d] of drawn) {
+      if (keep.has(id)) continue;
+      d.el.remove();
+      drawn.delete(id);
+    }
+    const showLive = live && following;
+    if (!showLive) liveEl = null;
+    else if (!liveEl) liveEl = liveNode(live);
+    if (liveEl) wanted.push(liveEl);
+
+    // In order, moving only what is out of place; whatever else is there goes.
+    if (topSentinel.parentNode !== list) list.prepend(topSentinel);
+    if (bottomSentinel.parentNode !== list) list.append(bottomSentinel);
+    let cursor = topSentinel.nextSibling;
+    for (const el of wanted) {
+      if (cursor === el) cursor = el.nextSibling;
+      else list.insertBefore(el, cursor);
+    }
+    while (cursor && cursor !== bottomSentinel) {
+      const next = cursor.nextSibling;
+      cursor.remove();
+      cursor = next;
+    }
+    for (const b of list.querySelectorAll<HTMLButtonElement>('.idle-only')) b.disabled = !!live;
+    const more = start > 0 || app.olderBefore !== null;
+    topSentinel.hidden = !more;
+    olderButton.textContent = t('loadOlder');
+
     if (stick) toBottom();
-    else scroller.scrollTop = scroller.scrollHeight - fromBottom;
+    else if (anchor && anchor.el.isConnected) scroller.scrollTop += anchor.el.getBoundingClientRect().top - anchor.top;
     showFocused();
+  };
+
+  /** Near the top: more of the loaded messages are drawn, or else the older page is loaded. */
+  const extendTop = async () => {
+    if (extending || !app.session) return;
+    extending = true;
+    let changed = false;
+    try {
+      let visible = app.shownMessages();
+      let [start, end] = bounds(visible);
+      if (start === 0 && app.olderBefore !== null) {
+        const sid = app.session.id;
+        await app.loadOlder();
+        if (app.session?.id !== sid) return;
+        visible = app.shownMessages();
+        [start, end] = bounds(visible);
+      }
+      if (start === 0) return;
+      const from = Math.max(0, start - STEP);
+      startId = visible[from].id;
+      // The far end goes, so that the page stays small.
+      if (end - from > MAX_SHOWN) endId = visible[from + MAX_SHOWN - 1].id;
+      renderList();
+      changed = true;
+    } finally {
+      extending = false;
+    }
+    if (changed) recheck();
+  };
+
+  /** Near the bottom of a window that does not reach the end: newer messages are drawn again. */
+  const extendBottom = () => {
+    if (endId === null) return;
+    const visible = app.shownMessages();
+    const [start, end] = bounds(visible);
+    const to = Math.min(visible.length, end + STEP);
+    endId = to >= visible.length ? null : visible[to - 1].id;
+    if (to - start > MAX_SHOWN) startId = visible[to - MAX_SHOWN].id;
+    renderList();
+    recheck();
+  };
+
+  const observer = typeof IntersectionObserver === 'undefined' ? null : new IntersectionObserver((entries) => {
+    for (const e of entries) {
+      if (!e.isIntersecting) continue;
+      if (e.target === topSentinel && !topSentinel.hidden) void extendTop();
+      else if (e.target === bottomSentinel) extendBottom();
+    }
+  }, { root: scroller, rootMargin: '600px 0px' });
+  observer?.observe(topSentinel);
+  observer?.observe(bottomSentinel);
+  /** Observed again, so that a sentinel still in view after a change is reported once more. */
+  const recheck = () => {
+    if (!observer) return;
+    for (const el of [topSentinel, bottomSentinel]) {
+      observer.unobserve(el);
+      observer.observe(el);
+    }
   };
 
   /** A message a search result pointed at: brought into view and flashed once it is shown. */
@@ -176,6 +338,8 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
   const renderLive = () => {
     const live = app.currentLive();
     if (!live || !liveEl) {
+      // A reply being written while older messages are read: drawn once the window reaches the end.
+      if (live && endId !== null) return;
       renderList();
       return;
     }

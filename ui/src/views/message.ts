@@ -54,7 +54,8 @@ function userNode(app: App, m: Message, ctx: MessageContext): HTMLElement {
     h('div', { class: 'bubble', title: dateTime(m.created_at) }, h('div', { class: 'user-text' }, m.content),
       m.images.length ? h('div', { class: 'user-images muted', 'data-testid': 'message-images' }, icon('image'), ' ', t('imagesSent', { n: m.images.length })) : null),
     pending ? null : h('div', { class: 'msg-actions' },
-      h('button', { class: 'act', type: 'button', disabled: ctx.busy, title: t('editAndResend'), 'aria-label': t('editAndResend'), onClick: ctx.onEdit }, icon('edit'), h('span', { class: 'act-label' }, t('edit'))),
+      // `idle-only`: the chat enables it again when the reply ends, without drawing the message again.
+      h('button', { class: 'act idle-only', type: 'button', disabled: ctx.busy, title: t('editAndResend'), 'aria-label': t('editAndResend'), onClick: ctx.onEdit }, icon('edit'), h('span', { class: 'act-label' }, t('edit'))),
       copyButton(() => m.content),
       ctx.regenerable ? h('button', { class: 'act', type: 'button', disabled: ctx.busy, title: t('answerAgain'), onClick: () => void app.regenerate() }, icon('refresh'), h('span', { class: 'act-label' }, t('answerAgain'))) : null,
     ),

@@ -1,0 +1,114 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { App } from '../src/app';
+import type { TurnSink } from '../src/backend/backend';
+import type { Message, Project, Session } from '../src/backend/types';
+import { setLanguage } from '../src/lib/i18n';
+import { mountChat } from '../src/views/chat';
+import { fakeBackend, settingsView } from './fakeBackend';
+
+const PROJECT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, session_count: 1, created_at: 0, updated_at: 0 };
+const SESSION: Session = { id: 5, project_id: 1, title: 'Long', preset: null, created_at: 0, updated_at: 0 };
+
+function msg(id: number, over: Partial<Message> = {}): Message {
+  return {
+    id, session_id: 5, role: id % 2 ? 'user' : 'assistant', content: `Message ${id}`, status: 'complete', error: null, model: null,
+    prompt_tokens: null, completion_tokens: null, cached_tokens: null, ttft_ms: null, tokens_per_second: null,
+    runtime_note: null, reasoning: null, tool_calls: [], tool_call_id: null, tool_name: null, images: [], created_at: id, updated_at: id,
+    ...over,
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A chat whose stored messages the test holds; pages are served newest first, as the server does. */
+function longChat(count: number) {
+  const stored: Message[] = Array.from({ length: count }, (_, i) => msg(i + 1));
+  let sink: TurnSink = () => {};
+  let end: () => void = () => {};
+  const fake = fakeBackend({
+    getSession: async () => SESSION,
+    listAttachments: async () => [],
+    listSessions: async () => ({ sessions: [SESSION], next_cursor: null }),
+    listProjects: async () => [PROJECT],
+    listMemories: async () => [],
+    listMessages: async (_id: number, q?: { before?: number | null; limit?: number | null }) => {
+      const older = stored.filter((m) => q?.before == null || m.id < q.before);
+      const page = older.slice(-(q?.limit ?? 50));
+      return { messages: page.slice().reverse(), next_before: older.length > page.length ? page[0].id : null };
+    },
+    sendMessage: (_id: number, content: string, s: TurnSink) => {
+      stored.push(msg(stored.length + 1, { content, role: 'user' }));
+      sink = s;
+      return new Promise<void>((resolve) => (end = resolve));
+    },
+  });
+  const app = new App(fake.backend);
+  app.settings = settingsView();
+  app.projects = [{ project: PROJECT, sessions: [SESSION], nextCursor: null, loaded: true, loading: false, expanded: true }];
+  const root = document.createElement('main');
+  document.body.append(root);
+  mountChat(app, root, () => {});
+  return {
+    app, root, stored, calls: fake.calls,
+    token: (text: string) => sink({ type: 'token', text }),
+    finish: (reply: string) => {
+      stored.push(msg(stored.length + 1, { role: 'assistant', content: reply }));
+      end();
+    },
+  };
+}
+
+const elements = (root: HTMLElement) => [...root.querySelectorAll<HTMLElement>('.messages .msg:not(.live)')];
+
+describe('a long chat', () => {
+  beforeEach(() => {
+    setLanguage('en');
+    document.body.replaceChildren();
+  });
+
+  it('sending and the end of the reply redraw only the messages concerned', async () => {
+    const chat = longChat(120);
+    await chat.app.openSession(5, false);
+    await sleep(10);
+    const before = elements(chat.root);
+    expect(before.length, 'the newest page is drawn').toBe(50);
+
+    const sent = chat.app.send('One more question');
+    await sleep(10);
+    // Earlier elements are the same nodes (but the last, which loses its Regenerate button).
+    const sending = elements(chat.root);
+    expect(sending.slice(0, 49).every((el, i) => el === before[i]), 'earlier messages keep their elements when sending').toBe(true);
+    expect(sending.at(-1)?.textContent).toContain('One more question');
+    const edit = sending[0].querySelector<HTMLButtonElement>('.idle-only');
+    expect(edit?.disabled, "a user's message cannot be edited while a reply is written").toBe(true);
+    chat.token('Hel');
+    chat.token('lo');
+    await sleep(30);
+    expect(chat.root.querySelector('[data-testid=message-live]')?.textContent).toContain('Hello');
+    expect(elements(chat.root).every((el, i) => el === sending[i]), 'a token touches only the reply being written').toBe(true);
+
+    chat.finish('Hello');
+    await sent;
+    await sleep(10);
+    const after = elements(chat.root);
+    expect(after.slice(0, 49).every((el, i) => el === before[i + 1] || el === before[i]), 'the end of the reply keeps the earlier messages').toBe(true);
+    expect(after.at(-1)?.textContent).toContain('Hello');
+    expect(chat.root.querySelector('[data-testid=message-live]')).toBeNull();
+    expect(edit?.disabled, 'editing is possible again once the reply ended').toBe(false);
+    // Only the newest page was asked for again, not the whole chat.
+    const pages = chat.calls.filter((c) => c.method === 'listMessages');
+    expect(pages.at(-1)?.args[1]).toEqual({ limit: 50 });
+  });
+
+  it('keeps at most 200 message elements, however many are loaded', async () => {
+    const chat = longChat(400);
+    await chat.app.openSession(5, false);
+    for (let i = 0; i < 7; i++) await chat.app.loadOlder();
+    await sleep(10);
+    expect(chat.app.messages.length).toBe(400);
+    const drawn = elements(chat.root);
+    expect(drawn.length, 'the page holds a bounded window of messages').toBeLessThanOrEqual(200);
+    expect(drawn.at(-1)?.dataset.messageId, 'the window stays on the newest messages').toBe('400');
+    expect(chat.root.querySelector('[data-testid=older]')?.hasAttribute('hidden'), 'older messages are offered').toBe(false);
+  });
+});
