@@ -4,11 +4,13 @@
 import type { App } from '../app';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { t } from '../lib/i18n';
+import { shortcutOf } from '../lib/shortcuts';
 import { mountChat } from './chat';
 import { mountContextPanel } from './contextPanel';
 import { mountFilesPanel } from './files';
 import { mountMemoryPanel } from './memoryPanel';
 import { mountServerBanner } from './serverBanner';
+import { toggleShortcuts } from './shortcuts';
 import { mountSidebar } from './sidebar';
 
 export function mountLayout(app: App, root: HTMLElement): void {
@@ -73,16 +75,34 @@ export function mountLayout(app: App, root: HTMLElement): void {
   });
 
   document.addEventListener('keydown', (e) => {
-    // Ctrl+K (⌘K on a Mac) searches every chat; on a narrow window the sidebar slides in.
-    if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && (e.key.toLowerCase() === 'k' || e.code === 'KeyK')) {
-      if (document.querySelector('dialog[open]')) return;
-      e.preventDefault();
-      shell.classList.add('sidebar-open');
-      side.focusSearch();
-      return;
+    const shortcut = shortcutOf(e);
+    if (!shortcut) return;
+    const dialogOpen = !!document.querySelector('dialog[open]');
+    switch (shortcut) {
+      case 'search':
+        // Searches every chat; on a narrow window the sidebar slides in.
+        if (dialogOpen) return;
+        e.preventDefault();
+        shell.classList.add('sidebar-open');
+        side.focusSearch();
+        return;
+      case 'newChat':
+        if (dialogOpen) return;
+        e.preventDefault();
+        app.newChat(app.currentProject()?.id);
+        return;
+      case 'shortcuts':
+        // Pressed again, it closes the list; over another dialog it waits.
+        if (dialogOpen && !document.querySelector('dialog[open] [data-testid=shortcuts]')) return;
+        e.preventDefault();
+        toggleShortcuts();
+        return;
+      case 'stop':
+        // Not when Escape already did something (closed a dialog or a menu, cleared the search).
+        if (e.defaultPrevented || dialogOpen || document.querySelector('.menu') || !app.currentLive()) return;
+        void app.stop();
+        return;
     }
-    // Escape stops the reply being written (when no dialog or menu is open).
-    if (e.key === 'Escape' && app.currentLive() && !document.querySelector('dialog[open], .menu')) void app.stop();
   });
 }
 
