@@ -112,3 +112,26 @@ describe('a long chat', () => {
     expect(chat.root.querySelector('[data-testid=older]')?.hasAttribute('hidden'), 'older messages are offered').toBe(false);
   });
 });
+
+describe('a reply that failed', () => {
+  beforeEach(() => {
+    setLanguage('en');
+    document.body.replaceChildren();
+  });
+
+  it('offers the server settings when the model server cannot be reached, and not for other failures', async () => {
+    const chat = longChat(2);
+    chat.stored.push(msg(3, { role: 'user' }), msg(4, { role: 'assistant', status: 'error', content: '', error: 'Nothing is listening at http://127.0.0.1:8080/v1' }));
+    chat.stored.push(msg(5, { role: 'user' }), msg(6, { role: 'assistant', status: 'error', content: '', error: 'The model server failed' }));
+    chat.app.replyErrors.set(4, { code: 'model_server.unreachable', message: 'Nothing is listening at http://127.0.0.1:8080/v1' });
+    chat.app.replyErrors.set(6, { code: 'model_server.server_error', message: 'The model server failed' });
+    await chat.app.openSession(5, false);
+    await sleep(10);
+    const unreachable = chat.root.querySelector('[data-message-id="4"]');
+    expect(unreachable?.querySelector('[data-testid=reply-server-settings]')?.textContent, 'a way to the settings').toBe('Model server settings');
+    expect(chat.root.querySelector('[data-message-id="6"] [data-testid=reply-server-settings]'), 'a server error is not a settings problem').toBeNull();
+    setLanguage('ko');
+    chat.app.emit('chat');
+    expect(chat.root.querySelector('[data-message-id="4"] [data-testid=reply-server-settings]')?.textContent).toBe('모델 서버 설정');
+  });
+});

@@ -301,6 +301,7 @@ const en = {
   searchNone: 'No chat matches “{q}”.',
   clearSearch: 'Clear search',
   titleMatch: 'Title',
+  serverSettings: 'Model server settings',
   // keyboard shortcuts
   kbTitle: 'Keyboard shortcuts',
   kbAnywhere: 'Anywhere',
@@ -617,6 +618,7 @@ const ko: Dict = {
   searchNone: '“{q}”와(과) 맞는 대화가 없습니다.',
   clearSearch: '검색 지우기',
   titleMatch: '제목',
+  serverSettings: '모델 서버 설정',
   kbTitle: '키보드 단축키',
   kbAnywhere: '어디서나',
   kbComposer: '메시지 입력창',

@@ -5,18 +5,22 @@ import type { App } from '../app';
 import type { Message } from '../backend/types';
 import { copyText } from '../lib/clipboard';
 import { h, icon, replaceChildren } from '../lib/dom';
-import { t } from '../lib/i18n';
+import { language, t } from '../lib/i18n';
 import { mountComposer } from './composer';
 import { mountDropZone } from './files';
 import { showMenu } from './menu';
 import { pendingBadge } from './memoryPanel';
 import { liveNode, messageNode, updateLiveNode } from './message';
+import { openSettingsDialog } from './settingsDialog';
 import { renameSession, sessionMenu, sessionTitle } from './sidebar';
 import { toast } from './toast';
 
 /** Message elements kept in the page at most, and how many more are drawn when scrolling reaches an end. */
 const MAX_SHOWN = 200;
 const STEP = 25;
+/** Model server errors that the server settings fix. */
+const SETTINGS_CODES = new Set(['invalid_url', 'unreachable', 'dns', 'timeout_connect', 'timeout_first_byte', 'timeout_idle', 'unauthorized', 'unknown_model', 'not_found', 'no_model']
+  .map((c) => `model_server.${c}`));
 
 export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void): void {
   const head = h('header', { class: 'chat-head' });
@@ -198,7 +202,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
     const stick = opened || sent || (following && nearBottom());
     const anchor = stick ? null : viewAnchor();
 
-    const lang = app.settings?.language;
+    const lang = language();
     const last = visible[visible.length - 1];
     const wanted: HTMLElement[] = [];
     const keep = new Set<number>();
@@ -227,6 +231,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
             },
           }),
         };
+        offerSettings(d.el, m);
         drawn.set(m.id, d);
       }
       keep.add(m.id);
@@ -263,6 +268,17 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
     if (stick) toBottom();
     else if (anchor && anchor.el.isConnected) scroller.scrollTop += anchor.el.getBoundingClientRect().top - anchor.top;
     showFocused();
+  };
+
+  /** A reply that failed for a reason the settings fix (address, key, model, timeouts): a button to them. */
+  const offerSettings = (el: HTMLElement, m: Message) => {
+    const code = app.replyErrors.get(m.id)?.code;
+    const box = el.querySelector('.msg-error');
+    if (!box || !code || !SETTINGS_CODES.has(code)) return;
+    box.append(h('button', {
+      class: 'btn btn-small', type: 'button', 'data-testid': 'reply-server-settings',
+      onClick: () => openSettingsDialog(app, 'server'),
+    }, icon('gear'), t('serverSettings')));
   };
 
   /** Near the top: more of the loaded messages are drawn, or else the older page is loaded. */
