@@ -152,9 +152,9 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
   /** The first drawn message in view and where it is, to keep it still while the list changes. */
   const viewAnchor = (): { el: HTMLElement; top: number } | null => {
     const top = scroller.getBoundingClientRect().top;
-    for (const { el } of drawn.values()) {
+    for (let el = topSentinel.nextElementSibling; el && el !== bottomSentinel; el = el.nextElementSibling) {
       const r = el.getBoundingClientRect();
-      if (r.bottom > top) return { el, top: r.top };
+      if (r.bottom > top) return { el: el as HTMLElement, top: r.top };
     }
     return null;
   };
