@@ -4,7 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/maru/target}"
-export MARU_UI_DIR="$PWD/ui/dist"
 
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ "${MARU_HEADLESS:-}" != 1 ]; then
   scripts/deps.sh desktop

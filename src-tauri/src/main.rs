@@ -31,7 +31,7 @@ enum Command {
         /// Listen on a non-loopback address (others on the network could reach your chats).
         #[arg(long)]
         allow_remote: bool,
-        /// The built web UI (default: ui/dist next to the sources).
+        /// Serve this built web UI instead of the one inside Maru (for UI development).
         #[arg(long, env = "MARU_UI_DIR")]
         ui_dir: Option<PathBuf>,
     },
@@ -55,12 +55,6 @@ fn default_data_dir() -> PathBuf {
     dirs::data_dir().unwrap_or_else(|| PathBuf::from(".")).join("maru")
 }
 
-fn default_ui_dir() -> Option<PathBuf> {
-    [PathBuf::from("ui/dist"), PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../ui/dist"))]
-        .into_iter()
-        .find(|d| d.join("index.html").is_file())
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if let Some(Command::ExtractPdf { path }) = &cli.command {
@@ -75,7 +69,7 @@ fn main() -> ExitCode {
     let _log = maru::logging::init(&data_dir);
     let result = match cli.command {
         Some(Command::Serve { host, port, token, allow_remote, ui_dir }) => {
-            let opts = ServeOptions { host, port, token, allow_remote, ui_dir: ui_dir.or_else(default_ui_dir) };
+            let opts = ServeOptions { host, port, token, allow_remote, ui_dir };
             serve(&data_dir, opts)
         }
         Some(Command::Prompt { session, json }) => print_prompt(&data_dir, session, json),
@@ -149,7 +143,7 @@ fn export_prompts(data_dir: &std::path::Path) -> maru::error::Result<()> {
 #[cfg(not(feature = "desktop"))]
 fn run_default(data_dir: &std::path::Path) -> maru::error::Result<()> {
     eprintln!("this build has no desktop window; serving over HTTP instead");
-    serve(data_dir, ServeOptions { host: "127.0.0.1".into(), port: 8765, token: None, allow_remote: false, ui_dir: default_ui_dir() })
+    serve(data_dir, ServeOptions { host: "127.0.0.1".into(), port: 8765, token: None, allow_remote: false, ui_dir: None })
 }
 
 #[cfg(feature = "desktop")]

@@ -1,22 +1,28 @@
-// Maru's web UI: takes the access token from the address, picks the backend, and mounts.
+// Maru's web UI: picks the backend (the desktop app's IPC, or `maru serve` with the access token
+// from the address), and mounts.
 
 import './style.css';
 import { App } from './app';
 import { HttpBackend } from './backend/http';
+import { DESKTOP_ORIGIN, inDesktop, ipcFetch } from './backend/ipc';
 import { takeToken } from './backend/token';
 import { applyTheme, rememberedTheme } from './lib/theme';
 import { mountLayout, mountNoToken } from './views/layout';
 
 applyTheme(rememberedTheme());
 const root = document.getElementById('app')!;
-const token = takeToken();
+const desktop = inDesktop();
+// In the desktop window no token exists: IPC reaches only this app's own core.
+const token = desktop ? 'desktop' : takeToken();
 
 if (!token) {
   mountNoToken(root);
 } else {
-  // A Tauri build would construct its own Backend here instead.
   let app: App | null = null;
-  const backend = new HttpBackend({ token, onReachable: (ok) => app?.setReachable(ok) });
+  const onReachable = (ok: boolean) => app?.setReachable(ok);
+  const backend = desktop
+    ? new HttpBackend({ token, onReachable, baseUrl: DESKTOP_ORIGIN, fetch: ipcFetch })
+    : new HttpBackend({ token, onReachable });
   app = new App(backend);
   mountLayout(app, root);
   void app.start();

@@ -1,63 +1,120 @@
-//! The desktop shell (feature `desktop`): one Tauri window over the same HTTP server `maru serve` runs.
+//! The desktop app (feature `desktop`): one Tauri window showing the web UI built into the binary.
 //!
-//! The server listens on a free loopback port with a fresh token; the window loads
-//! `http://127.0.0.1:<port>/#token=<token>`, so the web UI works exactly as in a browser.
-//! Closing the window ends the process.
+//! The page talks to the core over Tauri IPC only ([`ipc`]): the desktop opens no listening socket.
+//! One Maru per data folder: a second launch on the same folder focuses the first window (over
+//! D-Bus; without a session bus, the data folder's lock still refuses the second process).
+//! Closing the window ends the process; a reply being written then ends as "stopped".
 
-use std::path::{Path, PathBuf};
+mod ipc;
+mod shell;
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tauri::{WebviewUrl, WebviewWindowBuilder};
+use tauri::webview::NewWindowResponse;
+use tauri::{Manager, WebviewUrl, WebviewWindowBuilder};
 
 use crate::app::App;
 use crate::error::{Error, Result};
-use crate::server::{self, ServeOptions};
+use crate::server::local::Local;
 
-/// Serves the data folder on loopback and shows it in a window until the window is closed.
+/// Opens the data folder and shows it in a window until the window is closed.
 pub fn run(data_dir: &Path) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(anyhow::Error::from)?;
-    let opts = ServeOptions {
-        host: "127.0.0.1".into(),
-        port: 0,
-        // Tests pass a known token to reach /api; otherwise a fresh one per start.
-        token: std::env::var("MARU_TOKEN").ok().filter(|t| !t.is_empty()),
-        allow_remote: false,
-        ui_dir: Some(ui_dir()),
-    };
-    // Inside the runtime: opening may start background work (files left unindexed).
-    let app = runtime.block_on(async { App::open(data_dir) })?;
-    let bound = runtime.block_on(server::bind(app.clone(), &opts))?;
-    let origin = format!("http://{}", bound.addr);
-    let url: tauri::Url = format!("{origin}/#token={}", bound.token).parse().map_err(anyhow::Error::from)?;
-    // The server runs on the runtime's worker threads while this thread runs the window.
-    runtime.spawn(async {
-        if let Err(e) = bound.run().await {
-            tracing::error!("the desktop window's server stopped: {e}");
-        }
-    });
-    // The token stays out of the output: it only travels in the window's URL fragment.
-    println!("Maru window serving {origin}");
+    // Commands and plugins run on Maru's runtime, beside the turns they start.
+    tauri::async_runtime::set(runtime.handle().clone());
+    // Set in `setup`, after the single-instance check: a second launch never opens the database.
+    let opened: Arc<Mutex<Option<Result<Arc<App>>>>> = Arc::default();
 
+    let data_dir = data_dir.to_path_buf();
+    let handle = runtime.handle().clone();
+    let slot = opened.clone();
     let window = tauri::Builder::default()
-        .setup(move |app| {
-            WebviewWindowBuilder::new(app, "main", WebviewUrl::External(url.clone()))
-                .title("Maru")
-                .inner_size(1200.0, 800.0)
-                .min_inner_size(480.0, 360.0)
-                .build()?;
+        .plugin(
+            tauri_plugin_single_instance::Builder::new().dbus_id(instance_id(&data_dir)).callback(|app, _argv, _cwd| focus(app)).build(),
+        )
+        .plugin(tauri_plugin_window_state::Builder::default().build())
+        .plugin(tauri_plugin_opener::init())
+        .plugin(tauri_plugin_notification::init())
+        .invoke_handler(tauri::generate_handler![ipc::api, ipc::api_stream, shell::desktop_menu, shell::notify])
+        .on_menu_event(shell::on_menu)
+        .setup(move |tauri_app| {
+            // Inside the runtime: opening may start background work (files left unindexed).
+            let app = handle.block_on(async { App::open(&data_dir) });
+            let app = match app {
+                Ok(app) => app,
+                Err(e) => {
+                    *slot.lock().expect("open slot") = Some(Err(e));
+                    tauri_app.handle().exit(1);
+                    return Ok(());
+                }
+            };
+            tauri_app.manage(Local::new(app.clone()));
+            *slot.lock().expect("open slot") = Some(Ok(app));
+            open_window(tauri_app)?;
             Ok(())
         })
         .build(tauri::generate_context!())
         .map_err(|e| Error::Internal(anyhow::anyhow!("cannot open the window: {e}")))?;
     window.run_return(|_, _| {});
-    // A reply still being written ends as "stopped" with its text, as if the user pressed stop;
-    // then nothing may keep the process alive.
-    runtime.block_on(app.runs.stop_all(Duration::from_secs(2)));
+
+    let opened = opened.lock().expect("open slot").take();
+    let result = match opened {
+        Some(Ok(app)) => {
+            // A reply still being written ends as "stopped" with its text, as if the user pressed
+            // stop; then nothing may keep the process alive.
+            runtime.block_on(app.runs.stop_all(Duration::from_secs(2)));
+            Ok(())
+        }
+        Some(Err(e)) => Err(e),
+        // The single-instance check handed this launch to the running window.
+        None => Ok(()),
+    };
     runtime.shutdown_timeout(Duration::from_secs(1));
+    result
+}
+
+fn open_window(tauri_app: &mut tauri::App) -> tauri::Result<()> {
+    let handle = tauri_app.handle().clone();
+    let opener = handle.clone();
+    WebviewWindowBuilder::new(tauri_app, "main", WebviewUrl::App("index.html".into()))
+        .title("Maru")
+        .inner_size(1200.0, 800.0)
+        .min_inner_size(480.0, 360.0)
+        // Files dropped from the file manager reach the page as a normal HTML drop, which the
+        // composer already handles (Tauri's own drop events would hide them from it).
+        .disable_drag_drop_handler()
+        // Links in replies (`target=_blank`) and any navigation away from the app leave for the
+        // system browser; the window only ever shows Maru.
+        .on_new_window(move |url, _| {
+            shell::open_external(&opener, &url);
+            NewWindowResponse::Deny
+        })
+        .on_navigation(move |url| {
+            let inside = shell::is_app_url(url);
+            if !inside {
+                shell::open_external(&handle, url);
+            }
+            inside
+        })
+        .build()?;
     Ok(())
 }
 
-/// The built web UI: `MARU_UI_DIR`, else `ui/dist` next to the sources.
-fn ui_dir() -> PathBuf {
-    std::env::var_os("MARU_UI_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../ui/dist")))
+fn focus(app: &tauri::AppHandle) {
+    if let Some(window) = app.get_webview_window("main") {
+        let _ = window.unminimize();
+        let _ = window.show();
+        let _ = window.set_focus();
+    }
+}
+
+/// The D-Bus name that makes launches on the same data folder one app (another folder is
+/// another Maru).
+fn instance_id(data_dir: &Path) -> String {
+    use sha2::Digest;
+    let folder = std::fs::canonicalize(data_dir).unwrap_or_else(|_| data_dir.to_path_buf());
+    let digest = sha2::Sha256::digest(folder.to_string_lossy().as_bytes());
+    format!("app.maru.desktop.d{}", hex::encode(&digest[..8]))
 }

@@ -1,9 +1,11 @@
 //! `maru serve`: the API over HTTP (JSON, and Server-Sent Events for chat turns) plus the web UI,
 //! on loopback by default. Every handler is a thin wrapper over a function in [`crate::api`].
 
+mod assets;
 mod auth;
 mod extract;
 mod limits;
+pub mod local;
 mod openapi;
 mod routes;
 
@@ -27,7 +29,7 @@ pub struct ServeOptions {
     /// Generated when absent.
     pub token: Option<String>,
     pub allow_remote: bool,
-    /// The built web UI (`ui/dist`); the API works without it.
+    /// A built web UI to serve instead of the one inside the binary (UI development).
     pub ui_dir: Option<PathBuf>,
 }
 
@@ -57,7 +59,11 @@ pub async fn bind(app: Arc<App>, opts: &ServeOptions) -> Result<Bound> {
     let addr = listener.local_addr().map_err(anyhow::Error::from)?;
     let token = opts.token.clone().filter(|t| !t.is_empty()).unwrap_or_else(generate_token);
     let guard = Guard::new(&token, addr.port(), opts.allow_remote);
-    let router = router(app, guard, opts.ui_dir.clone());
+    let ui = match &opts.ui_dir {
+        Some(dir) => Ui::Dir(dir.clone()),
+        None => Ui::Embedded,
+    };
+    let router = router(app, guard, ui);
     Ok(Bound { listener, router, addr, token })
 }
 
@@ -75,12 +81,30 @@ impl Bound {
 /// The largest request body: a message at its character limit fits with room to spare.
 pub const BODY_MAX_BYTES: usize = 16 * 1024 * 1024;
 
-pub fn router(app: Arc<App>, guard: Guard, ui_dir: Option<PathBuf>) -> Router {
+/// Where the web UI comes from.
+pub enum Ui {
+    /// None: the API only (the desktop window's in-process calls).
+    None,
+    /// The UI built into the binary, when it has one.
+    Embedded,
+    Dir(PathBuf),
+}
+
+/// Whether `maru serve` would have a UI to show without `--ui-dir`.
+pub fn has_embedded_ui() -> bool {
+    assets::embedded()
+}
+
+pub fn router(app: Arc<App>, guard: Guard, ui: Ui) -> Router {
     let mut router = routes::api().with_state(app).layer(DefaultBodyLimit::max(BODY_MAX_BYTES));
-    if let Some(dir) = ui_dir.filter(|d| d.join("index.html").is_file()) {
+    match ui {
         // Unknown paths fall back to index.html so the UI's own routes survive a reload.
-        let index = dir.join("index.html");
-        router = router.fallback_service(ServeDir::new(dir).fallback(ServeFile::new(index)));
+        Ui::Dir(dir) if dir.join("index.html").is_file() => {
+            let index = dir.join("index.html");
+            router = router.fallback_service(ServeDir::new(dir).fallback(ServeFile::new(index)));
+        }
+        Ui::Embedded if assets::embedded() => router = router.fallback(assets::serve),
+        _ => {}
     }
     // Outermost first: size limits, then who may ask at all.
     router.layer(axum::middleware::from_fn_with_state(guard, auth::check)).layer(axum::middleware::from_fn(limits::check))
