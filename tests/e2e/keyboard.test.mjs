@@ -41,6 +41,11 @@ test('keyboard shortcuts: the list, new chat, search, and Esc to stop a reply', 
     await page.screenshot({ path: path.join(outDir, 'shortcuts.png') });
     await page.keyboard.press('Control+/');
     await list.waitFor({ state: 'detached' });
+    // Also from the sidebar, for whoever does not know the keys yet.
+    await page.getByTestId('open-shortcuts').click();
+    await list.waitFor();
+    await page.keyboard.press('Escape');
+    await list.waitFor({ state: 'detached' });
   });
 
   await step('in Korean, the list is in Korean', async () => {

@@ -6,6 +6,7 @@ import type { App, ProjectEntry } from '../app';
 import type { Session } from '../backend/types';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { t } from '../lib/i18n';
+import { isMac } from '../lib/shortcuts';
 import { confirmDialog, promptDialog } from './dialog';
 import { showMenu, type MenuItem } from './menu';
 import { openProjectFilesDialog } from './files';
@@ -13,6 +14,7 @@ import { openProjectDialog } from './projectDialog';
 import { mountSearch } from './search';
 import { pendingBadge } from './memoryPanel';
 import { openSettingsDialog } from './settingsDialog';
+import { toggleShortcuts } from './shortcuts';
 
 const DRAG_TYPE = 'application/x-maru-session';
 
@@ -30,7 +32,11 @@ export function mountSidebar(app: App, root: HTMLElement): { focusSearch(): void
     search.results.hidden = !search.active();
     search.render();
     replaceChildren(head,
-      h('div', { class: 'brand' }, h('span', { class: 'brand-mark', title: '마루' }, icon('logo')), h('span', { class: 'brand-name' }, 'Maru')),
+      h('div', { class: 'brand' }, h('span', { class: 'brand-mark', title: '마루' }, icon('logo')), h('span', { class: 'brand-name' }, 'Maru'),
+        h('button', {
+          class: 'icon-btn shortcuts-btn', type: 'button', 'data-testid': 'open-shortcuts', 'aria-label': t('kbTitle'),
+          title: `${t('kbTitle')} (${isMac() ? '⌘/' : 'Ctrl+/'})`, onClick: () => toggleShortcuts(),
+        }, '?')),
       h('button', { class: 'btn btn-primary btn-block', type: 'button', 'data-testid': 'new-chat', onClick: () => app.newChat(app.currentProject()?.id) },
         icon('plus'), t('newChat')),
     );
