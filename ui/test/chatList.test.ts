@@ -110,6 +110,22 @@ describe('a long chat', () => {
     expect(drawn.length, 'the page holds a bounded window of messages').toBeLessThanOrEqual(200);
     expect(drawn.at(-1)?.dataset.messageId, 'the window stays on the newest messages').toBe('400');
     expect(chat.root.querySelector('[data-testid=older]')?.hasAttribute('hidden'), 'older messages are offered').toBe(false);
+
+    // Further up: older ones are drawn (25 at a time), then the newest dropped, never more than 200.
+    expect(drawn.length, 'what was drawn stays as it was while older pages load').toBe(50);
+    const older = chat.root.querySelector<HTMLButtonElement>('[data-testid=older] button')!;
+    for (let i = 0; i < 6; i++) older.click(), await sleep(5);
+    let now = elements(chat.root);
+    expect([now.length, now[0].dataset.messageId, now.at(-1)?.dataset.messageId]).toEqual([200, '201', '400']);
+    older.click();
+    await sleep(5);
+    now = elements(chat.root);
+    expect([now.length, now[0].dataset.messageId, now.at(-1)?.dataset.messageId], 'the newest are dropped from the page').toEqual([200, '176', '375']);
+    for (let i = 0; i < 20; i++) older.click(), await sleep(5);
+    now = elements(chat.root);
+    expect(now[0].dataset.messageId, 'the very first message is reached').toBe('1');
+    expect(now.length).toBeLessThanOrEqual(200);
+    expect(chat.root.querySelector('[data-testid=older]')?.hasAttribute('hidden'), 'nothing older is offered at the top').toBe(true);
   });
 });
 
