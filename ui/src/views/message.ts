@@ -8,7 +8,7 @@ import { copyText } from '../lib/clipboard';
 import { h, icon, replaceChildren, type Child } from '../lib/dom';
 import { count, dateTime, ms, rate } from '../lib/format';
 import { errorText, t } from '../lib/i18n';
-import { renderMarkdown } from '../lib/markdown';
+import { MarkdownStream, renderMarkdown, type RenderOptions } from '../lib/markdown';
 import { toast } from './toast';
 
 export interface MessageContext {
@@ -145,10 +145,26 @@ function prettyJson(s: string): string {
   }
 }
 
+const markdownLabels = (): RenderOptions => ({ copyLabel: t('copy'), copyTitle: t('copyCode'), plainLabel: t('codePlain') });
+
 function markdownNode(text: string): HTMLElement {
   const div = h('div', { class: 'md' });
-  div.appendChild(renderMarkdown(text, { copyLabel: t('copy') }));
+  div.appendChild(renderMarkdown(text, markdownLabels()));
   return div;
+}
+
+// The reply being written keeps its rendered blocks (and their element) between frames: only the
+// last block is parsed again.
+const streams = new WeakMap<HTMLElement, { stream: MarkdownStream; labels: string; div: HTMLElement }>();
+
+function liveMarkdownNode(el: HTMLElement, text: string): HTMLElement {
+  const labels = markdownLabels();
+  const key = JSON.stringify(labels);
+  let s = streams.get(el);
+  if (!s || s.labels !== key) streams.set(el, (s = { stream: new MarkdownStream(labels), labels: key, div: h('div', { class: 'md' }) }));
+  s.div.querySelectorAll('.cursor').forEach((c) => c.remove());
+  s.stream.render(text, s.div);
+  return s.div;
 }
 
 /** A failed reply's text: in the UI's language when its code is known (it failed in this window). */
@@ -211,7 +227,7 @@ export function updateLiveNode(el: HTMLElement, live: LiveTurn): void {
     reasoningNode(live.reasoning, !live.text),
     toolCallsNode(live.tools),
     waiting ? h('div', { class: 'typing' }, h('span'), h('span'), h('span')) : null,
-    live.text ? markdownNode(live.text) : null,
+    live.text ? liveMarkdownNode(el, live.text) : null,
     live.error ? h('div', { class: 'msg-error', role: 'alert' }, icon('warn'), h('span', null, errorText(live.error))) : null,
     usage ? h('div', { class: 'msg-foot' }, figures({ model: null, prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, cached_tokens: usage.cached_tokens, ttft_ms: null, tokens_per_second: null })) : null,
   );
