@@ -7,7 +7,7 @@
 //
 // The longest task is always printed; with MARU_BENCH=1 a task over 50 ms fails the test.
 //
-// Env: as chat.test.mjs, and MARU_BENCH.
+// Needs the sqlite3 command. Env: as chat.test.mjs, and MARU_BENCH.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -51,6 +51,11 @@ COMMIT;`);
 
 test('a chat of 1,000 messages: streaming, a bounded page, older messages as the user scrolls up', { timeout: 240_000 }, async (t) => {
   checkPrerequisites();
+  try {
+    execFileSync('sqlite3', ['-version']);
+  } catch {
+    assert.fail('the long chat is written into maru.db with the sqlite3 command: apt-get install sqlite3');
+  }
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'maru-e2e-long-'));
   const dataDir = path.join(tmp, 'data');
   const fake = await startFakeOpenAi({ longPieces: LONG_WORDS, longPieceMs: 5, maxModelLen: 1_000_000 });
