@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { MODEL, REPLY_TEXT, SLOW_MARKER, startFakeOpenAi } from './fake-openai.mjs';
+import { MARKDOWN_MARKER, MODEL, REPLY_TEXT, SLOW_MARKER, startFakeOpenAi } from './fake-openai.mjs';
 import { TOKEN, api, checkPrerequisites, freePort, openBrowser, outDir, startMaru, stepper } from './harness.mjs';
 
 const PROJECT = 'Family calendar';
@@ -451,6 +451,40 @@ test('the web UI: project, streamed chat, move, context inspector', { timeout: 1
     await page.getByTestId('open-files').click();
     await page.getByTestId('search-clear').click();
     await page.locator('[data-testid=project]', { hasText: 'Default' }).waitFor();
+  });
+
+  await step('a streamed reply shows highlighted code with a copy button, math and a table', async () => {
+    const composer = page.getByTestId('composer');
+    await composer.fill(`Sum a list ${MARKDOWN_MARKER}`);
+    await composer.press('Enter');
+    // While it streams: the finished code block is highlighted and has its copy button.
+    const live = page.getByTestId('message-live');
+    await live.locator('.code-block .hljs-keyword', { hasText: 'def' }).waitFor({ timeout: 30_000 });
+    assert.equal(await live.locator('.code-block .copy-code').innerText(), 'Copy');
+    const reply = page.getByTestId('message-assistant').last();
+    await reply.locator('.katex-display').waitFor({ timeout: 30_000 });
+    await page.getByTestId('message-live').waitFor({ state: 'detached', timeout: 30_000 });
+    const code = reply.locator('.code-block');
+    assert.equal(await code.locator('.code-lang').innerText(), 'python');
+    assert.match(await code.locator('pre code').innerText(), /def total\(xs\):\n {4}# add them up\n {4}return sum\(sorted\(xs\)\)/);
+    assert.equal(await code.locator('.hljs-comment').innerText(), '# add them up');
+    assert.equal(await code.locator('.copy-code').getAttribute('aria-label'), 'Copy code');
+    assert.equal(await reply.locator('p:not(.katex-block) > .katex').count(), 1, 'inline math');
+    assert.ok(await reply.locator('.katex-display .mfrac').count() > 0, 'display math with a fraction');
+    assert.equal(await reply.locator('.md table td').allInnerTexts().then((c) => c.join(',')), '3,6');
+    assert.match(await reply.locator('.md').innerText(), /snake__case__word stays as written\./);
+    // KaTeX's fonts come from the bundle (the page allows no other origin).
+    const katexFonts = await page.evaluate(async () => {
+      await document.fonts.ready;
+      return [...document.fonts].filter((f) => f.family.includes('KaTeX') && f.status === 'loaded').length;
+    });
+    assert.ok(katexFonts > 0, 'KaTeX fonts loaded');
+    await reply.scrollIntoViewIfNeeded();
+    await page.mouse.move(720, 450);
+    await reply.screenshot({ path: path.join(outDir, 'markdown-light.png') });
+    await page.evaluate(() => (document.documentElement.dataset.theme = 'dark'));
+    await reply.screenshot({ path: path.join(outDir, 'markdown-dark.png') });
+    await page.evaluate(() => (document.documentElement.dataset.theme = 'light'));
   });
 
   await step('a model server that is down shows as a failed reply with the reason', async () => {

@@ -25,6 +25,17 @@ export const REPLY_TEXT = REPLY_PIECES.join('');
 export const SLOW_MARKER = '#slow';
 export const SLOW_PIECE_MS = 700;
 
+/** In the user's last message: a reply with highlighted code, math and a table (MARKDOWN_PIECES). */
+export const MARKDOWN_MARKER = '#markdown';
+export const MARKDOWN_PIECES = [
+  'Sorting', ' in', ' Python:', '\n\n',
+  '```python\n', 'def total(xs):\n', '    # add them up\n', '    return sum(sorted(xs))\n', '```\n\n',
+  'It', ' runs', ' in', ' $O(n', ' \\log n)$', ' time,', ' and', '\n\n',
+  '$$\n', '\\sum_{i=1}^{n} i = \\frac{n(n+1)}{2}\n', '$$\n\n',
+  '| n | sum |\n', '|---|---|\n', '| 3 | 6 |\n\n',
+  'snake__case__word', ' stays', ' as', ' written.',
+];
+
 /** In the user's last message: a long reply, `longPieces` words `longPieceMs` apart (200 a second by default). */
 export const LONG_MARKER = '#long';
 /** The last words of a long reply. */
@@ -123,7 +134,8 @@ export async function startFakeOpenAi({ pieceDelayMs = 120, port: wanted = 0, to
           return;
         }
         const long = last?.role === 'user' && textOf(last).includes(LONG_MARKER);
-        const pieces = last?.role === 'tool' ? AFTER_TOOL_PIECES : long ? longPieces(longCount) : REPLY_PIECES;
+        const markdown = last?.role === 'user' && textOf(last).includes(MARKDOWN_MARKER);
+        const pieces = last?.role === 'tool' ? AFTER_TOOL_PIECES : long ? longPieces(longCount) : markdown ? MARKDOWN_PIECES : REPLY_PIECES;
         const delay = last?.role === 'user' && textOf(last).includes(SLOW_MARKER) ? SLOW_PIECE_MS : long ? longPieceMs : pieceDelayMs;
         // Sleeps are kept to the schedule (setTimeout is late by a millisecond or so each time).
         const begun = Date.now();
