@@ -126,6 +126,14 @@ describe('a long chat', () => {
     expect(now[0].dataset.messageId, 'the very first message is reached').toBe('1');
     expect(now.length).toBeLessThanOrEqual(200);
     expect(chat.root.querySelector('[data-testid=older]')?.hasAttribute('hidden'), 'nothing older is offered at the top').toBe(true);
+
+    // Sending from up there goes back to the end, drawing only the newest messages.
+    void chat.app.send('Back to the present');
+    await sleep(10);
+    now = elements(chat.root);
+    expect(now.at(-1)?.textContent, 'the message sent is shown').toContain('Back to the present');
+    expect(now.length, 'only the newest are drawn').toBeLessThanOrEqual(51);
+    expect(chat.root.querySelector('[data-testid=message-live]'), 'with the reply being written').not.toBeNull();
   });
 });
 

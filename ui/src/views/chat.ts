@@ -190,7 +190,11 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
     // A message just sent (not saved yet) brings the window back to the end.
     const newest = visible[visible.length - 1];
     const sent = newest && newest.id < 0 && !drawn.has(newest.id);
-    if (sent) endId = null;
+    if (sent && endId !== null) {
+      // Far from the end: only the newest messages are drawn, not everything in between.
+      endId = null;
+      startId = visible[Math.max(0, visible.length - 2 * STEP)].id;
+    }
     // A message a search result points at, outside the window: the window moves to it.
     const focusAt = indexOf(visible, app.focusMessageId);
     if (focusAt !== -1 && !drawn.has(visible[focusAt].id)) {
