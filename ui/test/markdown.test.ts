@@ -227,3 +227,26 @@ describe('markdown: streaming', () => {
     expect(elapsed).toBeLessThan(1000);
   });
 });
+
+describe('the reply being written', () => {
+  it('keeps its rendered blocks between frames and shows one cursor at the end', async () => {
+    const { liveNode, updateLiveNode } = await import('../src/views/message');
+    const live = {
+      sessionId: 1, text: '# Title\n\nFirst paragraph.\n\nSecond', reasoning: '', tools: [], usage: null, error: null,
+      cutAfter: null, startedAt: 0, firstTokenAt: 0, stopping: false, attached: false,
+    };
+    const el = liveNode(live);
+    const heading = el.querySelector('.md h2');
+    expect(heading?.textContent).toBe('Title');
+    live.text += ' paragraph\n\n```js\nlet a = 1;\n```\n\n';
+    updateLiveNode(el, live);
+    expect(el.querySelector('.md h2')).toBe(heading);
+    expect(el.querySelector('.md .code-block .hljs-keyword')?.textContent).toBe('let');
+    expect(el.querySelectorAll('.cursor').length).toBe(1);
+    live.text += 'Third';
+    updateLiveNode(el, live);
+    expect(el.querySelectorAll('.cursor').length).toBe(1);
+    expect(el.querySelector('.md')!.lastElementChild!.textContent).toBe('Third');
+    expect(el.querySelector('.md')!.lastElementChild!.lastElementChild!.className).toBe('cursor');
+  });
+});

@@ -186,20 +186,28 @@ function toFragment(html: string, doc: Document): DocumentFragment {
   return tpl.content;
 }
 
-// Finished replies are drawn again when the chat redraws: their HTML is kept for the last few.
-const CACHE_SIZE = 200;
+// Finished replies are drawn again when the chat redraws: the HTML of the last ones is kept, up
+// to a few million characters in all.
+const CACHE_CHARS = 4_000_000;
 const cache = new Map<string, string>();
+let cachedChars = 0;
 
 function cachedHtml(src: string, opts: RenderOptions): string {
   const key = `${opts.copyLabel ?? ''}\u0000${opts.copyTitle ?? ''}\u0000${opts.plainLabel ?? ''}\u0000${src}`;
   let html = cache.get(key);
   if (html === undefined) {
     html = renderMarkdownHtml(src, opts);
-    if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
   } else {
     cache.delete(key);
+    cachedChars -= key.length + html.length;
   }
   cache.set(key, html);
+  cachedChars += key.length + html.length;
+  for (const [k, v] of cache) {
+    if (cachedChars <= CACHE_CHARS || cache.size === 1) break;
+    cache.delete(k);
+    cachedChars -= k.length + v.length;
+  }
   return html;
 }
 
