@@ -469,6 +469,11 @@ test('the web UI: project, streamed chat, move, context inspector', { timeout: 1
     assert.match(await code.locator('pre code').innerText(), /def total\(xs\):\n {4}# add them up\n {4}return sum\(sorted\(xs\)\)/);
     assert.equal(await code.locator('.hljs-comment').innerText(), '# add them up');
     assert.equal(await code.locator('.copy-code').getAttribute('aria-label'), 'Copy code');
+    // Copy puts the code itself on the clipboard, not the highlighted markup.
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: maru.base });
+    await code.locator('.copy-code').click();
+    await code.locator('.copy-code', { hasText: 'Copied' }).waitFor();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'def total(xs):\n    # add them up\n    return sum(sorted(xs))');
     assert.equal(await reply.locator('p:not(.katex-block) > .katex').count(), 1, 'inline math');
     assert.ok(await reply.locator('.katex-display .mfrac').count() > 0, 'display math with a fraction');
     assert.equal(await reply.locator('.md table td').allInnerTexts().then((c) => c.join(',')), '3,6');
