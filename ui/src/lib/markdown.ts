@@ -6,7 +6,8 @@
 // shown as links: a reply never makes the browser fetch anything.
 //
 // While a reply streams, `MarkdownStream` renders each completed block once and re-renders only
-// the block still being written (see `splitPoint`).
+// the block still being written (see `splitPoint`). Footnotes are left out: their definitions come
+// at the end of a reply, after the blocks that cite them were rendered.
 
 import { katex } from '@mdit/plugin-katex';
 import { tasklist } from '@mdit/plugin-tasklist';
@@ -44,9 +45,11 @@ const md = new MarkdownIt({
 // Bare "example.com" is not a link; "https://example.com" and "<https://…>" are.
 md.linkify.set({ fuzzyLink: false, fuzzyEmail: false, fuzzyIP: false });
 // Every target is accepted by the parser so that an unsafe link still parses as a link (and then
-// shows as its label, see `dropUnsafeLinks`) instead of as raw brackets.
+// shows as its label, see `maru_unsafe_links` below) instead of as raw brackets.
 md.validateLink = () => true;
 
+// @mdit/plugin-katex is maintained with markdown-it 14 and brings KaTeX 0.16 (its own dependency,
+// which package.json pins to the same line so the CSS and fonts match the code).
 md.use(katex, {
   delimiters: 'all',
   throwOnError: false,
@@ -161,8 +164,8 @@ const PURIFY_CONFIG = {
   // arrows), SVG paths.
   USE_PROFILES: { html: true, mathMl: true, svg: true },
   ADD_ATTR: ['target'],
-  // MathML's <semantics> wrapper is harmless; its <annotation> (the TeX source, for tools that
-  // convert back) is dropped with its text, as DOMPurify's MathML rules advise.
+  // DOMPurify leaves out MathML's <semantics> and <annotation> by default: the wrapper is harmless
+  // and kept; the annotation (the TeX source again, for tools that convert back) goes with its text.
   ADD_TAGS: ['semantics'],
   ADD_FORBID_CONTENTS: ['annotation'],
   FORBID_TAGS: ['img', 'image', 'style', 'form', 'iframe', 'object', 'embed', 'video', 'audio', 'source', 'picture', 'use', 'foreignObject'],
