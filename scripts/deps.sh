@@ -6,9 +6,10 @@ need=(pkg-config build-essential)
 case "${1:-run}" in
   # chromium drives the browser tests; python3-venv hosts the test model server's build tools.
   test) need+=(chromium python3-venv curl) ;;
-  # the Tauri window: WebKitGTK and friends, and Xvfb + ImageMagick for the smoke test.
+  # the Tauri window: WebKitGTK and friends; for its tests Xvfb, ImageMagick, WebKitWebDriver and a D-Bus session.
   desktop) need+=(libwebkit2gtk-4.1-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev librsvg2-dev
-                  libayatana-appindicator3-dev libssl-dev xvfb xauth imagemagick curl) ;;
+                  libayatana-appindicator3-dev libssl-dev xvfb xauth imagemagick curl
+                  webkit2gtk-driver dbus) ;;
 esac
 missing=()
 for p in "${need[@]}"; do

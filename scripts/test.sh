@@ -24,6 +24,6 @@ echo "== browser end-to-end: maru serve + the web UI in Chromium" >&2
 cargo build -p maru --no-default-features
 MARU_BIN="$CARGO_TARGET_DIR/debug/maru" tests/e2e/run.sh
 
-echo "== desktop window: the Tauri build under Xvfb" >&2
+echo "== desktop window: the real Tauri window under Xvfb, driven by tauri-driver" >&2
 # Its own build folder: the window's build (WebKit bindings) is large and changes less often.
-CARGO_TARGET_DIR="$HOME/.cache/maru/target-desktop" scripts/desktop-smoke.sh "${TMPDIR:-/tmp}/maru-desktop-smoke.png"
+CARGO_TARGET_DIR="$HOME/.cache/maru/target-desktop" tests/desktop/run.sh

@@ -1,7 +1,7 @@
 // The few W3C WebDriver commands the window test needs, over fetch (tauri-driver speaks the
 // protocol on a local port and drives the real Maru window through WebKitWebDriver).
 
-const ELEMENT = 'element-6066-11e4-a07e-4a1a1e0b3a0c';
+const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -63,8 +63,14 @@ export class WebDriver {
     throw new Error(`no ${css}${text ? ` holding ${JSON.stringify(text)}` : ''} within ${timeout} ms (${why}); saw ${JSON.stringify(seen.slice(0, 5))}`);
   }
 
+  /** A reference to an element, to pass to `exec`. */
+  ref(id) {
+    return { [ELEMENT]: id };
+  }
+
+  /** The element's text as the page holds it (the driver's "visible text" skips parts of it). */
   text(id) {
-    return this.cmd('GET', this.s(`/element/${id}/text`));
+    return this.exec('return arguments[0].textContent', [this.ref(id)]);
   }
 
   click(id) {

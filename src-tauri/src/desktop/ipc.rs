@@ -16,7 +16,8 @@ pub struct Failed {
     body: String,
 }
 
-/// One API call: method and path in headers, the body raw (JSON or a multipart upload).
+/// One API call: method, path and content type in `x-maru-*` headers (Tauri reads `content-type`
+/// itself), the body raw (JSON or a multipart upload).
 /// Answers the response body; a status other than 2xx rejects with [`Failed`].
 #[tauri::command]
 pub async fn api(local: tauri::State<'_, Local>, request: Request<'_>) -> Result<Response, Failed> {
@@ -29,7 +30,7 @@ pub async fn api(local: tauri::State<'_, Local>, request: Request<'_>) -> Result
     let req = LocalRequest {
         method: header("x-maru-method").unwrap_or_else(|| "GET".into()),
         path: header("x-maru-path").unwrap_or_default(),
-        content_type: header("content-type"),
+        content_type: header("x-maru-content-type"),
         accept: header("accept"),
         body,
     };

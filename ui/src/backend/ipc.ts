@@ -38,7 +38,7 @@ export const ipcFetch: typeof fetch = async (input, init) => {
   const body = new Uint8Array(await req.arrayBuffer());
   try {
     const bytes = await invoke<ArrayBuffer>('api', body, {
-      headers: { 'x-maru-method': req.method, 'x-maru-path': path, 'content-type': req.headers.get('content-type') ?? '', accept },
+      headers: { 'x-maru-method': req.method, 'x-maru-path': path, 'x-maru-content-type': req.headers.get('content-type') ?? '', accept },
     });
     return new Response(bytes, { status: 200 });
   } catch (e) {

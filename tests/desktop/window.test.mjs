@@ -1,0 +1,119 @@
+// The real Maru window (Tauri, WebKitGTK) driven through tauri-driver: it opens with the UI built
+// into the binary, lists Default, streams a reply from the fake model server over IPC, stops one
+// mid-stream, moves the chat to another project, and a second launch on the same data folder
+// hands over to the first window instead of opening the database twice.
+//
+// Env: MARU_DESKTOP_BIN (the desktop build of maru), TAURI_DRIVER_URL (a running tauri-driver),
+// both set by run.sh. Screenshots land in out/.
+
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+import { MODEL, REPLY_TEXT, SLOW_MARKER, startFakeOpenAi } from '../e2e/fake-openai.mjs';
+import { WebDriver, sleep } from './webdriver.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const out = path.join(here, 'out');
+const BIN = process.env.MARU_DESKTOP_BIN;
+const DRIVER = process.env.TAURI_DRIVER_URL;
+
+/** How many distinct colours a PNG has: text drawn on a background has dozens (antialiasing). */
+function colours(png, name) {
+  const file = path.join(out, name);
+  fs.writeFileSync(file, png);
+  return Number(execFileSync('identify', ['-format', '%k', file]).toString());
+}
+
+test('the desktop window: Default listed, a streamed reply, stop, move, one instance per folder', { timeout: 240_000 }, async (t) => {
+  assert.ok(BIN && DRIVER, 'run through tests/desktop/run.sh, which builds the window and starts tauri-driver');
+  fs.mkdirSync(out, { recursive: true });
+  const data = fs.mkdtempSync(path.join(os.tmpdir(), 'maru-window-'));
+  const fake = await startFakeOpenAi({ pieceDelayMs: 60 });
+  const wd = new WebDriver(DRIVER);
+  t.after(async () => {
+    await wd.quit();
+    await fake.close?.();
+    fs.rmSync(data, { recursive: true, force: true });
+  });
+
+  await wd.start(BIN, ['--data-dir', data]);
+
+  // The page's own backend, for set-up only; what is tested goes through the window's controls.
+  const backend = (call) => wd.exec(`return window.maru.backend.${call}.then((v) => JSON.parse(JSON.stringify(v ?? null)))`);
+
+  await t.test('the window opens on the UI inside the binary and lists Default', async () => {
+    await wd.waitFor('[data-testid=project]', { text: 'Default', why: 'the sidebar lists the Default project' });
+    const origin = await wd.exec('return location.origin');
+    assert.match(origin, /^(tauri:\/\/localhost|http:\/\/tauri\.localhost)$/, 'the page is the one built into the binary, not a local web server');
+    const health = await backend('health()');
+    assert.equal(health.status, 'ok', 'the page reaches the core over IPC');
+  });
+
+  await t.test('a message gets a streamed reply from the model server', async () => {
+    await backend(`updateSettings({ endpoint_url: ${JSON.stringify(fake.baseUrl)}, model: ${JSON.stringify(MODEL)} })`);
+    await wd.exec('location.reload()');
+    await wd.waitFor('[data-testid=project]', { text: 'Default' });
+    const composer = await wd.waitFor('[data-testid=composer]');
+    await wd.type(composer, 'Hello from the window');
+    await wd.click(await wd.waitFor('[data-testid=send]'));
+    // While it streams, the reply is drawn live, a piece at a time.
+    const live = await wd.waitFor('[data-testid=message-live]', { why: 'the reply shows while it is written' });
+    const partial = await wd.text(live).catch(() => '');
+    await wd.waitFor('[data-testid=message-assistant]', { text: 'Hello from the fake model.', why: 'the whole reply arrives' });
+    assert.ok(partial.length < REPLY_TEXT.length, `the reply was shown before it was complete (saw ${partial.length} characters first)`);
+    const sidebar = await wd.waitFor('.sidebar, [data-testid=sidebar]');
+    const reply = await wd.waitFor('[data-testid=message-assistant]', { text: 'Hello from the fake model.' });
+    fs.writeFileSync(path.join(out, 'window.png'), await wd.windowShot());
+    assert.ok(colours(await wd.shot(sidebar), 'sidebar.png') > 16, 'the sidebar is drawn with its text (see out/sidebar.png)');
+    assert.ok(colours(await wd.shot(reply), 'reply.png') > 16, 'the reply is drawn with its text (see out/reply.png)');
+    const [s, r] = [await wd.rect(sidebar), await wd.rect(reply)];
+    assert.ok(s.width > 150 && s.height > 300, `the sidebar is on screen: ${JSON.stringify(s)}`);
+    assert.ok(r.x >= s.x + s.width - 1 && r.width > 100, `the reply is beside the sidebar: ${JSON.stringify(r)}`);
+  });
+
+  await t.test('stop ends a reply mid-stream and keeps its text', async () => {
+    const composer = await wd.waitFor('[data-testid=composer]');
+    await wd.type(composer, `Tell me a long story ${SLOW_MARKER}`);
+    await wd.click(await wd.waitFor('[data-testid=send]'));
+    const live = await wd.waitFor('[data-testid=message-live]', { text: 'Hello', timeout: 20_000, why: 'the slow reply starts' });
+    assert.ok(live);
+    await wd.click(await wd.waitFor('[data-testid=stop]'));
+    await wd.waitFor('[data-testid=status-badge]', { text: 'Stopped', why: 'the reply is marked stopped' });
+    const sessionId = await wd.exec('return window.maru.session.id');
+    const page = await backend(`listMessages(${sessionId})`);
+    const last = page.messages[0]; // newest first
+    assert.equal(last.status, 'stopped', 'the core stored the reply as stopped');
+    assert.ok(last.content.startsWith('Hello') && last.content.length < REPLY_TEXT.length, `the text so far is kept: ${JSON.stringify(last.content)}`);
+  });
+
+  await t.test('the chat moves to another project from its menu', async () => {
+    await backend('createProject({ name: "Trips" })');
+    await wd.exec('return window.maru.refreshProjects()');
+    const sessionId = await wd.exec('return window.maru.session.id');
+    const menu = await wd.waitFor(`[data-testid=session][data-session-id="${sessionId}"] [data-testid=session-menu]`);
+    // The menu button shows on hover; a click through the page is what a pointer does.
+    await wd.exec('arguments[0].click()', [wd.ref(menu)]);
+    await wd.click(await wd.waitFor('[role=menuitem]', { text: 'Move to project' }));
+    await wd.click(await wd.waitFor('[role=menuitem]', { text: 'Trips' }));
+    await wd.waitFor('[data-testid=chat-project]', { text: 'Trips', why: 'the chat header names its new project' });
+    const session = await backend(`getSession(${sessionId})`);
+    const projects = await backend('listProjects()');
+    assert.equal(projects.find((p) => p.id === session.project_id)?.name, 'Trips', 'the core has the chat in Trips');
+  });
+
+  await t.test('a second launch on the same data folder hands over to the open window', async () => {
+    const second = spawn(BIN, ['--data-dir', data], { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+    let err = '';
+    second.stderr.on('data', (d) => (err += d));
+    const code = await new Promise((resolve) => second.on('exit', resolve));
+    // With a session bus the first window is focused and the second exits quietly; without one,
+    // the data folder's lock refuses it and says which process has the folder.
+    if (code !== 0) assert.match(err, /in use by another Maru/, `the second launch explains itself: ${err}`);
+    assert.equal((await backend('health()')).status, 'ok', 'the first window goes on working');
+  });
+});
