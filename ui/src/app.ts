@@ -19,14 +19,15 @@ export type { Panel } from './state/panels';
 export type { ProjectEntry } from './state/sessions';
 export type { ServerOffer } from './state/settings';
 
-export type Topic = 'sidebar' | 'chat' | 'live' | 'panel' | 'settings' | 'presets' | 'memories' | 'context' | 'connection' | 'serverOffer' | 'files';
+export type Topic = 'sidebar' | 'chat' | 'live' | 'panel' | 'settings' | 'presets' | 'memories' | 'context' | 'connection' | 'serverOffer' | 'files'
+  | 'replyEnded';
 
 // What `App` forwards from each domain (checked against the domain's public members).
 const SESSIONS = ['projects', 'defaultProjectId', 'entry', 'refreshProjects', 'toggleProject', 'createProject', 'updateProject', 'deleteProject',
   'loadSessions', 'loadMoreSessions', 'findSession', 'sessionChanged', 'renameSession', 'moveSession', 'deleteSession', 'projectName'] as const satisfies readonly (keyof SessionsState)[];
 const CHAT = ['session', 'draftProjectId', 'draftPreset', 'messages', 'olderBefore', 'loadingMessages', 'live', 'replyErrors', 'focusMessageId',
   'openSession', 'newChat', 'currentProject', 'setPreset', 'loadMessages', 'shownMessages', 'loadOlder', 'send', 'ensureSession', 'regenerate',
-  'resend', 'stop', 'currentLive'] as const satisfies readonly (keyof ChatState)[];
+  'resend', 'stop', 'currentLive', 'lastEnded'] as const satisfies readonly (keyof ChatState)[];
 const FILES = ['files', 'uploads', 'chatFiles', 'loadChatFiles', 'loadFiles', 'attachToChat', 'attachToProject', 'deleteFile', 'dismissUpload'] as const satisfies readonly (keyof FilesState)[];
 const MEMORY = ['memories', 'pendingMemories', 'memoriesLoaded', 'memoriesError', 'sourceTitles', 'loadMemories', 'pendingCount', 'sourceTitle',
   'addMemory', 'updateMemory', 'acceptMemory', 'dismissMemory', 'deleteMemory'] as const satisfies readonly (keyof MemoryState)[];

@@ -6,6 +6,7 @@ import { App } from './app';
 import { HttpBackend } from './backend/http';
 import { DESKTOP_ORIGIN, inDesktop, ipcFetch } from './backend/ipc';
 import { takeToken } from './backend/token';
+import { mountDesktop } from './desktop';
 import { applyTheme, rememberedTheme } from './lib/theme';
 import { mountLayout, mountNoToken } from './views/layout';
 
@@ -24,7 +25,8 @@ if (!token) {
     ? new HttpBackend({ token, onReachable, baseUrl: DESKTOP_ORIGIN, fetch: ipcFetch })
     : new HttpBackend({ token, onReachable });
   app = new App(backend);
-  mountLayout(app, root);
+  const layout = mountLayout(app, root);
+  if (desktop) mountDesktop(app, layout.perform);
   void app.start();
   (window as unknown as { maru?: App }).maru = app;
 }

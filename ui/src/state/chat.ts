@@ -47,6 +47,8 @@ export class ChatState {
   olderBefore: number | null = null;
   loadingMessages = false;
   live = new Map<number, LiveTurn>();
+  /** The turn that ended last (for the desktop app's notification). */
+  lastEnded: LiveTurn | null = null;
   /** The codes of replies that failed while this window watched: a stored reply keeps only the
    *  server's English text, and its code lets the chat show it in the UI's language. */
   readonly replyErrors = new Map<number, { code: string; message: string }>();
@@ -328,6 +330,8 @@ export class ChatState {
   private async finish(live: LiveTurn): Promise<void> {
     const app = this.app;
     const sid = live.sessionId;
+    this.lastEnded = live;
+    app.emit('replyEnded');
     try {
       if (this.session?.id === sid) {
         const session = await app.backend.getSession(sid);

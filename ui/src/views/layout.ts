@@ -4,16 +4,20 @@
 import type { App } from '../app';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { t } from '../lib/i18n';
-import { shortcutOf } from '../lib/shortcuts';
+import { shortcutOf, type Shortcut } from '../lib/shortcuts';
 import { mountChat } from './chat';
 import { mountContextPanel } from './contextPanel';
 import { mountFilesPanel } from './files';
 import { mountMemoryPanel } from './memoryPanel';
 import { mountServerBanner } from './serverBanner';
+import { openSettingsDialog } from './settingsDialog';
 import { toggleShortcuts } from './shortcuts';
 import { mountSidebar } from './sidebar';
 
-export function mountLayout(app: App, root: HTMLElement): void {
+/** What the window can be asked to do from outside the page (the desktop app's menu). */
+export type Action = Shortcut | 'settings';
+
+export function mountLayout(app: App, root: HTMLElement): { perform: (action: Action) => boolean } {
   const sidebar = h('aside', { class: 'sidebar', 'aria-label': t('projects') });
   const scrim = h('div', { class: 'scrim', onClick: () => shell.classList.remove('sidebar-open') });
   const banner = h('div', { class: 'banner', role: 'alert', hidden: true, 'data-testid': 'banner' });
@@ -74,36 +78,41 @@ export function mountLayout(app: App, root: HTMLElement): void {
     if (dragsFiles(e)) e.preventDefault();
   });
 
-  document.addEventListener('keydown', (e) => {
-    const shortcut = shortcutOf(e);
-    if (!shortcut) return;
+  /** Runs a window-wide action (a shortcut, or the desktop menu's item); false when it does not apply now. */
+  const perform = (action: Action, handled = false): boolean => {
     const dialogOpen = !!document.querySelector('dialog[open]');
-    switch (shortcut) {
+    switch (action) {
       case 'search':
         // Searches every chat; on a narrow window the sidebar slides in.
-        if (dialogOpen) return;
-        e.preventDefault();
+        if (dialogOpen) return false;
         shell.classList.add('sidebar-open');
         side.focusSearch();
-        return;
+        return true;
       case 'newChat':
-        if (dialogOpen) return;
-        e.preventDefault();
+        if (dialogOpen) return false;
         app.newChat(app.currentProject()?.id);
-        return;
+        return true;
       case 'shortcuts':
         // Pressed again, it closes the list; over another dialog it waits.
-        if (dialogOpen && !document.querySelector('dialog[open] [data-testid=shortcuts]')) return;
-        e.preventDefault();
+        if (dialogOpen && !document.querySelector('dialog[open] [data-testid=shortcuts]')) return false;
         toggleShortcuts();
-        return;
+        return true;
+      case 'settings':
+        if (dialogOpen) return false;
+        openSettingsDialog(app);
+        return true;
       case 'stop':
         // Not when Escape already did something (closed a dialog or a menu, cleared the search).
-        if (e.defaultPrevented || dialogOpen || document.querySelector('.menu') || !app.currentLive()) return;
+        if (handled || dialogOpen || document.querySelector('.menu') || !app.currentLive()) return false;
         void app.stop();
-        return;
+        return false;
     }
+  };
+  document.addEventListener('keydown', (e) => {
+    const shortcut = shortcutOf(e);
+    if (shortcut && perform(shortcut, e.defaultPrevented)) e.preventDefault();
   });
+  return { perform };
 }
 
 /** Shown instead of the app when the page was opened without a token. */
