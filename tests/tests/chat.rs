@@ -257,6 +257,11 @@ async fn each_server_error_reaches_the_user_in_words() {
         let history = s.history(sess).await;
         assert_eq!(history[0]["role"], "user", "{code}: the user's message is kept");
         assert_eq!(history[1]["status"], "error", "{code}");
+        assert_eq!(
+            history[1]["error_code"],
+            format!("model_server.{code}"),
+            "the stored reply keeps its code, so a reloaded chat still says it in the user's language"
+        );
     }
 }
 
@@ -273,6 +278,7 @@ async fn nothing_listening_is_a_clear_error_and_keeps_the_message() {
     let history = s.history(sess).await;
     assert_eq!(history.len(), 2);
     assert_eq!(history[0]["content"], "anyone there?");
+    assert_eq!(history[1]["error_code"], "model_server.unreachable", "a turn failing before its reply keeps the code too");
 
     // Without a model set, Maru asks the server for one: the same clear error.
     s.patch("/api/settings", json!({ "model": null })).await;

@@ -11,7 +11,7 @@ const SESSION: Session = { id: 5, project_id: 1, title: 'Long', preset: null, cr
 
 function msg(id: number, over: Partial<Message> = {}): Message {
   return {
-    id, session_id: 5, role: id % 2 ? 'user' : 'assistant', content: `Message ${id}`, status: 'complete', error: null, model: null,
+    id, session_id: 5, role: id % 2 ? 'user' : 'assistant', content: `Message ${id}`, status: 'complete', error: null, error_code: null, model: null,
     prompt_tokens: null, completion_tokens: null, cached_tokens: null, ttft_ms: null, tokens_per_second: null,
     runtime_note: null, reasoning: null, tool_calls: [], tool_call_id: null, tool_name: null, images: [], created_at: id, updated_at: id,
     ...over,

@@ -16,7 +16,8 @@ const SERVER_CODES = [
   'invalid_theme', 'invalid_json', 'invalid_query', 'invalid_id', 'invalid_cursor', 'body_too_large', 'url_too_long',
   'headers_too_long', 'bad_host', 'not_found', 'unauthorized', 'method_not_allowed', 'no_such_route', 'internal',
   'newer_schema', 'data_dir_unusable', 'data_dir_in_use', 'bad_template', 'bind_failed', 'invalid_host',
-  'remote_refused', 'offline', 'bad_response',
+  'remote_refused', 'offline', 'bad_response', 'reply_too_long', 'too_many_tool_rounds', 'interrupted',
+  'interrupted_before_start',
 ];
 const MODEL_SERVER_CODES = [
   'invalid_url', 'unreachable', 'dns', 'network', 'timeout_connect', 'timeout_first_byte', 'timeout_idle',

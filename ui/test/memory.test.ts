@@ -17,7 +17,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function message(over: Partial<Message>): Message {
   return {
-    id: 1, session_id: 9, role: 'user', content: '', status: 'complete', error: null, model: null, prompt_tokens: null, completion_tokens: null,
+    id: 1, session_id: 9, role: 'user', content: '', status: 'complete', error: null, error_code: null, model: null, prompt_tokens: null, completion_tokens: null,
     cached_tokens: null, ttft_ms: null, tokens_per_second: null, runtime_note: null, reasoning: null, tool_calls: [], tool_call_id: null,
     tool_name: null, images: [], created_at: 0, updated_at: 0, ...over,
   };

@@ -9,7 +9,7 @@ describe('a stored reply', () => {
   it('shows its tool calls as the server sends them ({id, type, function: {name, arguments}})', () => {
     setLanguage('en');
     const m: Message = {
-      id: 7, session_id: 1, role: 'assistant', content: 'Found it.', status: 'complete', error: null, model: 'm',
+      id: 7, session_id: 1, role: 'assistant', content: 'Found it.', status: 'complete', error: null, error_code: null, model: 'm',
       prompt_tokens: null, completion_tokens: null, cached_tokens: null, ttft_ms: null, tokens_per_second: null,
       runtime_note: null, reasoning: null,
       tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'search_files', arguments: '{"query":"calendar"}' } }],
@@ -24,8 +24,8 @@ describe('a stored reply', () => {
 });
 
 describe('a failed reply', () => {
-  const failed = (id: number, error: string): Message => ({
-    id, session_id: 1, role: 'assistant', content: '', status: 'error', error, model: null,
+  const failed = (id: number, error: string, error_code: string | null = null): Message => ({
+    id, session_id: 1, role: 'assistant', content: '', status: 'error', error, error_code, model: null,
     prompt_tokens: null, completion_tokens: null, cached_tokens: null, ttft_ms: null, tokens_per_second: null,
     runtime_note: null, reasoning: null, tool_calls: [], tool_call_id: null, tool_name: null, images: [], created_at: 0, updated_at: 0,
   });
@@ -41,5 +41,15 @@ describe('a failed reply', () => {
     expect(messageNode(app, failed(9, text), ctx).querySelector('.msg-error')?.textContent).toBe(text);
     setLanguage('en');
     expect(messageNode(app, failed(8, text), ctx).querySelector('.msg-error')?.textContent).toBe(text);
+  });
+
+  it('shows a stored failure in Korean by its stored code, after a reload too', () => {
+    setLanguage('ko');
+    const app = new App(fakeBackend({}).backend);
+    const text = 'cannot reach the model server at http://127.0.0.1:8080';
+    expect(messageNode(app, failed(10, text, 'model_server.unreachable'), ctx).querySelector('.msg-error')?.textContent,
+      'a fresh window knows no live code: the stored one must be enough')
+      .toBe(`모델 서버에 연결할 수 없습니다. 서버가 켜져 있는지, 설정의 주소가 맞는지 확인하세요. (${text})`);
+    setLanguage('en');
   });
 });

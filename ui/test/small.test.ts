@@ -35,7 +35,7 @@ describe("the user's own message while the reply streams", () => {
   it('is marked as being sent, not with the warning box class', () => {
     setLanguage('en');
     const m: Message = {
-      id: -5, session_id: 1, role: 'user', content: 'hi', status: 'complete', error: null, model: null,
+      id: -5, session_id: 1, role: 'user', content: 'hi', status: 'complete', error: null, error_code: null, model: null,
       prompt_tokens: null, completion_tokens: null, cached_tokens: null, ttft_ms: null, tokens_per_second: null,
       runtime_note: null, reasoning: null, tool_calls: [], tool_call_id: null, tool_name: null, images: [], created_at: 0, updated_at: 0,
     };

@@ -11,7 +11,7 @@ const SESSION: Session = { id: 5, project_id: 2, title: '', preset: null, create
 
 function msg(over: Partial<Message>): Message {
   return {
-    id: 1, session_id: 5, role: 'user', content: 'hi', status: 'complete', error: null, model: null,
+    id: 1, session_id: 5, role: 'user', content: 'hi', status: 'complete', error: null, error_code: null, model: null,
     prompt_tokens: null, completion_tokens: null, cached_tokens: null, ttft_ms: null, tokens_per_second: null,
     runtime_note: null, reasoning: null, tool_calls: [], tool_call_id: null, tool_name: null, images: [], created_at: 0, updated_at: 0,
     ...over,

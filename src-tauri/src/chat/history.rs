@@ -112,6 +112,7 @@ mod tests {
             content: content.into(),
             status,
             error: None,
+            error_code: None,
             model: None,
             prompt_tokens: None,
             completion_tokens: None,

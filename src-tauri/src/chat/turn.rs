@@ -231,6 +231,7 @@ async fn run(app: Arc<App>, guard: RunGuard, session_id: i64, settings: Settings
             // a failed reply under the user's message, which stays.
             tracing::warn!(session_id, code = %e.code(), "turn failed: {e}");
             let text = e.body().message;
+            let code = e.code().into_owned();
             let stored = app
                 .store
                 .write(move |tx| {
@@ -243,7 +244,7 @@ async fn run(app: Arc<App>, guard: RunGuard, session_id: i64, settings: Settings
                         tx,
                         session_id,
                         m.id,
-                        &Ending { status: Status::Error, error: Some(&text), ..Default::default() },
+                        &Ending { status: Status::Error, error: Some(&text), error_code: Some(&code), ..Default::default() },
                         &ReplyStats::default(),
                     )
                 })
@@ -441,32 +442,43 @@ impl Reply<'_> {
             return Err(Halt::Overflow);
         }
         let mut tool_calls = vec![];
-        let (status, error) = match &failure {
-            _ if too_long => {
-                (Status::Stopped, Some(format!("the reply reached the {CONTENT_MAX_CHARS}-character limit of a message and was cut there")))
-            }
-            _ if cancelled => (Status::Stopped, None),
+        let (status, error, error_code) = match &failure {
+            _ if too_long => (
+                Status::Stopped,
+                Some(format!("the reply reached the {CONTENT_MAX_CHARS}-character limit of a message and was cut there")),
+                Some("reply_too_long".to_string()),
+            ),
+            _ if cancelled => (Status::Stopped, None, None),
             Some(e) => {
                 if matches!(e, LlmError::UnknownModel { .. }) {
                     self.app.clients.forget_listed_model();
                 }
-                (Status::Error, Some(e.to_string()))
+                (Status::Error, Some(e.to_string()), Some(crate::error::upstream_code(e.code())))
             }
             None if !calls.is_empty() && !self.tools_allowed => (
                 Status::Stopped,
                 Some(format!("the model asked for more tools after {MAX_TOOL_ROUNDS} rounds of tool calls; Maru stopped it here")),
+                Some("too_many_tool_rounds".to_string()),
             ),
             None => {
                 tool_calls = calls;
-                (Status::Complete, None)
+                (Status::Complete, None, None)
             }
         };
         let (t, r, tc, err, session_id, id) = (text, reasoning, tool_calls.clone(), error.clone(), self.session_id, self.id);
+        let err_code = error_code;
         let message = self
             .app
             .store
             .write(move |tx| {
-                let end = Ending { content: &t, status, error: err.as_deref(), reasoning: Some(&r), tool_calls: &tc };
+                let end = Ending {
+                    content: &t,
+                    status,
+                    error: err.as_deref(),
+                    error_code: err_code.as_deref(),
+                    reasoning: Some(&r),
+                    tool_calls: &tc,
+                };
                 messages::finish(tx, session_id, id, &end, &stats)
             })
             .await?

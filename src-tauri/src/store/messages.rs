@@ -51,6 +51,9 @@ pub struct Message {
     pub content: String,
     pub status: Status,
     pub error: Option<String>,
+    /// Why it failed, stopped or was interrupted, as a code the UI words in its language
+    /// (`model_server.*`, `reply_too_long`, `interrupted`…); `error` is the English text.
+    pub error_code: Option<String>,
     pub model: Option<String>,
     pub prompt_tokens: Option<i64>,
     pub completion_tokens: Option<i64>,
@@ -109,7 +112,8 @@ pub struct MessagePage {
 const SELECT: &str = "SELECT id, session_id, role, content, status, error, model, prompt_tokens,
     completion_tokens, cached_tokens, ttft_ms, tokens_per_second, created_at, updated_at,
     runtime_note, reasoning, tool_calls, tool_call_id, tool_name,
-    (SELECT group_concat(attachment_id) FROM (SELECT attachment_id FROM message_images WHERE message_id = messages.id ORDER BY position))
+    (SELECT group_concat(attachment_id) FROM (SELECT attachment_id FROM message_images WHERE message_id = messages.id ORDER BY position)),
+    error_code
     FROM messages";
 
 fn from_row(r: &Row) -> rusqlite::Result<Message> {
@@ -120,6 +124,7 @@ fn from_row(r: &Row) -> rusqlite::Result<Message> {
         content: r.get(3)?,
         status: r.get(4)?,
         error: r.get(5)?,
+        error_code: r.get(20)?,
         model: r.get(6)?,
         prompt_tokens: r.get(7)?,
         completion_tokens: r.get(8)?,
@@ -247,6 +252,7 @@ pub struct Ending<'a> {
     pub content: &'a str,
     pub status: Status,
     pub error: Option<&'a str>,
+    pub error_code: Option<&'a str>,
     pub reasoning: Option<&'a str>,
     pub tool_calls: &'a [ToolCall],
 }
@@ -257,7 +263,8 @@ pub fn finish(conn: &Connection, session_id: i64, id: i64, end: &Ending, stats: 
     let n = conn
         .prepare_cached(
             "UPDATE messages SET content = ?2, status = ?3, error = ?4, prompt_tokens = ?5, completion_tokens = ?6,
-            cached_tokens = ?7, ttft_ms = ?8, tokens_per_second = ?9, updated_at = ?10, reasoning = ?11, tool_calls = ?12
+            cached_tokens = ?7, ttft_ms = ?8, tokens_per_second = ?9, updated_at = ?10, reasoning = ?11, tool_calls = ?12,
+            error_code = ?14
          WHERE id = ?1 AND session_id = ?13 AND status = 'streaming'",
         )?
         .execute(params![
@@ -273,7 +280,8 @@ pub fn finish(conn: &Connection, session_id: i64, id: i64, end: &Ending, stats: 
             now_ms(),
             end.reasoning.filter(|r| !r.is_empty()),
             tool_calls_json(end.tool_calls),
-            session_id
+            session_id,
+            end.error_code
         ])?;
     if n == 0 {
         return Ok(None);
@@ -304,14 +312,16 @@ pub fn delete_from(conn: &Connection, session_id: i64, id: i64) -> Result<usize>
 /// offers to retry. Returns how many replies were marked.
 pub fn mark_interrupted(conn: &Connection) -> Result<usize> {
     let cut = conn.execute(
-        "UPDATE messages SET status = 'interrupted', error = 'Maru closed before this reply finished; the text so far is kept'
+        "UPDATE messages SET status = 'interrupted', error = 'Maru closed before this reply finished; the text so far is kept',
+         error_code = 'interrupted'
          WHERE status = 'streaming'",
         [],
     )?;
     let now = now_ms();
     let unanswered = conn.execute(
-        "INSERT INTO messages (session_id, role, content, status, error, created_at, updated_at)
-         SELECT m.session_id, 'assistant', '', 'interrupted', 'Maru closed before this reply began; retry to get an answer', ?1, ?1
+        "INSERT INTO messages (session_id, role, content, status, error, error_code, created_at, updated_at)
+         SELECT m.session_id, 'assistant', '', 'interrupted', 'Maru closed before this reply began; retry to get an answer',
+         'interrupted_before_start', ?1, ?1
          FROM messages m
          WHERE m.role = 'user' AND m.id = (SELECT max(id) FROM messages WHERE session_id = m.session_id)",
         [now],

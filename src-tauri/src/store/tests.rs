@@ -226,6 +226,7 @@ fn replies_left_streaming_become_interrupted_with_their_text() {
     let m = store.with(|c| messages::get(c, id)).unwrap();
     assert_eq!(m.status, Status::Interrupted);
     assert_eq!(m.content, "half an ans", "the partial text is kept");
+    assert_eq!(m.error_code.as_deref(), Some("interrupted"), "the UI words it by code in its language");
 }
 
 #[test]
@@ -367,6 +368,7 @@ fn a_user_message_left_without_a_reply_gets_an_interrupted_one() {
         "it says the reply never began: {:?}",
         history[1].error
     );
+    assert_eq!(history[1].error_code.as_deref(), Some("interrupted_before_start"));
     assert_eq!(store.with(|c| messages::mark_interrupted(c)).unwrap(), 0, "marking twice adds nothing");
 }
 

@@ -54,6 +54,10 @@ const MARU: Record<string, ErrorWords> = {
   reply_deleted: { en: 'This reply was deleted while it was being written.', ko: '쓰는 중에 이 답이 삭제되었습니다.' },
   nothing_to_regenerate: { en: 'This chat has no message to answer yet.', ko: '이 대화에는 아직 답할 메시지가 없습니다.' },
   not_a_user_message: { en: 'Only your own messages can be edited and resent.', ko: '내가 보낸 메시지만 고쳐서 다시 보낼 수 있습니다.' },
+  reply_too_long: { en: 'The reply reached the 1000000-character limit of a message and was cut there.', ko: '답이 메시지 한도인 1000000자에 닿아 거기서 잘렸습니다.' },
+  too_many_tool_rounds: { en: 'The model kept asking for tools after 5 rounds, so Maru stopped it here.', ko: '모델이 도구 호출을 5번 넘게 이어 가서 마루가 여기서 멈췄습니다.' },
+  interrupted: { en: 'Maru closed before this reply finished; the text so far is kept.', ko: '답이 끝나기 전에 마루가 종료되었습니다. 그때까지의 내용은 남아 있습니다.' },
+  interrupted_before_start: { en: 'Maru closed before this reply began; retry to get an answer.', ko: '답을 시작하기 전에 마루가 종료되었습니다. 다시 시도하면 답을 받을 수 있습니다.' },
   images_unsupported: { en: 'This model does not take images.', ko: '이 모델은 이미지를 받지 않습니다. 설정에서 비전 모델을 고르거나 이미지 없이 보내세요.', detail: true },
   // Files.
   file_too_large: { en: 'The file is too large.', ko: '파일이 너무 큽니다. 설정의 최대 크기를 확인하세요.' },

@@ -383,7 +383,7 @@ export class ChatState {
       .filter((u) => u.sessionId === sid && u.attachment?.kind === 'image' && u.attachment.status === 'ready')
       .map((u) => u.attachment!.id);
     const pending: Message = {
-      id: -now, session_id: sid, role: 'user', content, status: 'complete', error: null, model: null,
+      id: -now, session_id: sid, role: 'user', content, status: 'complete', error: null, error_code: null, model: null,
       prompt_tokens: null, completion_tokens: null, cached_tokens: null, ttft_ms: null, tokens_per_second: null,
       runtime_note: null, reasoning: null, tool_calls: [], tool_call_id: null, tool_name: null, images, created_at: now, updated_at: now,
     };

@@ -276,7 +276,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
 
   /** A reply that failed for a reason the settings fix (address, key, model, timeouts): a button to them. */
   const offerSettings = (el: HTMLElement, m: Message) => {
-    const code = app.replyErrors.get(m.id)?.code;
+    const code = m.error_code ?? app.replyErrors.get(m.id)?.code;
     const box = el.querySelector('.msg-error');
     if (!box || !code || !SETTINGS_CODES.has(code)) return;
     box.append(h('button', {

@@ -167,10 +167,11 @@ function liveMarkdownNode(el: HTMLElement, text: string): HTMLElement {
   return s.div;
 }
 
-/** A failed reply's text: in the UI's language when its code is known (it failed in this window). */
-function replyError(app: App, id: number, stored: string): string {
-  const e = app.replyErrors.get(id);
-  return e ? errorText({ code: e.code, message: stored }) : stored;
+/** A failed reply's text in the UI's language, by its stored code (or the one it failed with in
+ *  this window, for a reply stored before codes were kept). */
+function replyError(app: App, m: Message): string {
+  const code = m.error_code ?? app.replyErrors.get(m.id)?.code;
+  return code ? errorText({ code, message: m.error ?? '' }) : m.error ?? '';
 }
 
 function replyNode(app: App, m: Message, ctx: MessageContext): HTMLElement {
@@ -186,7 +187,7 @@ function replyNode(app: App, m: Message, ctx: MessageContext): HTMLElement {
     reasoningNode(m.reasoning ?? '', false),
     toolCallsNode(m.tool_calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }))),
     empty ? null : markdownNode(m.content),
-    m.error ? h('div', { class: 'msg-error', role: 'note' }, icon('warn'), h('span', null, replyError(app, m.id, m.error))) : null,
+    m.error ? h('div', { class: 'msg-error', role: 'note' }, icon('warn'), h('span', null, replyError(app, m))) : null,
     note ? h('div', { class: 'msg-note' }, note) : null,
     h('div', { class: 'msg-foot' },
       figures(m),

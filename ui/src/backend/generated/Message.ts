@@ -3,7 +3,12 @@ import type { Role } from "./Role";
 import type { Status } from "./Status";
 import type { ToolCall } from "./ToolCall";
 
-export type Message = { id: number, session_id: number, role: Role, content: string, status: Status, error: string | null, model: string | null, prompt_tokens: number | null, completion_tokens: number | null, 
+export type Message = { id: number, session_id: number, role: Role, content: string, status: Status, error: string | null, 
+/**
+ * Why it failed, stopped or was interrupted, as a code the UI words in its language
+ * (`model_server.*`, `reply_too_long`, `interrupted`…); `error` is the English text.
+ */
+error_code: string | null, model: string | null, prompt_tokens: number | null, completion_tokens: number | null, 
 /**
  * Prompt tokens the server reused from its cache; absent when the server does not say.
  */
