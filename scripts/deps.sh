@@ -5,7 +5,7 @@ set -euo pipefail
 need=(pkg-config build-essential)
 case "${1:-run}" in
   # chromium drives the browser tests; python3-venv hosts the test model server's build tools.
-  test) need+=(chromium python3-venv curl) ;;
+  test) need+=(chromium python3-venv curl sqlite3) ;;
   # the Tauri window: WebKitGTK and friends; for its tests Xvfb, ImageMagick, WebKitWebDriver and a D-Bus session.
   desktop) need+=(libwebkit2gtk-4.1-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev librsvg2-dev
                   libayatana-appindicator3-dev libssl-dev xvfb xauth imagemagick curl
