@@ -12,6 +12,7 @@
 pub mod api;
 pub mod app;
 pub mod attachments;
+pub mod backup;
 pub mod chat;
 #[cfg(feature = "desktop")]
 pub mod desktop;

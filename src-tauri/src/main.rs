@@ -43,6 +43,11 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Restore a backup (from the settings' Data tab) into an empty data folder.
+    Restore {
+        /// The backup file, `maru-backup-….zip`.
+        backup: PathBuf,
+    },
     /// Copy the bundled prompt templates into the data folder's prompts/ to edit them.
     ExportPrompts,
     /// Print a PDF's text per page as JSON (Maru runs this in a child process, so that a damaged
@@ -60,6 +65,11 @@ fn main() -> ExitCode {
     if let Some(Command::ExtractPdf { path }) = &cli.command {
         return extract_pdf(path);
     }
+    if let Some(Command::Restore { backup }) = &cli.command {
+        // Before logging starts: its logs/ would make the folder to restore into non-empty.
+        let data_dir = cli.data_dir.clone().unwrap_or_else(default_data_dir);
+        return restore(backup, &data_dir);
+    }
     // Everything Maru writes (database, logs, files) is private to the user.
     #[cfg(unix)]
     unsafe {
@@ -74,7 +84,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Prompt { session, json }) => print_prompt(&data_dir, session, json),
         Some(Command::ExportPrompts) => export_prompts(&data_dir),
-        Some(Command::ExtractPdf { .. }) => unreachable!("handled before logging starts"),
+        Some(Command::ExtractPdf { .. } | Command::Restore { .. }) => unreachable!("handled before logging starts"),
         None => run_default(&data_dir),
     };
     match result {
@@ -99,6 +109,23 @@ fn extract_pdf(path: &std::path::Path) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(_) => ExitCode::FAILURE,
+    }
+}
+
+fn restore(backup: &std::path::Path, data_dir: &std::path::Path) -> ExitCode {
+    #[cfg(unix)]
+    unsafe {
+        libc::umask(0o077);
+    }
+    match maru::backup::restore(backup, data_dir) {
+        Ok(restored) => {
+            println!("{restored}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("maru: {e}");
+            ExitCode::FAILURE
+        }
     }
 }
 

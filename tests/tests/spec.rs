@@ -383,6 +383,13 @@ async fn every_answer_matches_the_document() {
         spec.check_schema("FoundServer", &serde_json::to_value(server).unwrap());
     }
 
+    // The demo model, with a stand-in for llama.cpp's server.
+    let bin = tempfile::tempdir().unwrap();
+    let (server, model) = maru_tests::demo::fake_llama_server(bin.path());
+    s.app.demo.use_files(server, model);
+    c.get("/api/demo").await;
+    c.ok(M::POST, "/api/demo", None).await;
+
     // Errors, each in the documented `{code, message}` shape and status.
     let no_token = s.http.get(s.url("/api/projects")).send().await.unwrap();
     assert_eq!(c.json(&M::GET, "/api/projects", no_token).await.0, StatusCode::UNAUTHORIZED);
@@ -402,6 +409,23 @@ async fn every_answer_matches_the_document() {
     c.ok(M::PATCH, "/api/settings", Some(json!({ "endpoint_url": "http://127.0.0.1:9/v1" }))).await;
     let (st, v) = c.call(M::GET, "/api/models", None).await;
     assert_eq!(st, StatusCode::BAD_GATEWAY, "a server that is down: {v}");
+
+    // Exports, a backup and an import. Files, not JSON, apart from the chat as JSON.
+    let export = c.get(&format!("/api/sessions/{sess}/export?format=json")).await;
+    c.ok(M::POST, "/api/import", Some(export)).await;
+    for (path, kind) in [
+        (format!("/api/sessions/{sess}/export?format=markdown"), "text/markdown"),
+        (format!("/api/projects/{work}/export"), "application/zip"),
+        ("/api/backup".to_string(), "application/zip"),
+    ] {
+        let res = s.http.get(s.url(&path)).bearer_auth(&s.token).send().await.unwrap();
+        assert_eq!(res.status(), StatusCode::OK, "{path}");
+        let ct = res.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
+        assert!(ct.starts_with(kind), "{path} answers as the document says ({kind}), not {ct}");
+        let template = spec.template(&path);
+        assert!(spec.doc["paths"][&template]["get"]["responses"]["200"]["content"][kind].is_object(), "{template} documents {kind}");
+        spec.exercised.lock().unwrap().insert(("get".into(), template));
+    }
 
     // Edits and deletes last.
     let last = &all[0]["id"];

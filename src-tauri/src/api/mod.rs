@@ -9,6 +9,7 @@ use tracing::{instrument, Level};
 
 pub mod attachments;
 pub mod chat;
+pub mod export;
 #[cfg(test)]
 mod typescript;
 

@@ -16,8 +16,10 @@ use ts_rs::{Config, TS};
 fn export_types(dir: &Path) {
     use crate::api::attachments::{AttachmentScope, UploadForm};
     use crate::api::chat::{ContextView, DeletedPreset, LastSent, NewTurn, PresetView, ReplyFigures, Stopped};
+    use crate::api::export::{ExportFormat, ExportQuery};
     use crate::api::Deleted;
     use crate::api::{Health, MemoryStatusQuery, MessageEdit, MessageQuery, SearchQuery, SessionQuery};
+    use crate::app::demo::DemoModel;
     use crate::app::TurnEvent;
     use crate::chat::plan::TokenPlan;
     use crate::error::ErrorBody;
@@ -27,6 +29,7 @@ fn export_types(dir: &Path) {
     use crate::prompt::templates::{TemplateInfo, TemplateSource};
     use crate::prompt::SectionId;
     use crate::store::attachments::{Attachment, IndexStatus, Kind};
+    use crate::store::exports::ChatExport;
     use crate::store::memories::{Memory, MemoryFilter, MemoryPatch, MemoryStatus, NewMemory};
     use crate::store::messages::{Message, MessagePage, Role, Status};
     use crate::store::presets::{NewPreset, PresetPatch};
@@ -72,6 +75,9 @@ fn export_types(dir: &Path) {
         IndexStatus,
         AttachmentScope,
         UploadForm,
+        ChatExport,
+        ExportQuery,
+        ExportFormat,
         ChatHit,
         SearchQuery,
         Summary,
@@ -102,6 +108,7 @@ fn export_types(dir: &Path) {
         ToolCall,
         ModelInfo,
         FoundServer,
+        DemoModel,
     );
 }
 

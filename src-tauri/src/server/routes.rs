@@ -15,6 +15,7 @@ use super::extract::{Id, Json, Query};
 use crate::api::attachments::{AttachmentScope, UploadForm};
 use crate::api::chat::{ContextView, DeletedPreset, NewTurn, PresetView, Stopped};
 use crate::api::{self, Deleted, Health, MessageEdit, MessageQuery, SessionQuery};
+use crate::app::demo::DemoModel;
 use crate::app::{App, TurnEvent, TurnStream};
 use crate::error::{ErrorBody, Result};
 use crate::llm::{FoundServer, ModelInfo};
@@ -58,6 +59,11 @@ pub(super) fn documented() -> (Router<Arc<App>>, utoipa::openapi::OpenApi) {
         .routes(routes!(update_preset, delete_preset))
         .routes(routes!(list_models))
         .routes(routes!(probe_servers))
+        .routes(routes!(demo_model, start_demo_model))
+        .routes(routes!(export_chat))
+        .routes(routes!(export_project))
+        .routes(routes!(backup))
+        .routes(routes!(import_chat))
         .split_for_parts()
 }
 
@@ -441,6 +447,22 @@ async fn probe_servers() -> Reply<Vec<FoundServer>> {
     Ok(axum::Json(api::chat::probe_servers().await?))
 }
 
+/// The demo model: whether it can run on this machine, and its address while it runs
+#[utoipa::path(get, path = "/api/demo", tag = "model server", responses((status = 200, description = "The demo model's state", body = DemoModel)))]
+async fn demo_model(State(app): AppState) -> Reply<DemoModel> {
+    Ok(axum::Json(api::chat::demo_model(&app).await))
+}
+
+/// Starts the demo model (a tiny SmolLM2 on llama.cpp's server) and answers once it answers
+#[utoipa::path(post, path = "/api/demo", tag = "model server", responses(
+    (status = 200, description = "Running; point the settings at `base_url` to use it", body = DemoModel),
+    (status = 400, description = "`demo_unavailable`: the server program or the model file is not on this machine", body = ErrorBody),
+    (status = 502, description = "`model_server.demo_failed`: it did not start", body = ErrorBody),
+))]
+async fn start_demo_model(State(app): AppState) -> Reply<DemoModel> {
+    Ok(axum::Json(api::chat::start_demo_model(&app).await?))
+}
+
 // ---- attachments
 
 /// Attach a file to a session or a project
@@ -555,4 +577,68 @@ async fn attachment_thumbnail(State(app): AppState, Id(id): Id) -> Result<axum::
 ))]
 async fn search(State(app): AppState, Query(q): Query<api::SearchQuery>) -> Reply<Vec<crate::store::search::ChatHit>> {
     Ok(axum::Json(api::search(&app, q).await?))
+}
+
+// ---- export, backup, import
+
+/// A download: the type, a file name that survives any header parser, and no sniffing.
+fn download(d: api::export::Download) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    // The name travels percent-encoded (RFC 5987), with a plain ASCII copy for older clients.
+    let encoded: String = d
+        .name
+        .bytes()
+        .map(|b| if b.is_ascii_alphanumeric() || b"-._~".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") })
+        .collect();
+    let ascii: String = d.name.chars().map(|c| if c.is_ascii_alphanumeric() || "-._ ()".contains(c) { c } else { '_' }).collect();
+    let disposition = format!("attachment; filename=\"{ascii}\"; filename*=UTF-8''{encoded}");
+    let headers =
+        [("content-type", d.mime.to_string()), ("content-disposition", disposition), ("x-content-type-options", "nosniff".into())];
+    match d.body {
+        api::export::DownloadBody::Bytes(bytes) => (headers, bytes).into_response(),
+        api::export::DownloadBody::File(file) => {
+            let stream = tokio_util::io::ReaderStream::new(tokio::fs::File::from_std(file));
+            (headers, axum::body::Body::from_stream(stream)).into_response()
+        }
+    }
+}
+
+/// Download a chat as Markdown or as JSON (which Maru imports again)
+#[utoipa::path(get, path = "/api/sessions/{id}/export", tag = "export", params(Id, api::export::ExportQuery), responses(
+    (status = 200, description = "The chat as a file (Content-Disposition names it)",
+        content((crate::store::exports::ChatExport = "application/json"), (String = "text/markdown"))),
+    (status = 400, description = "`invalid_id`, `invalid_query`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+))]
+async fn export_chat(State(app): AppState, Id(id): Id, Query(q): Query<api::export::ExportQuery>) -> Result<axum::response::Response> {
+    Ok(download(api::export::export_chat(&app, id, q).await?))
+}
+
+/// Download a project as a zip: project.json, each chat as JSON and Markdown, its files
+#[utoipa::path(get, path = "/api/projects/{id}/export", tag = "export", params(Id), responses(
+    (status = 200, description = "A zip (Content-Disposition names it)", content_type = "application/zip", body = Vec<u8>),
+    (status = 400, description = "`invalid_id`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+))]
+async fn export_project(State(app): AppState, Id(id): Id) -> Result<axum::response::Response> {
+    Ok(download(api::export::export_project(&app, id).await?))
+}
+
+/// Back up the whole data folder (without the API key) to restore with `maru restore`
+///
+/// A GET: it changes nothing, and a browser or script can fetch it like any file.
+#[utoipa::path(get, path = "/api/backup", tag = "export", responses(
+    (status = 200, description = "A zip: a consistent snapshot of maru.db, blobs/, prompts/ and backup.json", content_type = "application/zip", body = Vec<u8>),
+))]
+async fn backup(State(app): AppState) -> Result<axum::response::Response> {
+    Ok(download(api::export::backup(&app).await?))
+}
+
+/// Import a chat exported by Maru as JSON, as a new chat
+#[utoipa::path(post, path = "/api/import", tag = "export", request_body = crate::store::exports::ChatExport, responses(
+    (status = 200, description = "The new chat, in the project of the same name if there is one, else in Default", body = Session),
+    (status = 400, description = "`invalid_json`, `unsupported_import` (not a Maru chat), `unsupported_import_version`, `invalid_import`, `invalid_title`, `message_too_long`", body = ErrorBody),
+))]
+async fn import_chat(State(app): AppState, Json(body): Json<serde_json::Value>) -> Reply<Session> {
+    Ok(axum::Json(api::export::import_chat(&app, body).await?))
 }

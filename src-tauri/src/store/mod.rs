@@ -33,6 +33,7 @@ macro_rules! sql_text_enum {
 }
 
 pub mod attachments;
+pub mod exports;
 pub mod memories;
 pub mod messages;
 mod migrate;
@@ -142,6 +143,30 @@ impl Store {
             idle.push(conn);
         }
         out
+    }
+}
+
+impl Store {
+    /// Copies the database as of one commit to `to`, with SQLite's online backup in a single
+    /// step: the copy reads one snapshot, so a reply saving its text meanwhile is either wholly
+    /// in it or not at all, and in WAL mode the writer never waits for it.
+    pub fn snapshot(&self, to: &Path) -> Result<()> {
+        let src = connect_reader(&self.inner.path)?;
+        let mut dst = Connection::open(to).with_context(|| format!("creating {}", to.display()))?;
+        let backup = rusqlite::backup::Backup::new(&src, &mut dst)?;
+        // Busy only while a checkpoint holds the file for a moment: try again.
+        let mut tries = 0;
+        while backup.step(-1)? != rusqlite::backup::StepResult::Done {
+            tries += 1;
+            if tries > 250 {
+                return Err(anyhow::anyhow!("the database stayed busy; try the backup again").into());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        drop(backup);
+        // One self-contained file, whatever mode the live database is in.
+        dst.pragma_update(None, "journal_mode", "DELETE")?;
+        Ok(())
     }
 }
 

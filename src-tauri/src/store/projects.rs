@@ -81,6 +81,11 @@ pub fn get(conn: &Connection, id: i64) -> Result<Project> {
     found(conn.query_row(&format!("{SELECT} WHERE p.id = ?1"), [id], from_row), "project", id)
 }
 
+/// The project with this name (compared as names are: ignoring case and Unicode forms).
+pub fn find_by_name(conn: &Connection, name: &str) -> Result<Option<Project>> {
+    Ok(conn.query_row(&format!("{SELECT} WHERE p.name_key = ?1"), [name_key(name)], from_row).optional()?)
+}
+
 pub fn default_id(conn: &Connection) -> Result<i64> {
     Ok(conn.query_row("SELECT id FROM projects WHERE is_default = 1", [], |r| r.get(0))?)
 }

@@ -3,6 +3,7 @@
 
 export type { Attachment } from './Attachment';
 export type { AttachmentScope } from './AttachmentScope';
+export type { ChatExport } from './ChatExport';
 export type { ChatHit } from './ChatHit';
 export type { ContextView } from './ContextView';
 export type { Cut } from './Cut';
@@ -10,6 +11,11 @@ export type { Deleted } from './Deleted';
 export type { DeletedPreset } from './DeletedPreset';
 export type { DeletedProject } from './DeletedProject';
 export type { ErrorBody } from './ErrorBody';
+export type { ExportFormat } from './ExportFormat';
+export type { ExportQuery } from './ExportQuery';
+export type { ExportedMessage } from './ExportedMessage';
+export type { ExportedProject } from './ExportedProject';
+export type { ExportedSession } from './ExportedSession';
 export type { FoundServer } from './FoundServer';
 export type { Health } from './Health';
 export type { IndexStatus } from './IndexStatus';

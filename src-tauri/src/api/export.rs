@@ -1,0 +1,276 @@
+//! What leaves Maru as a file: a chat as Markdown or JSON, a project as a zip, the whole data
+//! folder as a backup; and a chat exported as JSON coming back in.
+
+use std::io::{Seek, Write};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use tracing::{instrument, Level};
+
+use crate::app::App;
+use crate::backup::{self, zip_options, Spool};
+use crate::error::{Error, Result};
+use crate::store::exports::{self, ChatExport};
+use crate::store::messages::{Role, Status};
+use crate::store::sessions::{self, Session};
+use crate::store::{attachments, projects};
+
+pub const PROJECT_FORMAT: &str = "maru-project";
+
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum ExportFormat {
+    #[default]
+    Markdown,
+    Json,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(optional_fields = nullable))]
+pub struct ExportQuery {
+    /// `markdown` (the default) or `json` (which Maru can import again).
+    pub format: Option<ExportFormat>,
+}
+
+/// A file to download: its name, type and bytes.
+pub struct Download {
+    pub name: String,
+    pub mime: &'static str,
+    pub body: DownloadBody,
+}
+
+pub enum DownloadBody {
+    Bytes(Vec<u8>),
+    /// Spooled to disk (zips can be as large as the data folder); already unlinked where the OS
+    /// allows, so it goes when the download ends.
+    File(std::fs::File),
+}
+
+/// A chat as Markdown (to read) or JSON (to import again).
+pub async fn export_chat(app: &App, session_id: i64, q: ExportQuery) -> Result<Download> {
+    let chat = app.store.read(move |c| exports::chat(c, session_id)).await?;
+    let stem = file_stem(&chat.session.title, &format!("chat-{session_id}"));
+    Ok(match q.format.unwrap_or_default() {
+        ExportFormat::Markdown => Download {
+            name: format!("{stem}.md"),
+            mime: "text/markdown; charset=utf-8",
+            body: DownloadBody::Bytes(markdown(&chat).into_bytes()),
+        },
+        ExportFormat::Json => Download {
+            name: format!("{stem}.json"),
+            mime: "application/json",
+            body: DownloadBody::Bytes(serde_json::to_vec_pretty(&chat).map_err(anyhow::Error::from)?),
+        },
+    })
+}
+
+/// Adds a chat exported as JSON as a new chat: in its project when one of that name exists,
+/// else in Default.
+#[instrument(skip_all, err(level = Level::WARN))]
+pub async fn import_chat(app: &App, body: serde_json::Value) -> Result<Session> {
+    let chat = exports::parse(body)?;
+    app.store.write(move |tx| sessions::get(tx, exports::import(tx, &chat)?)).await
+}
+
+/// A project as a zip: `project.json`, each chat as JSON and Markdown under `chats/`, and the
+/// attached files under `files/` (a chat's own files in a folder named like the chat).
+pub async fn export_project(app: &Arc<App>, project_id: i64) -> Result<Download> {
+    let app = app.clone();
+    blocking(move || {
+        let (project, chats, project_files, chat_files) = app.store.read_now(|c| {
+            let project = projects::get(c, project_id)?;
+            let mut ids = vec![];
+            let mut cursor = None;
+            loop {
+                let page = sessions::list(c, project_id, cursor.as_deref(), Some(200))?;
+                ids.extend(page.sessions.iter().map(|s| s.id));
+                match page.next_cursor {
+                    Some(next) => cursor = Some(next),
+                    None => break,
+                }
+            }
+            let chats = ids.iter().map(|&id| exports::chat(c, id)).collect::<Result<Vec<_>>>()?;
+            let chat_files = ids.iter().map(|&id| attachments::list_for_session(c, id)).collect::<Result<Vec<_>>>()?;
+            Ok((project, chats, attachments::list_for_project(c, project_id)?, chat_files))
+        })?;
+        let (spool, file) = Spool::create(&app.data_dir, "export")?;
+        let mut zip = zip::ZipWriter::new(file);
+        let manifest = serde_json::json!({
+            "format": PROJECT_FORMAT,
+            "version": 1,
+            "exported_at": crate::store::now_ms(),
+            "name": project.name,
+            "instructions": project.instructions,
+        });
+        add(&mut zip, "project.json", &serde_json::to_vec_pretty(&manifest).map_err(anyhow::Error::from)?)?;
+        let mut stems = Names::default();
+        for (chat, files) in chats.iter().zip(&chat_files) {
+            let stem = stems.unique(file_stem(&chat.session.title, "chat"));
+            add(&mut zip, &format!("chats/{stem}.json"), &serde_json::to_vec_pretty(chat).map_err(anyhow::Error::from)?)?;
+            add(&mut zip, &format!("chats/{stem}.md"), markdown(chat).as_bytes())?;
+            let mut names = Names::default();
+            for a in files {
+                let name = names.unique(file_stem(&a.name, "file"));
+                add_blob(&app, &mut zip, &format!("files/{stem}/{name}"), &a.sha256)?;
+            }
+        }
+        let mut names = Names::default();
+        for a in &project_files {
+            let name = names.unique(file_stem(&a.name, "file"));
+            add_blob(&app, &mut zip, &format!("files/{name}"), &a.sha256)?;
+        }
+        let file = finish(zip)?;
+        drop(spool);
+        let name = format!("{}.zip", file_stem(&project.name, "project"));
+        Ok(Download { name, mime: "application/zip", body: DownloadBody::File(file) })
+    })
+    .await
+}
+
+/// The whole data folder as one zip (see [`crate::backup`]); the API key is left out.
+#[instrument(skip_all, err(level = Level::WARN))]
+pub async fn backup(app: &Arc<App>) -> Result<Download> {
+    let app = app.clone();
+    blocking(move || {
+        let started = std::time::Instant::now();
+        let (spool, file) = Spool::create(&app.data_dir, "backup")?;
+        let out = file.try_clone().map_err(anyhow::Error::from)?;
+        let manifest = backup::write(&app.store, &app.data_dir, out)?;
+        let mut file = file;
+        file.rewind().map_err(anyhow::Error::from)?;
+        drop(spool);
+        let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+        tracing::info!(bytes = size, ms = started.elapsed().as_millis() as u64, "backup written");
+        let when = chrono::DateTime::from_timestamp_millis(manifest.created_at).unwrap_or_default();
+        let name = format!("maru-backup-{}.zip", when.format("%Y%m%d-%H%M%S"));
+        Ok(Download { name, mime: "application/zip", body: DownloadBody::File(file) })
+    })
+    .await
+}
+
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
+    tokio::task::spawn_blocking(f).await.map_err(|e| Error::Internal(anyhow::anyhow!("export task failed: {e}")))?
+}
+
+fn add<W: Write + Seek>(zip: &mut zip::ZipWriter<W>, name: &str, bytes: &[u8]) -> Result<()> {
+    zip.start_file(name, zip_options()).map_err(anyhow::Error::from)?;
+    zip.write_all(bytes).map_err(anyhow::Error::from)?;
+    Ok(())
+}
+
+fn add_blob<W: Write + Seek>(app: &App, zip: &mut zip::ZipWriter<W>, name: &str, sha256: &str) -> Result<()> {
+    let mut f = std::fs::File::open(app.files.blobs.path(sha256)).map_err(|e| anyhow::anyhow!("cannot read stored file {sha256}: {e}"))?;
+    zip.start_file(name, zip_options()).map_err(anyhow::Error::from)?;
+    std::io::copy(&mut f, zip).map_err(anyhow::Error::from)?;
+    Ok(())
+}
+
+fn finish(zip: zip::ZipWriter<std::fs::File>) -> Result<std::fs::File> {
+    let mut file = zip.finish().map_err(anyhow::Error::from)?;
+    file.flush().map_err(anyhow::Error::from)?;
+    file.rewind().map_err(anyhow::Error::from)?;
+    Ok(file)
+}
+
+/// Names made unique within one folder of a zip: "Notes", "Notes (2)", …
+#[derive(Default)]
+struct Names(std::collections::HashSet<String>);
+
+impl Names {
+    fn unique(&mut self, name: String) -> String {
+        let (stem, ext) = match name.rsplit_once('.') {
+            Some((s, e)) if !s.is_empty() => (s.to_string(), format!(".{e}")),
+            _ => (name.clone(), String::new()),
+        };
+        let mut candidate = name;
+        let mut n = 1;
+        while !self.0.insert(candidate.to_lowercase()) {
+            n += 1;
+            candidate = format!("{stem} ({n}){ext}");
+        }
+        candidate
+    }
+}
+
+/// A title or name as a file name on any system: no separators, no characters Windows refuses,
+/// no leading dots, at most 80 characters; `fallback` when nothing is left.
+pub fn file_stem(title: &str, fallback: &str) -> String {
+    let cleaned: String = title
+        .chars()
+        .map(|c| if c.is_control() || "/\\:*?\"<>|".contains(c) { ' ' } else { c })
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    // No leading dot (a hidden file, or `..`), no trailing dot or space (Windows drops them).
+    let cleaned: String = cleaned.trim_start_matches(['.', ' ']).chars().take(80).collect();
+    let cleaned = cleaned.trim_end_matches(['.', ' ']).to_string();
+    if cleaned.is_empty() {
+        fallback.to_string()
+    } else {
+        cleaned
+    }
+}
+
+fn utc(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms).map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()).unwrap_or_default()
+}
+
+/// A chat to read: its title, project and dates, then each message under a heading naming who
+/// wrote it. Message text is Markdown already and goes in as written.
+pub fn markdown(chat: &ChatExport) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let title = if chat.session.title.is_empty() { "Untitled chat" } else { &chat.session.title };
+    let _ = writeln!(out, "# {title}\n");
+    let _ = writeln!(out, "- Project: {}", chat.project.name);
+    let _ = writeln!(out, "- Started: {}", utc(chat.session.created_at));
+    let _ = writeln!(out, "- Exported: {}", utc(chat.exported_at));
+    if let Some(preset) = &chat.session.preset {
+        let _ = writeln!(out, "- Preset: {preset}");
+    }
+    for m in &chat.messages {
+        let who = match m.role {
+            Role::User => "You".to_string(),
+            Role::Assistant => match &m.model {
+                Some(model) => format!("Assistant ({model})"),
+                None => "Assistant".to_string(),
+            },
+            Role::Tool => format!("Tool result ({})", m.tool_name.as_deref().unwrap_or("tool")),
+        };
+        let _ = writeln!(out, "\n## {who}\n");
+        let _ = writeln!(out, "_{}_\n", utc(m.created_at));
+        if !m.content.is_empty() {
+            let _ = writeln!(out, "{}", m.content.trim_end());
+        }
+        for call in &m.tool_calls {
+            let _ = writeln!(out, "\n> Called `{}` with `{}`", call.name, call.arguments.replace('`', "'"));
+        }
+        match m.status {
+            Status::Complete | Status::Streaming => {}
+            Status::Stopped => out.push_str("\n_(stopped)_\n"),
+            Status::Interrupted => out.push_str("\n_(interrupted)_\n"),
+            Status::Error => {
+                let _ = writeln!(out, "\n_(failed: {})_", m.error.as_deref().unwrap_or("error"));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::file_stem;
+
+    #[test]
+    fn titles_become_file_names_that_every_system_accepts() {
+        assert_eq!(file_stem("Plans: Q3/Q4?", "chat"), "Plans Q3 Q4");
+        assert_eq!(file_stem("../../etc/passwd", "chat"), "etc passwd");
+        assert_eq!(file_stem("회의록 정리", "chat"), "회의록 정리");
+        assert_eq!(file_stem("  \n ", "chat-7"), "chat-7");
+        assert_eq!(file_stem("...", "chat"), "chat");
+    }
+}

@@ -1,0 +1,308 @@
+//! Backups of the whole data folder as one zip, and restoring one into an empty folder.
+//!
+//! A backup holds `backup.json` (what made it), a snapshot of `maru.db` taken with SQLite's
+//! online backup while Maru runs, the stored files it links (`blobs/`) and the prompt overrides
+//! (`prompts/`). Logs stay out, and so does the API key: it is removed from the snapshot before
+//! it is zipped, since a backup file travels (another disk, a cloud folder) where a key must not.
+//!
+//! Restoring is a command-line action (`maru restore`): the running app owns its folder.
+
+use std::fs::File;
+use std::io::{Read, Seek, Write};
+use std::path::{Component, Path, PathBuf};
+
+use anyhow::Context;
+use serde::{Deserialize, Serialize};
+use zip::write::SimpleFileOptions;
+
+use crate::error::{Error, Result};
+use crate::store::Store;
+
+/// What `backup.json` says a file is, so that restore refuses any other zip.
+pub const FORMAT: &str = "maru-backup";
+pub const VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Manifest {
+    pub format: String,
+    pub version: u32,
+    /// Unix milliseconds.
+    pub created_at: i64,
+    pub maru_version: String,
+    pub schema_version: i64,
+    /// Stored files the database links that were already gone from `blobs/` (normally none).
+    #[serde(default)]
+    pub missing_files: Vec<String>,
+}
+
+/// Entries are compressed; stored files that are already compressed cost a little time only.
+pub(crate) fn zip_options() -> SimpleFileOptions {
+    SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated).unix_permissions(0o600)
+}
+
+/// A file being written next to the data, removed when dropped unless it was kept.
+pub struct Spool {
+    path: PathBuf,
+}
+
+impl Spool {
+    /// A new, empty spool file in `dir` (the data folder: the one disk known to have room for it).
+    pub fn create(dir: &Path, what: &str) -> Result<(Spool, File)> {
+        let name = format!(".{what}-{}-{}.tmp", std::process::id(), rand::random::<u32>());
+        let path = dir.join(name);
+        let file =
+            File::options().read(true).write(true).create_new(true).open(&path).with_context(|| format!("creating {}", path.display()))?;
+        Ok((Spool { path }, file))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for Spool {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Writes a backup of the data folder to `out`; returns what it holds.
+pub fn write(store: &Store, data_dir: &Path, out: File) -> Result<Manifest> {
+    let (snapshot, _) = Spool::create(data_dir, "backup-db")?;
+    store.snapshot(snapshot.path())?;
+    let (shas, schema_version) = forget_secrets(snapshot.path())?;
+
+    let mut zip = zip::ZipWriter::new(out);
+    let opts = zip_options();
+    let mut missing_files = vec![];
+    for sha in &shas {
+        let rel = format!("blobs/{}/{sha}", &sha[..2.min(sha.len())]);
+        match File::open(data_dir.join(&rel)) {
+            Ok(mut f) => {
+                zip.start_file(rel.as_str(), opts).map_err(anyhow::Error::from)?;
+                std::io::copy(&mut f, &mut zip).with_context(|| format!("reading {rel}"))?;
+            }
+            // Deleted after the snapshot was taken: the restored chat keeps its row, the file is gone.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => missing_files.push(sha.clone()),
+            Err(e) => return Err(anyhow::anyhow!("cannot read {rel}: {e}").into()),
+        }
+    }
+    add_tree(&mut zip, &data_dir.join("prompts"), "prompts")?;
+    zip.start_file("maru.db", opts).map_err(anyhow::Error::from)?;
+    std::io::copy(&mut File::open(snapshot.path()).context("reading the snapshot")?, &mut zip).context("zipping the snapshot")?;
+    if !missing_files.is_empty() {
+        tracing::warn!(count = missing_files.len(), "files deleted while the backup was made are not in it");
+    }
+    let manifest = Manifest {
+        format: FORMAT.into(),
+        version: VERSION,
+        created_at: crate::store::now_ms(),
+        maru_version: env!("CARGO_PKG_VERSION").into(),
+        schema_version,
+        missing_files,
+    };
+    zip.start_file("backup.json", opts).map_err(anyhow::Error::from)?;
+    zip.write_all(&serde_json::to_vec_pretty(&manifest).map_err(anyhow::Error::from)?).context("zipping backup.json")?;
+    zip.finish().map_err(anyhow::Error::from)?.flush().context("writing the backup")?;
+    Ok(manifest)
+}
+
+/// Removes the API key from the snapshot (for good: `secure_delete` overwrites it, and the
+/// vacuum leaves no free page behind) and returns the stored files it links and its schema.
+fn forget_secrets(snapshot: &Path) -> Result<(Vec<String>, i64)> {
+    let conn = rusqlite::Connection::open(snapshot)?;
+    conn.pragma_update(None, "secure_delete", "ON")?;
+    conn.execute("DELETE FROM settings WHERE key = 'api_key'", [])?;
+    conn.execute_batch("VACUUM")?;
+    let shas = conn.prepare("SELECT sha256 FROM blobs ORDER BY sha256")?.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+    let version = conn.query_row("SELECT coalesce(max(version), 0) FROM schema_migrations", [], |r| r.get(0)).unwrap_or(0);
+    Ok((shas, version))
+}
+
+/// Adds the files under `dir` as `prefix/...` (nothing when it does not exist).
+fn add_tree<W: Write + Seek>(zip: &mut zip::ZipWriter<W>, dir: &Path, prefix: &str) -> Result<()> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(()) };
+    let mut entries: Vec<_> = entries.flatten().collect();
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let path = entry.path();
+        let kind = entry.file_type().with_context(|| format!("reading {}", path.display()))?;
+        if kind.is_dir() {
+            add_tree(zip, &path, &format!("{prefix}/{name}"))?;
+        } else if kind.is_file() {
+            zip.start_file(format!("{prefix}/{name}"), zip_options()).map_err(anyhow::Error::from)?;
+            std::io::copy(&mut File::open(&path).with_context(|| format!("reading {}", path.display()))?, zip)
+                .with_context(|| format!("zipping {}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// What a restore put back.
+#[derive(Debug, Clone, Serialize)]
+pub struct Restored {
+    pub data_dir: PathBuf,
+    pub created_at: i64,
+    pub projects: i64,
+    pub sessions: i64,
+    pub messages: i64,
+    pub memories: i64,
+    pub files: usize,
+    pub prompts: usize,
+}
+
+impl std::fmt::Display for Restored {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let when = chrono::DateTime::from_timestamp_millis(self.created_at).map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string());
+        writeln!(f, "restored the backup of {} into {}", when.as_deref().unwrap_or("an unknown date"), self.data_dir.display())?;
+        writeln!(f, "  {} projects, {} chats, {} messages, {} memories", self.projects, self.sessions, self.messages, self.memories)?;
+        writeln!(f, "  {} stored files, {} prompt overrides", self.files, self.prompts)?;
+        write!(f, "the API key is not in backups: set it again in the settings")
+    }
+}
+
+/// Where an entry of a backup may go: `maru.db`, `backup.json`, or a plain relative path under
+/// `blobs/` or `prompts/`. Anything else (`..`, an absolute path, another folder) is refused, so
+/// a crafted zip cannot write outside the data folder.
+fn entry_path(name: &str) -> Option<PathBuf> {
+    let path = Path::new(name);
+    if !path.components().all(|c| matches!(c, Component::Normal(_))) || name.contains('\\') {
+        return None;
+    }
+    let first = path.components().next()?.as_os_str().to_str()?;
+    let ok = match first {
+        "maru.db" | "backup.json" => path.components().count() == 1,
+        "blobs" | "prompts" => path.components().count() > 1,
+        _ => false,
+    };
+    ok.then(|| path.to_path_buf())
+}
+
+fn not_a_backup(message: impl Into<String>) -> Error {
+    Error::invalid("not_a_backup", message)
+}
+
+/// Restores a backup into `data_dir`, which must be empty or not exist yet. Every entry is
+/// checked before anything is written; the database must pass `PRAGMA integrity_check`, or the
+/// folder is left as it was found.
+pub fn restore(backup: &Path, data_dir: &Path) -> Result<Restored> {
+    if let Ok(mut entries) = std::fs::read_dir(data_dir) {
+        if entries.next().is_some() {
+            return Err(Error::conflict(
+                "data_dir_not_empty",
+                format!("{} is not empty; restore into a new folder (and start Maru with --data-dir pointing at it)", data_dir.display()),
+            ));
+        }
+    } else if data_dir.exists() {
+        return Err(Error::invalid("data_dir_unusable", format!("{} is not a folder", data_dir.display())));
+    }
+    let file = File::open(backup).map_err(|e| Error::invalid("not_a_backup", format!("cannot open {}: {e}", backup.display())))?;
+    let mut zip = zip::ZipArchive::new(file).map_err(|e| not_a_backup(format!("{} is not a zip file: {e}", backup.display())))?;
+
+    let manifest: Manifest = {
+        let mut entry = zip.by_name("backup.json").map_err(|_| not_a_backup("this zip is not a Maru backup (it has no backup.json)"))?;
+        let mut text = String::new();
+        entry.read_to_string(&mut text).map_err(|e| not_a_backup(format!("backup.json cannot be read: {e}")))?;
+        serde_json::from_str(&text).map_err(|e| not_a_backup(format!("backup.json is not valid: {e}")))?
+    };
+    if manifest.format != FORMAT || manifest.version != VERSION {
+        return Err(not_a_backup(format!(
+            "this is a {} version {} file; this Maru restores {FORMAT} version {VERSION}",
+            manifest.format, manifest.version
+        )));
+    }
+    let mut names = Vec::with_capacity(zip.len());
+    for i in 0..zip.len() {
+        let entry = zip.by_index_raw(i).map_err(|e| not_a_backup(format!("the zip is damaged: {e}")))?;
+        if entry.is_dir() {
+            continue;
+        }
+        let path = entry_path(entry.name()).filter(|_| !entry.is_symlink()).ok_or_else(|| {
+            Error::invalid(
+                "unsafe_backup_entry",
+                format!("the backup holds {:?}, which is not a place in a data folder; nothing was restored", entry.name()),
+            )
+        })?;
+        names.push((i, path));
+    }
+    if !names.iter().any(|(_, p)| p == Path::new("maru.db")) {
+        return Err(not_a_backup("the backup holds no maru.db"));
+    }
+
+    let existed = data_dir.exists();
+    crate::paths::create_private_dir(data_dir)?;
+    let result = unpack(&mut zip, &names, data_dir).and_then(|()| check_restored(data_dir, &manifest));
+    if result.is_err() {
+        // Leave the folder as it was found: empty, or not there.
+        if let Ok(entries) = std::fs::read_dir(data_dir) {
+            for e in entries.flatten() {
+                let _ = if e.path().is_dir() { std::fs::remove_dir_all(e.path()) } else { std::fs::remove_file(e.path()) };
+            }
+        }
+        if !existed {
+            let _ = std::fs::remove_dir(data_dir);
+        }
+    }
+    result
+}
+
+fn unpack(zip: &mut zip::ZipArchive<File>, names: &[(usize, PathBuf)], data_dir: &Path) -> Result<()> {
+    for (i, rel) in names {
+        if rel == Path::new("backup.json") {
+            continue;
+        }
+        let mut entry = zip.by_index(*i).map_err(|e| not_a_backup(format!("the zip is damaged: {e}")))?;
+        let to = data_dir.join(rel);
+        if let Some(dir) = to.parent() {
+            crate::paths::create_private_dir(dir)?;
+        }
+        let mut out = File::create(&to).with_context(|| format!("creating {}", to.display()))?;
+        std::io::copy(&mut entry, &mut out).map_err(|e| not_a_backup(format!("{} cannot be unpacked: {e}", rel.display())))?;
+        out.sync_all().with_context(|| format!("writing {}", to.display()))?;
+    }
+    Ok(())
+}
+
+fn check_restored(data_dir: &Path, manifest: &Manifest) -> Result<Restored> {
+    let db = data_dir.join("maru.db");
+    let conn = rusqlite::Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    let check: String = conn
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .map_err(|e| Error::invalid("backup_damaged", format!("the database in the backup cannot be read: {e}")))?;
+    if check != "ok" {
+        return Err(Error::invalid("backup_damaged", format!("the database in the backup is damaged: {check}")));
+    }
+    let count = |table: &str| conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get::<_, i64>(0));
+    let restored = Restored {
+        data_dir: data_dir.to_path_buf(),
+        created_at: manifest.created_at,
+        projects: count("projects")?,
+        sessions: count("sessions")?,
+        messages: count("messages")?,
+        memories: count("memories")?,
+        files: count_files(&data_dir.join("blobs")),
+        prompts: count_files(&data_dir.join("prompts")),
+    };
+    Ok(restored)
+}
+
+fn count_files(dir: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+    entries.flatten().map(|e| if e.path().is_dir() { count_files(&e.path()) } else { 1 }).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::entry_path;
+
+    #[test]
+    fn only_places_inside_a_data_folder_are_restored() {
+        for ok in ["maru.db", "backup.json", "blobs/ab/abcdef", "prompts/base.md"] {
+            assert!(entry_path(ok).is_some(), "{ok} belongs in a data folder");
+        }
+        for bad in ["../maru.db", "/etc/passwd", "blobs/../../x", "logs/maru.log", "blobs", "maru.db/x", "prompts\\..\\x", "./maru.db"] {
+            assert!(entry_path(bad).is_none(), "{bad} must be refused: it is outside the data folder or not part of a backup");
+        }
+    }
+}

@@ -1,0 +1,176 @@
+//! A chat as Maru exports it to JSON, and importing one back as a new chat. The format is
+//! versioned: a later Maru reads version 1 still, and this one refuses what it does not know.
+
+use rusqlite::{params, Connection};
+use serde::{Deserialize, Serialize};
+
+use super::messages::{self, Role, Status};
+use super::sessions::{self, NewSession};
+use super::{char_len, now_ms, projects};
+use crate::error::{Error, Result};
+use crate::llm::ToolCall;
+
+pub const CHAT_FORMAT: &str = "maru-chat";
+pub const CHAT_VERSION: u32 = 1;
+
+/// One chat with its project and every message, oldest first.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ChatExport {
+    /// Always `maru-chat`.
+    pub format: String,
+    pub version: u32,
+    /// Unix milliseconds.
+    pub exported_at: i64,
+    pub session: ExportedSession,
+    pub project: ExportedProject,
+    pub messages: Vec<ExportedMessage>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ExportedSession {
+    pub title: String,
+    pub preset: Option<String>,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ExportedProject {
+    pub name: String,
+    pub instructions: String,
+    pub is_default: bool,
+}
+
+/// A message as written, with its figures. Images sent with a message are not carried.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ExportedMessage {
+    pub role: Role,
+    pub content: String,
+    pub status: Status,
+    #[serde(default)]
+    pub error: Option<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub reasoning: Option<String>,
+    #[serde(default)]
+    pub tool_calls: Vec<ToolCall>,
+    #[serde(default)]
+    pub tool_call_id: Option<String>,
+    #[serde(default)]
+    pub tool_name: Option<String>,
+    #[serde(default)]
+    pub prompt_tokens: Option<i64>,
+    #[serde(default)]
+    pub completion_tokens: Option<i64>,
+    #[serde(default)]
+    pub cached_tokens: Option<i64>,
+    #[serde(default)]
+    pub ttft_ms: Option<i64>,
+    #[serde(default)]
+    pub tokens_per_second: Option<f64>,
+    pub created_at: i64,
+}
+
+/// The chat `session_id` as exported now.
+pub fn chat(conn: &Connection, session_id: i64) -> Result<ChatExport> {
+    let s = sessions::get(conn, session_id)?;
+    let p = projects::get(conn, s.project_id)?;
+    let messages = messages::history(conn, session_id)?
+        .into_iter()
+        .map(|m| ExportedMessage {
+            role: m.role,
+            content: m.content,
+            status: m.status,
+            error: m.error,
+            model: m.model,
+            reasoning: m.reasoning,
+            tool_calls: m.tool_calls,
+            tool_call_id: m.tool_call_id,
+            tool_name: m.tool_name,
+            prompt_tokens: m.prompt_tokens,
+            completion_tokens: m.completion_tokens,
+            cached_tokens: m.cached_tokens,
+            ttft_ms: m.ttft_ms,
+            tokens_per_second: m.tokens_per_second,
+            created_at: m.created_at,
+        })
+        .collect();
+    Ok(ChatExport {
+        format: CHAT_FORMAT.into(),
+        version: CHAT_VERSION,
+        exported_at: now_ms(),
+        session: ExportedSession { title: s.title, preset: s.preset, created_at: s.created_at, updated_at: s.updated_at },
+        project: ExportedProject { name: p.name, instructions: p.instructions, is_default: p.is_default },
+        messages,
+    })
+}
+
+/// Reads an export's JSON, refusing any other format or version with a code saying which.
+pub fn parse(value: serde_json::Value) -> Result<ChatExport> {
+    let format = value.get("format").and_then(|f| f.as_str()).unwrap_or_default();
+    if format != CHAT_FORMAT {
+        return Err(Error::invalid(
+            "unsupported_import",
+            "this is not a chat exported by Maru as JSON (its \"format\" is not \"maru-chat\")",
+        ));
+    }
+    let version = value.get("version").and_then(|v| v.as_u64());
+    if version != Some(CHAT_VERSION as u64) {
+        return Err(Error::invalid(
+            "unsupported_import_version",
+            format!("this chat was exported in version {version:?} of the format; this Maru imports version {CHAT_VERSION}"),
+        ));
+    }
+    serde_json::from_value(value).map_err(|e| Error::invalid("invalid_import", format!("the exported chat is incomplete: {e}")))
+}
+
+/// Adds the chat as a new session: in the project of the same name when there is one, else in
+/// Default. A reply that was streaming when exported comes back as interrupted. Returns the id.
+pub fn import(conn: &Connection, chat: &ChatExport) -> Result<i64> {
+    let project_id = match projects::find_by_name(conn, &chat.project.name)? {
+        Some(p) => p.id,
+        None => projects::default_id(conn)?,
+    };
+    let session = sessions::create(conn, &NewSession { title: chat.session.title.clone(), project_id: Some(project_id) })?;
+    for m in &chat.messages {
+        let len = char_len(&m.content);
+        if len > messages::CONTENT_MAX_CHARS {
+            return Err(Error::invalid(
+                "message_too_long",
+                format!("a message in this chat has {len} characters; Maru keeps at most {}", messages::CONTENT_MAX_CHARS),
+            ));
+        }
+        let status = if m.status == Status::Streaming { Status::Interrupted } else { m.status };
+        let tool_calls =
+            (!m.tool_calls.is_empty()).then(|| serde_json::to_string(&m.tool_calls)).transpose().map_err(anyhow::Error::from)?;
+        conn.prepare_cached(
+            "INSERT INTO messages (session_id, role, content, status, error, model, reasoning, tool_calls, tool_call_id, tool_name,
+                 prompt_tokens, completion_tokens, cached_tokens, ttft_ms, tokens_per_second, created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16)",
+        )?
+        .execute(params![
+            session.id,
+            m.role,
+            m.content,
+            status,
+            m.error,
+            m.model,
+            m.reasoning,
+            tool_calls,
+            m.tool_call_id,
+            m.tool_name,
+            m.prompt_tokens,
+            m.completion_tokens,
+            m.cached_tokens,
+            m.ttft_ms,
+            m.tokens_per_second,
+            m.created_at,
+        ])?;
+    }
+    Ok(session.id)
+}
