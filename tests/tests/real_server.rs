@@ -184,3 +184,24 @@ async fn a_chat_goes_on_past_the_real_window_by_summarising() {
     assert_eq!(s.history(sess).await.len(), 28, "every message is kept");
     eprintln!("cached/prompt tokens from the compacting turn on: {cached_after:?}");
 }
+
+#[tokio::test]
+#[ignore = "needs llama-server: run through make test"]
+async fn a_first_run_chats_with_the_demo_model_maru_starts() {
+    let (Some(server), Some(model)) = (std::env::var_os("LLAMA_SERVER"), std::env::var_os("SMOLLM_GGUF")) else {
+        panic!("set LLAMA_SERVER and SMOLLM_GGUF (eval \"$(tests/real-server/setup.sh)\")");
+    };
+    let s = TestServer::start().await;
+    s.app.demo.use_files(server.into(), model.into());
+    // What the banner's button does: start it, then point the settings at it.
+    let (st, demo) = s.post("/api/demo", json!({})).await;
+    assert_eq!(st.as_u16(), 200, "the demo model starts: {demo}");
+    let (st, v) = s.patch("/api/settings", json!({ "endpoint_url": demo["base_url"], "model": demo["model"], "max_tokens": 16 })).await;
+    assert_eq!(st.as_u16(), 200, "{v}");
+    let sess = s.session(None, "").await;
+    let events = s.say(sess, "Say hello.").await;
+    assert!(events.iter().filter(|e| e.name == "token").count() >= 2, "the first message gets a streamed answer: {events:?}");
+    let done = events.iter().find(|e| e.name == "done").unwrap_or_else(|| panic!("the turn completes: {events:?}"));
+    assert_eq!(done.data["message"]["status"], "complete");
+    assert_eq!(done.data["message"]["model"], demo["model"], "the reply names the demo model");
+}

@@ -32,7 +32,7 @@ const FILES = ['files', 'uploads', 'chatFiles', 'loadChatFiles', 'loadFiles', 'a
 const MEMORY = ['memories', 'pendingMemories', 'memoriesLoaded', 'memoriesError', 'sourceTitles', 'loadMemories', 'pendingCount', 'sourceTitle',
   'addMemory', 'updateMemory', 'acceptMemory', 'dismissMemory', 'deleteMemory'] as const satisfies readonly (keyof MemoryState)[];
 const SEARCH = ['searchChats', 'openHit'] as const satisfies readonly (keyof SearchState)[];
-const SETTINGS = ['settings', 'presets', 'serverOffer', 'version', 'saveSettings', 'checkModelServer', 'useServer', 'dismissServerOffer',
+const SETTINGS = ['settings', 'presets', 'serverOffer', 'version', 'saveSettings', 'checkModelServer', 'useServer', 'startDemo', 'dismissServerOffer',
   'refreshPresets', 'createPreset', 'updatePreset', 'deletePreset', 'presetName'] as const satisfies readonly (keyof SettingsState)[];
 const PANELS = ['panel', 'context', 'contextError', 'contextLoading', 'togglePanel', 'closePanel', 'contextChanged', 'loadContext'] as const satisfies readonly (keyof PanelsState)[];
 

@@ -47,6 +47,34 @@ describe('offering a local model server at start', () => {
     expect(calls.map((c) => c.method)).toEqual(['listModels', 'probeServers', 'updateSettings']);
   });
 
+  it('offers the demo model when nothing answers and it can run here, and points the settings at it', async () => {
+    let patched: SettingsPatch | null = null;
+    const { app, el, calls } = setup({
+      listModels: unreachable,
+      probeServers: async () => [],
+      demoModel: async () => ({ available: true, base_url: null, model: 'SmolLM2-135M-demo' }),
+      startDemoModel: async () => ({ available: true, base_url: 'http://127.0.0.1:41000/v1', model: 'SmolLM2-135M-demo' }),
+      updateSettings: async (patch) => {
+        patched = patch;
+        return settingsView({ endpoint_url: patch.endpoint_url ?? '', model: patch.model ?? '' });
+      },
+    });
+    await app.checkModelServer();
+    expect(el.textContent, 'the offer says plainly it is a tiny demo and how to connect a real server').toContain('tiny demo model');
+    expect(el.textContent).toContain('vLLM, Ollama or LM Studio');
+    (el.querySelector('[data-testid=start-demo]') as HTMLButtonElement).click();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(patched).toEqual({ endpoint_url: 'http://127.0.0.1:41000/v1', model: 'SmolLM2-135M-demo' });
+    expect(app.serverOffer, 'once it runs, the banner goes: the next message goes to the demo model').toBeNull();
+    expect(calls.map((c) => c.method)).toEqual(['listModels', 'probeServers', 'demoModel', 'startDemoModel', 'updateSettings']);
+  });
+
+  it('does not offer the demo model when it is not on this machine', async () => {
+    const { app, el } = setup({ listModels: unreachable, probeServers: async () => [], demoModel: async () => ({ available: false, base_url: null, model: 'm' }) });
+    await app.checkModelServer();
+    expect(el.querySelector('[data-testid=start-demo]')).toBeNull();
+  });
+
   it('says so when nothing answers on the usual ports, in Korean too', async () => {
     const { app, el } = setup({ listModels: unreachable, probeServers: async () => [] });
     await app.checkModelServer();

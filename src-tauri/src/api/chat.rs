@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use tracing::{instrument, Level};
 
+use crate::app::demo::DemoModel;
 use crate::app::{App, TurnStream};
 use crate::chat::{self, TurnKind};
 use crate::error::{Error, Result};
@@ -309,6 +310,15 @@ pub async fn list_models(app: &App) -> Result<Vec<llm::ModelInfo>> {
 /// Model servers answering on the usual local ports (vLLM, llama.cpp, Ollama, LM Studio).
 pub async fn probe_servers() -> Result<Vec<llm::FoundServer>> {
     Ok(llm::probe_local_servers().await)
+}
+
+pub async fn demo_model(app: &App) -> DemoModel {
+    app.demo.status().await
+}
+
+/// Starts the demo model; the caller points the settings at it (as with a found server).
+pub async fn start_demo_model(app: &App) -> Result<DemoModel> {
+    app.demo.start().await
 }
 
 pub(super) fn check_preset(conn: &rusqlite::Connection, templates: &prompt::Templates, key: &str) -> Result<()> {

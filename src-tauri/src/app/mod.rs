@@ -6,6 +6,7 @@
 //! - `runs`: the turns in flight, one per session, and how to stop or claim them
 //! - `events`: what a turn reports, and the feed listeners read at their own pace
 
+pub mod demo;
 pub mod events;
 pub mod runs;
 
@@ -35,6 +36,8 @@ pub struct App {
     pub files: Files,
     /// Each session's last system prompt, reused while its inputs are unchanged.
     pub prompts: PromptCache,
+    /// The small model offered on a first run without a model server.
+    pub demo: demo::Demo,
     /// Held for the life of the process: this process owns the data folder.
     _lock: DataDirLock,
 }
@@ -66,6 +69,7 @@ impl App {
             tools,
             clients: llm::Clients::default(),
             prompts: PromptCache::default(),
+            demo: demo::Demo::find(),
             files,
             _lock: lock,
         });

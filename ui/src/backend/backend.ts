@@ -8,6 +8,7 @@ import type {
   PresetPatch, Project, ProjectPatch, Session, SessionPage, SessionPatch, SessionQuery,
   SettingsPatch, SettingsView, Stopped, TurnEvent,
 } from './types';
+import type { DemoModel } from './generated/DemoModel';
 
 /** Receives a turn's events as they arrive. */
 export type TurnSink = (event: TurnEvent) => void;
@@ -54,6 +55,10 @@ export interface Backend {
 
   listModels(): Promise<ModelInfo[]>;
   probeServers(): Promise<FoundServer[]>;
+  /** The small demo model: whether it can run on this machine, and its address while it runs. */
+  demoModel(): Promise<DemoModel>;
+  /** Starts it (once) and resolves when it answers; point the settings at `base_url` to use it. */
+  startDemoModel(): Promise<DemoModel>;
 
   context(sessionId: number): Promise<ContextView>;
 

@@ -9,6 +9,7 @@ import type {
   NewTurn, Preset, PresetPatch, Project, ProjectPatch, SearchQuery, Session, SessionPage, SessionPatch, SessionQuery,
   SettingsPatch, SettingsView, Stopped, TurnEvent,
 } from './types';
+import type { DemoModel } from './generated/DemoModel';
 
 export interface HttpBackendOptions {
   /** Where `maru serve` answers; the page's own origin by default. */
@@ -190,6 +191,14 @@ export class HttpBackend implements Backend {
   }
   probeServers(): Promise<FoundServer[]> {
     return this.json('GET', '/api/servers');
+  }
+
+  demoModel(): Promise<DemoModel> {
+    return this.json('GET', '/api/demo');
+  }
+
+  startDemoModel(): Promise<DemoModel> {
+    return this.json('POST', '/api/demo');
   }
 
   context(sessionId: number): Promise<ContextView> {

@@ -28,10 +28,12 @@ const MODEL_SERVER: Record<string, ErrorWords> = {
   stream_error: { en: 'The model server reported an error while writing the reply. Try again.', ko: '모델 서버가 답을 쓰는 중에 오류를 알렸습니다. 다시 시도하세요.', detail: true },
   disconnected: { en: 'The model server closed the connection before the reply was finished. Try again.', ko: '답이 끝나기 전에 모델 서버가 연결을 끊었습니다. 다시 시도하세요.', detail: true },
   cancelled: { en: 'The request to the model server was cancelled.', ko: '모델 서버에 보낸 요청이 취소되었습니다.' },
+  demo_failed: { en: 'The demo model did not start.', ko: '데모 모델이 시작되지 않았습니다.', detail: true },
   no_model: { en: 'The model server lists no models. Load one, or set the model name in Settings.', ko: '모델 서버에 모델이 없습니다. 모델을 불러오거나 설정에서 모델 이름을 정하세요.', detail: true },
 };
 
 const MARU: Record<string, ErrorWords> = {
+  demo_unavailable: { en: 'The demo model is not on this machine.', ko: '이 컴퓨터에는 데모 모델이 없습니다. 마루 소스 폴더에서 `make run`을 실행하면 준비되고, 설정에서 직접 모델 서버를 연결할 수도 있습니다.', detail: true },
   // Names, titles and texts.
   invalid_name: { en: 'This name cannot be used.', ko: '이 이름은 쓸 수 없습니다. 한 줄로, 너무 길지 않게 입력하세요.' },
   invalid_title: { en: 'This title cannot be used.', ko: '이 제목은 쓸 수 없습니다. 한 줄로, 너무 길지 않게 입력하세요.' },

@@ -10,6 +10,9 @@ import { ERRORS } from './errors';
 const en = {
   appName: 'Maru',
   newChat: 'New chat',
+  demoStart: 'Start the demo model',
+  demoStarting: 'Starting the demo model…',
+  demoExplained: 'Or try Maru with a tiny demo model (SmolLM2, 135M parameters, on llama.cpp) that runs on this machine. Its answers are weak: for real work, run vLLM, Ollama or LM Studio and set its address in Settings.',
   menuFile: 'Maru',
   menuEdit: 'Edit',
   menuSearch: 'Search chats',
@@ -345,6 +348,9 @@ type Dict = Record<Key, string>;
 const ko: Dict = {
   appName: '마루',
   newChat: '새 대화',
+  demoStart: '데모 모델 시작',
+  demoStarting: '데모 모델을 시작하는 중…',
+  demoExplained: '이 컴퓨터에서 돌아가는 아주 작은 데모 모델(SmolLM2, 1억 3500만 매개변수, llama.cpp)로 마루를 써 볼 수도 있습니다. 답의 질은 낮습니다. 제대로 쓰려면 vLLM, Ollama, LM Studio를 실행하고 설정에서 주소를 입력하세요.',
   menuFile: '마루',
   menuEdit: '편집',
   menuSearch: '대화 검색',

@@ -15,6 +15,10 @@ export interface ServerOffer {
   endpoint: string;
   /** Servers on the usual local ports (8000, 8080, 11434, 1234), the configured one left out. */
   servers: FoundServer[];
+  /** The demo model, offered when no server was found and it can run here. */
+  demo: boolean;
+  /** The demo model is starting (it takes a few seconds). */
+  demoStarting?: boolean;
 }
 
 /** `/api/models` error codes that mean the configured model server cannot be reached at all. */
@@ -74,8 +78,25 @@ export class SettingsState {
     if (reason === 'no_model' && servers.length === 0) return;
     // The user may have set an address meanwhile.
     if ((this.settings?.endpoint_url ?? '') !== endpoint) return;
-    this.serverOffer = { reason, endpoint, servers };
+    const demo = servers.length === 0 && (await backend.demoModel().then((d) => d.available, () => false));
+    this.serverOffer = { reason, endpoint, servers, demo };
     this.app.emit('serverOffer');
+  }
+
+  /** Starts the demo model and points the settings at it. */
+  async startDemo(): Promise<boolean> {
+    const offer = this.serverOffer;
+    if (offer) {
+      offer.demoStarting = true;
+      this.app.emit('serverOffer');
+    }
+    const demo = await this.app.attempt(() => this.app.backend.startDemoModel());
+    if (offer) offer.demoStarting = false;
+    if (!demo?.base_url) {
+      this.app.emit('serverOffer');
+      return false;
+    }
+    return this.useServer({ base_url: demo.base_url, kind_guess: 'llama.cpp', models: [demo.model], needs_api_key: false });
   }
 
   /** Switches to a found server (and its first model) and drops the offer. */

@@ -20,7 +20,15 @@ export function mountServerBanner(app: App, el: HTMLElement): void {
     const title = offer.reason === 'unreachable' ? t('serverDown', { url: offer.endpoint }) : t('serverNoModel', { url: offer.endpoint });
     const body = offer.servers.length
       ? h('ul', { class: 'server-offers' }, offer.servers.map((srv) => offerItem(app, srv)))
-      : h('p', null, t('noServerFound'));
+      : offer.demo
+        ? h('div', null,
+          h('p', null, t('noServerFound')),
+          h('p', { class: 'muted' }, t('demoExplained')),
+          h('button', {
+            class: 'btn btn-small btn-primary', type: 'button', 'data-testid': 'start-demo', disabled: !!offer.demoStarting,
+            onClick: () => void app.startDemo(),
+          }, offer.demoStarting ? t('demoStarting') : t('demoStart')))
+        : h('p', null, t('noServerFound'));
     replaceChildren(el,
       icon('search'),
       h('div', { class: 'banner-body' }, h('strong', null, title), body),
