@@ -3,7 +3,7 @@
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/maru/target
 CORE := --no-default-features
 
-.PHONY: run serve test test-core ui bench
+.PHONY: run serve test test-core ui bench package
 # The desktop window when there is a display, else the server for a browser.
 run: ui
 	scripts/run.sh
@@ -20,6 +20,10 @@ ui:
 test:
 	scripts/deps.sh test
 	scripts/test.sh
+
+# Installable packages (.deb, AppImage) in dist/.
+package:
+	scripts/package.sh
 
 test-core:
 	cargo test --workspace $(CORE)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Tests in the real window: builds Maru with the desktop window, starts Xvfb (and a D-Bus session
 # when there is none, for the single-instance hand-over), tauri-driver over WebKitWebDriver, and
-# runs window.test.mjs. Screenshots land in tests/desktop/out/.
+# runs window.test.mjs (or the script named: `run.sh figures.mjs` prints the app's figures).
+# Screenshots land in tests/desktop/out/.
 # Env: CARGO_TARGET_DIR (default ~/.cache/maru/target-desktop), MARU_DESKTOP_BIN (skip the build).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -46,13 +47,18 @@ run_tests() {
   local driver=$!
   for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$port/status" >/dev/null 2>&1 && break; sleep 0.1; done
   local rc=0
-  TAURI_DRIVER_URL="http://127.0.0.1:$port" node --test --test-concurrency=1 "$here/window.test.mjs" || rc=$?
+  if [[ "$script" == *.test.mjs ]]; then
+    TAURI_DRIVER_URL="http://127.0.0.1:$port" node --test --test-concurrency=1 "$here/$script" || rc=$?
+  else
+    TAURI_DRIVER_URL="http://127.0.0.1:$port" node "$here/$script" || rc=$?
+  fi
   kill "$driver" 2>/dev/null || true
   [[ $rc -eq 0 ]] || tail -n 40 "$work/driver.log" >&2
   return $rc
 }
 export -f run_tests
-export here port native work
+script="${1:-window.test.mjs}"
+export here port native work script
 if [[ -z "${DBUS_SESSION_BUS_ADDRESS:-}" ]] && command -v dbus-run-session >/dev/null; then
   dbus-run-session -- bash -c run_tests
 else

@@ -78,7 +78,7 @@ pub fn run(data_dir: &Path) -> Result<()> {
 fn open_window(tauri_app: &mut tauri::App) -> tauri::Result<()> {
     let handle = tauri_app.handle().clone();
     let opener = handle.clone();
-    WebviewWindowBuilder::new(tauri_app, "main", WebviewUrl::App("index.html".into()))
+    let window = WebviewWindowBuilder::new(tauri_app, "main", WebviewUrl::App("index.html".into()))
         .title("Maru")
         .inner_size(1200.0, 800.0)
         .min_inner_size(480.0, 360.0)
@@ -99,7 +99,24 @@ fn open_window(tauri_app: &mut tauri::App) -> tauri::Result<()> {
             inside
         })
         .build()?;
+    #[cfg(target_os = "linux")]
+    window.with_webview(|webview| lean_webkit(&webview.inner()))?;
     Ok(())
+}
+
+/// WebKitGTK's defaults suit a browser: large memory caches, a back-forward page cache and GPU
+/// compositing, each worth tens of megabytes. One page of text and a small UI needs none of them
+/// (the figures are in the README).
+#[cfg(target_os = "linux")]
+fn lean_webkit(view: &webkit2gtk::WebView) {
+    use webkit2gtk::{CacheModel, HardwareAccelerationPolicy, SettingsExt, WebContextExt, WebViewExt};
+    if let Some(context) = view.context() {
+        context.set_cache_model(CacheModel::DocumentViewer);
+    }
+    if let Some(settings) = WebViewExt::settings(view) {
+        settings.set_enable_page_cache(false);
+        settings.set_hardware_acceleration_policy(HardwareAccelerationPolicy::Never);
+    }
 }
 
 fn focus(app: &tauri::AppHandle) {
