@@ -9,6 +9,13 @@ import type {
   SettingsPatch, SettingsView, Stopped, TurnEvent,
 } from './types';
 import type { DemoModel } from './generated/DemoModel';
+import type { ChatExport, ExportFormat } from './types';
+
+/** A file the server sent to save: its bytes and the name it gave (Content-Disposition). */
+export interface DownloadedFile {
+  blob: Blob;
+  name: string;
+}
 
 /** Receives a turn's events as they arrive. */
 export type TurnSink = (event: TurnEvent) => void;
@@ -74,6 +81,15 @@ export interface Backend {
   deleteAttachment(id: number): Promise<Deleted>;
   /** The file's bytes as attached (the route needs the token, so a plain link cannot fetch it). */
   downloadAttachment(id: number): Promise<Blob>;
+
+  /** A chat as Markdown (to read) or JSON (to import again), a project as a zip, and everything as
+   *  one backup zip (without the API key; `maru restore` puts it back). Through fetch: the token. */
+  exportChat(sessionId: number, format: ExportFormat): Promise<DownloadedFile>;
+  exportProject(projectId: number): Promise<DownloadedFile>;
+  backup(): Promise<DownloadedFile>;
+  /** Adds a chat exported by Maru as JSON as a new chat, in its project when one of that name
+   *  exists, else in Default (refused: `unsupported_import`, `unsupported_import_version`). */
+  importChat(chat: ChatExport): Promise<Session>;
 
   /** Chats across every project whose messages or title match `q`, best first. */
   searchChats(q: string, limit?: number): Promise<ChatHit[]>;

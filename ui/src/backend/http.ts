@@ -1,7 +1,7 @@
 // `Backend` over `maru serve`: JSON routes under /api with a bearer token, and turns as
 // Server-Sent Events answering a POST (read with fetch, since EventSource cannot POST).
 
-import { ApiError, type Backend, type TurnSink } from './backend';
+import { ApiError, type Backend, type DownloadedFile, type TurnSink } from './backend';
 import { readSse } from './sse';
 import type {
   Attachment, AttachmentScope, ChatHit, ContextView, Deleted, DeletedPreset, DeletedProject, FoundServer, Health, Memory, MemoryPatch,
@@ -10,6 +10,7 @@ import type {
   SettingsPatch, SettingsView, Stopped, TurnEvent,
 } from './types';
 import type { DemoModel } from './generated/DemoModel';
+import type { ChatExport, ExportFormat } from './types';
 
 export interface HttpBackendOptions {
   /** Where `maru serve` answers; the page's own origin by default. */
@@ -229,6 +230,23 @@ export class HttpBackend implements Backend {
     return res.blob();
   }
 
+  exportChat(sessionId: number, format: ExportFormat): Promise<DownloadedFile> {
+    return this.download(`/api/sessions/${sessionId}/export?format=${format}`, `chat-${sessionId}.${format === 'json' ? 'json' : 'md'}`);
+  }
+  exportProject(projectId: number): Promise<DownloadedFile> {
+    return this.download(`/api/projects/${projectId}/export`, `project-${projectId}.zip`);
+  }
+  backup(): Promise<DownloadedFile> {
+    return this.download('/api/backup', 'maru-backup.zip');
+  }
+  importChat(chat: ChatExport): Promise<Session> {
+    return this.json('POST', '/api/import', chat);
+  }
+  private async download(path: string, fallback: string): Promise<DownloadedFile> {
+    const res = await this.send('GET', path, undefined, '*/*');
+    return { blob: await res.blob(), name: fileName(res.headers.get('content-disposition'), fallback) };
+  }
+
   searchChats(q: string, limit?: number): Promise<ChatHit[]> {
     const search: SearchQuery = { q, limit };
     return this.json('GET', `/api/search${query({ q: search.q, limit: search.limit })}`);
@@ -264,6 +282,19 @@ function query(params: Record<string, string | number | null | undefined>): stri
 }
 
 /** The server's `{code, message}`, or a readable stand-in when the body is something else. */
+/** The file name a Content-Disposition gives: its UTF-8 form (RFC 5987) first, then the plain one. */
+export function fileName(disposition: string | null, fallback: string): string {
+  const encoded = disposition?.match(/filename\*=UTF-8''([^;]+)/i)?.[1];
+  if (encoded) {
+    try {
+      return decodeURIComponent(encoded);
+    } catch {
+      // a malformed escape: fall through to the plain name
+    }
+  }
+  return disposition?.match(/filename="([^"]+)"/i)?.[1] ?? fallback;
+}
+
 async function errorFrom(res: Response): Promise<ApiError> {
   const text = await res.text().catch(() => '');
   try {

@@ -105,6 +105,14 @@ const MARU: Record<string, ErrorWords> = {
   bind_failed: { en: 'Maru cannot listen on this address.', ko: 'Maru가 이 주소에서 요청을 받을 수 없습니다. 다른 포트를 쓰세요.', detail: true },
   invalid_host: { en: 'The host must be an IP address, like 127.0.0.1.', ko: '호스트는 127.0.0.1 같은 IP 주소여야 합니다.', detail: true },
   remote_refused: { en: 'Maru refuses to listen where other machines could reach your chats.', ko: '다른 컴퓨터가 대화에 접근할 수 있는 주소에서는 열지 않습니다.', detail: true },
+  // Exports, backups and imports.
+  unsupported_import: { en: 'This is not a chat exported by Maru as JSON.', ko: '마루가 JSON으로 내보낸 대화가 아닙니다. 마루의 "JSON으로 내보내기"로 만든 파일을 고르세요.' },
+  unsupported_import_version: { en: 'This chat was exported by a different version of Maru.', ko: '다른 버전의 마루가 내보낸 대화라서 가져올 수 없습니다. 마루를 업데이트하세요.', detail: true },
+  invalid_import: { en: 'The exported chat is incomplete.', ko: '내보낸 대화 파일이 온전하지 않습니다. 다시 내보내세요.', detail: true },
+  not_a_backup: { en: 'This file is not a Maru backup.', ko: '마루 백업 파일이 아닙니다.', detail: true },
+  unsafe_backup_entry: { en: 'The backup holds a path outside the data folder, so nothing was restored.', ko: '백업에 데이터 폴더 밖을 가리키는 경로가 있어 아무것도 복원하지 않았습니다.', detail: true },
+  backup_damaged: { en: 'The database in the backup is damaged.', ko: '백업 안의 데이터베이스가 손상되었습니다.', detail: true },
+  data_dir_not_empty: { en: 'A backup is restored only into an empty folder.', ko: '백업은 비어 있는 폴더에만 복원합니다. 새 폴더를 지정하세요.', detail: true },
   // The UI's own.
   offline: { en: 'Cannot reach Maru. Is it still running?', ko: 'Maru에 연결할 수 없습니다. Maru가 실행 중인지 확인하세요.' },
   bad_response: { en: 'The server sent an answer the UI cannot read.', ko: '서버가 화면에서 읽을 수 없는 답을 보냈습니다.', detail: true },

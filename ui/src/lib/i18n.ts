@@ -340,6 +340,23 @@ const en = {
   nothingToSend: 'Type a message first.',
   imagesSent: '{n, plural, one {# image} other {# images}} sent with this message',
   turnRunning: 'A reply is already being written in this chat.',
+  // export, backup, import
+  exportMarkdown: 'Export as Markdown',
+  exportJson: 'Export as JSON',
+  exportZip: 'Export as zip',
+  exportSaved: 'Saved {name}',
+  settingsData: 'Data',
+  dataBackupHeading: 'Back up',
+  dataBackupHint: 'One zip file with every chat, project, memory, setting, attached file and prompt override. The API key is left out: set it again after restoring.',
+  backUpEverything: 'Back up everything',
+  backingUp: 'Backing up…',
+  dataRestoreHeading: 'Restore',
+  dataRestoreHint: 'Maru restores a backup from a terminal, into a new empty folder (the running app owns its own folder). Then start Maru with --data-dir pointing at that folder.',
+  dataImportHeading: 'Import a chat',
+  dataImportHint: 'A chat exported by Maru as JSON comes back as a new chat: in its project when one of that name exists, else in Default.',
+  importChat: 'Import a chat…',
+  chatImported: 'Imported “{title}”',
+  importNotJson: 'This file is not JSON. Choose a chat that Maru exported as JSON.',
 } as const;
 
 export type Key = keyof typeof en;
@@ -671,6 +688,22 @@ const ko: Dict = {
   nothingToSend: '먼저 메시지를 입력하세요.',
   imagesSent: '이 메시지와 함께 보낸 이미지 {n}개',
   turnRunning: '이 대화에서 이미 답을 쓰고 있습니다.',
+  exportMarkdown: '마크다운으로 내보내기',
+  exportJson: 'JSON으로 내보내기',
+  exportZip: 'zip으로 내보내기',
+  exportSaved: '{name} 파일을 저장했습니다',
+  settingsData: '데이터',
+  dataBackupHeading: '백업',
+  dataBackupHint: '모든 대화, 프로젝트, 기억, 설정, 첨부 파일, 프롬프트 수정본을 zip 파일 하나에 담습니다. API 키는 빠지므로 복원한 뒤 다시 입력하세요.',
+  backUpEverything: '모두 백업하기',
+  backingUp: '백업하는 중…',
+  dataRestoreHeading: '복원',
+  dataRestoreHint: '백업은 터미널에서 비어 있는 새 폴더로 복원합니다(실행 중인 마루는 자기 폴더를 쓰고 있으므로). 그다음 --data-dir로 그 폴더를 지정해 마루를 실행하세요.',
+  dataImportHeading: '대화 가져오기',
+  dataImportHint: '마루가 JSON으로 내보낸 대화를 새 대화로 가져옵니다. 같은 이름의 프로젝트가 있으면 그 프로젝트에, 없으면 기본 프로젝트에 들어갑니다.',
+  importChat: '대화 가져오기…',
+  chatImported: '“{title}” 대화를 가져왔습니다',
+  importNotJson: '이 파일은 JSON이 아닙니다. 마루가 JSON으로 내보낸 대화를 고르세요.',
 };
 
 const dicts: Record<string, Dict> = { en, ko };

@@ -1,6 +1,7 @@
 // Settings: the model server (address, key, model, sampling, timeouts), custom instructions (section ②),
 // the user's presets, memory (whether the model may save facts, and whether they wait for review),
-// and appearance (theme, language). Saved together; only what changed is sent.
+// appearance (theme, language), and the Data tab (back up, restore, import a chat). Saved
+// together; only what changed is sent.
 
 import type { App } from '../app';
 import { errorMessage } from '../backend/backend';
@@ -10,10 +11,11 @@ import { count } from '../lib/format';
 import { t, type Key } from '../lib/i18n';
 import { applyTheme } from '../lib/theme';
 import { openDialog } from './dialog';
+import { dataPane } from './exports';
 import { mountPresetEditor } from './presetEditor';
 import { toast } from './toast';
 
-export type Tab = 'server' | 'instructions' | 'presets' | 'memory' | 'appearance';
+export type Tab = 'server' | 'instructions' | 'presets' | 'memory' | 'appearance' | 'data';
 
 /** The memory modes as offered, each with its one-line explanation. */
 const MEMORY_MODES: { mode: MemoryMode; label: Key; hint: Key }[] = [
@@ -171,6 +173,7 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
       }, icon('brain'), t('manageMemory')),
     ),
     appearance: h('div', { class: 'pane form' }, field(t('theme'), theme), field(t('language'), language)),
+    data: dataPane(app, () => handle.close()),
   };
   mountPresetEditor(app, panes.presets);
 
@@ -178,10 +181,10 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
   const showTab = (which: Tab) => {
     for (const [k, pane] of Object.entries(panes)) pane.hidden = k !== which;
     for (const b of tabs.querySelectorAll('button')) b.setAttribute('aria-selected', String(b.dataset.tab === which));
-    saveBtn.hidden = which === 'presets';
+    saveBtn.hidden = which === 'presets' || which === 'data';
   };
   const labels: Record<Tab, string> = {
-    server: t('settingsServer'), instructions: t('settingsInstructions'), presets: t('settingsPresets'), memory: t('settingsMemory'), appearance: t('settingsAppearance'),
+    server: t('settingsServer'), instructions: t('settingsInstructions'), presets: t('settingsPresets'), memory: t('settingsMemory'), appearance: t('settingsAppearance'), data: t('settingsData'),
   };
   for (const k of Object.keys(panes) as Tab[]) {
     tabs.appendChild(h('button', { class: 'tab', type: 'button', role: 'tab', dataset: { tab: k }, onClick: () => showTab(k) }, labels[k]));

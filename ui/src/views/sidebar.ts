@@ -1,5 +1,5 @@
 // The sidebar: a search over every chat (Ctrl+K), then projects (Default first) with their chats,
-// newest first. Chats open on click, have a menu (rename, move, delete) and can be dragged onto
+// newest first. Chats open on click, have a menu (rename, move, export, delete) and can be dragged onto
 // another project to move them. While there is a query, its results replace the projects.
 
 import type { App, ProjectEntry } from '../app';
@@ -10,6 +10,7 @@ import { isMac } from '../lib/shortcuts';
 import { confirmDialog, promptDialog } from './dialog';
 import { showMenu, type MenuItem } from './menu';
 import { openProjectFilesDialog } from './files';
+import { exportChat, exportProject } from './exports';
 import { openProjectDialog } from './projectDialog';
 import { mountSearch } from './search';
 import { pendingBadge } from './memoryPanel';
@@ -142,6 +143,7 @@ export function projectMenu(app: App, e: ProjectEntry): MenuItem[] {
     { label: t('rename'), icon: 'edit', disabled: p.is_default, title: p.is_default ? t('defaultCannotRename') : undefined, onSelect: () => openProjectDialog(app, p, 'name') },
     { label: t('editInstructions'), icon: 'layers', disabled: p.is_default, title: p.is_default ? t('defaultUsesCustomInstructions') : undefined, onSelect: () => openProjectDialog(app, p, 'instructions') },
     { label: t('projectFilesMenu'), icon: 'paperclip', onSelect: () => openProjectFilesDialog(app, p) },
+    { label: t('exportZip'), icon: 'download', onSelect: () => void exportProject(app, p) },
     {
       label: t('delete'), icon: 'trash', danger: true, disabled: p.is_default, title: p.is_default ? t('defaultCannotDelete') : undefined,
       onSelect: async () => {
@@ -199,6 +201,8 @@ export function sessionMenu(app: App, s: Session, anchor: HTMLElement): MenuItem
   return [
     { label: t('rename'), icon: 'edit', onSelect: () => renameSession(app, s) },
     { label: t('moveToProject'), icon: 'move', onSelect: () => showMenu(anchor, moveMenu(app, s), t('moveTo')) },
+    { label: t('exportMarkdown'), icon: 'download', onSelect: () => void exportChat(app, s, 'markdown') },
+    { label: t('exportJson'), icon: 'download', onSelect: () => void exportChat(app, s, 'json') },
     { label: t('delete'), icon: 'trash', danger: true, onSelect: () => deleteSession(app, s) },
   ];
 }

@@ -1,0 +1,94 @@
+// Getting data out and back in: a chat as Markdown or JSON, a project as a zip, everything as a
+// backup (the settings' Data tab, which also says how to restore and imports a chat).
+
+import type { App } from '../app';
+import type { DownloadedFile } from '../backend/backend';
+import type { ChatExport, ExportFormat, Project, Session } from '../backend/types';
+import { h, icon } from '../lib/dom';
+import { t } from '../lib/i18n';
+import { toast } from './toast';
+
+/** Saves a file the server sent, under the name it gave. */
+export function saveFile(file: DownloadedFile): void {
+  const url = URL.createObjectURL(file.blob);
+  const link = h('a', { href: url, download: file.name, hidden: true });
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  window.setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+async function fetchAndSave(app: App, get: () => Promise<DownloadedFile>): Promise<boolean> {
+  const file = await app.attempt(get);
+  if (!file) return false;
+  saveFile(file);
+  toast(t('exportSaved', { name: file.name }));
+  return true;
+}
+
+export function exportChat(app: App, s: Session, format: ExportFormat): Promise<boolean> {
+  return fetchAndSave(app, () => app.backend.exportChat(s.id, format));
+}
+
+export function exportProject(app: App, p: Project): Promise<boolean> {
+  return fetchAndSave(app, () => app.backend.exportProject(p.id));
+}
+
+/** Reads a chat Maru exported as JSON and adds it as a new chat, then opens it. */
+export async function importChatFile(app: App, file: File): Promise<void> {
+  let chat: ChatExport;
+  try {
+    chat = JSON.parse(await file.text()) as ChatExport;
+  } catch {
+    toast(t('importNotJson'), 'error');
+    return;
+  }
+  const session = await app.attempt(() => app.backend.importChat(chat));
+  if (!session) return;
+  toast(t('chatImported', { title: session.title || t('untitled') }));
+  await app.attempt(() => app.reload());
+  await app.openSession(session.id);
+}
+
+/** The command that restores a backup into a new folder. */
+export const RESTORE_COMMAND = 'maru restore maru-backup-….zip --data-dir ~/maru-restored';
+
+/** The settings' Data tab: back up, how to restore, import a chat. */
+export function dataPane(app: App, onImport: () => void): HTMLElement {
+  const backupBtn = h('button', {
+    class: 'btn', type: 'button', 'data-testid': 'backup-all',
+    onClick: async () => {
+      backupBtn.disabled = true;
+      backupBtn.lastChild!.textContent = t('backingUp');
+      await fetchAndSave(app, () => app.backend.backup());
+      backupBtn.disabled = false;
+      backupBtn.lastChild!.textContent = t('backUpEverything');
+    },
+  }, icon('download'), h('span', null, t('backUpEverything')));
+  const picker = h('input', { type: 'file', accept: 'application/json,.json', hidden: true, 'data-testid': 'import-file' });
+  picker.addEventListener('change', () => {
+    const file = picker.files?.[0];
+    picker.value = '';
+    if (!file) return;
+    onImport();
+    void importChatFile(app, file);
+  });
+  return h('div', { class: 'pane form' },
+    h('fieldset', { class: 'choices' },
+      h('legend', null, t('dataBackupHeading')),
+      h('p', { class: 'hint' }, t('dataBackupHint')),
+      h('div', null, backupBtn),
+    ),
+    h('fieldset', { class: 'choices' },
+      h('legend', null, t('dataRestoreHeading')),
+      h('p', { class: 'hint' }, t('dataRestoreHint')),
+      h('pre', { class: 'code-line', 'data-testid': 'restore-command' }, h('code', null, RESTORE_COMMAND)),
+    ),
+    h('fieldset', { class: 'choices' },
+      h('legend', null, t('dataImportHeading')),
+      h('p', { class: 'hint' }, t('dataImportHint')),
+      h('div', null, h('button', { class: 'btn', type: 'button', 'data-testid': 'import-chat', onClick: () => picker.click() }, icon('upload'), h('span', null, t('importChat')))),
+      picker,
+    ),
+  );
+}
