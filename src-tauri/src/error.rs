@@ -36,6 +36,28 @@ pub enum Error {
     Internal(#[from] anyhow::Error),
 }
 
+/// Why something is as it is (a section left out, a cut, a changed prompt, a file that could not
+/// be read), for the UI to say in its language: a stable `code` and the values its sentence needs.
+/// The English sentence travels beside it in the field it explains.
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, Eq, utoipa::ToSchema)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Reason {
+    pub code: String,
+    #[serde(default)]
+    pub params: std::collections::BTreeMap<String, String>,
+}
+
+impl Reason {
+    pub fn new(code: &str) -> Reason {
+        Reason { code: code.into(), params: Default::default() }
+    }
+
+    pub fn with(mut self, name: &str, value: impl ToString) -> Reason {
+        self.params.insert(name.into(), value.to_string());
+        self
+    }
+}
+
 /// The JSON shape of every error, on every boundary.
 #[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, Eq, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]

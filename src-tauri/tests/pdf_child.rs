@@ -1,14 +1,14 @@
 //! PDFs are read in a child process (`maru extract-pdf`), so a damaged or hostile file fails
 //! alone with a note, whatever the parser does, and Maru goes on.
 
-use maru::attachments::extract::{self, PdfReader, Text};
+use maru::attachments::extract::{self, Note, PdfReader, Text};
 use maru::store::attachments::Kind;
 
 fn reader() -> PdfReader {
     PdfReader::Child(env!("CARGO_BIN_EXE_maru").into())
 }
 
-async fn read(bytes: &[u8]) -> Result<Text, String> {
+async fn read(bytes: &[u8]) -> Result<Text, Note> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("file.pdf");
     std::fs::write(&path, bytes).unwrap();
@@ -25,7 +25,8 @@ async fn damaged_pdfs_fail_alone_with_a_note() {
     ];
     for bytes in cases {
         let err = read(bytes).await.expect_err("a damaged PDF has no text to give");
-        assert!(err.contains("PDF"), "the note says what failed: {err}");
+        assert!(err.text.contains("PDF"), "the note says what failed: {err:?}");
+        assert!(err.reason.code.starts_with("pdf_"), "and has a code the UI can word in its language: {err:?}");
     }
 }
 

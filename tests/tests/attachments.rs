@@ -190,9 +190,11 @@ async fn pdf_pages_are_numbered_and_a_broken_pdf_fails_alone() {
     let good = indexed(&s, &good["id"]).await;
     assert_eq!((good["status"].as_str(), good["pages"].as_i64()), (Some("ready"), Some(3)), "{good}");
     assert_eq!(good["note"], "no text could be read from page 2", "the unreadable page is named");
+    assert_eq!(good["note_reason"], json!({ "code": "unread_pages", "params": { "pages": "2", "more": "0" } }), "as a code for the UI");
     let broken = indexed(&s, &broken["id"]).await;
     assert_eq!(broken["status"], "failed", "{broken}");
     assert!(broken["note"].as_str().unwrap().contains("PDF"), "it says why: {broken}");
+    assert!(broken["note_reason"]["code"].as_str().unwrap().starts_with("pdf_"), "with a code: {broken}");
     assert_eq!(indexed(&s, &text["id"]).await["status"], "ready", "the other files index");
 
     let found = model_searches(&s, &fake, sess, json!({ "query": "budget" })).await;

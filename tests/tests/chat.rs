@@ -105,6 +105,11 @@ async fn sections_follow_the_project_the_instructions_and_the_preset() {
         reason.contains("moved to project \"Family calendar\"") && reason.contains("custom instructions added"),
         "the inspector says why the prompt changed: {reason}"
     );
+    let codes: Vec<&str> = ctx["last_sent"]["changes"].as_array().unwrap().iter().map(|c| c["code"].as_str().unwrap()).collect();
+    assert!(
+        codes.contains(&"moved_to_project") && codes.contains(&"custom_instructions_added"),
+        "and as codes, so a Korean UI can say it too: {codes:?}"
+    );
 
     let (st, v) = s.patch(&format!("/api/sessions/{sess}"), json!({ "preset": "code-reviewer" })).await;
     assert_eq!(st, StatusCode::OK, "{v}");
@@ -158,6 +163,11 @@ async fn unchanged_inputs_keep_the_prompt_and_the_prefix_byte_identical() {
     s.patch("/api/settings", json!({ "custom_instructions": "Be thorough." })).await;
     let (_, ctx) = s.get(&format!("/api/sessions/{sess}/context")).await;
     assert_eq!(ctx["pending_change"], "② custom instructions edited", "the inspector warns before the cache is lost");
+    assert_eq!(
+        ctx["pending_changes"],
+        json!([{ "code": "custom_instructions_edited", "params": { "section": "2" } }]),
+        "in words for any UI"
+    );
 }
 
 #[tokio::test]
@@ -181,10 +191,13 @@ async fn the_inspector_reports_sections_sizes_and_cache_figures() {
     assert_eq!(sections[1]["present"], false);
     assert_eq!(sections[1]["absent_reason"], "no custom instructions are set");
     assert_eq!(sections[3]["absent_reason"], "no files are attached to this session or its project");
+    assert_eq!(sections[1]["absent"]["code"], "no_custom_instructions", "why, as a code the UI words in its language");
+    assert_eq!(sections[3]["absent"]["code"], "no_attachments");
     let project = &sections[2];
     assert_eq!(project["raw_chars"], 40_000);
     assert!(project["injected_chars"].as_i64().unwrap() < 40_000, "over-budget instructions are cut");
     assert!(project["cuts"][0]["reason"].as_str().unwrap().contains("budget"), "and the cut is reported: {project}");
+    assert_eq!(project["cuts"][0]["why"]["code"], "section_budget", "with a code: {project}");
     assert!(ctx["system_prompt"].as_str().unwrap().contains("[Project instructions: Docs]"));
     assert!(ctx["tokens"].as_i64().unwrap() > 0);
     assert_eq!(ctx["last_reply"]["cached_tokens"], 372);

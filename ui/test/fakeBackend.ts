@@ -47,7 +47,7 @@ export function contextView(over: Partial<ContextView> = {}): ContextView {
   return {
     session_id: 9,
     sections: [{
-      id: 'base', present: true, absent_reason: null, source: 'bundled', template_outdated: false, raw_chars: 40, injected_chars: 40,
+      id: 'base', present: true, absent_reason: null, absent: null, source: 'bundled', template_outdated: false, raw_chars: 40, injected_chars: 40,
       tokens_estimate: 10, cuts: [], text: 'You are Maru, a helpful assistant.', sha256: 'a'.repeat(64),
     }],
     system_prompt: 'You are Maru, a helpful assistant.',
@@ -57,6 +57,7 @@ export function contextView(over: Partial<ContextView> = {}): ContextView {
     tokens_source: 'estimate',
     last_sent: null,
     pending_change: null,
+    pending_changes: [],
     last_reply: null,
     overrides: [],
     summaries: [],

@@ -11,7 +11,7 @@ const PROJECT: Project = { id: 2, name: 'Family', instructions: '', is_default: 
 const SESSION: Session = { id: 5, project_id: 2, title: '', preset: null, created_at: 0, updated_at: 0 };
 
 function file(over: Partial<Attachment>): Attachment {
-  return { id: 1, session_id: 5, project_id: null, name: 'a.txt', kind: 'text', mime: 'text/plain', size: 2048, pages: null, sha256: 'x', status: 'ready', note: null, created_at: 0, ...over };
+  return { id: 1, session_id: 5, project_id: null, name: 'a.txt', kind: 'text', mime: 'text/plain', size: 2048, pages: null, sha256: 'x', status: 'ready', note: null, note_reason: null, created_at: 0, ...over };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

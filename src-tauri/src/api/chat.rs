@@ -86,6 +86,8 @@ pub struct ContextView {
     pub last_sent: Option<LastSent>,
     /// Why the next request's prompt will differ from the last one sent, if it will.
     pub pending_change: Option<String>,
+    /// The same as codes, one per change (empty when nothing changes).
+    pub pending_changes: Vec<crate::error::Reason>,
     pub last_reply: Option<ReplyFigures>,
     /// Templates that are overridden from the data folder, and whether they lag the bundled ones.
     pub overrides: Vec<TemplateInfo>,
@@ -103,6 +105,8 @@ pub struct LastSent {
     pub sha256: String,
     pub changed_at: i64,
     pub change_reason: String,
+    /// The same as codes, one per change; absent for a prompt sent before codes were kept.
+    pub changes: Option<Vec<crate::error::Reason>>,
     pub used_at: i64,
 }
 
@@ -144,13 +148,16 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
     };
     let preview = chat::compact::plan_preview(&settings, window, &current.rendered.text, &summaries, &history);
     let last_reply = history.iter().rfind(|m| m.role == messages::Role::Assistant && m.status != messages::Status::Streaming).cloned();
-    let pending_change = snapshot.as_ref().and_then(|s| {
-        if s.prompt_sha256 == current.rendered.sha256 {
-            return None;
-        }
-        let old: prompt::SnapshotReport = serde_json::from_str(&s.report).ok()?;
-        Some(prompt::change_reason(&old, &current))
-    });
+    let (pending_changes, pending_change) = snapshot
+        .as_ref()
+        .and_then(|s| {
+            if s.prompt_sha256 == current.rendered.sha256 {
+                return None;
+            }
+            let old: prompt::SnapshotReport = serde_json::from_str(&s.report).ok()?;
+            Some(prompt::changes(&old, &current))
+        })
+        .map_or((vec![], None), |(codes, text)| (codes, Some(text)));
     let text = current.rendered.text.clone();
     let estimate = prompt::render::estimate_tokens(&text);
     let (tokens, tokens_source) = match count_tokens(app, &settings, &text).await {
@@ -172,9 +179,11 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
             sha256: s.prompt_sha256,
             changed_at: s.changed_at,
             change_reason: s.change_reason,
+            changes: s.change_codes,
             used_at: s.used_at,
         }),
         pending_change,
+        pending_changes,
         last_reply: last_reply.map(|m| ReplyFigures {
             message_id: m.id,
             cache_reuse: match (m.cached_tokens, m.prompt_tokens) {

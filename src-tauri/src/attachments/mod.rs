@@ -101,7 +101,9 @@ impl Files {
         if kind == Kind::Image {
             let path = self.blobs.path(sha256);
             let made = tokio::task::spawn_blocking(move || {
-                std::fs::read(&path).map_err(|e| format!("the stored image cannot be read: {e}")).and_then(|b| extract::thumbnail(&b))
+                std::fs::read(&path)
+                    .map_err(|e| extract::Note::new("stored_file_unreadable", format!("the stored image cannot be read: {e}")))
+                    .and_then(|b| extract::thumbnail(&b))
             })
             .await
             .map_err(|e| anyhow::anyhow!("making a thumbnail failed: {e}"))?;
@@ -135,8 +137,10 @@ impl Files {
         .map_err(|e| anyhow::anyhow!("splitting a file failed: {e}"))?;
         if found.is_empty() {
             let note = match pages {
-                Some(_) => "no text could be read from any page (a scanned PDF has only images of text)".to_string(),
-                None => "the file has no text".to_string(),
+                Some(_) => {
+                    extract::Note::new("no_text_in_pages", "no text could be read from any page (a scanned PDF has only images of text)")
+                }
+                None => extract::Note::new("no_text", "the file has no text"),
             };
             return store.write(move |tx| table::fail_indexing(tx, &sha, &note)).await;
         }
@@ -147,7 +151,7 @@ impl Files {
                     .iter()
                     .map(|(terms, p)| NewPassage { page: p.page, line_start: p.line_start, line_end: p.line_end, text: &p.text, terms })
                     .collect();
-                table::finish_indexing(tx, &sha, pages, &rows, note.as_deref())
+                table::finish_indexing(tx, &sha, pages, &rows, note.as_ref())
             })
             .await
     }
@@ -160,15 +164,17 @@ fn check_scope(conn: &rusqlite::Connection, scope: Scope) -> Result<()> {
     }
 }
 
-/// "no text could be read from page 12" (or pages 3, 4 and 7).
-fn unread_pages_note(pages: &[usize]) -> Option<String> {
-    match pages {
-        [] => None,
-        [one] => Some(format!("no text could be read from page {one}")),
-        many => {
-            let shown: Vec<String> = many.iter().take(10).map(|p| p.to_string()).collect();
-            let more = if many.len() > 10 { format!(" and {} more", many.len() - 10) } else { String::new() };
-            Some(format!("no text could be read from pages {}{more}", shown.join(", ")))
-        }
-    }
+/// "no text could be read from page 12" (or pages 3, 4 and 7); the code carries `pages` (the
+/// first ten, comma-separated) and `more` (how many past them).
+fn unread_pages_note(pages: &[usize]) -> Option<extract::Note> {
+    let shown: Vec<String> = pages.iter().take(10).map(|p| p.to_string()).collect();
+    let more = pages.len().saturating_sub(10);
+    let text = match pages {
+        [] => return None,
+        [one] => format!("no text could be read from page {one}"),
+        _ if more > 0 => format!("no text could be read from pages {} and {more} more", shown.join(", ")),
+        _ => format!("no text could be read from pages {}", shown.join(", ")),
+    };
+    let reason = crate::error::Reason::new("unread_pages").with("pages", shown.join(", ")).with("more", more);
+    Some(extract::Note { reason, text })
 }

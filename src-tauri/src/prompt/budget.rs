@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::inputs::PromptInputs;
 use super::SectionId;
+use crate::error::Reason;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Budgets {
@@ -45,7 +46,21 @@ pub struct Cut {
     pub raw_chars: usize,
     pub kept_chars: usize,
     pub reason: String,
+    /// `section_budget` or `total_budget`; for facts and files, how many were kept of how many
+    /// (`kept`, `of`, `items`: `facts` or `files`).
+    #[serde(default = "unknown_cut")]
+    pub why: Reason,
 }
+
+fn unknown_cut() -> Reason {
+    Reason::new("section_budget")
+}
+
+/// Which budget made a cut: its code and its English words.
+#[derive(Clone, Copy)]
+struct Budget(&'static str, &'static str);
+const SECTION_BUDGET: Budget = Budget("section_budget", "longer than its section budget");
+const TOTAL_BUDGET: Budget = Budget("total_budget", "cut to fit the whole prompt's budget");
 
 /// The inputs after budgets, with what was cut. `omitted_*` count whole items left out.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -71,14 +86,14 @@ pub fn apply(inputs: &PromptInputs, budgets: &Budgets) -> Budgeted {
         omitted_memories: 0,
         cuts: vec![],
     };
-    let per_section = "longer than its section budget";
+    let per_section = SECTION_BUDGET;
     cut_text(&mut out, SectionId::CustomInstructions, budgets.custom_instructions, per_section);
     cut_text(&mut out, SectionId::ProjectInstructions, budgets.project_instructions, per_section);
     cut_attachments(&mut out, budgets.attachments, per_section);
     cut_memories(&mut out, budgets.memory, per_section);
 
     // Over the total: shrink the most specific, most expendable sections first.
-    let total_reason = "cut to fit the whole prompt's budget";
+    let total_reason = TOTAL_BUDGET;
     // ① is never cut (it is the product's or the user's chosen persona): reserve its budget.
     let fixed = budgets.base;
     let mut over = size(&out) + fixed;
@@ -127,7 +142,7 @@ fn text_of(inputs: &mut PromptInputs, section: SectionId) -> &mut String {
     }
 }
 
-fn cut_text(out: &mut Budgeted, section: SectionId, budget: usize, reason: &str) {
+fn cut_text(out: &mut Budgeted, section: SectionId, budget: usize, reason: Budget) {
     let text = text_of(&mut out.inputs, section);
     let raw = text.chars().count();
     if raw <= budget {
@@ -139,11 +154,11 @@ fn cut_text(out: &mut Budgeted, section: SectionId, budget: usize, reason: &str)
         SectionId::CustomInstructions => out.custom_truncated = true,
         _ => out.project_truncated = true,
     }
-    out.cuts.push(Cut { section, raw_chars: raw, kept_chars: kept, reason: reason.into() });
+    out.cuts.push(Cut { section, raw_chars: raw, kept_chars: kept, reason: reason.1.into(), why: Reason::new(reason.0) });
 }
 
 /// Keeps pinned facts first, then the newest; the kept ones stay in their stored order.
-fn cut_memories(out: &mut Budgeted, budget: usize, reason: &str) {
+fn cut_memories(out: &mut Budgeted, budget: usize, reason: Budget) {
     let raw = memory_chars(&out.inputs);
     if raw <= budget {
         return;
@@ -171,11 +186,12 @@ fn cut_memories(out: &mut Budgeted, budget: usize, reason: &str) {
         section: SectionId::Memory,
         raw_chars: raw,
         kept_chars: memory_chars(&out.inputs),
-        reason: format!("{reason}: {} of {before} facts kept", out.inputs.memories.len()),
+        reason: format!("{}: {} of {before} facts kept", reason.1, out.inputs.memories.len()),
+        why: Reason::new(reason.0).with("kept", out.inputs.memories.len()).with("of", before).with("items", "facts"),
     });
 }
 
-fn cut_attachments(out: &mut Budgeted, budget: usize, reason: &str) {
+fn cut_attachments(out: &mut Budgeted, budget: usize, reason: Budget) {
     let raw = attachment_chars(&out.inputs);
     if raw <= budget {
         return;
@@ -191,7 +207,8 @@ fn cut_attachments(out: &mut Budgeted, budget: usize, reason: &str) {
         section: SectionId::Attachments,
         raw_chars: raw,
         kept_chars: attachment_chars(&out.inputs),
-        reason: format!("{reason}: {} of {before} files listed", out.inputs.attachments.len()),
+        reason: format!("{}: {} of {before} files listed", reason.1, out.inputs.attachments.len()),
+        why: Reason::new(reason.0).with("kept", out.inputs.attachments.len()).with("of", before).with("items", "files"),
     });
 }
 

@@ -17,7 +17,7 @@ use chrono::NaiveDate;
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
-use crate::error::Result;
+use crate::error::{Reason, Result};
 use crate::store::prompt_inputs;
 use crate::store::snapshots::{self, Snapshot};
 pub use budget::Budgets;
@@ -143,9 +143,9 @@ pub fn prepare_uncached(
     }
     let report = build(&inputs, templates, budgets)?;
     let old_report = previous.as_ref().and_then(|p| serde_json::from_str::<SnapshotReport>(&p.report).ok());
-    let reason = match &old_report {
-        None => "first request of this session".to_string(),
-        Some(old) => change_reason(old, &report),
+    let (codes, reason) = match &old_report {
+        None => (vec![Reason::new("first_request")], "first request of this session".to_string()),
+        Some(old) => changes(old, &report),
     };
     let prompt_unchanged = old_report.as_ref().is_some_and(|o| o.rendered.sha256 == report.rendered.sha256);
     let snap = Snapshot {
@@ -163,6 +163,10 @@ pub fn prepare_uncached(
             (Some(p), true) => p.change_reason.clone(),
             _ => reason,
         },
+        change_codes: match (&previous, prompt_unchanged) {
+            (Some(p), true) => p.change_codes.clone(),
+            _ => Some(codes),
+        },
         used_at: crate::store::now_ms(),
     };
     snapshots::put(conn, &snap)?;
@@ -178,24 +182,37 @@ fn inputs_key(inputs: &PromptInputs, templates: &Templates, budgets: &Budgets) -
 
 /// Explains in words which sections changed between two renders.
 pub fn change_reason(old: &SnapshotReport, new: &SnapshotReport) -> String {
-    let mut reasons = vec![];
+    changes(old, new).1
+}
+
+/// Which sections changed between two renders: as codes for the UI (each with its `section`,
+/// 1 to 5, when it is one section's) and as the English sentence.
+pub fn changes(old: &SnapshotReport, new: &SnapshotReport) -> (Vec<Reason>, String) {
+    let mut reasons: Vec<(Reason, String)> = vec![];
     let sec = |r: &SnapshotReport, id: SectionId| r.rendered.sections.iter().find(|s| s.id == id).cloned();
+    let mut moved = false;
     for id in [SectionId::Base, SectionId::CustomInstructions, SectionId::ProjectInstructions, SectionId::Attachments, SectionId::Memory] {
         let (Some(a), Some(b)) = (sec(old, id), sec(new, id)) else { continue };
         if a.sha256 == b.sha256 {
             continue;
         }
-        let what = match id {
-            SectionId::Base if old.base_label != new.base_label => format!("base prompt changed to {}", new.base_label),
-            SectionId::Base => "base prompt template changed".into(),
+        let of = |code: &str| Reason::new(code).with("section", id.number());
+        let (why, what): (Reason, String) = match id {
+            SectionId::Base if old.base_label != new.base_label => {
+                (of("base_changed").with("name", &new.base_label), format!("base prompt changed to {}", new.base_label))
+            }
+            SectionId::Base => (of("base_template_changed"), "base prompt template changed".into()),
             SectionId::CustomInstructions => match (a.present, b.present) {
-                (false, true) => "custom instructions added".into(),
-                (true, false) => "custom instructions removed".into(),
-                _ => "custom instructions edited".into(),
+                (false, true) => (of("custom_instructions_added"), "custom instructions added".into()),
+                (true, false) => (of("custom_instructions_removed"), "custom instructions removed".into()),
+                _ => (of("custom_instructions_edited"), "custom instructions edited".into()),
             },
-            SectionId::ProjectInstructions if old.project_name != new.project_name => format!("moved to project \"{}\"", new.project_name),
-            SectionId::ProjectInstructions => "project instructions edited".into(),
-            SectionId::Attachments => "attachments changed".into(),
+            SectionId::ProjectInstructions if old.project_name != new.project_name => {
+                moved = true;
+                (of("moved_to_project").with("project", &new.project_name), format!("moved to project \"{}\"", new.project_name))
+            }
+            SectionId::ProjectInstructions => (of("project_instructions_edited"), "project instructions edited".into()),
+            SectionId::Attachments => (of("attachments_changed"), "attachments changed".into()),
             SectionId::Memory if old.date != new.date => {
                 let mut s = format!("the date changed to {}", new.date);
                 let strip_date = |t: &str| {
@@ -204,23 +221,28 @@ pub fn change_reason(old: &SnapshotReport, new: &SnapshotReport) -> String {
                         .collect::<Vec<_>>()
                         .join("\n")
                 };
+                let mut why = of("date_changed").with("date", new.date);
                 if strip_date(&a.text) != strip_date(&b.text) {
                     s.push_str("; long-term memory changed");
+                    why = of("date_and_memory_changed").with("date", new.date);
                 }
-                s
+                (why, s)
             }
-            SectionId::Memory => "long-term memory changed".into(),
+            SectionId::Memory => (of("memory_changed"), "long-term memory changed".into()),
         };
-        reasons.push(format!("{} {what}", circled(id)));
+        reasons.push((why, format!("{} {what}", circled(id))));
     }
-    if old.project_name != new.project_name && !reasons.iter().any(|r| r.contains("moved to")) {
-        reasons.push(format!("moved to project \"{}\"", new.project_name));
+    if old.project_name != new.project_name && !moved {
+        reasons.push((
+            Reason::new("moved_to_project").with("project", &new.project_name),
+            format!("moved to project \"{}\"", new.project_name),
+        ));
     }
     if reasons.is_empty() {
-        "no visible change".into()
-    } else {
-        reasons.join("; ")
+        return (vec![Reason::new("no_visible_change")], "no visible change".into());
     }
+    let text = reasons.iter().map(|(_, t)| t.as_str()).collect::<Vec<_>>().join("; ");
+    (reasons.into_iter().map(|(r, _)| r).collect(), text)
 }
 
 fn circled(id: SectionId) -> &'static str {

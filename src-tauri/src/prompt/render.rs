@@ -8,7 +8,7 @@ use super::budget::{Budgeted, Cut};
 use super::inputs::BaseInput;
 use super::templates::{sha256_hex, Templates};
 use super::SectionId;
-use crate::error::Result;
+use crate::error::{Reason, Result};
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
@@ -18,6 +18,10 @@ pub struct SectionReport {
     pub present: bool,
     /// Why a section is not in the prompt.
     pub absent_reason: Option<String>,
+    /// The same as a code: `no_custom_instructions`, `default_project`,
+    /// `no_project_instructions` (`project`), `no_attachments`.
+    #[serde(default)]
+    pub absent: Option<Reason>,
     /// Which template or preset produced it.
     pub source: String,
     /// The template is a user override based on an older bundled version.
@@ -41,6 +45,15 @@ pub struct Rendered {
 
 const SEPARATOR: &str = "\n\n";
 
+/// Why a section is left out: its code and its English words.
+struct Absent(Reason, String);
+
+impl Absent {
+    fn new(code: &str, text: &str) -> Absent {
+        Absent(Reason::new(code), text.into())
+    }
+}
+
 pub fn render(templates: &Templates, b: &Budgeted) -> Result<Rendered> {
     let i = &b.inputs;
     let cuts = |id: SectionId| b.cuts.iter().filter(|c| c.section == id).cloned().collect::<Vec<_>>();
@@ -60,7 +73,7 @@ pub fn render(templates: &Templates, b: &Budgeted) -> Result<Rendered> {
     // ② global custom instructions
     let raw = raw_len(&b.cuts, SectionId::CustomInstructions, &i.custom_instructions);
     let (text, absent) = if i.custom_instructions.trim().is_empty() {
-        (String::new(), Some("no custom instructions are set".to_string()))
+        (String::new(), Some(Absent::new("no_custom_instructions", "no custom instructions are set")))
     } else {
         let data = json!({ "text": i.custom_instructions, "truncated": b.custom_truncated });
         (templates.render("sections/custom_instructions", &data)?, None)
@@ -78,9 +91,15 @@ pub fn render(templates: &Templates, b: &Budgeted) -> Result<Rendered> {
     // ③ project instructions: not for Default (custom instructions play that role)
     let raw = raw_len(&b.cuts, SectionId::ProjectInstructions, &i.project.instructions);
     let (text, absent) = if i.project.is_default {
-        (String::new(), Some("the session is in the Default project".to_string()))
+        (String::new(), Some(Absent::new("default_project", "the session is in the Default project")))
     } else if i.project.instructions.trim().is_empty() {
-        (String::new(), Some(format!("the project \"{}\" has no instructions", i.project.name)))
+        (
+            String::new(),
+            Some(Absent(
+                Reason::new("no_project_instructions").with("project", &i.project.name),
+                format!("the project \"{}\" has no instructions", i.project.name),
+            )),
+        )
     } else {
         let data = json!({ "project_name": i.project.name, "text": i.project.instructions, "truncated": b.project_truncated });
         (templates.render("sections/project_instructions", &data)?, None)
@@ -97,7 +116,7 @@ pub fn render(templates: &Templates, b: &Budgeted) -> Result<Rendered> {
 
     // ④ attachments in scope
     let (text, absent) = if i.attachments.is_empty() && b.omitted_attachments == 0 {
-        (String::new(), Some("no files are attached to this session or its project".to_string()))
+        (String::new(), Some(Absent::new("no_attachments", "no files are attached to this session or its project")))
     } else {
         let files: Vec<_> = i
             .attachments
@@ -147,7 +166,7 @@ fn templated(
     templates: &Templates,
     id: SectionId,
     name: &str,
-    absent: Option<String>,
+    absent: Option<Absent>,
     raw: usize,
     text: String,
     cuts: Vec<Cut>,
@@ -162,7 +181,7 @@ fn templated(
 
 fn section(
     id: SectionId,
-    absent: Option<String>,
+    absent: Option<Absent>,
     source: String,
     outdated: bool,
     raw: usize,
@@ -174,7 +193,8 @@ fn section(
     SectionReport {
         id,
         present,
-        absent_reason: absent,
+        absent_reason: absent.as_ref().map(|a| a.1.clone()),
+        absent: absent.map(|a| a.0),
         source,
         template_outdated: outdated,
         raw_chars: raw,

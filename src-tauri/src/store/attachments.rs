@@ -6,7 +6,8 @@ use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
 use super::{found, now_ms, terms};
-use crate::error::{Error, Result};
+use crate::attachments::extract::Note;
+use crate::error::{Error, Reason, Result};
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
@@ -71,6 +72,8 @@ pub struct Attachment {
     pub status: IndexStatus,
     /// Why indexing failed, or what could not be read.
     pub note: Option<String>,
+    /// The same as a code for the UI (absent for notes stored before codes were kept).
+    pub note_reason: Option<Reason>,
     pub created_at: i64,
 }
 
@@ -108,7 +111,7 @@ pub struct Hit {
 }
 
 const SELECT: &str =
-    "SELECT id, session_id, project_id, name, kind, mime, size, pages, blob_sha256, status, note, created_at FROM attachments";
+    "SELECT id, session_id, project_id, name, kind, mime, size, pages, blob_sha256, status, note, created_at, note_reason FROM attachments";
 
 fn from_row(r: &Row) -> rusqlite::Result<Attachment> {
     Ok(Attachment {
@@ -124,6 +127,7 @@ fn from_row(r: &Row) -> rusqlite::Result<Attachment> {
         status: r.get(9)?,
         note: r.get(10)?,
         created_at: r.get(11)?,
+        note_reason: r.get::<_, Option<String>>(12)?.and_then(|j| serde_json::from_str(&j).ok()),
     })
 }
 
@@ -143,18 +147,19 @@ pub fn blob_exists(conn: &Connection, sha256: &str) -> Result<bool> {
 
 pub fn insert(conn: &Connection, new: &NewAttachment) -> Result<Attachment> {
     // A content already indexed is ready at once; a new one is indexed in the background.
-    let (status, pages, note): (IndexStatus, Option<i64>, Option<String>) = conn
+    type Known = (IndexStatus, Option<i64>, Option<String>, Option<String>);
+    let (status, pages, note, note_reason): Known = conn
         .query_row(
-            "SELECT status, pages, note FROM attachments WHERE blob_sha256 = ?1 AND status <> 'indexing' ORDER BY id DESC LIMIT 1",
+            "SELECT status, pages, note, note_reason FROM attachments WHERE blob_sha256 = ?1 AND status <> 'indexing' ORDER BY id DESC LIMIT 1",
             [new.sha256],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
         )
         .optional()?
-        .unwrap_or((IndexStatus::Indexing, None, None));
+        .unwrap_or((IndexStatus::Indexing, None, None, None));
     conn.execute(
-        "INSERT INTO attachments (blob_sha256, session_id, project_id, name, kind, mime, size, pages, status, note, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-        params![new.sha256, new.session_id, new.project_id, new.name, new.kind, new.mime, new.size, pages, status, note, now_ms()],
+        "INSERT INTO attachments (blob_sha256, session_id, project_id, name, kind, mime, size, pages, status, note, created_at, note_reason)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+        params![new.sha256, new.session_id, new.project_id, new.name, new.kind, new.mime, new.size, pages, status, note, now_ms(), note_reason],
     )?;
     get(conn, conn.last_insert_rowid())
 }
@@ -241,7 +246,7 @@ pub fn unindexed(conn: &Connection) -> Result<Vec<(String, Kind)>> {
 }
 
 /// Stores a content's passages and marks every file with that content done.
-pub fn finish_indexing(conn: &Connection, sha256: &str, pages: Option<i64>, passages: &[NewPassage], note: Option<&str>) -> Result<()> {
+pub fn finish_indexing(conn: &Connection, sha256: &str, pages: Option<i64>, passages: &[NewPassage], note: Option<&Note>) -> Result<()> {
     if !blob_exists(conn, sha256)? {
         return Ok(()); // deleted while it was being read
     }
@@ -253,14 +258,24 @@ pub fn finish_indexing(conn: &Connection, sha256: &str, pages: Option<i64>, pass
         add.execute(params![sha256, seq as i64, p.page, p.line_start, p.line_end, p.text])?;
         index.execute(params![conn.last_insert_rowid(), p.terms])?;
     }
-    conn.execute("UPDATE attachments SET status = 'ready', pages = ?2, note = ?3 WHERE blob_sha256 = ?1", params![sha256, pages, note])?;
+    conn.execute(
+        "UPDATE attachments SET status = 'ready', pages = ?2, note = ?3, note_reason = ?4 WHERE blob_sha256 = ?1",
+        params![sha256, pages, note.map(|n| &n.text), note.map(|n| reason_json(&n.reason))],
+    )?;
     Ok(())
 }
 
 /// No text could be read: the files stay attached, marked failed with why.
-pub fn fail_indexing(conn: &Connection, sha256: &str, note: &str) -> Result<()> {
-    conn.execute("UPDATE attachments SET status = 'failed', note = ?2 WHERE blob_sha256 = ?1", params![sha256, note])?;
+pub fn fail_indexing(conn: &Connection, sha256: &str, note: &Note) -> Result<()> {
+    conn.execute(
+        "UPDATE attachments SET status = 'failed', note = ?2, note_reason = ?3 WHERE blob_sha256 = ?1",
+        params![sha256, note.text, reason_json(&note.reason)],
+    )?;
     Ok(())
+}
+
+fn reason_json(r: &Reason) -> String {
+    serde_json::to_string(r).expect("a reason serialises")
 }
 
 /// Stores an image's thumbnail (PNG) with its content.

@@ -42,6 +42,14 @@ sql_text_enum!(Status {
     Interrupted => "interrupted", Error => "error",
 });
 
+/// `Message::error_code` of replies that ended without a model-server failure (those are
+/// `model_server.<code>`). The UI has a sentence for each (ui/src/lib/errors.ts; its test reads
+/// these constants).
+pub const ERROR_CODE_REPLY_TOO_LONG: &str = "reply_too_long";
+pub const ERROR_CODE_TOO_MANY_TOOL_ROUNDS: &str = "too_many_tool_rounds";
+pub const ERROR_CODE_INTERRUPTED: &str = "interrupted";
+pub const ERROR_CODE_INTERRUPTED_BEFORE_START: &str = "interrupted_before_start";
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Message {
@@ -313,18 +321,18 @@ pub fn delete_from(conn: &Connection, session_id: i64, id: i64) -> Result<usize>
 pub fn mark_interrupted(conn: &Connection) -> Result<usize> {
     let cut = conn.execute(
         "UPDATE messages SET status = 'interrupted', error = 'Maru closed before this reply finished; the text so far is kept',
-         error_code = 'interrupted'
+         error_code = ?1
          WHERE status = 'streaming'",
-        [],
+        [ERROR_CODE_INTERRUPTED],
     )?;
     let now = now_ms();
     let unanswered = conn.execute(
         "INSERT INTO messages (session_id, role, content, status, error, error_code, created_at, updated_at)
          SELECT m.session_id, 'assistant', '', 'interrupted', 'Maru closed before this reply began; retry to get an answer',
-         'interrupted_before_start', ?1, ?1
+         ?2, ?1, ?1
          FROM messages m
          WHERE m.role = 'user' AND m.id = (SELECT max(id) FROM messages WHERE session_id = m.session_id)",
-        [now],
+        params![now, ERROR_CODE_INTERRUPTED_BEFORE_START],
     )?;
     Ok(cut + unanswered)
 }

@@ -28,6 +28,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!(8, "0008_memory_proposals"),
     migration!(9, "0009_session_summaries"),
     migration!(10, "0010_message_error_codes"),
+    migration!(11, "0011_reason_codes"),
 ];
 
 pub fn latest_version() -> i64 {

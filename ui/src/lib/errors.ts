@@ -98,6 +98,8 @@ const MARU: Record<string, ErrorWords> = {
   no_such_route: { en: 'The server has no such API.', ko: '서버에 그런 API가 없습니다. Maru 버전이 맞는지 확인하세요.', detail: true },
   internal: { en: 'Something went wrong inside Maru. The log file in the data folder has the details.', ko: 'Maru 내부에서 문제가 생겼습니다. 데이터 폴더의 로그 파일에 자세한 내용이 있습니다.' },
   newer_schema: { en: 'The data was written by a newer version of Maru. Update Maru.', ko: '데이터가 더 새 버전의 Maru로 저장되었습니다. Maru를 업데이트하세요.' },
+  bad_method: { en: 'This is not an HTTP method.', ko: 'HTTP 요청 방식이 아닙니다.', detail: true },
+  bad_request: { en: 'The request cannot be built.', ko: '요청을 만들 수 없습니다.', detail: true },
   // Starting Maru.
   data_dir_unusable: { en: 'The data folder cannot be used.', ko: '데이터 폴더를 쓸 수 없습니다. 폴더 권한과 남은 공간을 확인하세요.', detail: true },
   data_dir_in_use: { en: 'The data folder is in use by another Maru.', ko: '다른 Maru가 데이터 폴더를 쓰고 있습니다. 그쪽을 먼저 닫으세요.', detail: true },

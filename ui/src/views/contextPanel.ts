@@ -10,6 +10,7 @@ import { copyText } from '../lib/clipboard';
 import { h, icon, replaceChildren, type Child } from '../lib/dom';
 import { count, dateTime, ms, percent, rate, relative, shortSha } from '../lib/format';
 import { t, type Key } from '../lib/i18n';
+import { reasonsText, reasonText } from '../lib/reasons';
 import { openSettingsDialog } from './settingsDialog';
 import { toast } from './toast';
 
@@ -73,11 +74,11 @@ function body(app: App, v: ContextView, staleError: string | null): Child[] {
       v.last_sent
         ? h('div', { class: 'changed' },
             kv(t('lastChanged'), h('span', { title: dateTime(v.last_sent.changed_at) }, relative(v.last_sent.changed_at))),
-            h('p', { class: 'reason' }, v.last_sent.change_reason),
+            h('p', { class: 'reason' }, reasonsText(v.last_sent.changes, v.last_sent.change_reason)),
           )
         : h('p', { class: 'hint' }, t('neverSent')),
       v.pending_change
-        ? h('div', { class: 'pending', 'data-testid': 'pending-change' }, icon('warn'), h('div', null, h('strong', null, t('pendingChange')), h('p', null, v.pending_change)))
+        ? h('div', { class: 'pending', 'data-testid': 'pending-change' }, icon('warn'), h('div', null, h('strong', null, t('pendingChange')), h('p', null, reasonsText(v.pending_changes, v.pending_change))))
         : unchanged ? h('div', { class: 'steady' }, icon('check'), h('span', null, t('unchangedSinceSent'))) : null,
     ),
     contextWindow(app, v.token_plan, v.compacts_next),
@@ -185,7 +186,7 @@ function section(s: SectionReport, n: number): HTMLElement {
       h('span', { class: 'section-title' }, t(SECTION_TITLES[n] ?? 'section1')),
       h('span', { class: ['badge', s.present ? 'badge-present' : 'badge-absent'] }, s.present ? t('present') : t('absent')),
     ),
-    !s.present && s.absent_reason ? h('p', { class: 'absent-reason' }, s.absent_reason) : null,
+    !s.present && s.absent_reason ? h('p', { class: 'absent-reason' }, reasonText(s.absent, s.absent_reason)) : null,
     h('div', { class: 'section-meta' },
       h('span', { title: t('source') }, s.source),
       s.present ? h('span', null, `${t('raw')} ${count(s.raw_chars)} → ${t('injected')} ${count(s.injected_chars)}`) : null,
@@ -193,7 +194,7 @@ function section(s: SectionReport, n: number): HTMLElement {
     ),
     s.template_outdated ? h('p', { class: 'warn-line' }, icon('warn'), t('outdatedTemplate')) : null,
     s.cuts.length
-      ? h('ul', { class: 'cuts' }, s.cuts.map((c) => h('li', null, icon('warn'), h('span', null, `${t('cuts')}: `, t('cutDetail', { raw: count(c.raw_chars), kept: count(c.kept_chars), reason: c.reason })))))
+      ? h('ul', { class: 'cuts' }, s.cuts.map((c) => h('li', null, icon('warn'), h('span', null, `${t('cuts')}: `, t('cutDetail', { raw: count(c.raw_chars), kept: count(c.kept_chars), reason: reasonText(c.why, c.reason) })))))
       : null,
     s.present && s.text ? h('details', { class: 'section-text' }, h('summary', null, t('showText')), h('pre', null, s.text)) : null,
   );

@@ -7,6 +7,7 @@ import type { Attachment, Kind, Project } from '../backend/types';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { dateTime, fileSize } from '../lib/format';
 import { language, t, type Key } from '../lib/i18n';
+import { reasonText } from '../lib/reasons';
 import { confirmDialog, openDialog } from './dialog';
 
 export function kindLabel(kind: Kind): string {
@@ -18,7 +19,7 @@ export function statusNode(a: Attachment | null): HTMLElement {
   const status = a ? a.status : 'uploading';
   const label = !a ? t('fileUploading') : a.status === 'indexing' ? t('fileIndexing') : a.status === 'ready' ? t('fileReady') : t('fileFailed');
   const busy = status === 'uploading' || status === 'indexing';
-  return h('span', { class: ['file-status', `file-${status}`], 'data-testid': 'file-status', dataset: { status }, title: a?.note ?? undefined },
+  return h('span', { class: ['file-status', `file-${status}`], 'data-testid': 'file-status', dataset: { status }, title: a?.note ? reasonText(a.note_reason, a.note) : undefined },
     busy ? h('span', { class: 'spinner', 'aria-hidden': 'true' }) : icon(status === 'ready' ? 'check' : 'warn'),
     h('span', null, label),
   );
@@ -59,7 +60,7 @@ export function fileRow(app: App, a: Attachment, opts: { project?: Project | nul
           : null,
       ),
       h('div', { class: 'file-meta' }, h('span', null, meta), statusNode(a)),
-      a.note ? h('p', { class: ['file-note', a.status === 'failed' && 'file-note-error'] }, a.note) : null,
+      a.note ? h('p', { class: ['file-note', a.status === 'failed' && 'file-note-error'] }, reasonText(a.note_reason, a.note)) : null,
     ),
     h('div', { class: 'file-actions' },
       h('button', { class: 'icon-btn', type: 'button', title: t('download'), 'aria-label': t('downloadFile', { name: a.name }), 'data-testid': 'file-download', onClick: () => void downloadFile(app, a) }, icon('download')),
@@ -74,7 +75,7 @@ export function fileRow(app: App, a: Attachment, opts: { project?: Project | nul
 export function uploadChip(app: App, u: Upload): HTMLElement {
   const a = u.attachment;
   const status = a ? a.status : 'uploading';
-  return h('li', { class: ['chip', `chip-${status}`], 'data-testid': 'upload-chip', dataset: { status }, title: a?.note ? `${u.name}\n${a.note}` : u.name },
+  return h('li', { class: ['chip', `chip-${status}`], 'data-testid': 'upload-chip', dataset: { status }, title: a?.note ? `${u.name}\n${reasonText(a.note_reason, a.note)}` : u.name },
     icon(a?.kind === 'image' ? 'image' : 'file'),
     h('span', { class: 'chip-name' }, u.name),
     statusNode(a),

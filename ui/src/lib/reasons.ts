@@ -1,0 +1,76 @@
+// Why the server says something is as it is (a section left out of the prompt, a cut, a changed
+// prompt, a file that could not be read), in the UI's language. The server sends a `Reason`
+// (`{code, params}`) beside its English sentence: English shows the server's sentence as it is,
+// other languages the sentence for the code with its `{param}`s filled in. An unknown code (a
+// newer server) falls back to the English sentence.
+
+import type { Reason } from '../backend/types';
+import { language } from './i18n';
+
+/** One code's sentences; `{name}` is filled from the reason's params. */
+export interface ReasonWords {
+  en: string;
+  ko: string;
+}
+
+const CIRCLED = ['', '①', '②', '③', '④', '⑤'];
+
+export const REASONS: Readonly<Record<string, ReasonWords>> = {
+  // Why a section is not in the prompt.
+  no_custom_instructions: { en: 'no custom instructions are set', ko: '사용자 지침이 없습니다' },
+  default_project: { en: 'the session is in the Default project', ko: '이 대화는 기본 프로젝트에 있습니다' },
+  no_project_instructions: { en: 'the project "{project}" has no instructions', ko: '“{project}” 프로젝트에 지침이 없습니다' },
+  no_attachments: { en: 'no files are attached to this session or its project', ko: '이 대화와 프로젝트에 첨부된 파일이 없습니다' },
+  // Why a section was cut.
+  section_budget: { en: 'longer than its section budget', ko: '섹션 예산보다 깁니다' },
+  total_budget: { en: 'cut to fit the whole prompt’s budget', ko: '전체 프롬프트 예산에 맞추려고 줄였습니다' },
+  // Why the prompt changed (each may name its section, shown as ① to ⑤ before it).
+  first_request: { en: 'first request of this session', ko: '이 대화의 첫 요청' },
+  no_visible_change: { en: 'no visible change', ko: '보이는 변화 없음' },
+  base_changed: { en: 'base prompt changed to {name}', ko: '기본 프롬프트가 {name}(으)로 바뀜' },
+  base_template_changed: { en: 'base prompt template changed', ko: '기본 프롬프트 템플릿이 바뀜' },
+  custom_instructions_added: { en: 'custom instructions added', ko: '사용자 지침을 추가함' },
+  custom_instructions_removed: { en: 'custom instructions removed', ko: '사용자 지침을 지움' },
+  custom_instructions_edited: { en: 'custom instructions edited', ko: '사용자 지침을 고침' },
+  moved_to_project: { en: 'moved to project "{project}"', ko: '“{project}” 프로젝트로 옮김' },
+  project_instructions_edited: { en: 'project instructions edited', ko: '프로젝트 지침을 고침' },
+  attachments_changed: { en: 'attachments changed', ko: '첨부 파일이 바뀜' },
+  date_changed: { en: 'the date changed to {date}', ko: '날짜가 {date}(으)로 바뀜' },
+  date_and_memory_changed: { en: 'the date changed to {date}; long-term memory changed', ko: '날짜가 {date}(으)로 바뀌고 장기 기억이 바뀜' },
+  memory_changed: { en: 'long-term memory changed', ko: '장기 기억이 바뀜' },
+  // Why a file's text could not be read (all of it, or some pages).
+  image_no_text: { en: 'images are sent to models that can see them; they have no text to search', ko: '이미지는 볼 수 있는 모델에 그대로 보냅니다. 검색할 텍스트는 없습니다' },
+  pdf_no_pages: { en: 'the PDF has no pages Maru can read (it may be damaged)', ko: 'PDF에 마루가 읽을 수 있는 쪽이 없습니다 (손상되었을 수 있습니다)' },
+  pdf_timeout: { en: 'reading the PDF took longer than {seconds} s; it was given up', ko: 'PDF를 읽는 데 {seconds}초가 넘게 걸려 그만두었습니다' },
+  pdf_reader_failed: { en: 'the PDF reader failed on this file (it may be damaged)', ko: 'PDF 읽기 도구가 이 파일에서 실패했습니다 (손상되었을 수 있습니다)' },
+  pdf_unreadable: { en: 'the PDF could not be read', ko: 'PDF를 읽을 수 없습니다' },
+  html_unreadable: { en: 'the HTML could not be read', ko: 'HTML을 읽을 수 없습니다' },
+  not_utf8: { en: 'the file is not UTF-8 text', ko: '파일이 UTF-8 텍스트가 아닙니다' },
+  stored_file_unreadable: { en: 'the stored file cannot be read', ko: '저장된 파일을 읽을 수 없습니다' },
+  image_unreadable: { en: 'the image could not be read', ko: '이미지를 읽을 수 없습니다' },
+  no_text_in_pages: { en: 'no text could be read from any page (a scanned PDF has only images of text)', ko: '어느 쪽에서도 텍스트를 읽지 못했습니다 (스캔한 PDF에는 글자의 이미지만 있습니다)' },
+  no_text: { en: 'the file has no text', ko: '파일에 텍스트가 없습니다' },
+  unread_pages: { en: 'no text could be read from pages {pages}', ko: '{pages}쪽에서 텍스트를 읽지 못했습니다' },
+};
+
+/** `english` (the server's sentence) in English; otherwise the sentence for `reason`'s code. */
+export function reasonText(reason: Reason | null | undefined, english: string): string {
+  const lang = language();
+  const words = reason ? REASONS[reason.code] : undefined;
+  if (lang === 'en' || !reason || !words) return english;
+  const p = reason.params ?? {};
+  let s = words.ko;
+  for (const [k, v] of Object.entries(p)) s = s.split(`{${k}}`).join(v);
+  if (reason.code === 'unread_pages' && Number(p.more) > 0) s = s.replace(/쪽에서/, ` 외 ${p.more}쪽에서`);
+  if ((reason.code === 'section_budget' || reason.code === 'total_budget') && p.items) {
+    s += p.items === 'facts' ? `: 사실 ${p.of}개 중 ${p.kept}개 유지` : `: 파일 ${p.of}개 중 ${p.kept}개 표시`;
+  }
+  const n = Number(p.section);
+  return n >= 1 && n <= 5 ? `${CIRCLED[n]} ${s}` : s;
+}
+
+/** Several reasons (a prompt's changes) as one line, or `english` when there are none to word. */
+export function reasonsText(reasons: Reason[] | null | undefined, english: string): string {
+  if (language() === 'en' || !reasons?.length || reasons.some((r) => !REASONS[r.code])) return english;
+  return reasons.map((r) => reasonText(r, '')).join('; ');
+}

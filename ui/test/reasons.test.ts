@@ -1,0 +1,31 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { setLanguage } from '../src/lib/i18n';
+import { reasonsText, reasonText } from '../src/lib/reasons';
+
+describe('reasons the server gives, in the UI’s language', () => {
+  afterEach(() => setLanguage('en'));
+
+  it('English shows the server’s own sentence', () => {
+    setLanguage('en');
+    expect(reasonText({ code: 'no_attachments', params: {} }, 'no files are attached to this session or its project'))
+      .toBe('no files are attached to this session or its project');
+  });
+
+  it('Korean words a section left out, a cut, a change and a file note by code, with their values', () => {
+    setLanguage('ko');
+    expect(reasonText({ code: 'no_project_instructions', params: { project: '가족' } }, 'the project "가족" has no instructions'))
+      .toBe('“가족” 프로젝트에 지침이 없습니다');
+    expect(reasonText({ code: 'total_budget', params: { kept: '3', of: '10', items: 'facts' } }, 'x')).toBe('전체 프롬프트 예산에 맞추려고 줄였습니다: 사실 10개 중 3개 유지');
+    expect(reasonsText([{ code: 'moved_to_project', params: { section: '3', project: '가족' } }, { code: 'custom_instructions_added', params: { section: '2' } }], 'x'))
+      .toBe('③ “가족” 프로젝트로 옮김; ② 사용자 지침을 추가함');
+    expect(reasonText({ code: 'unread_pages', params: { pages: '1, 2, 3, 4, 5, 6, 7, 8, 9, 10', more: '4' } }, 'x'))
+      .toBe('1, 2, 3, 4, 5, 6, 7, 8, 9, 10 외 4쪽에서 텍스트를 읽지 못했습니다');
+  });
+
+  it('an unknown code (a newer server) or none (an old snapshot) falls back to the English', () => {
+    setLanguage('ko');
+    expect(reasonText({ code: 'something_new', params: {} }, 'something new')).toBe('something new');
+    expect(reasonText(null, 'old note')).toBe('old note');
+    expect(reasonsText(null, 'first request of this session')).toBe('first request of this session');
+  });
+});
