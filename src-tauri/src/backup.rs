@@ -66,6 +66,17 @@ impl Drop for Spool {
     }
 }
 
+/// Removes spool files a crash left in the data folder (called while owning it).
+pub fn sweep_spools(data_dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(data_dir) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".tmp") && ["backup-", "backup-db-", "export-"].iter().any(|p| name.starts_with(&format!(".{p}"))) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 /// Writes a backup of the data folder to `out`; returns what it holds.
 pub fn write(store: &Store, data_dir: &Path, out: File) -> Result<Manifest> {
     let (snapshot, _) = Spool::create(data_dir, "backup-db")?;

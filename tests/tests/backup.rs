@@ -352,3 +352,20 @@ async fn a_project_exports_as_a_zip_with_its_chats_and_files() {
         std::fs::read_dir(s.data.path()).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().ends_with(".tmp")).collect();
     assert!(leftovers.is_empty(), "exports leave no spooled files in the data folder: {leftovers:?}");
 }
+
+#[tokio::test]
+async fn spooled_exports_a_crash_left_behind_are_removed_at_start() {
+    let data = tempfile::tempdir().unwrap();
+    for name in [".backup-41-7.tmp", ".backup-db-41-8.tmp", ".export-41-9.tmp", "mine.tmp"] {
+        std::fs::write(data.path().join(name), "x").unwrap();
+    }
+    let app = App::open(data.path()).unwrap();
+    let left: Vec<String> = std::fs::read_dir(data.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert_eq!(left, ["mine.tmp"], "half-written backups go (they can be as large as the data), other files stay");
+    drop(app);
+}

@@ -48,6 +48,8 @@ impl App {
     pub fn open(data_dir: &Path) -> Result<Arc<App>> {
         paths::create_private_dir(data_dir)?;
         let lock = DataDirLock::acquire(data_dir)?;
+        // Owning the folder, no export of another process is being written: a crash's are left over.
+        crate::backup::sweep_spools(data_dir);
         let store = Store::open(&data_dir.join("maru.db"))?;
         // Safe only because this process owns the folder: no other Maru has a reply streaming.
         let interrupted = store.with(|tx| messages::mark_interrupted(tx))?;
