@@ -509,3 +509,32 @@ async fn without_a_tokenizer_the_estimate_is_calibrated_by_the_last_reply() {
     let calibrated = after["tokens"].as_f64().unwrap();
     assert!(calibrated > plain * 3.0, "the count follows what the server reported: {plain} → {calibrated}");
 }
+
+#[tokio::test]
+async fn a_chat_can_use_its_own_model_and_go_back_to_the_global_one() {
+    let (s, fake) = setup().await;
+    let sess = s.session(None, "").await;
+    let other = s.session(None, "").await;
+    let (st, v) = s.patch(&format!("/api/sessions/{sess}"), json!({ "model": "  coder-32b " })).await;
+    assert_eq!(st, StatusCode::OK, "{v}");
+    assert_eq!(v["model"], "coder-32b", "the chat remembers its model, trimmed");
+    let (_, ctx) = s.get(&format!("/api/sessions/{sess}/context")).await;
+    assert_eq!(ctx["model"], "coder-32b", "the inspector names the model the next request asks for");
+
+    fake.push(Reply::text(["From the coder."]));
+    let events = s.say(sess, "hi").await;
+    assert_eq!(events.last().unwrap().data["message"]["model"], "coder-32b", "the reply names the chat's model");
+    fake.push(Reply::text(["From the default."]));
+    s.say(other, "hi").await;
+    let asked: Vec<Value> = fake.chat_requests().iter().map(|r| r.body["model"].clone()).collect();
+    assert_eq!(asked, [json!("coder-32b"), json!("fake-model")], "only that chat asks for its model; others use the global setting");
+
+    let (_, v) = s.patch(&format!("/api/sessions/{sess}"), json!({ "model": null })).await;
+    assert!(v["model"].is_null(), "null goes back to the global model: {v}");
+    fake.push(Reply::text(["Back."]));
+    s.say(sess, "again").await;
+    assert_eq!(fake.chat_requests().last().unwrap().body["model"], "fake-model");
+
+    let (st, err) = s.patch(&format!("/api/sessions/{sess}"), json!({ "model": "bad\nname" })).await;
+    assert_eq!((st, err["code"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_model")), "{err}");
+}

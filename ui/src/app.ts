@@ -26,13 +26,13 @@ export type Topic = 'sidebar' | 'chat' | 'live' | 'panel' | 'settings' | 'preset
 const SESSIONS = ['projects', 'defaultProjectId', 'entry', 'refreshProjects', 'toggleProject', 'createProject', 'updateProject', 'deleteProject',
   'loadSessions', 'loadMoreSessions', 'findSession', 'sessionChanged', 'renameSession', 'moveSession', 'deleteSession', 'projectName'] as const satisfies readonly (keyof SessionsState)[];
 const CHAT = ['session', 'draftProjectId', 'draftPreset', 'messages', 'olderBefore', 'loadingMessages', 'live', 'replyErrors', 'focusMessageId',
-  'openSession', 'newChat', 'currentProject', 'setPreset', 'loadMessages', 'shownMessages', 'loadOlder', 'send', 'ensureSession', 'regenerate',
+  'openSession', 'newChat', 'currentProject', 'setPreset', 'setModel', 'loadMessages', 'shownMessages', 'loadOlder', 'send', 'ensureSession', 'regenerate',
   'resend', 'stop', 'currentLive', 'lastEnded'] as const satisfies readonly (keyof ChatState)[];
 const FILES = ['files', 'uploads', 'chatFiles', 'loadChatFiles', 'loadFiles', 'attachToChat', 'attachToProject', 'deleteFile', 'dismissUpload'] as const satisfies readonly (keyof FilesState)[];
 const MEMORY = ['memories', 'pendingMemories', 'memoriesLoaded', 'memoriesError', 'sourceTitles', 'loadMemories', 'pendingCount', 'sourceTitle',
   'addMemory', 'updateMemory', 'acceptMemory', 'dismissMemory', 'deleteMemory'] as const satisfies readonly (keyof MemoryState)[];
 const SEARCH = ['searchChats', 'openHit'] as const satisfies readonly (keyof SearchState)[];
-const SETTINGS = ['settings', 'presets', 'serverOffer', 'version', 'saveSettings', 'checkModelServer', 'useServer', 'startDemo', 'dismissServerOffer',
+const SETTINGS = ['settings', 'presets', 'models', 'serverOffer', 'version', 'saveSettings', 'checkModelServer', 'useServer', 'startDemo', 'dismissServerOffer',
   'refreshPresets', 'createPreset', 'updatePreset', 'deletePreset', 'presetName'] as const satisfies readonly (keyof SettingsState)[];
 const PANELS = ['panel', 'context', 'contextError', 'contextLoading', 'togglePanel', 'closePanel', 'contextChanged', 'loadContext'] as const satisfies readonly (keyof PanelsState)[];
 

@@ -7,7 +7,7 @@ import { mountChat } from '../src/views/chat';
 import { fakeBackend, settingsView } from './fakeBackend';
 
 const PROJECT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, session_count: 1, created_at: 0, updated_at: 0 };
-const SESSION: Session = { id: 5, project_id: 1, title: 'Long', preset: null, created_at: 0, updated_at: 0 };
+const SESSION: Session = { id: 5, project_id: 1, title: 'Long', preset: null, model: null, created_at: 0, updated_at: 0 };
 
 function msg(id: number, over: Partial<Message> = {}): Message {
   return {

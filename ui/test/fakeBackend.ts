@@ -46,6 +46,7 @@ export function settingsView(over: Partial<SettingsView> = {}): SettingsView {
 export function contextView(over: Partial<ContextView> = {}): ContextView {
   return {
     session_id: 9,
+    model: 'fake-model',
     sections: [{
       id: 'base', present: true, absent_reason: null, absent: null, source: 'bundled', template_outdated: false, raw_chars: 40, injected_chars: 40,
       tokens_estimate: 10, cuts: [], text: 'You are Maru, a helpful assistant.', sha256: 'a'.repeat(64),

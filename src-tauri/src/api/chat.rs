@@ -72,6 +72,9 @@ pub async fn turn_events(app: &App, session_id: i64) -> Result<TurnStream> {
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ContextView {
     pub session_id: i64,
+    /// The model the next request asks for: the chat's own, else the global setting (empty: the
+    /// first one the server lists).
+    pub model: String,
     /// ① to ⑤, present or not and why, with sizes and cuts.
     pub sections: Vec<SectionReport>,
     /// The system prompt the next request will carry, exactly.
@@ -134,7 +137,13 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
             let budgets = Budgets::from_settings(&settings::load(c)?);
             let (_, report) = prompt::render_current(c, &templates, session_id, today, &budgets)?;
             let summaries = crate::store::summaries::list(c, session_id)?;
-            Ok((report, snapshots::get(c, session_id)?, messages::history(c, session_id)?, settings::load(c)?, summaries))
+            Ok((
+                report,
+                snapshots::get(c, session_id)?,
+                messages::history(c, session_id)?,
+                settings::for_session(c, session_id)?,
+                summaries,
+            ))
         })
         .await?;
     let window = match settings.context_length {
@@ -169,6 +178,7 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
     };
     Ok(ContextView {
         session_id,
+        model: settings.model.clone(),
         chars: text.chars().count(),
         sha256: current.rendered.sha256.clone(),
         system_prompt: text,

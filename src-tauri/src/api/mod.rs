@@ -103,7 +103,7 @@ pub async fn get_session(app: &App, id: i64) -> Result<Session> {
     app.store.read(move |c| sessions::get(c, id)).await
 }
 
-/// Renames, moves (`project_id`) or sets the preset of a session, all or nothing.
+/// Renames, moves (`project_id`), or sets the preset or the model of a session, all or nothing.
 #[instrument(skip(app, patch), err(level = Level::WARN))]
 pub async fn update_session(app: &App, id: i64, patch: SessionPatch) -> Result<Session> {
     let templates = app.templates.clone();
@@ -115,6 +115,9 @@ pub async fn update_session(app: &App, id: i64, patch: SessionPatch) -> Result<S
                     chat::check_preset(tx, &templates, key)?;
                 }
                 session = sessions::set_preset(tx, id, preset.as_deref())?;
+            }
+            if let Some(model) = &patch.model {
+                session = sessions::set_model(tx, id, model.as_deref())?;
             }
             Ok(session)
         })

@@ -39,7 +39,7 @@ async fn extract(app: &App, session_id: i64) -> Result<()> {
             let from = messages::last_user_id(c, session_id)?.map_or(0, |id| id - 1);
             let history = messages::history_after(c, session_id, from)?;
             let known: Vec<String> = memories::list(c, memories::MemoryFilter::All)?.into_iter().map(|m| m.content).collect();
-            Ok((settings::load(c)?, last_exchange(&history), known))
+            Ok((settings::for_session(c, session_id)?, last_exchange(&history), known))
         })
         .await?;
     let Some((question_id, transcript)) = exchange else { return Ok(()) };

@@ -41,7 +41,7 @@ pub enum TurnKind {
 pub async fn start(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<TurnStream> {
     let guard = app.runs.begin(session_id)?;
     if matches!(&kind, TurnKind::Send { images, .. } if !images.is_empty()) {
-        check_model_sees_images(&app).await?;
+        check_model_sees_images(&app, session_id).await?;
     }
     let shared = app.clone();
     let templates = app.templates.clone();
@@ -87,7 +87,7 @@ pub async fn start(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<Tur
                     messages::set_runtime_note(tx, message_id, &history::runtime_note(&templates, now)?)?;
                 }
             }
-            let settings = settings::load(tx)?;
+            let settings = settings::for_session(tx, session_id)?;
             // With the model known without asking the server, the first round opens in this
             // same transaction: one store round trip from the call to the request.
             let first = match shared.clients.known_model(&settings.endpoint_url, &settings.model) {
@@ -177,8 +177,8 @@ async fn image_urls(app: &Arc<App>, refs: Vec<(i64, String, String)>) -> Result<
 }
 
 /// Refuses images before anything is stored when the model is known not to see them.
-async fn check_model_sees_images(app: &App) -> Result<()> {
-    let settings = app.store.read(settings::load).await?;
+async fn check_model_sees_images(app: &App, session_id: i64) -> Result<()> {
+    let settings = app.store.read(move |c| settings::for_session(c, session_id)).await?;
     let client = app.llm_client(&settings);
     let model = app.resolve_model(&client, &settings).await?;
     if client.accepts_images(&model).await == Some(false) {

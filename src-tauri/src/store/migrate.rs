@@ -29,6 +29,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!(9, "0009_session_summaries"),
     migration!(10, "0010_message_error_codes"),
     migration!(11, "0011_reason_codes"),
+    migration!(12, "0012_session_model"),
 ];
 
 pub fn latest_version() -> i64 {

@@ -18,6 +18,8 @@ pub struct Session {
     pub project_id: i64,
     pub title: String,
     pub preset: Option<String>,
+    /// The model this chat asks for; `None`: the global setting.
+    pub model: Option<String>,
     pub created_at: i64,
     /// Newest activity: creation, rename, move or the latest message.
     pub updated_at: i64,
@@ -47,6 +49,9 @@ pub struct SessionPatch {
     /// which knows the built-in presets.
     #[serde(default, deserialize_with = "super::settings::present")]
     pub preset: Option<Option<String>>,
+    /// This chat's model; `null` goes back to the global setting.
+    #[serde(default, deserialize_with = "super::settings::present")]
+    pub model: Option<Option<String>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
@@ -57,10 +62,18 @@ pub struct SessionPage {
     pub next_cursor: Option<String>,
 }
 
-const SELECT: &str = "SELECT id, project_id, title, preset, created_at, updated_at FROM sessions";
+const SELECT: &str = "SELECT id, project_id, title, preset, model, created_at, updated_at FROM sessions";
 
 fn from_row(r: &Row) -> rusqlite::Result<Session> {
-    Ok(Session { id: r.get(0)?, project_id: r.get(1)?, title: r.get(2)?, preset: r.get(3)?, created_at: r.get(4)?, updated_at: r.get(5)? })
+    Ok(Session {
+        id: r.get(0)?,
+        project_id: r.get(1)?,
+        title: r.get(2)?,
+        preset: r.get(3)?,
+        model: r.get(4)?,
+        created_at: r.get(5)?,
+        updated_at: r.get(6)?,
+    })
 }
 
 pub fn get(conn: &Connection, id: i64) -> Result<Session> {
@@ -110,6 +123,21 @@ pub fn set_preset(conn: &Connection, id: i64, preset: Option<&str>) -> Result<Se
     let session = get(conn, id)?;
     let at = next_activity(conn, session.project_id)?;
     conn.execute("UPDATE sessions SET preset = ?2, updated_at = ?3 WHERE id = ?1", params![id, preset, at])?;
+    get(conn, id)
+}
+
+/// The longest model name a chat may name (servers' ids are short; this only stops garbage).
+pub const MODEL_MAX_CHARS: usize = 300;
+
+pub fn set_model(conn: &Connection, id: i64, model: Option<&str>) -> Result<Session> {
+    let model = model.map(str::trim).filter(|m| !m.is_empty());
+    if let Some(m) = model {
+        if m.chars().count() > MODEL_MAX_CHARS || m.chars().any(char::is_control) {
+            return Err(Error::invalid("invalid_model", format!("a model name is one line of at most {MODEL_MAX_CHARS} characters")));
+        }
+    }
+    get(conn, id)?;
+    conn.execute("UPDATE sessions SET model = ?2 WHERE id = ?1", params![id, model])?;
     get(conn, id)
 }
 

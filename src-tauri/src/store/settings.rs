@@ -185,6 +185,15 @@ pub(crate) fn present<'de, T: Deserialize<'de>, D: Deserializer<'de>>(d: D) -> s
     Option::<T>::deserialize(d).map(Some)
 }
 
+/// The settings a chat's requests use: the global ones, with the chat's own model if it has one.
+pub fn for_session(conn: &Connection, session_id: i64) -> Result<Settings> {
+    let mut settings = load(conn)?;
+    if let Some(model) = super::sessions::get(conn, session_id)?.model {
+        settings.model = model;
+    }
+    Ok(settings)
+}
+
 pub fn load(conn: &Connection) -> Result<Settings> {
     let mut stmt = conn.prepare_cached("SELECT key, value FROM settings")?;
     let mut map = serde_json::Map::new();

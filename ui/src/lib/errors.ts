@@ -36,6 +36,7 @@ const MARU: Record<string, ErrorWords> = {
   demo_unavailable: { en: 'The demo model is not on this machine.', ko: '이 컴퓨터에는 데모 모델이 없습니다. 마루 소스 폴더에서 `make run`을 실행하면 준비되고, 설정에서 직접 모델 서버를 연결할 수도 있습니다.', detail: true },
   // Names, titles and texts.
   invalid_name: { en: 'This name cannot be used.', ko: '이 이름은 쓸 수 없습니다. 한 줄로, 너무 길지 않게 입력하세요.' },
+  invalid_model: { en: 'This model name cannot be used.', ko: '이 모델 이름은 쓸 수 없습니다. 한 줄로, 너무 길지 않게 입력하세요.' },
   invalid_title: { en: 'This title cannot be used.', ko: '이 제목은 쓸 수 없습니다. 한 줄로, 너무 길지 않게 입력하세요.' },
   invalid_description: { en: 'This description is too long.', ko: '설명이 너무 깁니다. 줄이세요.' },
   invalid_prompt: { en: 'This prompt cannot be used.', ko: '이 프롬프트는 쓸 수 없습니다. 비어 있지 않게, 너무 길지 않게 입력하세요.' },

@@ -10,6 +10,10 @@ import { ERRORS } from './errors';
 const en = {
   appName: 'Maru',
   newChat: 'New chat',
+  chatModel: 'Model for this chat',
+  nextModel: 'Next request’s model',
+  globalModel: 'Default model ({model})',
+  modelServerFirst: 'the server’s first',
   demoStart: 'Start the demo model',
   demoStarting: 'Starting the demo model…',
   demoExplained: 'Or try Maru with a tiny demo model (SmolLM2, 135M parameters, on llama.cpp) that runs on this machine. Its answers are weak: for real work, run vLLM, Ollama or LM Studio and set its address in Settings.',
@@ -365,6 +369,10 @@ type Dict = Record<Key, string>;
 const ko: Dict = {
   appName: '마루',
   newChat: '새 대화',
+  chatModel: '이 대화의 모델',
+  nextModel: '다음 요청의 모델',
+  globalModel: '기본 모델 ({model})',
+  modelServerFirst: '서버의 첫 모델',
   demoStart: '데모 모델 시작',
   demoStarting: '데모 모델을 시작하는 중…',
   demoExplained: '이 컴퓨터에서 돌아가는 아주 작은 데모 모델(SmolLM2, 1억 3500만 매개변수, llama.cpp)로 마루를 써 볼 수도 있습니다. 답의 질은 낮습니다. 제대로 쓰려면 vLLM, Ollama, LM Studio를 실행하고 설정에서 주소를 입력하세요.',

@@ -156,6 +156,17 @@ export class ChatState {
     });
   }
 
+  /** This chat's own model; `null` goes back to the global one. Only a chat that exists has one. */
+  async setModel(model: string | null): Promise<void> {
+    const app = this.app;
+    if (!this.session) return;
+    const id = this.session.id;
+    await app.attempt(async () => {
+      app.sessionChanged(await app.backend.updateSession(id, { model }));
+      app.contextChanged();
+    });
+  }
+
   // ---- messages
 
   /**

@@ -28,6 +28,8 @@ export class SettingsState {
   settings: SettingsView | null = null;
   presets: Preset[] = [];
   serverOffer: ServerOffer | null = null;
+  /** The model server's models, as listed at start (for the chat's model picker). */
+  models: string[] = [];
   version = '';
 
   constructor(private readonly app: App) {}
@@ -62,6 +64,8 @@ export class SettingsState {
     let reason: ServerOffer['reason'];
     try {
       const models = await backend.listModels();
+      this.models = models.map((m) => m.id);
+      this.app.emit('chat');
       if (models.length > 0 || this.settings?.model) return;
       reason = 'no_model';
     } catch (e) {

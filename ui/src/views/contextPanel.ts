@@ -65,6 +65,7 @@ function body(app: App, v: ContextView, staleError: string | null): Child[] {
     staleError ? h('div', { class: 'msg-error' }, icon('warn'), h('span', null, staleError)) : null,
     h('section', { class: 'card summary', 'data-testid': 'context-summary' },
       h('h3', null, t('systemPrompt')),
+      kv(t('nextModel'), h('span', { 'data-testid': 'context-model' }, v.model || t('modelServerFirst'))),
       kv(t('size'), `${t('chars', { n: count(v.chars) })} · ${t('tokens', { n: count(v.tokens) })} (${v.tokens_source === 'server' ? t('tokensServer') : v.tokens_source === 'calibrated_estimate' ? t('tokensCalibrated') : t('tokensEstimate')})`),
       h('div', { class: 'kv' },
         h('span', { class: 'k' }, t('sha')),

@@ -9,6 +9,11 @@ import type { TokenPlan } from "./TokenPlan";
 
 export type ContextView = { session_id: number, 
 /**
+ * The model the next request asks for: the chat's own, else the global setting (empty: the
+ * first one the server lists).
+ */
+model: string, 
+/**
  * ① to ⑤, present or not and why, with sizes and cuts.
  */
 sections: Array<SectionReport>, 

@@ -9,4 +9,8 @@ project_id?: number,
  * A preset key replaces the base prompt; `null` goes back to it. Checked by the api layer,
  * which knows the built-in presets.
  */
-preset?: string | null, };
+preset?: string | null, 
+/**
+ * This chat's model; `null` goes back to the global setting.
+ */
+model?: string | null, };
