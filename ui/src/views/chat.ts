@@ -14,6 +14,7 @@ import { liveNode, messageNode, updateLiveNode } from './message';
 import { openSettingsDialog } from './settingsDialog';
 import { renameSession, sessionMenu, sessionTitle } from './sidebar';
 import { toast } from './toast';
+import { presetDescription, presetName } from '../lib/presets';
 
 /** Message elements kept in the page at most, and how many more are drawn when scrolling reaches an end. */
 const MAX_SHOWN = 200;
@@ -21,21 +22,6 @@ const STEP = 25;
 /** Model server errors that the server settings fix. */
 const SETTINGS_CODES = new Set(['invalid_url', 'unreachable', 'dns', 'timeout_connect', 'timeout_first_byte', 'timeout_idle', 'unauthorized', 'unknown_model', 'not_found', 'no_model']
   .map((c) => `model_server.${c}`));
-
-/** The chat's model: the global one by default, or one of the server's (a name no longer listed still shows). */
-function modelPicker(app: App, model: string | null): HTMLElement {
-  const global = app.settings?.model || t('modelServerFirst');
-  const names = model && !app.models.includes(model) ? [...app.models, model] : app.models;
-  const select = h('select', {
-    class: 'preset-select model-select', 'aria-label': t('chatModel'), title: t('chatModel'), 'data-testid': 'model-picker',
-    onChange: (e: Event) => void app.setModel((e.target as HTMLSelectElement).value || null),
-  },
-    h('option', { value: '' }, t('globalModel', { model: global })),
-    names.map((m) => h('option', { value: m }, m)),
-  ) as HTMLSelectElement;
-  select.value = model ?? '';
-  return h('label', { class: 'preset-picker' }, icon('cpu'), select);
-}
 
 export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void): void {
   const head = h('header', { class: 'chat-head' });
@@ -78,7 +64,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
     // Redrawn only when something it shows changed (a redraw would close an open picker).
     const files = app.chatFiles();
     const fileCount = files.own.length + files.project.length;
-    const sig = JSON.stringify([s?.id, s?.title, s?.model, app.models, app.settings?.model, presetValue, project?.id, project?.name, app.panel, app.presets.map((p) => [p.key, p.name]), t('preset'), files.own.length, files.project.length, app.pendingCount]);
+    const sig = JSON.stringify([s?.id, s?.title, presetValue, project?.id, project?.name, app.panel, app.presets.map((p) => [p.key, p.name]), t('preset'), files.own.length, files.project.length, app.pendingCount]);
     if (sig === headSig) return;
     headSig = sig;
     document.title = s ? `${sessionTitle(s)} · Maru` : 'Maru';
@@ -92,7 +78,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
       onChange: (e: Event) => void app.setPreset((e.target as HTMLSelectElement).value || null),
     },
       h('option', { value: '' }, t('basePrompt')),
-      builtin.length ? h('optgroup', { label: t('builtinPresets') }, builtin.map((p) => h('option', { value: p.key, title: p.description }, p.name))) : null,
+      builtin.length ? h('optgroup', { label: t('builtinPresets') }, builtin.map((p) => h('option', { value: p.key, title: presetDescription(p) }, presetName(p)))) : null,
       mine.length ? h('optgroup', { label: t('yourPresets') }, mine.map((p) => h('option', { value: p.key, title: p.description }, p.name))) : null,
     );
     // A preset that no longer exists still shows, so the picker never lies.
@@ -110,7 +96,6 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
       ),
       h('div', { class: 'head-actions' },
         h('label', { class: 'preset-picker' }, icon('layers'), select),
-        s ? modelPicker(app, s.model) : null,
         h('button', {
           class: ['btn', 'btn-ghost', 'files-btn', app.panel === 'files' && 'active'], type: 'button', 'data-testid': 'open-files',
           'aria-pressed': String(app.panel === 'files'),

@@ -10,6 +10,7 @@ import { copyText } from '../lib/clipboard';
 import { h, icon, replaceChildren, type Child } from '../lib/dom';
 import { count, dateTime, ms, percent, rate, relative, shortSha } from '../lib/format';
 import { t, type Key } from '../lib/i18n';
+import { presetSourceText } from '../lib/presets';
 import { reasonsText, reasonText } from '../lib/reasons';
 import { openSettingsDialog } from './settingsDialog';
 import { toast } from './toast';
@@ -96,7 +97,7 @@ function body(app: App, v: ContextView, staleError: string | null): Child[] {
           r.tokens_per_second != null ? kv(t('speed'), t('figSpeed', { n: rate(r.tokens_per_second) })) : null,
         )
       : null,
-    h('ol', { class: 'sections', 'data-testid': 'context-sections' }, v.sections.map((s, i) => section(s, i + 1))),
+    h('ol', { class: 'sections', 'data-testid': 'context-sections' }, v.sections.map((s, i) => section(s, i + 1, presetSourceText(s.source, app.presets, t('preset'))))),
     summaries(v.summaries),
     h('section', { class: 'card' },
       h('details', { class: 'full-prompt' },
@@ -180,7 +181,7 @@ function summaries(list: Summary[]): HTMLElement | null {
 }
 
 /** `n` is its place, ① to ⑤: the server lists the sections in the order the model reads them. */
-function section(s: SectionReport, n: number): HTMLElement {
+function section(s: SectionReport, n: number, source: string): HTMLElement {
   return h('li', { class: ['section', s.present ? 'present' : 'absent'], 'data-testid': 'context-section', dataset: { section: s.id } },
     h('div', { class: 'section-top' },
       h('span', { class: 'num' }, CIRCLED[n] ?? String(n)),
@@ -189,7 +190,7 @@ function section(s: SectionReport, n: number): HTMLElement {
     ),
     !s.present && s.absent_reason ? h('p', { class: 'absent-reason' }, reasonText(s.absent, s.absent_reason)) : null,
     h('div', { class: 'section-meta' },
-      h('span', { title: t('source') }, s.source),
+      h('span', { title: t('source') }, source),
       s.present ? h('span', null, `${t('raw')} ${count(s.raw_chars)} → ${t('injected')} ${count(s.injected_chars)}`) : null,
       s.present ? h('span', null, `≈${t('tokens', { n: count(s.tokens_estimate) })}`) : null,
     ),

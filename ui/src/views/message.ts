@@ -113,7 +113,7 @@ export function figures(m: Pick<Message, 'model' | 'prompt_tokens' | 'completion
   if (m.prompt_tokens != null) add(t('figPrompt', { n: count(m.prompt_tokens) }));
   if (m.completion_tokens != null) add(t('figCompletion', { n: count(m.completion_tokens) }));
   if (m.cached_tokens != null) add(t('figCached', { n: count(m.cached_tokens) }), m.prompt_tokens ? `${Math.round((m.cached_tokens / m.prompt_tokens) * 100)}%` : undefined);
-  if (m.ttft_ms != null) add(t('figTtft', { ms: ms(m.ttft_ms) }), 'time to first token');
+  if (m.ttft_ms != null) add(t('figTtft', { ms: ms(m.ttft_ms) }), t('ttft'));
   if (m.tokens_per_second != null) add(t('figSpeed', { n: rate(m.tokens_per_second) }));
   return parts.length ? h('div', { class: 'figures', 'data-testid': 'figures' }, parts) : null;
 }

@@ -4,6 +4,7 @@ import type { App } from '../app';
 import type { Preset } from '../backend/types';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { t } from '../lib/i18n';
+import { presetDescription, presetName } from '../lib/presets';
 import { confirmDialog } from './dialog';
 
 export function mountPresetEditor(app: App, root: HTMLElement): void {
@@ -40,7 +41,7 @@ export function mountPresetEditor(app: App, root: HTMLElement): void {
     if (!p.builtin && editing === p.id) return h('li', { class: 'preset editing' }, form(p));
     return h('li', { class: 'preset' },
       h('div', { class: 'preset-top' },
-        h('strong', null, p.name),
+        h('strong', null, presetName(p)),
         p.builtin ? h('span', { class: 'badge' }, t('builtin')) : null,
         h('span', { class: 'spacer' }),
         p.builtin || p.id === null ? null : [
@@ -53,7 +54,7 @@ export function mountPresetEditor(app: App, root: HTMLElement): void {
           }, icon('trash')),
         ],
       ),
-      p.description ? h('p', { class: 'hint' }, p.description) : null,
+      p.description ? h('p', { class: 'hint' }, presetDescription(p)) : null,
       h('details', null, h('summary', null, t('showText')), h('pre', { class: 'prompt-text' }, p.prompt)),
     );
   };

@@ -43,7 +43,7 @@ export function openProjectDialog(app: App, project?: Project, focus: 'name' | '
   // Files are stored as they are added (not with Save): the project exists already.
   const files = project ? projectFilesSection(app, project) : null;
   const handle = openDialog({
-    title: project ? `${project.name}` : t('newProject'),
+    title: project ? app.projectName(project) : t('newProject'),
     body: files ? [form, files.el] : form,
     onClose: () => files?.dispose(),
     footer: [h('button', { class: 'btn', type: 'button', onClick: () => handle.close() }, t('cancel')), saveBtn],

@@ -2,6 +2,7 @@
 // or replaced, and show the server's message as it is.
 
 import { h, icon } from '../lib/dom';
+import { t } from '../lib/i18n';
 
 let host: HTMLElement | null = null;
 
@@ -18,7 +19,7 @@ export function toast(message: string, kind: 'info' | 'error' = 'info'): void {
   // The same error twice in a row shows once.
   const last = box.lastElementChild as HTMLElement | null;
   if (last && last.dataset.message === message) last.remove();
-  const close = h('button', { class: 'icon-btn', type: 'button', title: 'Dismiss', onClick: () => item.remove() }, icon('close'));
+  const close = h('button', { class: 'icon-btn', type: 'button', title: t('close'), 'aria-label': t('close'), onClick: () => item.remove() }, icon('close'));
   const item = h('div', { class: ['toast', `toast-${kind}`], dataset: { message }, role: kind === 'error' ? 'alert' : undefined },
     kind === 'error' ? icon('warn') : icon('check'),
     h('span', { class: 'toast-text' }, message),
