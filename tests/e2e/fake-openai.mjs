@@ -75,7 +75,8 @@ export function offeredTools(request) {
 }
 
 /** Listens on 127.0.0.1:`port` (any free port by default); rejects when the port is taken. */
-export async function startFakeOpenAi({ pieceDelayMs = 120, port: wanted = 0, toolScripts = DEFAULT_TOOL_SCRIPTS, longPieces: longCount = 600, longPieceMs = 5, maxModelLen = 8192 } = {}) {
+/** `replyPieces`: the plain reply's pieces (REPLY_PIECES by default; the Korean test sends Korean ones). */
+export async function startFakeOpenAi({ pieceDelayMs = 120, port: wanted = 0, toolScripts = DEFAULT_TOOL_SCRIPTS, longPieces: longCount = 600, longPieceMs = 5, maxModelLen = 8192, replyPieces = REPLY_PIECES } = {}) {
   const requests = [];
   const extractions = [];
   /** The tool calls made, in order: `{ id, name, arguments }` (arguments as sent, a JSON string). */
@@ -135,7 +136,7 @@ export async function startFakeOpenAi({ pieceDelayMs = 120, port: wanted = 0, to
         }
         const long = last?.role === 'user' && textOf(last).includes(LONG_MARKER);
         const markdown = last?.role === 'user' && textOf(last).includes(MARKDOWN_MARKER);
-        const pieces = last?.role === 'tool' ? AFTER_TOOL_PIECES : long ? longPieces(longCount) : markdown ? MARKDOWN_PIECES : REPLY_PIECES;
+        const pieces = last?.role === 'tool' ? AFTER_TOOL_PIECES : long ? longPieces(longCount) : markdown ? MARKDOWN_PIECES : replyPieces;
         const delay = last?.role === 'user' && textOf(last).includes(SLOW_MARKER) ? SLOW_PIECE_MS : long ? longPieceMs : pieceDelayMs;
         // Sleeps are kept to the schedule (setTimeout is late by a millisecond or so each time).
         const begun = Date.now();

@@ -97,6 +97,7 @@ export function mountComposer(app: App, root: HTMLElement): { focus(): void } {
       button.disabled = false;
     }
     area.placeholder = t('composerPlaceholder');
+    area.setAttribute('aria-label', t('composerPlaceholder'));
     hint.textContent = t('composerHint');
     attach.title = t('attachFiles');
     attach.setAttribute('aria-label', t('attachFiles'));

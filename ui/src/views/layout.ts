@@ -49,6 +49,8 @@ export function mountLayout(app: App, root: HTMLElement): { perform: (action: Ac
 
   // On a narrow window the sidebar is a drawer: choosing a chat closes it.
   app.on('chat', () => shell.classList.remove('sidebar-open'));
+  // Labels made before the settings (and so the language) arrived follow them.
+  app.on('settings', () => sidebar.setAttribute('aria-label', t('projects')));
 
   const renderBanner = () => {
     if (app.unauthorized) {

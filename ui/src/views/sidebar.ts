@@ -29,6 +29,7 @@ export function mountSidebar(app: App, root: HTMLElement): { focusSearch(): void
   const search = mountSearch(app, () => render());
   root.replaceChildren(head, search.box, projects, search.results, foot);
   const render = () => {
+    list.setAttribute('aria-label', t('projects'));
     projects.hidden = search.active();
     search.results.hidden = !search.active();
     search.render();

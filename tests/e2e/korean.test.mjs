@@ -1,0 +1,248 @@
+// Browser end-to-end: with the UI in Korean, no English string of the UI's own shows on any main
+// screen: the sidebar, a chat with a reply and a failed reply, the context inspector, the files
+// panel with a file that could not be read, the memory panel, every settings tab, the shortcuts
+// list, a project dialog and an error toast (a duplicate project name). Every visible text node
+// and every aria-label, title and placeholder is compared with the English dictionary
+// (ui/src/lib/i18n.ts, and the server's reasons in ui/src/lib/reasons.ts): a string that differs
+// from its Korean one must not show, whole or as a run of words inside a longer text.
+//
+// User content is Korean by construction (project, chat, message, fact, reply), and what the
+// model or the prompt templates wrote (replies, the system prompt, tool arguments) is not the
+// UI's words, so those elements are not read. The brand name Maru is a proper name.
+//
+// Env: as chat.test.mjs.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { MODEL, startFakeOpenAi } from './fake-openai.mjs';
+import { TOKEN, api, checkPrerequisites, freePort, openBrowser, outDir, repo, startMaru, stepper } from './harness.mjs';
+
+const KOREAN_REPLY = ['안녕하세요', ', ', '무엇을', ' 도와', '드릴까요', '?'];
+const PROJECT = '가족 일정';
+
+/** `key: 'value'` entries of one dictionary object literal in a TS file (single-quoted values). */
+function entries(source, start, end) {
+  const from = source.indexOf(start);
+  assert.ok(from >= 0, `cannot find ${start}`);
+  const body = source.slice(from + start.length, source.indexOf(end, from));
+  const out = new Map();
+  for (const m of body.matchAll(/^\s+'?([\w.-]+)'?: '((?:[^'\\]|\\.)*)',?\s*$/gm)) out.set(m[1], m[2].replace(/\\'/g, "'"));
+  return out;
+}
+
+/** Reasons: `code: { en: '…', ko: '…' }`. */
+function reasonEntries(source) {
+  const en = new Map();
+  const ko = new Map();
+  for (const m of source.matchAll(/^\s+(\w+): \{ en: '((?:[^'\\]|\\.)*)', ko: '((?:[^'\\]|\\.)*)' \}/gm)) {
+    en.set(m[1], m[2]);
+    ko.set(m[1], m[3]);
+  }
+  return { en, ko };
+}
+
+/**
+ * The English phrases to look for: each string whose English differs from its Korean, cut at its
+ * placeholders (`{name}`, the forms of a plural), trimmed of punctuation. A phrase of one word is
+ * looked for as a whole text only (a word alone is too common to judge inside a longer one).
+ */
+function englishPhrases() {
+  const i18n = fs.readFileSync(path.join(repo, 'ui/src/lib/i18n.ts'), 'utf8');
+  const en = entries(i18n, 'const en = {', '} as const;');
+  const ko = entries(i18n, 'const ko: Dict = {', '\n};');
+  assert.ok(en.size > 300 && ko.size > 300, `the dictionaries were read (${en.size} English, ${ko.size} Korean entries)`);
+  const reasons = reasonEntries(fs.readFileSync(path.join(repo, 'ui/src/lib/reasons.ts'), 'utf8'));
+  assert.ok(reasons.en.size > 20, 'the reasons were read');
+  const phrases = new Map();
+  const add = (key, english, korean) => {
+    if (english === korean) return;
+    const plain = english.replace(/\{\w+, plural,((?:\s*=?\w+ \{[^{}]*\})+)\s*\}/g, (_, forms) => [...forms.matchAll(/\{([^{}]*)\}/g)].map((f) => f[1].replace(/#/g, '{n}')).join('{n}'));
+    for (const piece of plain.split(/\{\w+\}|#/)) {
+      const phrase = piece.replace(/^[\s.,:;·()“”"'’…→-]+|[\s.,:;·()“”"'’…→-]+$/g, '');
+      if (!/[A-Za-z]{2}/.test(phrase) || phrase === 'Maru') continue;
+      if (korean.includes(phrase)) continue; // kept as is in Korean too (a key name, a setting's name)
+      if (!phrases.has(phrase)) phrases.set(phrase, key);
+    }
+  };
+  for (const [key, english] of en) add(key, english, ko.get(key) ?? '');
+  for (const [code, english] of reasons.en) add(`reason ${code}`, english, reasons.ko.get(code) ?? '');
+  return [...phrases].map(([phrase, key]) => ({ phrase, key }));
+}
+
+/** In the page: every visible English phrase, with where it was seen. */
+async function englishOnScreen(page, phrases, where) {
+  return page.evaluate(({ phrases, where }) => {
+    // What the user or the model wrote, and the prompt text: not the UI's words.
+    const CONTENT = '.md, pre, code, .msg-text, .memory-text, .fact-text, [data-testid=file-name], .chip-name, .session-title, .summary-text, textarea, .reasoning-text';
+    const words = (s) => s.split(/[^A-Za-z0-9'’+-]+/).filter(Boolean);
+    const compiled = phrases.map(({ phrase, key }) => ({ phrase, key, words: words(phrase) }));
+    const found = [];
+    const check = (text, what) => {
+      const t = text.trim();
+      if (!t) return;
+      const w = words(t);
+      for (const p of compiled) {
+        if (p.words.length === 0) continue;
+        const whole = t.replace(/^[\s.,:;·()“”"'’…-]+|[\s.,:;·()“”"'’…-]+$/g, '') === p.phrase;
+        let inside = false;
+        if (!whole && p.words.length > 1 && t.includes(p.words[0])) {
+          for (let i = 0; i + p.words.length <= w.length && !inside; i++) inside = p.words.every((x, j) => w[i + j] === x);
+        }
+        if (whole || inside) found.push(`${where}: ${what} ${JSON.stringify(t.slice(0, 160))} shows “${p.phrase}” (${p.key})`);
+      }
+    };
+    const visible = (el) => el.checkVisibility?.({ checkOpacity: true, checkVisibilityCSS: true }) ?? true;
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const el = n.parentElement;
+      if (!el || el.closest(CONTENT) || el.closest('script, style') || !visible(el)) continue;
+      check(n.textContent, 'text');
+    }
+    for (const el of document.body.querySelectorAll('[aria-label], [title], [placeholder]')) {
+      if (el.closest(CONTENT) && !el.matches('textarea') || !visible(el)) continue;
+      for (const a of ['aria-label', 'title', 'placeholder']) if (el.hasAttribute(a)) check(el.getAttribute(a), `${a} of <${el.tagName.toLowerCase()}>`);
+    }
+    return [...new Set(found)];
+  }, { phrases, where });
+}
+
+test('in Korean, no English string of the UI shows on the main screens', { timeout: 180_000 }, async (t) => {
+  checkPrerequisites();
+  const phrases = englishPhrases();
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'maru-e2e-korean-'));
+  const fake = await startFakeOpenAi({ pieceDelayMs: 10, replyPieces: KOREAN_REPLY });
+  const maru = await startMaru(path.join(tmp, 'data'), await freePort());
+  const { context, page, pageErrors } = await openBrowser(tmp);
+  t.after(async () => {
+    await context.close().catch(() => {});
+    maru.child.kill('SIGTERM');
+    await fake.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+  const step = stepper(page, maru, pageErrors, 'korean-failure.png');
+  const seen = [];
+  const scan = async (where) => {
+    const found = await englishOnScreen(page, phrases, where);
+    seen.push(...found);
+    await page.screenshot({ path: path.join(outDir, `korean-${where.replace(/\W+/g, '-')}.png`) });
+  };
+
+  let sessionId;
+  await step('Korean data: a project, a chat with a reply and a failed reply, a file that cannot be read, a fact', async () => {
+    await api(maru.base, 'PATCH', '/api/settings', { endpoint_url: fake.baseUrl, model: MODEL, language: 'ko' });
+    const project = await api(maru.base, 'POST', '/api/projects', { name: PROJECT, instructions: '' });
+    await api(maru.base, 'POST', '/api/memories', { content: '한국어 답변을 좋아함.' });
+    await page.goto(`${maru.base}/#token=${TOKEN}`);
+    await page.locator('[data-testid=project]', { hasText: PROJECT }).waitFor();
+    assert.equal(await page.evaluate(() => document.documentElement.lang), 'ko', 'the UI follows the language setting');
+    const head = page.locator('[data-testid=project]', { hasText: PROJECT });
+    await head.hover();
+    await head.getByRole('button', { name: `${PROJECT}에 새 대화` }).click();
+    const composer = page.getByTestId('composer');
+    await composer.fill('안녕하세요');
+    await composer.press('Enter');
+    await page.getByTestId('message-assistant').filter({ hasText: '무엇을 도와드릴까요' }).waitFor({ timeout: 30_000 });
+    await page.getByTestId('message-live').waitFor({ state: 'detached', timeout: 30_000 });
+    const sessions = await api(maru.base, 'GET', `/api/sessions?project_id=${project.id}`);
+    sessionId = sessions.sessions[0].id;
+    // A failed reply: the model server does not answer for one message.
+    const closed = await freePort();
+    await api(maru.base, 'PATCH', '/api/settings', { endpoint_url: `http://127.0.0.1:${closed}/v1` });
+    await composer.fill('거기 누구 있나요?');
+    await composer.press('Enter');
+    await page.getByTestId('message-assistant').last().locator('.msg-error').waitFor({ timeout: 30_000 });
+    await api(maru.base, 'PATCH', '/api/settings', { endpoint_url: fake.baseUrl });
+    // A PDF that cannot be read.
+    const form = new FormData();
+    form.append('session_id', String(sessionId));
+    form.append('file', new Blob([Buffer.from('%PDF-1.7\n')], { type: 'application/pdf' }), '손상된 문서.pdf');
+    const res = await fetch(`${maru.base}/api/attachments`, { method: 'POST', headers: { Authorization: `Bearer ${TOKEN}` }, body: form });
+    assert.ok(res.ok, `the upload is taken: ${res.status} ${await res.text()}`);
+    for (let i = 0; i < 100; i++) {
+      const list = await api(maru.base, 'GET', `/api/attachments?session_id=${sessionId}`);
+      if (list.every((a) => a.status !== 'indexing')) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  });
+
+  await step('the check itself finds an English string when one shows', async () => {
+    await page.evaluate(() => document.body.append(Object.assign(document.createElement('p'), { id: 'probe', textContent: 'Load older messages' })));
+    const found = await englishOnScreen(page, phrases, 'probe');
+    await page.evaluate(() => document.getElementById('probe')?.remove());
+    assert.ok(found.some((f) => f.includes('loadOlder')), `a planted English label is reported (${phrases.length} phrases looked for): ${found.join(' | ')}`);
+  });
+
+  await step('the reload: the sidebar and the chat, its reply and its failed reply', async () => {
+    await page.reload();
+    await page.locator('[data-testid=session]', { hasText: '안녕하세요' }).click();
+    const failed = page.getByTestId('message-assistant').last().locator('.msg-error');
+    await failed.waitFor();
+    assert.match(await failed.innerText(), /모델 서버에 연결할 수 없습니다/, 'the stored failure is worded in Korean after a reload, by its stored code');
+    await scan('chat');
+  });
+
+  await step('the context inspector', async () => {
+    await page.getByTestId('open-context').click();
+    await page.getByTestId('context-sections').waitFor();
+    const reasons = await page.locator('.absent-reason').allInnerTexts();
+    assert.ok(reasons.length > 0 && reasons.every((r) => /[가-힣]/.test(r)), `why a section is left out is in Korean: ${JSON.stringify(reasons)}`);
+    await scan('context inspector');
+  });
+
+  await step('the files panel with a file that could not be read', async () => {
+    await page.getByTestId('open-files').click();
+    const row = page.getByTestId('file').filter({ hasText: '손상된 문서.pdf' });
+    await row.waitFor();
+    await row.locator('.file-note').waitFor();
+    assert.match(await row.locator('.file-note').innerText(), /[가-힣]/, 'why the file failed is in Korean');
+    await scan('files panel');
+  });
+
+  await step('the memory panel', async () => {
+    await page.getByTestId('sidebar-memory').click();
+    await page.getByTestId('memory-panel').waitFor();
+    await page.getByTestId('memory-facts').filter({ hasText: '한국어 답변을 좋아함.' }).waitFor();
+    await scan('memory panel');
+  });
+
+  await step('every settings tab', async () => {
+    await page.getByTestId('open-settings').click();
+    const dialog = page.locator('dialog[open]');
+    const tabs = dialog.getByRole('tab');
+    await tabs.first().waitFor();
+    const n = await tabs.count();
+    for (let i = 0; i < n; i++) {
+      await tabs.nth(i).click();
+      await scan(`settings tab ${await tabs.nth(i).innerText()}`);
+    }
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+  });
+
+  await step('the shortcuts list', async () => {
+    await page.getByTestId('open-shortcuts').click();
+    await page.getByTestId('shortcuts').waitFor();
+    await scan('shortcuts');
+    await page.keyboard.press('Escape');
+    await page.getByTestId('shortcuts').waitFor({ state: 'detached' });
+  });
+
+  await step('a project dialog and the toast for a name already taken', async () => {
+    await page.getByTestId('new-project').click();
+    const dialog = page.locator('dialog[open]');
+    await dialog.locator('input[name=name]').waitFor();
+    await scan('project dialog');
+    await dialog.locator('input[name=name]').fill(PROJECT);
+    await dialog.getByRole('button', { name: '새 프로젝트' }).click();
+    const toast = page.locator('.toast-error');
+    await toast.waitFor();
+    assert.match(await toast.innerText(), /같은 이름이 이미 있습니다/, 'the duplicate name is refused in Korean');
+    await scan('duplicate name toast');
+  });
+
+  if (seen.length) console.log(`English on Korean screens:\n  ${seen.join('\n  ')}`);
+  assert.deepEqual(seen, [], 'every string the UI shows in Korean is Korean (see the list above)');
+});
