@@ -3,7 +3,7 @@
 // name and description they typed.
 
 import type { Preset } from '../backend/types';
-import { language } from './i18n';
+import { language, t } from './i18n';
 
 export const BUILTIN_PRESETS: Readonly<Record<string, { ko: { name: string; description: string } }>> = {
   'code-reviewer': { ko: { name: '코드 리뷰어', description: '코드의 버그, 명확성, 위험을 중요한 것부터 검토합니다.' } },
@@ -22,7 +22,7 @@ export const presetDescription = (p: Named): string => words(p)?.description ?? 
 /** The inspector's ① source: "preset: <English name>" for a preset, else a template path. */
 export function presetSourceText(source: string, presets: readonly Named[], presetLabel: string): string {
   const m = /^preset: (.*)$/.exec(source);
-  if (!m) return source.replace(/ \(your override\)$/, language() === 'ko' ? ' (내가 덮어쓴 파일)' : ' (your override)');
+  if (!m) return source.replace(/ \(your override\)$/, ` (${t('yourOverride')})`);
   const p = presets.find((x) => x.name === m[1]);
   return `${presetLabel}: ${p ? presetName(p) : m[1]}`;
 }

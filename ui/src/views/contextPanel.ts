@@ -204,6 +204,7 @@ function section(s: SectionReport, n: number, source: string): HTMLElement {
 
 function override(o: TemplateInfo): HTMLElement {
   const src = o.source;
-  const detail = src.kind === 'bundled' ? '' : `${src.kind.replace(/_/g, ' ')}: ${src.path}`;
+  const kinds: Record<string, Key> = { updated_override: 'overrideUpdated', edited_override: 'overrideEdited', custom_override: 'overrideCustom' };
+  const detail = src.kind === 'bundled' ? '' : `${kinds[src.kind] ? t(kinds[src.kind]) : src.kind}: ${src.path}`;
   return h('li', null, h('code', null, o.name), ' ', h('span', { class: 'muted' }, `v${o.version} · ${detail}`));
 }

@@ -70,7 +70,7 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
     const known = models.some((m) => m.id === selected);
     replaceChildren(modelSelect,
       h('option', { value: '' }, t('modelFirst')),
-      models.map((m) => h('option', { value: m.id }, m.context_length ? `${m.id}  (${count(m.context_length)} ctx)` : m.id)),
+      models.map((m) => h('option', { value: m.id }, m.context_length ? `${m.id}  (${t('modelContext', { n: count(m.context_length) })})` : m.id)),
       h('option', { value: CUSTOM_MODEL }, t('modelCustom')),
     );
     modelSelect.value = selected === '' ? '' : known ? selected : CUSTOM_MODEL;
