@@ -40,6 +40,11 @@ for _ in $(seq 1 100); do [[ -s "$work/display" ]] && break; sleep 0.1; done
 [[ -s "$work/display" ]] || { echo "Xvfb did not start" >&2; cat "$work/xvfb.log" >&2; exit 1; }
 export DISPLAY=":$(tr -d '[:space:]' <"$work/display")"
 
+# The window's own folders (its remembered size, the Downloads folder) stay inside this run.
+mkdir -p "$work/config" "$work/downloads"
+printf 'XDG_DOWNLOAD_DIR="%s"\n' "$work/downloads" >"$work/config/user-dirs.dirs"
+export XDG_CONFIG_HOME="$work/config" MARU_TEST_DOWNLOADS="$work/downloads"
+
 port="$(node -e 'const s=require("net").createServer().listen(0,()=>{console.log(s.address().port);s.close()})')"
 native="$(node -e 'const s=require("net").createServer().listen(0,()=>{console.log(s.address().port);s.close()})')"
 run_tests() {

@@ -1,7 +1,8 @@
 // The real Maru window (Tauri, WebKitGTK) driven through tauri-driver: it opens with the UI built
 // into the binary, lists Default, streams a reply from the fake model server over IPC, stops one
-// mid-stream, moves the chat to another project, and a second launch on the same data folder
-// hands over to the first window instead of opening the database twice.
+// mid-stream, moves the chat to another project, keeps links out of the window, and a second
+// launch on the same data folder hands over to the first window instead of opening the database
+// twice.
 //
 // Env: MARU_DESKTOP_BIN (the desktop build of maru), TAURI_DRIVER_URL (a running tauri-driver),
 // both set by run.sh. Screenshots land in out/.
@@ -106,6 +107,35 @@ test('the desktop window: Default listed, a streamed reply, stop, move, one inst
     assert.equal(projects.find((p) => p.id === session.project_id)?.name, 'Trips', 'the core has the chat in Trips');
   });
 
+  await t.test('links leave for the system browser: the window only ever shows Maru', async () => {
+    const before = await wd.cmd('GET', wd.s('/window/handles'));
+    // A link in a reply opens a new window (target=_blank); a script may also try to navigate.
+    await wd.exec(`const a = document.createElement('a'); a.href = 'https://example.com/'; a.target = '_blank'; a.rel = 'noopener';
+      document.body.append(a); a.click(); a.remove();`);
+    await wd.exec("location.href = 'https://example.com/'");
+    await sleep(1000);
+    assert.deepEqual(await wd.cmd('GET', wd.s('/window/handles')), before, 'no second window opened inside Maru');
+    assert.match(await wd.exec('return location.origin'), /^(tauri:\/\/localhost|http:\/\/tauri\.localhost)$/, 'the window still shows Maru');
+    await wd.waitFor('[data-testid=project]', { text: 'Default', why: 'the app is still there, not a web page' });
+  });
+
+  await t.test('a file the page saves (an export, a backup) lands in the Downloads folder', async () => {
+    const downloads = process.env.MARU_TEST_DOWNLOADS;
+    assert.ok(downloads, 'run.sh names the Downloads folder');
+    const session = await wd.exec('return window.maru.session.id');
+    const menu = await wd.waitFor(`[data-testid=session][data-session-id="${session}"] [data-testid=session-menu]`);
+    await wd.exec('arguments[0].click()', [wd.ref(menu)]);
+    await wd.click(await wd.waitFor('[role=menuitem]', { text: 'Export as Markdown' }));
+    let saved = [];
+    for (let i = 0; i < 50 && saved.length === 0; i++) {
+      await sleep(100);
+      saved = fs.readdirSync(downloads).filter((f) => f.endsWith('.md'));
+    }
+    assert.equal(saved.length, 1, `the export is saved in Downloads (found ${JSON.stringify(fs.readdirSync(downloads))})`);
+    assert.match(fs.readFileSync(path.join(downloads, saved[0]), 'utf8'), /Hello from the window/, 'the file is the chat, as exported');
+    await wd.waitFor('.toast', { text: saved[0], why: 'the window says where the file went' });
+  });
+
   await t.test('a second launch on the same data folder hands over to the open window', async () => {
     const second = spawn(BIN, ['--data-dir', data], { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
     let err = '';
@@ -113,7 +143,7 @@ test('the desktop window: Default listed, a streamed reply, stop, move, one inst
     const code = await new Promise((resolve) => second.on('exit', resolve));
     // With a session bus the first window is focused and the second exits quietly; without one,
     // the data folder's lock refuses it and says which process has the folder.
-    if (code !== 0) assert.match(err, /in use by another Maru/, `the second launch explains itself: ${err}`);
+    if (code !== 0) assert.match(err, /in use by another Maru/, `the second launch (exit ${code}) explains itself: ${err}`);
     assert.equal((await backend('health()')).status, 'ok', 'the first window goes on working');
   });
 });

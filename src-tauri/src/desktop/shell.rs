@@ -1,4 +1,5 @@
-//! What the window does beyond the page: the app menu, links opened in the system browser, and a
+//! What the window does beyond the page: the app menu, links opened in the system browser, files
+//! the page saves (exports, backups, attachments) written to the Downloads folder, and a
 //! notification when a reply ends while the window is in the background.
 //!
 //! The menu's words come from the page (`desktop_menu`), so that every label lives once, in the
@@ -7,6 +8,8 @@
 use std::collections::HashMap;
 
 use tauri::menu::{Menu, MenuBuilder, MenuEvent, MenuItemBuilder, PredefinedMenuItem, SubmenuBuilder};
+use std::path::{Path, PathBuf};
+
 use tauri::{AppHandle, Emitter, Manager, Runtime, Url};
 use tauri_plugin_notification::NotificationExt;
 use tauri_plugin_opener::OpenerExt;
@@ -61,6 +64,37 @@ pub fn notify<R: Runtime>(app: AppHandle<R>, title: String, body: String) {
             tracing::debug!("no notification shown: {e}");
         }
     }
+}
+
+/// Saves a file the page hands over (an export, a backup, an attachment) in the Downloads folder
+/// under the name the page gave, never over an existing file; answers where it went. The web view
+/// has no download manager of its own, so a browser's download becomes this. Bytes in the body,
+/// the name percent-encoded in `x-maru-name`.
+#[tauri::command]
+pub fn save_download(request: tauri::ipc::Request<'_>) -> Result<String, String> {
+    let tauri::ipc::InvokeBody::Raw(bytes) = request.body() else { return Err("the file arrived without its bytes".into()) };
+    let given = request.headers().get("x-maru-name").and_then(|v| v.to_str().ok()).unwrap_or_default();
+    let given = percent_encoding::percent_decode_str(given).decode_utf8_lossy();
+    // Only a name: whatever path the page put in it is dropped.
+    let name = Path::new(given.as_ref()).file_name().and_then(|n| n.to_str()).filter(|n| !n.starts_with('.')).unwrap_or("maru-download");
+    let dir = dirs::download_dir().or_else(dirs::home_dir).unwrap_or_else(std::env::temp_dir);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let path = free_path(&dir, name);
+    std::fs::write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(path.to_string_lossy().into_owned())
+}
+
+/// `dir/name`, or `dir/name (2)` and so on when that exists.
+fn free_path(dir: &Path, name: &str) -> PathBuf {
+    let wanted = dir.join(name);
+    if !wanted.exists() {
+        return wanted;
+    }
+    let (stem, ext) = match name.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() => (stem, format!(".{ext}")),
+        _ => (name, String::new()),
+    };
+    (2..).map(|n| dir.join(format!("{stem} ({n}){ext}"))).find(|p| !p.exists()).expect("a free name")
 }
 
 /// Whether a URL is the window's own page (everything else leaves for the system browser).

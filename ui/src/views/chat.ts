@@ -23,6 +23,21 @@ const STEP = 25;
 const SETTINGS_CODES = new Set(['invalid_url', 'unreachable', 'dns', 'timeout_connect', 'timeout_first_byte', 'timeout_idle', 'unauthorized', 'unknown_model', 'not_found', 'no_model']
   .map((c) => `model_server.${c}`));
 
+/** The chat's model: the global one by default, or one of the server's (a name no longer listed still shows). */
+function modelPicker(app: App, model: string | null): HTMLElement {
+  const global = app.settings?.model || t('modelServerFirst');
+  const names = model && !app.models.includes(model) ? [...app.models, model] : app.models;
+  const select = h('select', {
+    class: 'preset-select model-select', 'aria-label': t('chatModel'), title: t('chatModel'), 'data-testid': 'model-picker',
+    onChange: (e: Event) => void app.setModel((e.target as HTMLSelectElement).value || null),
+  },
+    h('option', { value: '' }, t('globalModel', { model: global })),
+    names.map((m) => h('option', { value: m }, m)),
+  ) as HTMLSelectElement;
+  select.value = model ?? '';
+  return h('label', { class: 'preset-picker' }, icon('cpu'), select);
+}
+
 export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void): void {
   const head = h('header', { class: 'chat-head' });
   const list = h('div', { class: 'messages', 'data-testid': 'messages' });
@@ -64,7 +79,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
     // Redrawn only when something it shows changed (a redraw would close an open picker).
     const files = app.chatFiles();
     const fileCount = files.own.length + files.project.length;
-    const sig = JSON.stringify([s?.id, s?.title, presetValue, project?.id, project?.name, app.panel, app.presets.map((p) => [p.key, p.name]), t('preset'), files.own.length, files.project.length, app.pendingCount]);
+    const sig = JSON.stringify([s?.id, s?.title, s?.model, app.models, app.settings?.model, presetValue, project?.id, project?.name, app.panel, app.presets.map((p) => [p.key, p.name]), t('preset'), files.own.length, files.project.length, app.pendingCount]);
     if (sig === headSig) return;
     headSig = sig;
     document.title = s ? `${sessionTitle(s)} · Maru` : 'Maru';
@@ -96,6 +111,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
       ),
       h('div', { class: 'head-actions' },
         h('label', { class: 'preset-picker' }, icon('layers'), select),
+        s ? modelPicker(app, s.model) : null,
         h('button', {
           class: ['btn', 'btn-ghost', 'files-btn', app.panel === 'files' && 'active'], type: 'button', 'data-testid': 'open-files',
           'aria-pressed': String(app.panel === 'files'),

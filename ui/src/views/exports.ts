@@ -6,23 +6,15 @@ import type { DownloadedFile } from '../backend/backend';
 import type { ChatExport, ExportFormat, Project, Session } from '../backend/types';
 import { h, icon } from '../lib/dom';
 import { t } from '../lib/i18n';
+import { saveBlob } from '../lib/save';
 import { toast } from './toast';
-
-/** Saves a file the server sent, under the name it gave. */
-export function saveFile(file: DownloadedFile): void {
-  const url = URL.createObjectURL(file.blob);
-  const link = h('a', { href: url, download: file.name, hidden: true });
-  document.body.appendChild(link);
-  link.click();
-  link.remove();
-  window.setTimeout(() => URL.revokeObjectURL(url), 60_000);
-}
 
 async function fetchAndSave(app: App, get: () => Promise<DownloadedFile>): Promise<boolean> {
   const file = await app.attempt(get);
   if (!file) return false;
-  saveFile(file);
-  toast(t('exportSaved', { name: file.name }));
+  const path = await app.attempt(() => saveBlob(file.blob, file.name));
+  if (path === undefined) return false;
+  toast(path ? t('savedTo', { path }) : t('exportSaved', { name: file.name }));
   return true;
 }
 

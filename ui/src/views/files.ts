@@ -8,7 +8,9 @@ import { h, icon, replaceChildren } from '../lib/dom';
 import { dateTime, fileSize } from '../lib/format';
 import { language, t, type Key } from '../lib/i18n';
 import { reasonText } from '../lib/reasons';
+import { saveBlob } from '../lib/save';
 import { confirmDialog, openDialog } from './dialog';
+import { toast } from './toast';
 
 export function kindLabel(kind: Kind): string {
   return t(`kind_${kind}` as Key);
@@ -29,12 +31,8 @@ export function statusNode(a: Attachment | null): HTMLElement {
 export async function downloadFile(app: App, a: Attachment): Promise<void> {
   const blob = await app.attempt(() => app.backend.downloadAttachment(a.id));
   if (!blob) return;
-  const url = URL.createObjectURL(blob);
-  const link = h('a', { href: url, download: a.name, hidden: true });
-  document.body.appendChild(link);
-  link.click();
-  link.remove();
-  window.setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  const path = await app.attempt(() => saveBlob(blob, a.name));
+  if (path) toast(t('savedTo', { path }));
 }
 
 /** One file in a list: name, kind, size, pages, status and note, download, and delete when allowed. */
