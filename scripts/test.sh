@@ -26,4 +26,6 @@ MARU_BIN="$CARGO_TARGET_DIR/debug/maru" tests/e2e/run.sh
 
 echo "== desktop window: the real Tauri window under Xvfb, driven by tauri-driver" >&2
 # Its own build folder: the window's build (WebKit bindings) is large and changes less often.
+scripts/deps.sh desktop
+CARGO_TARGET_DIR="$HOME/.cache/maru/target-desktop" cargo clippy -p maru --all-targets -- -D warnings
 CARGO_TARGET_DIR="$HOME/.cache/maru/target-desktop" tests/desktop/run.sh

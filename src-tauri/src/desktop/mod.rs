@@ -30,7 +30,7 @@ pub fn run(data_dir: &Path) -> Result<()> {
     let data_dir = data_dir.to_path_buf();
     let handle = runtime.handle().clone();
     let slot = opened.clone();
-    let window = tauri::Builder::default()
+    let desktop = tauri::Builder::default()
         .plugin(
             tauri_plugin_single_instance::Builder::new().dbus_id(instance_id(&data_dir)).callback(|app, _argv, _cwd| focus(app)).build(),
         )
@@ -57,7 +57,7 @@ pub fn run(data_dir: &Path) -> Result<()> {
         })
         .build(tauri::generate_context!())
         .map_err(|e| Error::Internal(anyhow::anyhow!("cannot open the window: {e}")))?;
-    window.run_return(|_, _| {});
+    desktop.run_return(|_, _| {});
 
     let opened = opened.lock().expect("open slot").take();
     let result = match opened {
