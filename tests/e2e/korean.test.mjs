@@ -72,6 +72,9 @@ function englishPhrases() {
   return [...phrases].map(([phrase, key]) => ({ phrase, key }));
 }
 
+/** English words left once addresses and “quoted” names are taken out. */
+const englishWords = (text) => text.replace(/https?:\/\/\S+/g, '').replace(/“[^”]*”/g, '').match(/[A-Za-z]{3,}/g) ?? [];
+
 /** In the page: every visible English phrase, with where it was seen. */
 async function englishOnScreen(page, phrases, where) {
   return page.evaluate(({ phrases, where }) => {
@@ -180,7 +183,9 @@ test('in Korean, no English string of the UI shows on the main screens', { timeo
     await page.locator('[data-testid=session]', { hasText: '안녕하세요' }).click();
     const failed = page.getByTestId('message-assistant').last().locator('.msg-error');
     await failed.waitFor();
-    assert.match(await failed.innerText(), /모델 서버에 연결할 수 없습니다/, 'the stored failure is worded in Korean after a reload, by its stored code');
+    const text = await failed.innerText();
+    assert.match(text, /모델 서버에 연결할 수 없습니다/, 'the stored failure is worded in Korean after a reload, by its stored code');
+    assert.deepEqual(englishWords(text.replace(/모델 서버 설정$/, '')), [], `only the address is left of the server's English: ${text}`);
     await scan('chat');
   });
 
@@ -239,7 +244,9 @@ test('in Korean, no English string of the UI shows on the main screens', { timeo
     await dialog.getByRole('button', { name: '새 프로젝트' }).click();
     const toast = page.locator('.toast-error');
     await toast.waitFor();
-    assert.match(await toast.innerText(), /같은 이름이 이미 있습니다/, 'the duplicate name is refused in Korean');
+    const text = await toast.innerText();
+    assert.match(text, /같은 이름이 이미 있습니다/, 'the duplicate name is refused in Korean');
+    assert.deepEqual(englishWords(text), [], `and names the name, without the server's English: ${text}`);
     await scan('duplicate name toast');
   });
 

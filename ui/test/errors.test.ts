@@ -18,12 +18,14 @@ describe('error texts', () => {
 
   it('shows the Korean sentence, with the server’s specifics in parentheses', () => {
     setLanguage('ko');
-    expect(errorText({ code: 'name_taken', message: 'a project named "Work" already exists' }))
-      .toBe('같은 이름이 이미 있습니다. 다른 이름을 쓰세요. (a project named "Work" already exists)');
+    expect(errorText({ code: 'name_taken', message: 'a project named "Work" already exists' }), 'only the name, not the English around it')
+      .toBe('같은 이름이 이미 있습니다. 다른 이름을 쓰세요. (“Work”)');
     expect(errorText({ code: 'secret_refused', message: 'Maru does not keep this as a fact because it looks like a password' }))
       .toBe(`${ERRORS.secret_refused.ko} (Maru does not keep this as a fact because it looks like a password)`);
-    expect(errorText({ code: 'model_server.unreachable', message: 'cannot reach the model server at http://127.0.0.1:8080' }))
-      .toBe('모델 서버에 연결할 수 없습니다. 서버가 켜져 있는지, 설정의 주소가 맞는지 확인하세요. (cannot reach the model server at http://127.0.0.1:8080)');
+    expect(errorText({ code: 'model_server.unreachable', message: 'Nothing is listening at http://127.0.0.1:8080/v1/chat/completions: the connection was refused.' }), 'only the address')
+      .toBe('모델 서버에 연결할 수 없습니다. 서버가 켜져 있는지, 설정의 주소가 맞는지 확인하세요. (http://127.0.0.1:8080/v1/chat/completions)');
+    expect(errorText({ code: 'name_taken', message: 'already exists' }), 'a message naming nothing is shown whole')
+      .toBe('같은 이름이 이미 있습니다. 다른 이름을 쓰세요. (already exists)');
   });
 
   it('leaves the English out in Korean when it says nothing more', () => {

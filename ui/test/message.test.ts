@@ -37,7 +37,7 @@ describe('a failed reply', () => {
     const text = 'cannot reach the model server at http://127.0.0.1:8080';
     app.replyErrors.set(8, { code: 'model_server.unreachable', message: text });
     expect(messageNode(app, failed(8, text), ctx).querySelector('.msg-error')?.textContent)
-      .toBe(`모델 서버에 연결할 수 없습니다. 서버가 켜져 있는지, 설정의 주소가 맞는지 확인하세요. (${text})`);
+      .toBe('모델 서버에 연결할 수 없습니다. 서버가 켜져 있는지, 설정의 주소가 맞는지 확인하세요. (http://127.0.0.1:8080)');
     expect(messageNode(app, failed(9, text), ctx).querySelector('.msg-error')?.textContent).toBe(text);
     setLanguage('en');
     expect(messageNode(app, failed(8, text), ctx).querySelector('.msg-error')?.textContent).toBe(text);
@@ -49,7 +49,7 @@ describe('a failed reply', () => {
     const text = 'cannot reach the model server at http://127.0.0.1:8080';
     expect(messageNode(app, failed(10, text, 'model_server.unreachable'), ctx).querySelector('.msg-error')?.textContent,
       'a fresh window knows no live code: the stored one must be enough')
-      .toBe(`모델 서버에 연결할 수 없습니다. 서버가 켜져 있는지, 설정의 주소가 맞는지 확인하세요. (${text})`);
+      .toBe('모델 서버에 연결할 수 없습니다. 서버가 켜져 있는지, 설정의 주소가 맞는지 확인하세요. (http://127.0.0.1:8080)');
     setLanguage('en');
   });
 });

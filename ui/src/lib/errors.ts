@@ -3,23 +3,24 @@
 // message in English (it is more specific). See `errorText` in i18n.ts.
 
 /** One code's sentences. `detail`: the server's message always names something (a file, a
- *  model, a URL, a reason) that the sentence lacks, so Korean shows it too, in parentheses. */
+ *  model, a URL, a reason) that the sentence lacks, so Korean shows it too, in parentheses;
+ *  `'names'`: what it names is an address or a quoted name, and Korean shows only those. */
 export interface ErrorWords {
   en: string;
   ko: string;
-  detail?: boolean;
+  detail?: boolean | 'names';
 }
 
 const MODEL_SERVER: Record<string, ErrorWords> = {
   invalid_url: { en: 'The model server address is not a valid URL. Fix it in Settings.', ko: '모델 서버 주소가 올바른 URL이 아닙니다. 설정에서 고치세요.', detail: true },
-  unreachable: { en: 'Cannot reach the model server. Check that it is running and the address in Settings.', ko: '모델 서버에 연결할 수 없습니다. 서버가 켜져 있는지, 설정의 주소가 맞는지 확인하세요.', detail: true },
-  dns: { en: 'The model server’s host name could not be found. Check the address in Settings.', ko: '모델 서버의 호스트 이름을 찾을 수 없습니다. 설정의 주소를 확인하세요.', detail: true },
+  unreachable: { en: 'Cannot reach the model server. Check that it is running and the address in Settings.', ko: '모델 서버에 연결할 수 없습니다. 서버가 켜져 있는지, 설정의 주소가 맞는지 확인하세요.', detail: 'names' },
+  dns: { en: 'The model server’s host name could not be found. Check the address in Settings.', ko: '모델 서버의 호스트 이름을 찾을 수 없습니다. 설정의 주소를 확인하세요.', detail: 'names' },
   network: { en: 'A network error cut off the model server. Try again.', ko: '네트워크 오류로 모델 서버와 연결이 끊겼습니다. 다시 시도하세요.', detail: true },
   timeout_connect: { en: 'The model server did not accept the connection in time. Check that it is running.', ko: '모델 서버가 제시간에 연결을 받지 않았습니다. 서버가 켜져 있는지 확인하세요.', detail: true },
   timeout_first_byte: { en: 'The model server took too long to start answering. Try again, or raise the timeout in Settings.', ko: '모델 서버가 답을 시작하는 데 너무 오래 걸렸습니다. 다시 시도하거나 설정에서 대기 시간을 늘리세요.', detail: true },
   timeout_idle: { en: 'The model server stopped sending in the middle of the reply. Try again, or raise the timeout in Settings.', ko: '모델 서버가 답을 쓰다가 멈췄습니다. 다시 시도하거나 설정에서 대기 시간을 늘리세요.', detail: true },
   unauthorized: { en: 'The model server refused the API key. Check the key in Settings.', ko: '모델 서버가 API 키를 거부했습니다. 설정에서 키를 확인하세요.', detail: true },
-  unknown_model: { en: 'The model server does not have this model. Choose another model in Settings.', ko: '모델 서버에 이 모델이 없습니다. 설정에서 다른 모델을 고르세요.', detail: true },
+  unknown_model: { en: 'The model server does not have this model. Choose another model in Settings.', ko: '모델 서버에 이 모델이 없습니다. 설정에서 다른 모델을 고르세요.', detail: 'names' },
   not_found: { en: 'The model server has no such API. Check the address in Settings.', ko: '모델 서버에 해당 API가 없습니다. 설정의 주소를 확인하세요.', detail: true },
   context_too_long: { en: 'The chat is too long for the model. Start a new chat or shorten the message.', ko: '대화가 모델이 받을 수 있는 길이를 넘었습니다. 새 대화를 시작하거나 메시지를 줄이세요.', detail: true },
   rejected: { en: 'The model server refused the request.', ko: '모델 서버가 요청을 거부했습니다.', detail: true },
@@ -42,9 +43,9 @@ const MARU: Record<string, ErrorWords> = {
   invalid_prompt: { en: 'This prompt cannot be used.', ko: '이 프롬프트는 쓸 수 없습니다. 비어 있지 않게, 너무 길지 않게 입력하세요.' },
   invalid_memory: { en: 'This fact cannot be saved.', ko: '이 기억은 저장할 수 없습니다. 짧은 글로 입력하세요.' },
   invalid_file_name: { en: 'This file name cannot be used.', ko: '이 파일 이름은 쓸 수 없습니다. 파일 이름을 바꾸세요.' },
-  name_taken: { en: 'This name is already taken.', ko: '같은 이름이 이미 있습니다. 다른 이름을 쓰세요.', detail: true },
+  name_taken: { en: 'This name is already taken.', ko: '같은 이름이 이미 있습니다. 다른 이름을 쓰세요.', detail: 'names' },
   default_project: { en: 'The Default project cannot be changed this way.', ko: '기본 프로젝트는 이렇게 바꿀 수 없습니다. 모든 대화에 쓸 글은 설정의 사용자 지정 지침에 적으세요.' },
-  unknown_preset: { en: 'There is no such preset.', ko: '그런 프리셋이 없습니다. 다른 프리셋을 고르세요.', detail: true },
+  unknown_preset: { en: 'There is no such preset.', ko: '그런 프리셋이 없습니다. 다른 프리셋을 고르세요.', detail: 'names' },
   instructions_too_long: { en: 'The instructions are too long.', ko: '지침이 너무 깁니다. 줄이세요.' },
   message_too_long: { en: 'The message is too long.', ko: '메시지가 너무 깁니다. 긴 글은 파일로 첨부하세요.' },
   empty_message: { en: 'The message is empty.', ko: '메시지가 비어 있습니다.' },

@@ -769,7 +769,9 @@ function plurals(s: string, vars: Record<string, string | number>): string {
  * English: the server's message, which is the most specific. Korean: the sentence for the code,
  * then the server's message in parentheses when it carries specifics the sentence lacks: always
  * for codes marked `detail` (names, URLs, reasons), otherwise when it has a number the sentence
- * does not. An unknown code: the server's message as it is.
+ * does not. Codes marked `detail: 'names'` show only the addresses and quoted names the message
+ * holds, so no English shows (the whole message when it holds none). An unknown code: the
+ * server's message as it is.
  */
 export function errorText(e: { code: string; message: string }): string {
   const words = ERRORS[e.code];
@@ -779,6 +781,18 @@ export function errorText(e: { code: string; message: string }): string {
   const sentence = currentLang === 'ko' ? words.ko : words.en;
   if (!message) return sentence;
   const numbers = message.match(/\d+(?:[.,]\d+)*/g) ?? [];
+  const names = words.detail === 'names' ? namesIn(message) : [];
+  if (names.length) return `${sentence} (${names.join(', ')})`;
   const specific = words.detail || numbers.some((n) => !sentence.includes(n));
   return specific ? `${sentence} (${message})` : sentence;
+}
+
+/** The URLs and the "quoted" names in a server message, in order, each once. */
+function namesIn(message: string): string[] {
+  const found: string[] = [];
+  for (const m of message.matchAll(/https?:\/\/[^\s"'()]+|"([^"]+)"/g)) {
+    const name = m[1] !== undefined ? `“${m[1]}”` : m[0].replace(/[.,:;]+$/, '');
+    if (!found.includes(name)) found.push(name);
+  }
+  return found;
 }
