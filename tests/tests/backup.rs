@@ -369,3 +369,18 @@ async fn spooled_exports_a_crash_left_behind_are_removed_at_start() {
     assert_eq!(left, ["mine.tmp"], "half-written backups go (they can be as large as the data), other files stay");
     drop(app);
 }
+
+#[tokio::test]
+async fn a_failed_reply_exports_and_imports_with_its_error_code() {
+    let (s, fake) = setup().await;
+    let chat = s.session(None, "").await;
+    fake.push(Reply::server_error("CUDA out of memory"));
+    s.say(chat, "hi").await;
+    let (_, _, body) = download(&s, &format!("/api/sessions/{chat}/export?format=json")).await;
+    let export: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(export["messages"][1]["error_code"], "model_server.server_error", "the export keeps why it failed");
+    let (st, imported) = s.post("/api/import", export).await;
+    assert_eq!(st, StatusCode::OK, "{imported}");
+    let history = s.history(imported["id"].as_i64().unwrap()).await;
+    assert_eq!(history[1]["error_code"], "model_server.server_error", "so the imported chat says it in the UI's language too");
+}

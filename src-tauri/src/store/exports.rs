@@ -53,6 +53,9 @@ pub struct ExportedMessage {
     pub status: Status,
     #[serde(default)]
     pub error: Option<String>,
+    /// Why it failed, as a code the UI words in its language (see `Message::error_code`).
+    #[serde(default)]
+    pub error_code: Option<String>,
     #[serde(default)]
     pub model: Option<String>,
     #[serde(default)]
@@ -87,6 +90,7 @@ pub fn chat(conn: &Connection, session_id: i64) -> Result<ChatExport> {
             content: m.content,
             status: m.status,
             error: m.error,
+            error_code: m.error_code,
             model: m.model,
             reasoning: m.reasoning,
             tool_calls: m.tool_calls,
@@ -150,8 +154,8 @@ pub fn import(conn: &Connection, chat: &ChatExport) -> Result<i64> {
             (!m.tool_calls.is_empty()).then(|| serde_json::to_string(&m.tool_calls)).transpose().map_err(anyhow::Error::from)?;
         conn.prepare_cached(
             "INSERT INTO messages (session_id, role, content, status, error, model, reasoning, tool_calls, tool_call_id, tool_name,
-                 prompt_tokens, completion_tokens, cached_tokens, ttft_ms, tokens_per_second, created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16)",
+                 prompt_tokens, completion_tokens, cached_tokens, ttft_ms, tokens_per_second, created_at, updated_at, error_code)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16, ?17)",
         )?
         .execute(params![
             session.id,
@@ -170,6 +174,7 @@ pub fn import(conn: &Connection, chat: &ChatExport) -> Result<i64> {
             m.ttft_ms,
             m.tokens_per_second,
             m.created_at,
+            m.error_code,
         ])?;
     }
     Ok(session.id)

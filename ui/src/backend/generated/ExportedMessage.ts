@@ -6,4 +6,8 @@ import type { ToolCall } from "./ToolCall";
 /**
  * A message as written, with its figures. Images sent with a message are not carried.
  */
-export type ExportedMessage = { role: Role, content: string, status: Status, error: string | null, model: string | null, reasoning: string | null, tool_calls: Array<ToolCall>, tool_call_id: string | null, tool_name: string | null, prompt_tokens: number | null, completion_tokens: number | null, cached_tokens: number | null, ttft_ms: number | null, tokens_per_second: number | null, created_at: number, };
+export type ExportedMessage = { role: Role, content: string, status: Status, error: string | null, 
+/**
+ * Why it failed, as a code the UI words in its language (see `Message::error_code`).
+ */
+error_code: string | null, model: string | null, reasoning: string | null, tool_calls: Array<ToolCall>, tool_call_id: string | null, tool_name: string | null, prompt_tokens: number | null, completion_tokens: number | null, cached_tokens: number | null, ttft_ms: number | null, tokens_per_second: number | null, created_at: number, };
