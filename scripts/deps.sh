@@ -2,7 +2,7 @@
 # Installs what Maru needs to build and test on Debian 12, skipping what is already there.
 # Usage: scripts/deps.sh [run|test|desktop]
 set -euo pipefail
-need=(pkg-config build-essential)
+need=(pkg-config build-essential libssl-dev)
 case "${1:-run}" in
   # chromium drives the browser tests; python3-venv hosts the test model server's build tools.
   test) need+=(chromium python3-venv curl sqlite3) ;;

@@ -7,8 +7,8 @@
 
 use std::collections::HashMap;
 
-use tauri::menu::{Menu, MenuBuilder, MenuEvent, MenuItemBuilder, PredefinedMenuItem, SubmenuBuilder};
 use std::path::{Path, PathBuf};
+use tauri::menu::{Menu, MenuBuilder, MenuEvent, MenuItemBuilder, PredefinedMenuItem, SubmenuBuilder};
 
 use tauri::{AppHandle, Emitter, Manager, Runtime, Url};
 use tauri_plugin_notification::NotificationExt;

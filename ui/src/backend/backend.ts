@@ -8,8 +8,8 @@ import type {
   PresetPatch, Project, ProjectPatch, Session, SessionPage, SessionPatch, SessionQuery,
   SettingsPatch, SettingsView, Stopped, TurnEvent,
 } from './types';
-import type { DemoModel } from './generated/DemoModel';
 import type { ChatExport, ExportFormat } from './types';
+import type { DemoModel } from './generated/DemoModel';
 
 /** A file the server sent to save: its bytes and the name it gave (Content-Disposition). */
 export interface DownloadedFile {

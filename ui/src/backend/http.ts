@@ -9,8 +9,8 @@ import type {
   NewTurn, Preset, PresetPatch, Project, ProjectPatch, SearchQuery, Session, SessionPage, SessionPatch, SessionQuery,
   SettingsPatch, SettingsView, Stopped, TurnEvent,
 } from './types';
-import type { DemoModel } from './generated/DemoModel';
 import type { ChatExport, ExportFormat } from './types';
+import type { DemoModel } from './generated/DemoModel';
 
 export interface HttpBackendOptions {
   /** Where `maru serve` answers; the page's own origin by default. */
