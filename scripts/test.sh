@@ -8,12 +8,14 @@ echo "== formatting and lints" >&2
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --no-default-features -- -D warnings
 
-echo "== core and integration tests (no WebKit needed)" >&2
-cargo test --workspace --no-default-features
-
-echo "== web UI unit tests" >&2
+echo "== web UI: unit tests and the build" >&2
 npm ci --prefix ui --no-audit --no-fund
 npm test --prefix ui
+# Built before the core tests: `maru serve` serves it from inside the binary, and a test checks that.
+npm run build --prefix ui
+
+echo "== core and integration tests (no WebKit needed)" >&2
+cargo test --workspace --no-default-features
 
 echo "== real model server: llama.cpp with SmolLM2-135M" >&2
 eval "$(tests/real-server/setup.sh)"

@@ -261,6 +261,30 @@ async fn unknown_api_paths_answer_json_even_with_the_ui_served() {
 }
 
 #[tokio::test]
+async fn a_plain_maru_serve_shows_the_ui_built_into_it() {
+    // Debug builds read ui/dist at run time (release builds carry it): make test builds it first.
+    let dist = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/dist/index.html");
+    assert!(dist.is_file(), "build the web UI first (npm ci --prefix ui && npm run build --prefix ui): {}", dist.display());
+    let s = TestServer::start().await;
+    let res = s.http.get(s.url("/")).send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK, "maru serve without --ui-dir shows its own UI: nothing needs to sit beside the binary");
+    assert!(res.headers()["content-type"].to_str().unwrap().starts_with("text/html"));
+    assert_eq!(res.headers()["cache-control"], "no-cache", "index.html names the current assets, so it is never cached");
+    let page = res.text().await.unwrap();
+    assert!(page.contains(r#"<div id="app">"#), "{page}");
+    let script =
+        regex::Regex::new(r#"src="(/assets/[^"]+\.js)""#).unwrap().captures(&page).expect("index.html loads a script")[1].to_string();
+    let res = s.http.get(s.url(&script)).send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    assert!(res.headers()["content-type"].to_str().unwrap().contains("javascript"));
+    assert!(res.headers()["cache-control"].to_str().unwrap().contains("immutable"), "hashed assets are cached for good");
+    let route = s.http.get(s.url("/some/ui/route")).send().await.unwrap().text().await.unwrap();
+    assert_eq!(route, page, "the UI's own routes get index.html, so a reload keeps working");
+    let (st, body) = s.get("/api/nope").await;
+    assert_eq!((st, body["code"].as_str()), (StatusCode::NOT_FOUND, Some("no_such_route")), "API paths still answer JSON: {body}");
+}
+
+#[tokio::test]
 async fn requests_too_large_answer_json() {
     let s = TestServer::start().await;
     let res = s.http.get(s.url(&format!("/api/health?{}", "a".repeat(40_000)))).bearer_auth(&s.token).send().await.unwrap();

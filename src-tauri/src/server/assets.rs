@@ -6,7 +6,8 @@ use axum::http::{header, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 
 #[derive(rust_embed::RustEmbed)]
-#[folder = "$CARGO_MANIFEST_DIR/../ui/dist"]
+// Relative to the crate: the built web UI.
+#[folder = "../ui/dist"]
 // A build without the UI still serves the API.
 #[allow_missing = true]
 struct Ui;

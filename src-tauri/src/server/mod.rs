@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use axum::extract::DefaultBodyLimit;
+use axum::handler::HandlerWithoutStateExt;
 use axum::Router;
 use tower_http::services::{ServeDir, ServeFile};
 
@@ -103,7 +104,8 @@ pub fn router(app: Arc<App>, guard: Guard, ui: Ui) -> Router {
             let index = dir.join("index.html");
             router = router.fallback_service(ServeDir::new(dir).fallback(ServeFile::new(index)));
         }
-        Ui::Embedded if assets::embedded() => router = router.fallback(assets::serve),
+        // A service, as for the folder: it replaces the API's JSON fallback (`fallback` would not).
+        Ui::Embedded if assets::embedded() => router = router.fallback_service(assets::serve.into_service()),
         _ => {}
     }
     // Outermost first: size limits, then who may ask at all.
