@@ -6,10 +6,9 @@
 //! UI's English and Korean dictionaries, and follows the language the user picked.
 
 use std::collections::HashMap;
-
 use std::path::{Path, PathBuf};
-use tauri::menu::{Menu, MenuBuilder, MenuEvent, MenuItemBuilder, PredefinedMenuItem, SubmenuBuilder};
 
+use tauri::menu::{Menu, MenuBuilder, MenuEvent, MenuItemBuilder, PredefinedMenuItem, SubmenuBuilder};
 use tauri::{AppHandle, Emitter, Manager, Runtime, Url};
 use tauri_plugin_notification::NotificationExt;
 use tauri_plugin_opener::OpenerExt;
@@ -69,18 +68,18 @@ pub fn notify<R: Runtime>(app: AppHandle<R>, title: String, body: String) {
 /// Saves a file the page hands over (an export, a backup, an attachment) in the Downloads folder
 /// under the name the page gave, never over an existing file; answers where it went. The web view
 /// has no download manager of its own, so a browser's download becomes this. Bytes in the body,
-/// the name percent-encoded in `x-maru-name`.
+/// the name percent-encoded in `x-maru-name`. Async, so a large backup never holds the main thread.
 #[tauri::command]
-pub fn save_download(request: tauri::ipc::Request<'_>) -> Result<String, String> {
+pub async fn save_download(request: tauri::ipc::Request<'_>) -> Result<String, String> {
     let tauri::ipc::InvokeBody::Raw(bytes) = request.body() else { return Err("the file arrived without its bytes".into()) };
     let given = request.headers().get("x-maru-name").and_then(|v| v.to_str().ok()).unwrap_or_default();
     let given = percent_encoding::percent_decode_str(given).decode_utf8_lossy();
     // Only a name: whatever path the page put in it is dropped.
     let name = Path::new(given.as_ref()).file_name().and_then(|n| n.to_str()).filter(|n| !n.starts_with('.')).unwrap_or("maru-download");
     let dir = dirs::download_dir().or_else(dirs::home_dir).unwrap_or_else(std::env::temp_dir);
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    tokio::fs::create_dir_all(&dir).await.map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let path = free_path(&dir, name);
-    std::fs::write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    tokio::fs::write(&path, bytes).await.map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok(path.to_string_lossy().into_owned())
 }
 
