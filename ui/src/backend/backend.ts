@@ -1,5 +1,5 @@
-// The one interface the UI talks to. `HttpBackend` implements it over `maru serve`; a Tauri
-// implementation (commands + ipc::Channel for turns) can implement the same interface.
+// The one interface the UI talks to. `HttpBackend` implements it over `maru serve`, and in the
+// desktop window over Tauri IPC (see ipc.ts: the same routes, in-process).
 
 import { errorText } from '../lib/i18n';
 import type {
