@@ -146,4 +146,15 @@ test('the desktop window: Default listed, a streamed reply, stop, move, one inst
     if (code !== 0) assert.match(err, /in use by another Maru/, `the second launch (exit ${code}) explains itself: ${err}`);
     assert.equal((await backend('health()')).status, 'ok', 'the first window goes on working');
   });
+
+  await t.test('the window comes back at the size and place it was left', async () => {
+    await wd.cmd('POST', wd.s('/window/rect'), { x: 40, y: 30, width: 900, height: 650 });
+    await sleep(1500);
+    // WebDriver ends the app without a clean quit, as a logout would: the place is kept anyway.
+    await wd.quit();
+    await wd.start(BIN, ['--data-dir', data]);
+    await wd.waitFor('[data-testid=project]', { text: 'Default' });
+    const rect = await wd.cmd('GET', wd.s('/window/rect'));
+    assert.deepEqual([rect.width, rect.height], [900, 650], `the size is remembered: ${JSON.stringify(rect)}`);
+  });
 });

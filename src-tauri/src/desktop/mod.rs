@@ -101,7 +101,33 @@ fn open_window(tauri_app: &mut tauri::App) -> tauri::Result<()> {
         .build()?;
     #[cfg(target_os = "linux")]
     window.with_webview(|webview| lean_webkit(&webview.inner()))?;
+    remember_place(&window);
     Ok(())
+}
+
+/// The window-state plugin writes the size and place when Maru quits cleanly; a session that ends
+/// by logging out (or a kill) would lose them. So they are also written half a second after the
+/// last move or resize.
+fn remember_place(window: &tauri::WebviewWindow) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use tauri_plugin_window_state::{AppHandleExt, StateFlags};
+    let changes = Arc::new(AtomicU64::new(0));
+    let handle = window.app_handle().clone();
+    window.on_window_event(move |event| {
+        if !matches!(event, tauri::WindowEvent::Moved(_) | tauri::WindowEvent::Resized(_)) {
+            return;
+        }
+        let this = changes.fetch_add(1, Ordering::SeqCst) + 1;
+        let (changes, handle) = (changes.clone(), handle.clone());
+        tauri::async_runtime::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            if changes.load(Ordering::SeqCst) == this {
+                if let Err(e) = handle.save_window_state(StateFlags::all()) {
+                    tracing::debug!("the window's place was not saved: {e}");
+                }
+            }
+        });
+    });
 }
 
 /// WebKitGTK's defaults suit a browser: large memory caches, a back-forward page cache and GPU
