@@ -8,9 +8,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { api, checkPrerequisites, freePort, openBrowser, outDir, startMaru, stepper, TOKEN } from './harness.mjs';
+import { api, outDir, setUp, TOKEN } from './harness.mjs';
 
 /** A chat as Maru exports it to JSON (format version 1). */
 function exportedChat(title) {
@@ -30,16 +29,7 @@ function exportedChat(title) {
 }
 
 test('a chat exports as Markdown from its menu; backup and import from the Data tab', { timeout: 120_000 }, async (t) => {
-  checkPrerequisites();
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'maru-e2e-exports-'));
-  const maru = await startMaru(path.join(tmp, 'data'), await freePort());
-  const { context, page, pageErrors } = await openBrowser(tmp);
-  t.after(async () => {
-    await context.close().catch(() => {});
-    maru.child.kill('SIGTERM');
-    fs.rmSync(tmp, { recursive: true, force: true });
-  });
-  const step = stepper(page, maru, pageErrors, 'exports-failure.png');
+  const { tmp, maru, page, pageErrors, step } = await setUp(t, 'exports', null);
   const chat = await api(maru.base, 'POST', '/api/import', exportedChat('Week plans: Q4'));
 
   await step('the chat menu saves the chat as Markdown', async () => {

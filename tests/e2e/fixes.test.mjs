@@ -7,25 +7,12 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { MODEL, startFakeOpenAi } from './fake-openai.mjs';
-import { TOKEN, api, checkPrerequisites, freePort, openBrowser, outDir, sleep, startMaru, stepper } from './harness.mjs';
+import { MODEL } from './fake-openai.mjs';
+import { api, freePort, outDir, setUp, sleep, TOKEN } from './harness.mjs';
 
 test('project counts, sending with no model server, the chat menu in a narrow window', { timeout: 120_000 }, async (t) => {
-  checkPrerequisites();
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'maru-e2e-fixes-'));
-  const fake = await startFakeOpenAi({ pieceDelayMs: 20 });
-  const maru = await startMaru(path.join(tmp, 'data'), await freePort());
-  const { context, page, pageErrors } = await openBrowser(tmp);
-  t.after(async () => {
-    await context.close().catch(() => {});
-    maru.child.kill('SIGTERM');
-    await fake.close();
-    fs.rmSync(tmp, { recursive: true, force: true });
-  });
-  const step = stepper(page, maru, pageErrors, 'fixes-failure.png');
+  const { fake, maru, page, pageErrors, step } = await setUp(t, 'fixes', { pieceDelayMs: 20 });
 
   await step('sending with no model server: the chat and the message stay, the error says what to do and offers the settings', async () => {
     const closed = await freePort();

@@ -14,6 +14,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
+import { startFakeOpenAi } from './fake-openai.mjs';
+
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const repo = path.resolve(here, '../..');
 export const outDir = path.join(here, 'out');
@@ -115,4 +117,23 @@ export function stepper(page, maru, pageErrors, failureShot = 'failure.png') {
       throw new Error(`step "${name}" failed: ${e.message}\n  screenshot: ${shot}\n  page errors: ${pageErrors.join(' | ') || 'none'}\n  maru log (tail):\n${logTail}`, { cause: e });
     }
   };
+}
+
+/**
+ * One browser test's world: a data folder, the fake model server (`fake`: its options, or null for
+ * none), `maru serve`, Chromium and a `step` runner, all torn down after the test.
+ */
+export async function setUp(t, name, fake = {}) {
+  checkPrerequisites();
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `maru-e2e-${name}-`));
+  const model = fake === null ? null : await startFakeOpenAi(fake);
+  const maru = await startMaru(path.join(tmp, 'data'), await freePort());
+  const { context, page, pageErrors } = await openBrowser(tmp);
+  t.after(async () => {
+    await context.close().catch(() => {});
+    maru.child.kill('SIGTERM');
+    await model?.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+  return { tmp, fake: model, maru, context, page, pageErrors, step: stepper(page, maru, pageErrors, `${name}-failure.png`) };
 }

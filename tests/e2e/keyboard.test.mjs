@@ -6,26 +6,13 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { MODEL, SLOW_MARKER, startFakeOpenAi } from './fake-openai.mjs';
-import { TOKEN, api, checkPrerequisites, freePort, openBrowser, outDir, startMaru, stepper } from './harness.mjs';
+import { MODEL, SLOW_MARKER } from './fake-openai.mjs';
+import { api, outDir, setUp, TOKEN } from './harness.mjs';
 
 test('keyboard shortcuts: the list, new chat, search, and Esc to stop a reply', { timeout: 120_000 }, async (t) => {
-  checkPrerequisites();
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'maru-e2e-keys-'));
-  const fake = await startFakeOpenAi();
-  const maru = await startMaru(path.join(tmp, 'data'), await freePort());
+  const { fake, maru, page, pageErrors, step } = await setUp(t, 'keyboard');
   await api(maru.base, 'PATCH', '/api/settings', { endpoint_url: fake.baseUrl, model: MODEL });
-  const { context, page, pageErrors } = await openBrowser(tmp);
-  t.after(async () => {
-    await context.close().catch(() => {});
-    maru.child.kill('SIGTERM');
-    await fake.close();
-    fs.rmSync(tmp, { recursive: true, force: true });
-  });
-  const step = stepper(page, maru, pageErrors, 'keyboard-failure.png');
 
   await step('Ctrl+/ lists every shortcut; pressed again, the list closes', async () => {
     await page.goto(`${maru.base}/#token=${TOKEN}`);

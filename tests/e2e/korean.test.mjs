@@ -15,10 +15,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { MODEL, startFakeOpenAi } from './fake-openai.mjs';
-import { TOKEN, api, checkPrerequisites, freePort, openBrowser, outDir, repo, startMaru, stepper } from './harness.mjs';
+import { MODEL } from './fake-openai.mjs';
+import { api, freePort, outDir, repo, setUp, TOKEN } from './harness.mjs';
 
 const KOREAN_REPLY = ['안녕하세요', ', ', '무엇을', ' 도와', '드릴까요', '?'];
 const PROJECT = '가족 일정';
@@ -113,19 +112,8 @@ async function englishOnScreen(page, phrases, where) {
 }
 
 test('in Korean, no English string of the UI shows on the main screens', { timeout: 180_000 }, async (t) => {
-  checkPrerequisites();
   const phrases = englishPhrases();
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'maru-e2e-korean-'));
-  const fake = await startFakeOpenAi({ pieceDelayMs: 10, replyPieces: KOREAN_REPLY });
-  const maru = await startMaru(path.join(tmp, 'data'), await freePort());
-  const { context, page, pageErrors } = await openBrowser(tmp);
-  t.after(async () => {
-    await context.close().catch(() => {});
-    maru.child.kill('SIGTERM');
-    await fake.close();
-    fs.rmSync(tmp, { recursive: true, force: true });
-  });
-  const step = stepper(page, maru, pageErrors, 'korean-failure.png');
+  const { fake, maru, page, pageErrors, step } = await setUp(t, 'korean', { pieceDelayMs: 10, replyPieces: KOREAN_REPLY });
   const seen = [];
   const scan = async (where) => {
     const found = await englishOnScreen(page, phrases, where);

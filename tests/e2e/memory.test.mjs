@@ -7,11 +7,9 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { AFTER_TOOL_TEXT, MODEL, REMEMBER_FACT, REMEMBER_MARKER, offeredTools, startFakeOpenAi } from './fake-openai.mjs';
-import { TOKEN, api, checkPrerequisites, freePort, openBrowser, outDir, startMaru, stepper } from './harness.mjs';
+import { AFTER_TOOL_TEXT, MODEL, offeredTools, REMEMBER_FACT, REMEMBER_MARKER } from './fake-openai.mjs';
+import { api, outDir, setUp, TOKEN } from './harness.mjs';
 
 const DOG_MARKER = '#dog';
 const DOG_FACT = 'Has a dog named Bori.';
@@ -20,9 +18,7 @@ const CAT_FACT = 'Has a cat named Nabi.';
 const SECRET = 'My OpenAI API key is sk-proj-Zq81xK29vLmT4nB7cR0pW6yH3dS5fJ1a';
 
 test('memory: the model proposes, the user reviews, section ⑤ uses what was accepted', { timeout: 180_000 }, async (t) => {
-  checkPrerequisites();
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'maru-e2e-memory-'));
-  const fake = await startFakeOpenAi({
+  const { fake, maru, page, pageErrors, step } = await setUp(t, 'memory', {
     pieceDelayMs: 40,
     toolScripts: [
       { marker: REMEMBER_MARKER, name: 'remember', arguments: { fact: REMEMBER_FACT } },
@@ -30,15 +26,6 @@ test('memory: the model proposes, the user reviews, section ⑤ uses what was ac
       { marker: CAT_MARKER, name: 'remember', arguments: { fact: CAT_FACT } },
     ],
   });
-  const maru = await startMaru(path.join(tmp, 'data'), await freePort());
-  const { context, page, pageErrors } = await openBrowser(tmp);
-  t.after(async () => {
-    await context.close().catch(() => {});
-    maru.child.kill('SIGTERM');
-    await fake.close();
-    fs.rmSync(tmp, { recursive: true, force: true });
-  });
-  const step = stepper(page, maru, pageErrors, 'failure-memory.png');
 
   /** Sends a message in the open chat and waits for the whole turn (tool call, result, answer). */
   const send = async (text) => {

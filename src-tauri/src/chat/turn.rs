@@ -87,7 +87,8 @@ pub async fn start(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<Tur
                     messages::set_runtime_note(tx, message_id, &history::runtime_note(&templates, now)?)?;
                 }
             }
-            let settings = settings::for_session(tx, session_id)?;
+            // The session read above: the turn's own row, not a second query.
+            let settings = settings::load(tx)?.for_chat(&session);
             // With the model known without asking the server, the first round opens in this
             // same transaction: one store round trip from the call to the request.
             let first = match shared.clients.known_model(&settings.endpoint_url, &settings.model) {

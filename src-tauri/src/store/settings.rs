@@ -187,11 +187,17 @@ pub(crate) fn present<'de, T: Deserialize<'de>, D: Deserializer<'de>>(d: D) -> s
 
 /// The settings a chat's requests use: the global ones, with the chat's own model if it has one.
 pub fn for_session(conn: &Connection, session_id: i64) -> Result<Settings> {
-    let mut settings = load(conn)?;
-    if let Some(model) = super::sessions::get(conn, session_id)?.model {
-        settings.model = model;
+    Ok(load(conn)?.for_chat(&super::sessions::get(conn, session_id)?))
+}
+
+impl Settings {
+    /// These settings with the chat's own model, if it has one.
+    pub fn for_chat(mut self, session: &super::sessions::Session) -> Settings {
+        if let Some(model) = &session.model {
+            self.model = model.clone();
+        }
+        self
     }
-    Ok(settings)
 }
 
 pub fn load(conn: &Connection) -> Result<Settings> {
