@@ -401,38 +401,6 @@ async fn bad_tool_calls_become_errors_for_the_model_and_rounds_are_bounded() {
 }
 
 #[tokio::test]
-async fn regenerate_replaces_the_last_reply_and_resend_replaces_from_the_edit() {
-    let (s, fake) = setup().await;
-    let sess = s.session(None, "").await;
-    fake.push(Reply::text(["first try"]));
-    s.say(sess, "question one").await;
-    fake.push(Reply::text(["second answer"]));
-    s.say(sess, "question two").await;
-
-    fake.push(Reply::text(["second answer, again"]));
-    let events = s.turn(&format!("/api/sessions/{sess}/regenerate"), None).await.collect().await;
-    assert_eq!(events.last().unwrap().name, "done");
-    let h = s.history(sess).await;
-    let texts: Vec<&str> = h.iter().map(|m| m["content"].as_str().unwrap()).collect();
-    assert_eq!(texts, ["question one", "first try", "question two", "second answer, again"]);
-    let before = fake.chat_requests();
-    let (a, b) = (&before[1].body["messages"], &before[2].body["messages"]);
-    assert_eq!(a, b, "regenerating sends exactly the same request again");
-
-    let first_id = h[0]["id"].as_i64().unwrap();
-    fake.push(Reply::text(["edited answer"]));
-    let events =
-        s.turn(&format!("/api/messages/{first_id}/resend"), Some(json!({ "content": "question one, edited" }))).await.collect().await;
-    assert_eq!(events.last().unwrap().name, "done");
-    let texts: Vec<String> = s.history(sess).await.iter().map(|m| m["content"].as_str().unwrap().to_string()).collect();
-    assert_eq!(texts, ["question one, edited", "edited answer"], "everything after the edited message is replaced");
-
-    let reply_id = s.history(sess).await[1]["id"].as_i64().unwrap();
-    let t = s.turn(&format!("/api/messages/{reply_id}/resend"), Some(json!({ "content": "x" }))).await;
-    assert_eq!(t.status, StatusCode::BAD_REQUEST, "only the user's own messages can be resent");
-}
-
-#[tokio::test]
 async fn presets_can_be_listed_created_edited_and_deleted() {
     let (s, fake) = setup().await;
     let (_, list) = s.get("/api/presets").await;

@@ -39,7 +39,7 @@ pub async fn regenerate(app: Arc<App>, session_id: i64) -> Result<TurnStream> {
     chat::start(app, session_id, TurnKind::Regenerate).await
 }
 
-/// Edits a user message and answers it again, replacing everything after it.
+/// Answers an edited copy of a user message; the original and what followed it stay as a version.
 #[instrument(skip(app, turn), err(level = Level::WARN))]
 pub async fn resend(app: Arc<App>, message_id: i64, turn: NewTurn) -> Result<TurnStream> {
     let session_id = app.store.read(move |c| Ok(messages::get(c, message_id)?.session_id)).await?;

@@ -181,6 +181,21 @@ pub async fn delete_message(app: &App, id: i64) -> Result<Deleted> {
     Ok(Deleted { id, deleted: true })
 }
 
+/// Shows another version of a message (a reply regenerated, a message edited and resent): the
+/// chat continues along it. Refused while a reply is being written in the chat, which would
+/// otherwise land on a branch the chat no longer shows. Returns the newest page of the branch.
+#[instrument(skip(app), err(level = Level::WARN))]
+pub async fn choose_version(app: &App, id: i64) -> Result<MessagePage> {
+    let session_id = app.store.read(move |c| Ok(messages::get(c, id)?.session_id)).await?;
+    let _slot = app.runs.begin(session_id)?;
+    app.store
+        .write(move |tx| {
+            messages::choose(tx, id)?;
+            messages::list(tx, session_id, None, None)
+        })
+        .await
+}
+
 // ---- settings
 
 pub async fn get_settings(app: &App) -> Result<SettingsView> {

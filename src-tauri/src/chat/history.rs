@@ -125,6 +125,8 @@ mod tests {
             tool_call_id: None,
             tool_name: None,
             images: vec![],
+            parent_id: None,
+            versions: vec![],
             created_at: 0,
             updated_at: 0,
         }

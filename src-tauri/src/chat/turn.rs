@@ -31,9 +31,10 @@ const SAVE_EVERY: Duration = Duration::from_millis(250);
 pub enum TurnKind {
     /// A new user message, with images for models that see them.
     Send { content: String, images: Vec<i64> },
-    /// Replace the last reply.
+    /// Answer the last message again; the reply so far stays as an earlier version.
     Regenerate,
-    /// Edit a user message and answer it again; everything after it is replaced.
+    /// Answer an edited copy of a user message; the original and what followed it stay as an
+    /// earlier version.
     Resend { message_id: i64, content: String },
 }
 
@@ -54,18 +55,7 @@ pub async fn start(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<Tur
                 TurnKind::Send { content, images } => {
                     check_content(&content)?;
                     attachments::images_in_scope(tx, &images, session_id, session.project_id)?;
-                    let note = history::runtime_note(&templates, now)?;
-                    messages::insert(
-                        tx,
-                        &NewMessage {
-                            session_id,
-                            role: Role::User,
-                            content: &content,
-                            runtime_note: Some(&note),
-                            images: &images,
-                            ..Default::default()
-                        },
-                    )?;
+                    insert_user(tx, session_id, &content, &images, &history::runtime_note(&templates, now)?)?;
                     if session.title.is_empty() {
                         sessions::set_title_if_empty(tx, session_id, &title::from_first_message(&content))?;
                     }
@@ -73,7 +63,8 @@ pub async fn start(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<Tur
                 TurnKind::Regenerate => {
                     let last_user = messages::last_user_id(tx, session_id)?
                         .ok_or_else(|| Error::invalid("nothing_to_regenerate", "this chat has no message to answer yet"))?;
-                    messages::delete_from(tx, session_id, last_user + 1)?;
+                    // The reply so far stays as an earlier version.
+                    messages::branch_at(tx, session_id, Some(last_user))?;
                 }
                 TurnKind::Resend { message_id, content } => {
                     check_content(&content)?;
@@ -81,10 +72,11 @@ pub async fn start(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<Tur
                     if m.session_id != session_id || m.role != Role::User {
                         return Err(Error::invalid("not_a_user_message", "only your own messages in this chat can be edited and resent"));
                     }
-                    messages::delete_from(tx, session_id, message_id + 1)?;
-                    messages::edit(tx, message_id, &content)?;
-                    // It is sent again now: a new time, stored so later requests repeat it.
-                    messages::set_runtime_note(tx, message_id, &history::runtime_note(&templates, now)?)?;
+                    // The edited message is a new version beside the old one, which keeps its
+                    // replies; it keeps the old one's images and is stamped with the new time.
+                    messages::choose(tx, message_id)?;
+                    messages::branch_at(tx, session_id, m.parent_id)?;
+                    insert_user(tx, session_id, &content, &m.images, &history::runtime_note(&templates, now)?)?;
                 }
             }
             // The session read above: the turn's own row, not a second query.
@@ -101,6 +93,11 @@ pub async fn start(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<Tur
     let events = guard.feed.subscribe();
     tokio::spawn(run(app, guard, session_id, settings, first));
     Ok(events)
+}
+
+/// The user's message, stamped with the time it is sent (`note`), which later requests repeat.
+fn insert_user(tx: &rusqlite::Transaction, session_id: i64, content: &str, images: &[i64], note: &str) -> Result<messages::Message> {
+    messages::insert(tx, &NewMessage { session_id, role: Role::User, content, runtime_note: Some(note), images, ..Default::default() })
 }
 
 /// What a round of the turn sends, and the stored reply that will hold its answer.

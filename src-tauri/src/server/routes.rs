@@ -41,6 +41,7 @@ pub(super) fn documented() -> (Router<Arc<App>>, utoipa::openapi::OpenApi) {
         .routes(routes!(get_session, update_session, delete_session))
         .routes(routes!(list_messages, send_message))
         .routes(routes!(edit_message, delete_message))
+        .routes(routes!(choose_version))
         .routes(routes!(resend))
         .routes(routes!(regenerate))
         .routes(routes!(stop))
@@ -235,6 +236,20 @@ async fn delete_message(State(app): AppState, Id(id): Id) -> Reply<Deleted> {
     Ok(axum::Json(api::delete_message(&app, id).await?))
 }
 
+/// Show another version of a message
+///
+/// The chat continues along the version chosen: it is what the chat shows, what the model reads
+/// next, and what an export holds.
+#[utoipa::path(post, path = "/api/messages/{id}/choose", tag = "messages", params(Id), responses(
+    (status = 200, description = "The newest page of the chat as it now reads", body = MessagePage),
+    (status = 400, description = "`invalid_id`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+    (status = 409, description = "`turn_running`", body = ErrorBody),
+))]
+async fn choose_version(State(app): AppState, Id(id): Id) -> Reply<MessagePage> {
+    Ok(axum::Json(api::choose_version(&app, id).await?))
+}
+
 // ---- chat
 
 type EventStream =
@@ -264,7 +279,7 @@ async fn send_message(State(app): AppState, Id(id): Id, Json(turn): Json<NewTurn
     Ok(sse(api::chat::send_message(app, id, turn).await?))
 }
 
-/// Replace the last reply
+/// Answer the last message again (the reply so far stays as an earlier version)
 ///
 /// Streams like sending a message.
 #[utoipa::path(post, path = "/api/sessions/{id}/regenerate", tag = "chat", params(Id), responses(
@@ -277,7 +292,7 @@ async fn regenerate(State(app): AppState, Id(id): Id) -> Result<EventStream> {
     Ok(sse(api::chat::regenerate(app, id).await?))
 }
 
-/// Edit a user message and answer it again (replaces what followed)
+/// Answer an edited copy of a user message (the original and its replies stay as an earlier version)
 ///
 /// Streams like sending a message.
 #[utoipa::path(post, path = "/api/messages/{id}/resend", tag = "chat", params(Id), request_body = NewTurn, responses(

@@ -141,6 +141,8 @@ pub fn import(conn: &Connection, chat: &ChatExport) -> Result<i64> {
         None => projects::default_id(conn)?,
     };
     let session = sessions::create(conn, &NewSession { title: chat.session.title.clone(), project_id: Some(project_id) })?;
+    // The export holds the chosen versions only: they come back as one branch.
+    let mut parent: Option<i64> = None;
     for m in &chat.messages {
         let len = char_len(&m.content);
         if len > messages::CONTENT_MAX_CHARS {
@@ -154,8 +156,8 @@ pub fn import(conn: &Connection, chat: &ChatExport) -> Result<i64> {
             (!m.tool_calls.is_empty()).then(|| serde_json::to_string(&m.tool_calls)).transpose().map_err(anyhow::Error::from)?;
         conn.prepare_cached(
             "INSERT INTO messages (session_id, role, content, status, error, model, reasoning, tool_calls, tool_call_id, tool_name,
-                 prompt_tokens, completion_tokens, cached_tokens, ttft_ms, tokens_per_second, created_at, updated_at, error_code)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16, ?17)",
+                 prompt_tokens, completion_tokens, cached_tokens, ttft_ms, tokens_per_second, created_at, updated_at, error_code, parent_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16, ?17, ?18)",
         )?
         .execute(params![
             session.id,
@@ -175,7 +177,9 @@ pub fn import(conn: &Connection, chat: &ChatExport) -> Result<i64> {
             m.tokens_per_second,
             m.created_at,
             m.error_code,
+            parent,
         ])?;
+        parent = Some(conn.last_insert_rowid());
     }
     Ok(session.id)
 }

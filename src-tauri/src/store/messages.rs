@@ -1,5 +1,11 @@
-//! Messages of a session, in the order they were written (by id). An assistant reply is stored
-//! as `streaming` while it arrives and ends `complete`, `stopped`, `interrupted` or `error`.
+//! Messages of a session. An assistant reply is stored as `streaming` while it arrives and ends
+//! `complete`, `stopped`, `interrupted` or `error`.
+//!
+//! A session's messages form a tree (migration 0013): each follows its `parent_id`, and a
+//! regenerate or an edit-and-resend adds a sibling, a new version, instead of replacing what was
+//! there. One version per parent is `chosen`; the messages whose every ancestor is chosen are
+//! `on_path`, the chosen branch, which is what the chat shows and the model reads. Ids only grow
+//! along a branch, so the branch in id order is the conversation in order.
 
 use rusqlite::{params, Connection, Row};
 use serde::{Deserialize, Serialize};
@@ -80,6 +86,11 @@ pub struct Message {
     pub tool_name: Option<String>,
     /// User: the images (attachment ids) sent with it, in order.
     pub images: Vec<i64>,
+    /// The message this one follows; absent for a chat's first message.
+    pub parent_id: Option<i64>,
+    /// The ids of this message's versions (itself and its siblings), oldest first; empty when
+    /// it has no other version.
+    pub versions: Vec<i64>,
     pub created_at: i64,
     pub updated_at: i64,
 }
@@ -121,7 +132,9 @@ const SELECT: &str = "SELECT id, session_id, role, content, status, error, model
     completion_tokens, cached_tokens, ttft_ms, tokens_per_second, created_at, updated_at,
     runtime_note, reasoning, tool_calls, tool_call_id, tool_name,
     (SELECT group_concat(attachment_id) FROM (SELECT attachment_id FROM message_images WHERE message_id = messages.id ORDER BY position)),
-    error_code
+    error_code, parent_id,
+    (SELECT CASE WHEN count(*) > 1 THEN group_concat(v.id, ',' ORDER BY v.id) END FROM messages v
+     WHERE v.session_id = messages.session_id AND v.parent_id IS messages.parent_id)
     FROM messages";
 
 fn from_row(r: &Row) -> rusqlite::Result<Message> {
@@ -146,21 +159,30 @@ fn from_row(r: &Row) -> rusqlite::Result<Message> {
         tool_calls: r.get::<_, Option<String>>(16)?.and_then(|j| serde_json::from_str(&j).ok()).unwrap_or_default(),
         tool_call_id: r.get(17)?,
         tool_name: r.get(18)?,
-        images: r.get::<_, Option<String>>(19)?.map(|ids| ids.split(',').filter_map(|i| i.parse().ok()).collect()).unwrap_or_default(),
+        images: ids(r.get(19)?),
+        parent_id: r.get(21)?,
+        versions: ids(r.get(22)?),
     })
+}
+
+fn ids(list: Option<String>) -> Vec<i64> {
+    list.map(|ids| ids.split(',').filter_map(|i| i.parse().ok()).collect()).unwrap_or_default()
 }
 
 pub fn get(conn: &Connection, id: i64) -> Result<Message> {
     found(conn.query_row(&format!("{SELECT} WHERE id = ?1"), [id], from_row), "message", id)
 }
 
+/// Adds a message at the end of the chosen branch.
 pub fn insert(conn: &Connection, new: &NewMessage) -> Result<Message> {
     sessions::get(conn, new.session_id)?;
     check_content(new.content)?;
     let now = now_ms();
     conn.prepare_cached(
-        "INSERT INTO messages (session_id, role, content, status, model, runtime_note, tool_calls, tool_call_id, tool_name, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
+        "INSERT INTO messages (session_id, role, content, status, model, runtime_note, tool_calls, tool_call_id, tool_name, created_at, updated_at,
+             parent_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10,
+             (SELECT max(id) FROM messages WHERE session_id = ?1 AND on_path = 1))",
     )?
     .execute(params![
         new.session_id,
@@ -186,11 +208,11 @@ pub fn insert(conn: &Connection, new: &NewMessage) -> Result<Message> {
     get(conn, id)
 }
 
-/// A page of a session's messages, newest first, older than `before` when given.
+/// A page of the chosen branch, newest first, older than `before` when given.
 pub fn list(conn: &Connection, session_id: i64, before: Option<i64>, limit: Option<usize>) -> Result<MessagePage> {
     sessions::get(conn, session_id)?;
     let limit = limit.unwrap_or(PAGE_DEFAULT).clamp(1, PAGE_MAX);
-    let mut stmt = conn.prepare_cached(&format!("{SELECT} WHERE session_id = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3"))?;
+    let mut stmt = conn.prepare_cached(&format!("{SELECT} WHERE session_id = ?1 AND on_path = 1 AND id < ?2 ORDER BY id DESC LIMIT ?3"))?;
     let mut messages = stmt
         .query_map(params![session_id, before.unwrap_or(i64::MAX), limit as i64 + 1], from_row)?
         .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -203,24 +225,24 @@ pub fn list(conn: &Connection, session_id: i64, before: Option<i64>, limit: Opti
     Ok(MessagePage { messages, next_before })
 }
 
-/// The whole conversation, oldest first: what the model reads.
+/// The whole conversation on the chosen branch, oldest first: what the model reads.
 pub fn history(conn: &Connection, session_id: i64) -> Result<Vec<Message>> {
-    let mut stmt = conn.prepare_cached(&format!("{SELECT} WHERE session_id = ?1 ORDER BY id"))?;
+    let mut stmt = conn.prepare_cached(&format!("{SELECT} WHERE session_id = ?1 AND on_path = 1 ORDER BY id"))?;
     let rows = stmt.query_map([session_id], from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(rows)
 }
 
 /// The conversation after message `after_id` (the part no summary covers), oldest first.
 pub fn history_after(conn: &Connection, session_id: i64, after_id: i64) -> Result<Vec<Message>> {
-    let mut stmt = conn.prepare_cached(&format!("{SELECT} WHERE session_id = ?1 AND id > ?2 ORDER BY id"))?;
+    let mut stmt = conn.prepare_cached(&format!("{SELECT} WHERE session_id = ?1 AND on_path = 1 AND id > ?2 ORDER BY id"))?;
     let rows = stmt.query_map(params![session_id, after_id], from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(rows)
 }
 
-/// The id of the session's last message from the user, if any.
+/// The id of the last message from the user on the chosen branch, if any.
 pub fn last_user_id(conn: &Connection, session_id: i64) -> Result<Option<i64>> {
     Ok(conn
-        .prepare_cached("SELECT max(id) FROM messages WHERE session_id = ?1 AND role = 'user'")?
+        .prepare_cached("SELECT max(id) FROM messages WHERE session_id = ?1 AND on_path = 1 AND role = 'user'")?
         .query_row([session_id], |r| r.get(0))?)
 }
 
@@ -236,12 +258,6 @@ pub fn edit(conn: &Connection, id: i64, content: &str) -> Result<Message> {
     check_content(content)?;
     conn.execute("UPDATE messages SET content = ?2, updated_at = ?3 WHERE id = ?1", params![id, content, now_ms()])?;
     super::summaries::forget_from(conn, message.session_id, id)?;
-    get(conn, id)
-}
-
-/// Stamps a user message with the time it was (re)sent.
-pub fn set_runtime_note(conn: &Connection, id: i64, note: &str) -> Result<Message> {
-    conn.execute("UPDATE messages SET runtime_note = ?2 WHERE id = ?1", params![id, note])?;
     get(conn, id)
 }
 
@@ -301,23 +317,125 @@ fn tool_calls_json(calls: &[ToolCall]) -> Option<String> {
     (!calls.is_empty()).then(|| serde_json::to_string(calls).expect("tool calls serialise"))
 }
 
+/// Deletes a message. A version goes with everything that followed it on its branch, and the
+/// version before it (or else after it) is shown instead; a message without versions goes alone,
+/// and what followed it now follows its parent.
 pub fn delete(conn: &Connection, id: i64) -> Result<()> {
     let message = get(conn, id)?;
-    conn.execute("DELETE FROM messages WHERE id = ?1", [id])?;
-    super::summaries::forget_from(conn, message.session_id, id)?;
+    let at = node(conn, id)?;
+    let session_id = message.session_id;
+    if message.versions.len() > 1 {
+        conn.execute(
+            "WITH RECURSIVE branch(id) AS (
+                 SELECT ?1 UNION ALL SELECT m.id FROM messages m JOIN branch b ON m.session_id = ?2 AND m.parent_id = b.id)
+             DELETE FROM messages WHERE id IN branch",
+            params![id, session_id],
+        )?;
+        if at.chosen {
+            let rest = message.versions.iter().filter(|&&v| v != id);
+            let instead = rest.clone().rfind(|&&v| v < id).or_else(|| rest.clone().next()).copied();
+            if let Some(instead) = instead {
+                conn.execute("UPDATE messages SET chosen = 1 WHERE id = ?1", [instead])?;
+            }
+            if at.on_path {
+                refresh_path(conn, session_id, message.parent_id)?;
+            }
+        }
+    } else {
+        conn.execute(
+            "UPDATE messages SET parent_id = ?3 WHERE session_id = ?1 AND parent_id = ?2",
+            params![session_id, id, message.parent_id],
+        )?;
+        conn.execute("DELETE FROM messages WHERE id = ?1", [id])?;
+    }
+    if at.on_path {
+        super::summaries::forget_from(conn, session_id, id)?;
+    }
     Ok(())
 }
 
-/// Deletes `id` and everything after it in its session (regenerate, edit-and-resend).
-pub fn delete_from(conn: &Connection, session_id: i64, id: i64) -> Result<usize> {
-    super::summaries::forget_from(conn, session_id, id)?;
-    Ok(conn.execute("DELETE FROM messages WHERE session_id = ?1 AND id >= ?2", params![session_id, id])?)
+/// Starts a new version after `parent` (`None`: of the chat's first message): the chosen branch
+/// now ends at `parent`, and what followed it stays as an earlier version. The next message
+/// inserted is the new version.
+pub fn branch_at(conn: &Connection, session_id: i64, parent: Option<i64>) -> Result<()> {
+    conn.execute("UPDATE messages SET chosen = 0 WHERE session_id = ?1 AND parent_id IS ?2", params![session_id, parent])?;
+    refresh_path(conn, session_id, parent)?;
+    super::summaries::forget_from(conn, session_id, parent.map_or(0, |p| p + 1))?;
+    Ok(())
+}
+
+/// Shows version `id`: it and every message it follows become the chosen ones among their
+/// siblings, and the chosen branch runs through it (and on along the versions last chosen after
+/// it). Returns its session.
+pub fn choose(conn: &Connection, id: i64) -> Result<i64> {
+    let mut at = node(conn, id)?;
+    let session_id = at.session_id;
+    if at.on_path {
+        return Ok(session_id);
+    }
+    // Up from the version to the chosen branch: each step becomes its siblings' chosen one.
+    let from = loop {
+        conn.execute(
+            "UPDATE messages SET chosen = (id = ?3) WHERE session_id = ?1 AND parent_id IS ?2",
+            params![session_id, at.parent_id, at.id],
+        )?;
+        match at.parent_id {
+            None => break None,
+            Some(parent) => {
+                at = node(conn, parent)?;
+                if at.on_path {
+                    break Some(parent);
+                }
+            }
+        }
+    };
+    refresh_path(conn, session_id, from)?;
+    super::summaries::forget_from(conn, session_id, from.map_or(0, |p| p + 1))?;
+    Ok(session_id)
+}
+
+/// Where a message sits in its chat's tree.
+struct Node {
+    id: i64,
+    session_id: i64,
+    parent_id: Option<i64>,
+    chosen: bool,
+    on_path: bool,
+}
+
+fn node(conn: &Connection, id: i64) -> Result<Node> {
+    found(
+        conn.query_row("SELECT id, session_id, parent_id, chosen, on_path FROM messages WHERE id = ?1", [id], |r| {
+            Ok(Node { id: r.get(0)?, session_id: r.get(1)?, parent_id: r.get(2)?, chosen: r.get(3)?, on_path: r.get(4)? })
+        }),
+        "message",
+        id,
+    )
+}
+
+/// Recomputes the chosen branch after `from` (a message on it, or `None` for the whole chat):
+/// down from there, through each parent's chosen version.
+fn refresh_path(conn: &Connection, session_id: i64, from: Option<i64>) -> Result<()> {
+    // Ids only grow along the branch: what followed `from` on it has greater ids.
+    conn.execute(
+        "UPDATE messages SET on_path = 0 WHERE session_id = ?1 AND on_path = 1 AND id > ?2",
+        params![session_id, from.unwrap_or(0)],
+    )?;
+    conn.execute(
+        "WITH RECURSIVE branch(id) AS (
+             SELECT id FROM messages WHERE session_id = ?1 AND parent_id IS ?2 AND chosen = 1
+             UNION ALL
+             SELECT m.id FROM messages m JOIN branch b ON m.session_id = ?1 AND m.parent_id = b.id AND m.chosen = 1)
+         UPDATE messages SET on_path = 1 WHERE id IN branch",
+        params![session_id, from],
+    )?;
+    Ok(())
 }
 
 /// At start-up (by the one process that owns the data folder): replies left `streaming` by a
 /// crash or a closed window become `interrupted`, and a user message that was stored but never
-/// got a reply (killed in between) gets an empty `interrupted` reply saying so, which the UI
-/// offers to retry. Returns how many replies were marked.
+/// got a reply (killed in between; or a regenerate that had not begun its new version) gets an
+/// empty `interrupted` reply saying so, which the UI offers to retry. Returns how many replies were marked.
 pub fn mark_interrupted(conn: &Connection) -> Result<usize> {
     let cut = conn.execute(
         "UPDATE messages SET status = 'interrupted', error = 'Maru closed before this reply finished; the text so far is kept',
@@ -327,11 +445,12 @@ pub fn mark_interrupted(conn: &Connection) -> Result<usize> {
     )?;
     let now = now_ms();
     let unanswered = conn.execute(
-        "INSERT INTO messages (session_id, role, content, status, error, error_code, created_at, updated_at)
+        "INSERT INTO messages (session_id, role, content, status, error, error_code, created_at, updated_at, parent_id)
          SELECT m.session_id, 'assistant', '', 'interrupted', 'Maru closed before this reply began; retry to get an answer',
-         ?2, ?1, ?1
+         ?2, ?1, ?1, m.id
          FROM messages m
-         WHERE m.role = 'user' AND m.id = (SELECT max(id) FROM messages WHERE session_id = m.session_id)",
+         WHERE m.role = 'user' AND m.on_path = 1
+           AND m.id = (SELECT max(id) FROM messages WHERE session_id = m.session_id AND on_path = 1)",
         params![now, ERROR_CODE_INTERRUPTED_BEFORE_START],
     )?;
     Ok(cut + unanswered)

@@ -30,6 +30,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!(10, "0010_message_error_codes"),
     migration!(11, "0011_reason_codes"),
     migration!(12, "0012_session_model"),
+    migration!(13, "0013_reply_versions"),
 ];
 
 pub fn latest_version() -> i64 {

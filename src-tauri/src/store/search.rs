@@ -49,7 +49,7 @@ fn message_hits(conn: &Connection, fts: &str, words: &[&str], limit: usize) -> R
         "WITH hits AS MATERIALIZED (
              SELECT rowid AS id, bm25(messages_fts) AS rank FROM messages_fts WHERE messages_fts MATCH ?1 ORDER BY rank LIMIT 2000)
          SELECT m.session_id, s.project_id, s.title, m.id, m.content, min(h.rank) AS best
-         FROM hits h JOIN messages m ON m.id = h.id JOIN sessions s ON s.id = m.session_id
+         FROM hits h JOIN messages m ON m.id = h.id AND m.on_path = 1 JOIN sessions s ON s.id = m.session_id
          GROUP BY m.session_id
          ORDER BY best
          LIMIT ?2",

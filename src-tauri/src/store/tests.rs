@@ -114,10 +114,12 @@ fn upgrading_from_the_first_migration_keeps_data() {
         old.with(|c| {
             c.execute("INSERT INTO sessions (project_id, title, created_at, updated_at) VALUES (?1, 'old', 1, 1)", [p])?;
             let sid = c.last_insert_rowid();
-            c.execute(
-                "INSERT INTO messages (session_id, role, content, created_at, updated_at) VALUES (?1, 'user', 'from v1', 1, 1)",
-                [sid],
-            )?;
+            for (role, content) in [("user", "from v1"), ("assistant", "answer from v1"), ("user", "again from v1")] {
+                c.execute(
+                    "INSERT INTO messages (session_id, role, content, created_at, updated_at) VALUES (?1, ?2, ?3, 1, 1)",
+                    rusqlite::params![sid, role, content],
+                )?;
+            }
             c.execute("INSERT INTO memories (content, created_at, updated_at) VALUES ('likes tea', 1, 1)", [])?;
             Ok(())
         })
@@ -131,6 +133,9 @@ fn upgrading_from_the_first_migration_keeps_data() {
     let page = store.with(|c| sessions::list(c, old.id, None, None)).unwrap();
     let history = store.with(|c| messages::history(c, page.sessions[0].id)).unwrap();
     assert_eq!(history[0].content, "from v1", "messages survive the upgrade and read with the new code");
+    let parents: Vec<Option<i64>> = history.iter().map(|m| m.parent_id).collect();
+    assert_eq!(parents, [None, Some(history[0].id), Some(history[1].id)], "an old chat becomes one branch, each message after the last");
+    assert!(history.iter().all(|m| m.versions.is_empty()), "with no other versions");
     assert_eq!(store.with(|c| super::memories::accepted(c)).unwrap()[0].content, "likes tea");
 }
 
@@ -351,6 +356,26 @@ fn a_name_in_nfc_and_nfd_is_one_name() {
         let err = store.with(|c| projects::create(c, &NewProject { name: bad.into(), instructions: String::new() })).unwrap_err();
         assert_eq!(err.code(), "invalid_name", "{bad:?} must be refused with a clear error, not stored");
     }
+}
+
+#[test]
+fn a_crash_between_regenerate_and_its_new_reply_keeps_the_old_reply_as_a_version() {
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    let s = session(&store, None);
+    let question = message(&store, s, "asked once");
+    let old = store
+        .with(|c| {
+            messages::insert(c, &NewMessage { session_id: s, role: Role::Assistant, content: "the old answer", ..Default::default() })
+        })
+        .unwrap();
+    // A regenerate opens the new version in a later transaction; Maru dies in between.
+    store.with(|c| messages::branch_at(c, s, Some(question))).unwrap();
+    assert_eq!(store.with(|c| messages::mark_interrupted(c)).unwrap(), 1);
+    let history = store.read_now(|c| messages::history(c, s)).unwrap();
+    assert_eq!(history.len(), 2, "the question and a reply that says it never began");
+    assert_eq!(history[1].error_code.as_deref(), Some("interrupted_before_start"));
+    assert_eq!(history[1].versions, [old.id, history[1].id], "the old answer is still there, one version back");
 }
 
 #[test]

@@ -32,4 +32,13 @@ tool_call_id: string | null, tool_name: string | null,
 /**
  * User: the images (attachment ids) sent with it, in order.
  */
-images: Array<number>, created_at: number, updated_at: number, };
+images: Array<number>, 
+/**
+ * The message this one follows; absent for a chat's first message.
+ */
+parent_id: number | null, 
+/**
+ * The ids of this message's versions (itself and its siblings), oldest first; empty when
+ * it has no other version.
+ */
+versions: Array<number>, created_at: number, updated_at: number, };

@@ -1,0 +1,215 @@
+//! Reply versions: regenerating a reply or editing and resending a message keeps what was there
+//! as an earlier version. The chat is a tree; what the chat shows, what the model reads, what an
+//! export holds and what the inspector measures is the branch the user chose.
+
+use maru_tests::fake_openai::{FakeOpenAi, Reply};
+use maru_tests::server::TestServer;
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+async fn setup() -> (TestServer, FakeOpenAi) {
+    let fake = FakeOpenAi::start().await;
+    let s = TestServer::start().await;
+    s.use_server(&fake.base_url(), "fake-model").await;
+    (s, fake)
+}
+
+fn texts(history: &[Value]) -> Vec<&str> {
+    history.iter().map(|m| m["content"].as_str().unwrap()).collect()
+}
+
+fn ids(v: &Value) -> Vec<i64> {
+    v.as_array().unwrap().iter().map(|i| i.as_i64().unwrap()).collect()
+}
+
+/// The texts of what the model was sent last, without the system prompt and the send times.
+fn last_sent(fake: &FakeOpenAi) -> Vec<String> {
+    let body = fake.last_chat_body().expect("the model was asked");
+    let without_time = |text: &str| text.split("\n\n").filter(|part| !part.starts_with("[Sent ")).collect::<Vec<_>>().join("\n\n");
+    body["messages"].as_array().unwrap()[1..].iter().map(|m| without_time(m["content"].as_str().unwrap_or_default())).collect()
+}
+
+async fn regenerate(s: &TestServer, sess: i64) {
+    let events = s.turn(&format!("/api/sessions/{sess}/regenerate"), None).await.collect().await;
+    assert_eq!(events.last().unwrap().name, "done", "{events:?}");
+}
+
+async fn choose(s: &TestServer, id: i64) -> Value {
+    let (st, page) = s.post(&format!("/api/messages/{id}/choose"), json!(null)).await;
+    assert_eq!(st, StatusCode::OK, "choosing version {id}: {page}");
+    page
+}
+
+#[tokio::test]
+async fn regenerating_twice_keeps_three_answers_and_the_one_chosen_is_what_the_model_reads() {
+    let (s, fake) = setup().await;
+    let sess = s.session(None, "").await;
+    fake.push(Reply::text(["first answer"]));
+    s.say(sess, "a question").await;
+    fake.push(Reply::text(["second answer"]));
+    regenerate(&s, sess).await;
+    fake.push(Reply::text(["third answer"]));
+    regenerate(&s, sess).await;
+
+    let asked = fake.chat_requests();
+    assert_eq!(asked[0].body["messages"], asked[2].body["messages"], "a regenerate asks exactly what was asked the first time");
+    let history = s.history(sess).await;
+    assert_eq!(texts(&history), ["a question", "third answer"], "the chat shows the newest version");
+    let versions = ids(&history[1]["versions"]);
+    assert_eq!(versions.len(), 3, "no answer is lost: the reply has three versions");
+    assert_eq!(versions[2], history[1]["id"], "versions are listed oldest first, the newest shown");
+    assert_eq!(history[0]["versions"], json!([]), "the question itself has one version");
+
+    let page = choose(&s, versions[0]).await;
+    assert_eq!(page["messages"][0]["content"], "first answer", "choosing answers with the branch as it now reads");
+    assert_eq!(texts(&s.history(sess).await), ["a question", "first answer"], "the first answer is shown again");
+
+    fake.push(Reply::text(["a follow-up answer"]));
+    s.say(sess, "and then?").await;
+    let sent = last_sent(&fake);
+    assert_eq!(sent.len(), 3, "the model reads one branch: {sent:?}");
+    assert!(sent[1].contains("first answer"), "the request carries the answer the user chose: {sent:?}");
+    assert!(!sent.iter().any(|m| m.contains("second answer") || m.contains("third answer")), "and no other version: {sent:?}");
+    let history = s.history(sess).await;
+    assert_eq!(texts(&history), ["a question", "first answer", "and then?", "a follow-up answer"]);
+    assert_eq!(ids(&history[1]["versions"]), versions, "the versions stay reachable after the chat goes on");
+}
+
+#[tokio::test]
+async fn an_edit_keeps_the_original_message_with_its_whole_branch() {
+    let (s, fake) = setup().await;
+    let sess = s.session(None, "").await;
+    for (q, a) in [("question one", "answer one"), ("question two", "answer two")] {
+        fake.push(Reply::text([a]));
+        s.say(sess, q).await;
+    }
+    // Inside the original branch, the last reply gets a second version, and the first is kept.
+    fake.push(Reply::text(["answer two, again"]));
+    regenerate(&s, sess).await;
+    let history = s.history(sess).await;
+    choose(&s, ids(&history[3]["versions"])[0]).await;
+
+    let first = history[0]["id"].as_i64().unwrap();
+    fake.push(Reply::text(["edited answer"]));
+    let events = s.turn(&format!("/api/messages/{first}/resend"), Some(json!({ "content": "question one, edited" }))).await.collect().await;
+    assert_eq!(events.last().unwrap().name, "done", "{events:?}");
+    assert_eq!(last_sent(&fake), ["question one, edited"], "the edit is sent alone, without the branch it replaces");
+    let edited = s.history(sess).await;
+    assert_eq!(texts(&edited), ["question one, edited", "edited answer"]);
+    let versions = ids(&edited[0]["versions"]);
+    assert_eq!(versions, [first, edited[0]["id"].as_i64().unwrap()], "the original message is the first version");
+
+    choose(&s, first).await;
+    assert_eq!(
+        texts(&s.history(sess).await),
+        ["question one", "answer one", "question two", "answer two"],
+        "the original comes back with everything that followed it, as it was last chosen"
+    );
+    choose(&s, versions[1]).await;
+    assert_eq!(texts(&s.history(sess).await), ["question one, edited", "edited answer"]);
+
+    let (_, reply) = s.get(&format!("/api/sessions/{sess}/messages?limit=1")).await;
+    let reply_id = reply["messages"][0]["id"].as_i64().unwrap();
+    let t = s.turn(&format!("/api/messages/{reply_id}/resend"), Some(json!({ "content": "x" }))).await;
+    assert_eq!(t.status, StatusCode::BAD_REQUEST, "only the user's own messages can be edited and resent");
+}
+
+#[tokio::test]
+async fn export_move_and_the_inspector_follow_the_chosen_branch() {
+    let (s, fake) = setup().await;
+    let sess = s.session(None, "").await;
+    fake.push(Reply::text(["short"]).with_usage(50, 1, None));
+    s.say(sess, "say something").await;
+    fake.push(Reply::text(["a much longer answer"]).with_usage(50, 4, None));
+    regenerate(&s, sess).await;
+    let history = s.history(sess).await;
+    let first = ids(&history[1]["versions"])[0];
+    choose(&s, first).await;
+
+    let (_, export) = s.get(&format!("/api/sessions/{sess}/export?format=json")).await;
+    let exported: Vec<&str> = export["messages"].as_array().unwrap().iter().map(|m| m["content"].as_str().unwrap()).collect();
+    assert_eq!(exported, ["say something", "short"], "an export holds the version chosen");
+
+    let (_, ctx) = s.get(&format!("/api/sessions/{sess}/context")).await;
+    assert_eq!(ctx["last_reply"]["message_id"], first, "the inspector's figures are the chosen reply's: {ctx}");
+    assert_eq!(ctx["last_reply"]["completion_tokens"], 1);
+
+    let work = s.project("Work").await;
+    let (st, _) = s.patch(&format!("/api/sessions/{sess}"), json!({ "project_id": work })).await;
+    assert_eq!(st, StatusCode::OK);
+    let moved = s.history(sess).await;
+    assert_eq!(texts(&moved), ["say something", "short"], "a moved chat keeps the version chosen");
+    assert_eq!(moved[1]["versions"].as_array().unwrap().len(), 2, "and its other versions");
+
+    let (st, imported) = s.post("/api/import", export.clone()).await;
+    assert_eq!(st, StatusCode::OK, "{imported}");
+    let copy = s.history(imported["id"].as_i64().unwrap()).await;
+    assert_eq!(texts(&copy), ["say something", "short"], "an imported chat is the branch that was exported");
+    fake.push(Reply::text(["more"]));
+    s.say(imported["id"].as_i64().unwrap(), "go on").await;
+    assert_eq!(last_sent(&fake), ["say something", "short", "go on"], "and it continues as one conversation");
+}
+
+#[tokio::test]
+async fn deleting_a_version_shows_the_one_before_and_keeps_the_rest() {
+    let (s, fake) = setup().await;
+    let sess = s.session(None, "").await;
+    fake.push(Reply::text(["one"]));
+    s.say(sess, "count").await;
+    for answer in ["two", "three"] {
+        fake.push(Reply::text([answer]));
+        regenerate(&s, sess).await;
+    }
+    fake.push(Reply::text(["after three"]));
+    s.say(sess, "next").await;
+    let history = s.history(sess).await;
+    let versions = ids(&history[1]["versions"]);
+
+    let (st, _) = s.delete(&format!("/api/messages/{}", versions[2])).await;
+    assert_eq!(st, StatusCode::OK);
+    let history = s.history(sess).await;
+    assert_eq!(texts(&history), ["count", "two"], "the version before it is shown, and what followed the deleted one went with it");
+    assert_eq!(ids(&history[1]["versions"]), versions[..2], "the other versions stay");
+
+    let (st, _) = s.delete(&format!("/api/messages/{}", versions[0])).await;
+    assert_eq!(st, StatusCode::OK);
+    let history = s.history(sess).await;
+    assert_eq!(texts(&history), ["count", "two"], "deleting a version not shown changes nothing shown");
+    assert_eq!(history[1]["versions"], json!([]), "one version left: no switcher");
+
+    // A message without versions goes alone: what followed it stays, in order.
+    fake.push(Reply::text(["four"]));
+    s.say(sess, "and four?").await;
+    let history = s.history(sess).await;
+    s.delete(&format!("/api/messages/{}", history[1]["id"])).await;
+    assert_eq!(texts(&s.history(sess).await), ["count", "and four?", "four"]);
+    fake.push(Reply::text(["five"]));
+    s.say(sess, "five?").await;
+    assert_eq!(last_sent(&fake), ["count\n\nand four?", "four", "five?"], "the chat still reads as one conversation");
+}
+
+#[tokio::test]
+async fn switching_versions_waits_for_the_reply_being_written() {
+    let (s, fake) = setup().await;
+    let sess = s.session(None, "").await;
+    fake.push(Reply::text(["first"]));
+    s.say(sess, "q").await;
+    fake.push(Reply::text(["second"]));
+    regenerate(&s, sess).await;
+    let versions = ids(&s.history(sess).await[1]["versions"]);
+
+    fake.push(Reply::text(["slow ", "follow-up ", "answer"]).piece_delay(150));
+    let mut running = s.turn(&format!("/api/sessions/{sess}/messages"), Some(json!({ "content": "more" }))).await;
+    running.next().await.expect("the reply starts");
+    let (st, body) = s.post(&format!("/api/messages/{}/choose", versions[0]), json!(null)).await;
+    assert_eq!(st, StatusCode::CONFLICT, "switching under a reply being written would hide where it lands: {body}");
+    assert_eq!(body["code"], "turn_running");
+    let rest = running.collect().await;
+    assert_eq!(rest.last().unwrap().name, "done");
+    assert_eq!(texts(&s.history(sess).await), ["q", "second", "more", "slow follow-up answer"], "not a word of the reply is lost");
+
+    choose(&s, versions[0]).await;
+    assert_eq!(texts(&s.history(sess).await), ["q", "first"], "after it ends, the switch goes through");
+    let (st, body) = s.post("/api/messages/999999/choose", json!(null)).await;
+    assert_eq!((st, body["code"].as_str()), (StatusCode::NOT_FOUND, Some("not_found")), "an unknown version is a clear error");
+}
