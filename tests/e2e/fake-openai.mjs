@@ -36,6 +36,9 @@ export const MARKDOWN_PIECES = [
   'snake__case__word', ' stays', ' as', ' written.',
 ];
 
+/** In the user's last message: the reply names the request, "Answer N." (N counts the turns' requests), so versions differ. */
+export const NUMBERED_MARKER = '#numbered';
+
 /** In the user's last message: a long reply, `longPieces` words `longPieceMs` apart (200 a second by default). */
 export const LONG_MARKER = '#long';
 /** The last words of a long reply. */
@@ -136,7 +139,8 @@ export async function startFakeOpenAi({ pieceDelayMs = 120, port: wanted = 0, to
         }
         const long = last?.role === 'user' && textOf(last).includes(LONG_MARKER);
         const markdown = last?.role === 'user' && textOf(last).includes(MARKDOWN_MARKER);
-        const pieces = last?.role === 'tool' ? AFTER_TOOL_PIECES : long ? longPieces(longCount) : markdown ? MARKDOWN_PIECES : replyPieces;
+        const numbered = last?.role === 'user' && textOf(last).includes(NUMBERED_MARKER) ? ['Answer ', String(requests.length), '.'] : null;
+        const pieces = last?.role === 'tool' ? AFTER_TOOL_PIECES : long ? longPieces(longCount) : markdown ? MARKDOWN_PIECES : numbered ?? replyPieces;
         const delay = last?.role === 'user' && textOf(last).includes(SLOW_MARKER) ? SLOW_PIECE_MS : long ? longPieceMs : pieceDelayMs;
         // Sleeps are kept to the schedule (setTimeout is late by a millisecond or so each time).
         const begun = Date.now();

@@ -27,7 +27,7 @@ const SESSIONS = ['projects', 'defaultProjectId', 'entry', 'refreshProjects', 't
   'loadSessions', 'loadMoreSessions', 'findSession', 'sessionChanged', 'renameSession', 'moveSession', 'deleteSession', 'projectName'] as const satisfies readonly (keyof SessionsState)[];
 const CHAT = ['session', 'draftProjectId', 'draftPreset', 'messages', 'olderBefore', 'loadingMessages', 'live', 'replyErrors', 'focusMessageId',
   'openSession', 'newChat', 'currentProject', 'setPreset', 'setModel', 'loadMessages', 'shownMessages', 'loadOlder', 'send', 'ensureSession', 'regenerate',
-  'resend', 'stop', 'currentLive', 'lastEnded'] as const satisfies readonly (keyof ChatState)[];
+  'resend', 'chooseVersion', 'stop', 'currentLive', 'lastEnded'] as const satisfies readonly (keyof ChatState)[];
 const FILES = ['files', 'uploads', 'chatFiles', 'loadChatFiles', 'loadFiles', 'attachToChat', 'attachToProject', 'deleteFile', 'dismissUpload'] as const satisfies readonly (keyof FilesState)[];
 const MEMORY = ['memories', 'pendingMemories', 'memoriesLoaded', 'memoriesError', 'sourceTitles', 'loadMemories', 'pendingCount', 'sourceTitle',
   'addMemory', 'updateMemory', 'acceptMemory', 'dismissMemory', 'deleteMemory'] as const satisfies readonly (keyof MemoryState)[];

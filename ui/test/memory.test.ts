@@ -8,6 +8,7 @@ import { mountMemoryPanel } from '../src/views/memoryPanel';
 import { openSettingsDialog } from '../src/views/settingsDialog';
 import { mountSidebar } from '../src/views/sidebar';
 import { fakeBackend, memory, memoryRoutes, SECRET_REFUSED, settingsView } from './fakeBackend';
+import { message } from './fixtures';
 
 const PROJECT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, session_count: 2, created_at: 0, updated_at: 0 };
 const WEEKEND: Session = { id: 9, project_id: 1, title: 'Weekend <i>plans</i>', preset: null, model: null, created_at: 0, updated_at: 0 };
@@ -15,12 +16,8 @@ const OTHER: Session = { id: 3, project_id: 1, title: 'Dinner', preset: null, mo
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function message(over: Partial<Message>): Message {
-  return {
-    id: 1, session_id: 9, role: 'user', content: '', status: 'complete', error: null, error_code: null, model: null, prompt_tokens: null, completion_tokens: null,
-    cached_tokens: null, ttft_ms: null, tokens_per_second: null, runtime_note: null, reasoning: null, tool_calls: [], tool_call_id: null,
-    tool_name: null, images: [], created_at: 0, updated_at: 0, ...over,
-  };
+function inWeekend(over: Partial<Message>): Message {
+  return message({ session_id: 9, ...over });
 }
 
 /** Two proposals (one from a message of "Weekend plans", one typed with markup) and one saved fact. */
@@ -37,7 +34,7 @@ function setup(extra: Partial<Backend> = {}) {
       if (id === 3) return OTHER;
       throw new Error(`no session ${id}`);
     },
-    listMessages: async (sid: number) => ({ messages: sid === 9 ? [message({ id: 41, content: 'Please answer in Korean from now on.' })] : [], next_before: null }),
+    listMessages: async (sid: number) => ({ messages: sid === 9 ? [inWeekend({ id: 41, content: 'Please answer in Korean from now on.' })] : [], next_before: null }),
     listAttachments: async () => [],
     listSessions: async () => ({ sessions: [WEEKEND, OTHER], next_cursor: null }),
     ...extra,
@@ -221,7 +218,7 @@ describe('the pending count on the Memory buttons', () => {
         sink({ type: 'tool_call', id: 'call_1', name: 'remember', arguments: '{"fact":"Has a dog named 보리."}' });
         sink({ type: 'tool_result', id: 'call_1', name: 'remember', content: 'proposed', is_error: false });
         sink({ type: 'token', text: `Noted: ${content}` });
-        sink({ type: 'done', message: message({ id: 50, role: 'assistant' }) });
+        sink({ type: 'done', message: inWeekend({ id: 50, role: 'assistant' }) });
       },
     });
     const app = new App(backend);
@@ -257,7 +254,7 @@ describe('the pending count on the Memory buttons', () => {
       getSession: async () => WEEKEND,
       listMessages: async () => ({ messages: [], next_before: null }),
       listSessions: async () => ({ sessions: [WEEKEND], next_cursor: null }),
-      sendMessage: async (_sid: number, _content: string, sink: (e: TurnEvent) => void) => sink({ type: 'done', message: message({ id: 50, role: 'assistant' }) }),
+      sendMessage: async (_sid: number, _content: string, sink: (e: TurnEvent) => void) => sink({ type: 'done', message: inWeekend({ id: 50, role: 'assistant' }) }),
     });
     const app = new App(backend);
     app.projects = [{ project: PROJECT, sessions: [WEEKEND], nextCursor: null, loaded: true, loading: false, expanded: true }];

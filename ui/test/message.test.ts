@@ -4,17 +4,15 @@ import type { Message } from '../src/backend/types';
 import { setLanguage } from '../src/lib/i18n';
 import { messageNode } from '../src/views/message';
 import { fakeBackend } from './fakeBackend';
+import { message } from './fixtures';
 
 describe('a stored reply', () => {
   it('shows its tool calls as the server sends them ({id, type, function: {name, arguments}})', () => {
     setLanguage('en');
-    const m: Message = {
-      id: 7, session_id: 1, role: 'assistant', content: 'Found it.', status: 'complete', error: null, error_code: null, model: 'm',
-      prompt_tokens: null, completion_tokens: null, cached_tokens: null, ttft_ms: null, tokens_per_second: null,
-      runtime_note: null, reasoning: null,
+    const m = message({
+      id: 7, role: 'assistant', content: 'Found it.', model: 'm',
       tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'search_files', arguments: '{"query":"calendar"}' } }],
-      tool_call_id: null, tool_name: null, images: [], created_at: 0, updated_at: 0,
-    };
+    });
     const app = new App(fakeBackend({}).backend);
     const node = messageNode(app, m, { regenerable: false, busy: false, editing: false, onEdit: () => {}, onCancelEdit: () => {} });
     const call = node.querySelector('.tool-call')!;
@@ -24,11 +22,8 @@ describe('a stored reply', () => {
 });
 
 describe('a failed reply', () => {
-  const failed = (id: number, error: string, error_code: string | null = null): Message => ({
-    id, session_id: 1, role: 'assistant', content: '', status: 'error', error, error_code, model: null,
-    prompt_tokens: null, completion_tokens: null, cached_tokens: null, ttft_ms: null, tokens_per_second: null,
-    runtime_note: null, reasoning: null, tool_calls: [], tool_call_id: null, tool_name: null, images: [], created_at: 0, updated_at: 0,
-  });
+  const failed = (id: number, error: string, error_code: string | null = null): Message =>
+    message({ id, role: 'assistant', status: 'error', error, error_code });
   const ctx = { regenerable: false, busy: false, editing: false, onEdit: () => {}, onCancelEdit: () => {} };
 
   it('shows a model-server failure in Korean when its code came with the turn, and the stored text otherwise', () => {

@@ -1,11 +1,12 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { App } from '../src/app';
-import type { Message, Project } from '../src/backend/types';
+import type { Project } from '../src/backend/types';
 import { setLanguage, t } from '../src/lib/i18n';
 import { placeMenu } from '../src/views/menu';
 import { messageNode } from '../src/views/message';
 import { projectMenu } from '../src/views/sidebar';
 import { fakeBackend } from './fakeBackend';
+import { message } from './fixtures';
 
 const DEFAULT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, session_count: 3, created_at: 0, updated_at: 0 };
 
@@ -34,11 +35,7 @@ describe('plurals', () => {
 describe("the user's own message while the reply streams", () => {
   it('is marked as being sent, not with the warning box class', () => {
     setLanguage('en');
-    const m: Message = {
-      id: -5, session_id: 1, role: 'user', content: 'hi', status: 'complete', error: null, error_code: null, model: null,
-      prompt_tokens: null, completion_tokens: null, cached_tokens: null, ttft_ms: null, tokens_per_second: null,
-      runtime_note: null, reasoning: null, tool_calls: [], tool_call_id: null, tool_name: null, images: [], created_at: 0, updated_at: 0,
-    };
+    const m = message({ id: -5, content: 'hi' });
     const node = messageNode(new App(fakeBackend({}).backend), m, { regenerable: false, busy: true, editing: false, onEdit: () => {}, onCancelEdit: () => {} });
     expect(node.classList.contains('sending')).toBe(true);
     // `.pending` is the context panel's warning box.

@@ -5,17 +5,13 @@ import type { Message, Project, Session } from '../src/backend/types';
 import { setLanguage } from '../src/lib/i18n';
 import { mountChat } from '../src/views/chat';
 import { fakeBackend, settingsView } from './fakeBackend';
+import { message } from './fixtures';
 
 const PROJECT: Project = { id: 2, name: 'Temp', instructions: '', is_default: false, session_count: 0, created_at: 0, updated_at: 0 };
 const SESSION: Session = { id: 5, project_id: 2, title: '', preset: null, model: null, created_at: 0, updated_at: 0 };
 
 function msg(over: Partial<Message>): Message {
-  return {
-    id: 1, session_id: 5, role: 'user', content: 'hi', status: 'complete', error: null, error_code: null, model: null,
-    prompt_tokens: null, completion_tokens: null, cached_tokens: null, ttft_ms: null, tokens_per_second: null,
-    runtime_note: null, reasoning: null, tool_calls: [], tool_call_id: null, tool_name: null, images: [], created_at: 0, updated_at: 0,
-    ...over,
-  };
+  return message({ session_id: 5, content: 'hi', ...over });
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

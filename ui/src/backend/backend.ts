@@ -37,6 +37,8 @@ export interface Backend {
   listMessages(sessionId: number, query?: MessageQuery): Promise<MessagePage>;
   editMessage(id: number, content: string): Promise<Message>;
   deleteMessage(id: number): Promise<void>;
+  /** Shows another version of a message; the newest page of the chat as it then reads. */
+  chooseVersion(id: number): Promise<MessagePage>;
 
   getSettings(): Promise<SettingsView>;
   updateSettings(patch: SettingsPatch): Promise<SettingsView>;

@@ -149,6 +149,9 @@ export class HttpBackend implements Backend {
   async deleteMessage(id: number): Promise<void> {
     await this.json<Deleted>('DELETE', `/api/messages/${id}`);
   }
+  chooseVersion(id: number): Promise<MessagePage> {
+    return this.json('POST', `/api/messages/${id}/choose`);
+  }
 
   getSettings(): Promise<SettingsView> {
     return this.json('GET', '/api/settings');

@@ -23,7 +23,8 @@ export interface LiveTurn {
   tools: LiveTool[];
   usage: Usage | null;
   error: { code: string; message: string } | null;
-  /** Messages after this id are being replaced (regenerate, resend) and are hidden meanwhile. */
+  /** Messages after this id get a new version (regenerate, resend) and are hidden meanwhile;
+   *  0: from the chat's first message. */
   cutAfter: number | null;
   startedAt: number;
   firstTokenAt: number | null;
@@ -181,7 +182,7 @@ export class ChatState {
     try {
       const page = await app.backend.listMessages(sessionId, { limit: MESSAGE_PAGE });
       if (this.session?.id !== sessionId) return;
-      // What stays of those shown: saved, and not replaced by a regenerate or resend.
+      // What stays of those shown: saved, and before the point where a new version begins.
       const kept = this.messages.filter((m) => m.id > 0 && m.session_id === sessionId && (cutAfter === null || m.id <= cutAfter));
       if (kept.length === 0) {
         this.messages = page.messages.slice().reverse();
@@ -204,7 +205,9 @@ export class ChatState {
         // Unchanged messages keep their object, so the view knows it has them drawn.
         const merged = fresh.map((m) => {
           const old = byId.get(m.id);
-          return old && old.updated_at === m.updated_at && old.status === m.status && old.content === m.content ? old : m;
+          const same = old && old.updated_at === m.updated_at && old.status === m.status && old.content === m.content
+            && old.versions.length === m.versions.length;
+          return same ? old : m;
         });
         this.messages = before.concat(merged);
         if (before.length === 0) this.olderBefore = next;
@@ -223,7 +226,7 @@ export class ChatState {
   shownMessages(): Message[] {
     const live = this.currentLive();
     if (!live) return this.messages;
-    // The messages being replaced (regenerate, resend), or else those of the running turn (after
+    // The messages getting a new version (regenerate, resend), or else those of the running turn (after
     // the last saved message of the user), and the saved copy of the reply itself.
     let cut = live.cutAfter;
     if (cut === null) {
@@ -387,17 +390,12 @@ export class ChatState {
       toast(t('turnRunning'), 'error');
       return false;
     }
-    const now = Date.now();
     // Images uploaded in the composer go with the message (the model sees them); other files are
     // read by the model through search.
     const images = app.uploads
       .filter((u) => u.sessionId === sid && u.attachment?.kind === 'image' && u.attachment.status === 'ready')
       .map((u) => u.attachment!.id);
-    const pending: Message = {
-      id: -now, session_id: sid, role: 'user', content, status: 'complete', error: null, error_code: null, model: null,
-      prompt_tokens: null, completion_tokens: null, cached_tokens: null, ttft_ms: null, tokens_per_second: null,
-      runtime_note: null, reasoning: null, tool_calls: [], tool_call_id: null, tool_name: null, images, created_at: now, updated_at: now,
-    };
+    const pending = pendingMessage(sid, content, images);
     this.messages.push(pending);
     const live = this.begin(sid, null);
     // A new chat gets its title (and its project's count) from its first message, stored by the
@@ -471,7 +469,7 @@ export class ChatState {
     return created;
   }
 
-  /** Answers the last message again, replacing the reply after it. */
+  /** Answers the last message again; the reply so far stays as an earlier version. */
   async regenerate(): Promise<void> {
     const s = this.session;
     if (!s || this.live.has(s.id)) return;
@@ -486,7 +484,10 @@ export class ChatState {
     await this.finish(live);
   }
 
-  /** Edits one of the user's messages and answers it again; what came after is replaced. */
+  /**
+   * Sends an edited copy of one of the user's messages as a new version: shown in place of the
+   * original (and what followed it) while the reply is written; the original stays a version.
+   */
   async resend(messageId: number, content: string): Promise<boolean> {
     const s = this.session;
     if (!s || this.live.has(s.id)) return false;
@@ -494,20 +495,33 @@ export class ChatState {
       toast(t('nothingToSend'), 'error');
       return false;
     }
-    const index = this.messages.findIndex((m) => m.id === messageId);
-    const previous = index === -1 ? undefined : this.messages[index];
-    // A new object, so that the chat draws the edited text.
-    if (previous) this.messages[index] = { ...previous, content };
-    const live = this.begin(s.id, messageId);
+    const original = this.messages.find((m) => m.id === messageId);
+    const pending = pendingMessage(s.id, content, original?.images ?? []);
+    this.messages.push(pending);
+    const live = this.begin(s.id, original?.parent_id ?? 0);
     try {
       await this.app.backend.resend(messageId, content, (ev) => this.onEvent(live, ev));
     } catch (e) {
-      if (previous) this.messages = this.messages.map((m) => (m.id === messageId ? previous : m));
+      this.messages = this.messages.filter((m) => m !== pending);
       this.refused(s.id, e);
       return false;
     }
     await this.finish(live);
     return true;
+  }
+
+  /** Shows another version of a message; the chat goes on from it. */
+  async chooseVersion(messageId: number): Promise<void> {
+    const app = this.app;
+    const s = this.session;
+    const m = this.messages.find((x) => x.id === messageId);
+    if (!s || this.live.has(s.id)) return;
+    const shown = await app.attempt(() => app.backend.chooseVersion(messageId));
+    if (!shown || this.session?.id !== s.id) return;
+    // What precedes the message is the same on every version: only the rest is read again.
+    const parent = m?.parent_id ?? 0;
+    await this.loadMessages(s.id, false, parent);
+    app.contextChanged();
   }
 
   async stop(): Promise<void> {
@@ -522,4 +536,15 @@ export class ChatState {
   currentLive(): LiveTurn | undefined {
     return this.session ? this.live.get(this.session.id) : undefined;
   }
+}
+
+/** A message of the user's shown at once, before the server has stored it (a negative id). */
+function pendingMessage(sessionId: number, content: string, images: number[]): Message {
+  const now = Date.now();
+  return {
+    id: -now, session_id: sessionId, role: 'user', content, status: 'complete', error: null, error_code: null, model: null,
+    prompt_tokens: null, completion_tokens: null, cached_tokens: null, ttft_ms: null, tokens_per_second: null,
+    runtime_note: null, reasoning: null, tool_calls: [], tool_call_id: null, tool_name: null, images, parent_id: null, versions: [],
+    created_at: now, updated_at: now,
+  };
 }

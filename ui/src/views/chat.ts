@@ -232,9 +232,9 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
       const regenerable = !live && m === last && m.id > 0 && (m.role === 'assistant' || m.role === 'user');
       const editing = editingId === m.id;
       // What the element shows besides the message itself (the same object while unchanged);
-      // a turn running disables buttons: in the message edited and the one Regenerate answers they
-      // are drawn again, elsewhere (Edit, marked `idle-only`) switched below.
-      const key = [m, regenerable, editing, (editing || regenerable) && !!live, lang, app.replyErrors.get(m.id)];
+      // a turn running disables buttons: in the message edited, the one Regenerate answers and those
+      // with versions they are drawn again, elsewhere (Edit, marked `idle-only`) switched below.
+      const key = [m, regenerable, editing, (editing || regenerable || m.versions.length > 1) && !!live, lang, app.replyErrors.get(m.id)];
       let d = drawn.get(m.id);
       if (!d || d.key.some((v, j) => v !== key[j])) {
         d?.el.remove();

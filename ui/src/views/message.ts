@@ -1,6 +1,7 @@
 // One message of a chat: the user's (plain text, edit-and-resend, copy), a reply (Markdown,
 // reasoning, tool calls, status badge, figures, copy, regenerate), a tool result, and the reply
-// being written while a turn streams.
+// being written while a turn streams. A message with versions (regenerated, edited and resent)
+// has ‹ 2 / 3 › to switch between them.
 
 import type { App, LiveTurn } from '../app';
 import type { Message } from '../backend/types';
@@ -54,6 +55,7 @@ function userNode(app: App, m: Message, ctx: MessageContext): HTMLElement {
     h('div', { class: 'bubble', title: dateTime(m.created_at) }, h('div', { class: 'user-text' }, m.content),
       m.images.length ? h('div', { class: 'user-images muted', 'data-testid': 'message-images' }, icon('image'), ' ', t('imagesSent', { n: m.images.length })) : null),
     pending ? null : h('div', { class: 'msg-actions' },
+      versionsNode(app, m, ctx.busy),
       // `idle-only`: the chat enables it again when the reply ends, without drawing the message again.
       h('button', { class: 'act idle-only', type: 'button', disabled: ctx.busy, title: t('editAndResend'), 'aria-label': t('editAndResend'), onClick: ctx.onEdit }, icon('edit'), h('span', { class: 'act-label' }, t('edit'))),
       copyButton(() => m.content),
@@ -91,6 +93,22 @@ function editorNode(app: App, m: Message, ctx: MessageContext): HTMLElement {
         h('button', { class: 'btn btn-primary', type: 'button', disabled: ctx.busy, onClick: () => void submit() }, t('saveAndSend')),
       ),
     ),
+  );
+}
+
+/** ‹ 2 / 3 ›: which version of the message is shown, and the way to the others. */
+function versionsNode(app: App, m: Message, busy: boolean): HTMLElement | null {
+  const total = m.versions.length;
+  const at = m.versions.indexOf(m.id);
+  if (total < 2 || at === -1) return null;
+  const step = (to: number, label: string, flip: boolean) => h('button', {
+    class: ['act', 'version-step', flip && 'flip'], type: 'button', disabled: busy || to < 0 || to >= total, title: label, 'aria-label': label,
+    onClick: () => void app.chooseVersion(m.versions[to]),
+  }, icon('chevron'));
+  return h('span', { class: 'versions', role: 'group', 'aria-label': t('versions'), 'data-testid': 'versions' },
+    step(at - 1, t('previousVersion'), true),
+    h('span', { class: 'versions-at', 'data-testid': 'version-at' }, t('versionOf', { n: at + 1, total })),
+    step(at + 1, t('nextVersion'), false),
   );
 }
 
@@ -192,6 +210,7 @@ function replyNode(app: App, m: Message, ctx: MessageContext): HTMLElement {
     h('div', { class: 'msg-foot' },
       figures(m),
       h('div', { class: 'msg-actions' },
+        versionsNode(app, m, ctx.busy),
         empty ? null : copyButton(() => m.content),
         ctx.regenerable ? h('button', { class: 'act', type: 'button', disabled: ctx.busy, title: t('regenerate'), 'data-testid': 'regenerate', onClick: () => void app.regenerate() }, icon('refresh'), h('span', { class: 'act-label' }, t('regenerate'))) : null,
       ),
