@@ -11,7 +11,8 @@ const PROJECT: Project = { id: 1, name: 'Default', instructions: '', is_default:
 const SESSION: Session = { id: 5, project_id: 1, title: 'Long', preset: null, model: null, created_at: 0, updated_at: 0 };
 
 function msg(id: number, over: Partial<Message> = {}): Message {
-  return message({ id, session_id: 5, role: id % 2 ? 'user' : 'assistant', content: `Message ${id}`, created_at: id, updated_at: id, ...over });
+  // One branch: each message follows the one before it.
+  return message({ id, session_id: 5, role: id % 2 ? 'user' : 'assistant', content: `Message ${id}`, parent_id: id > 1 ? id - 1 : null, created_at: id, updated_at: id, ...over });
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -200,7 +200,10 @@ export class ChatState {
         }
         fresh.reverse();
         const from = fresh.length ? fresh[0].id : Infinity;
-        const before = kept.filter((m) => m.id < from);
+        let before = kept.filter((m) => m.id < from);
+        // What is kept must lead to the fresh pages: another window may have chosen another
+        // version further back. If not, only the fresh pages are shown (older ones load on scroll).
+        if (fresh.length && fresh[0].parent_id !== (before.at(-1)?.id ?? null)) before = [];
         const byId = new Map(this.messages.map((m) => [m.id, m]));
         // Unchanged messages keep their object, so the view knows it has them drawn.
         const merged = fresh.map((m) => {
