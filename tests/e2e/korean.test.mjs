@@ -1,7 +1,7 @@
 // Browser end-to-end: with the UI in Korean, no English string of the UI's own shows on any main
 // screen: the sidebar, a chat with a reply and a failed reply, the context inspector, the files
 // panel with a file that could not be read, the memory panel, every settings tab, the shortcuts
-// list, a project dialog and an error toast (a duplicate project name). Every visible text node
+// list, a project dialog and error toasts (a duplicate project name, an empty file). Every visible text node
 // and every aria-label, title and placeholder is compared with the English dictionary
 // (ui/src/lib/i18n.ts, and the server's reasons in ui/src/lib/reasons.ts): a string that differs
 // from its Korean one must not show, whole or as a run of words inside a longer text.
@@ -233,9 +233,22 @@ test('in Korean, no English string of the UI shows on the main screens', { timeo
     const toast = page.locator('.toast-error');
     await toast.waitFor();
     const text = await toast.innerText();
-    assert.match(text, /같은 이름이 이미 있습니다/, 'the duplicate name is refused in Korean');
-    assert.deepEqual(englishWords(text), [], `and names the name, without the server's English: ${text}`);
+    assert.match(text, new RegExp(`“${PROJECT}” 이름이 이미 있습니다`), 'the duplicate name is refused in Korean, naming it');
+    assert.deepEqual(englishWords(text), [], `without the server's English: ${text}`);
     await scan('duplicate name toast');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+  });
+
+  await step('the toast for an empty file names the file, in Korean', async () => {
+    await page.locator('.toast-error').waitFor({ state: 'detached', timeout: 15_000 }).catch(() => {});
+    await page.getByTestId('attach-input').setInputFiles({ name: '빈 메모.md', mimeType: 'text/markdown', buffer: Buffer.alloc(0) });
+    const toast = page.locator('.toast-error').filter({ hasText: '빈 메모.md' });
+    await toast.waitFor();
+    const text = await toast.innerText();
+    assert.match(text, /빈 메모\.md 파일이 비어 있습니다/, `the file's name in a Korean sentence: ${text}`);
+    assert.deepEqual(englishWords(text), [], `without the server's English: ${text}`);
+    await scan('empty file toast');
   });
 
   if (seen.length) console.log(`English on Korean screens:\n  ${seen.join('\n  ')}`);

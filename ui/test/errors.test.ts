@@ -37,6 +37,22 @@ describe('error texts', () => {
       .toBe(`${ERRORS.invalid_title.ko} (a session title can have at most 200 characters (this one has 250))`);
   });
 
+  it('puts what the server names into the Korean sentence, without any of its English', () => {
+    setLanguage('ko');
+    expect(errorText({ code: 'empty_file', message: 'notes.txt is empty (0 bytes): there is nothing to read', params: { file: 'notes.txt' } }))
+      .toBe('notes.txt 파일이 비어 있습니다(0바이트).');
+    expect(errorText({ code: 'message_too_long', message: 'a message can have at most 1000000 characters (this one has 1200000)', params: { max: '1000000', length: '1200000' } }))
+      .toBe('메시지가 너무 깁니다(1,200,000자, 최대 1,000,000자). 긴 글은 파일로 첨부하세요.');
+    expect(errorText({ code: 'secret_refused', message: 'Maru does not keep this as a fact because it looks like a card number', params: { kind: 'card_number' } }), 'a kind is said in words')
+      .toMatch(/^카드 번호처럼 보여서/);
+    expect(errorMessage(new ApiError('name_taken', 'a project named "Work" already exists', 409, { name: 'Work' }))).toBe('“Work” 이름이 이미 있습니다. 다른 이름을 쓰세요.');
+    expect(errorText({ code: 'empty_file', message: 'x.txt is empty', params: {} }), 'without the param: the sentence with the message')
+      .toBe('파일이 비어 있습니다. (x.txt is empty)');
+    setLanguage('en');
+    expect(errorText({ code: 'empty_file', message: 'notes.txt is empty (0 bytes): there is nothing to read', params: { file: 'notes.txt' } }), 'English: the server’s own sentence')
+      .toBe('notes.txt is empty (0 bytes): there is nothing to read');
+  });
+
   it('shows an unknown code’s message as it is, in Korean too', () => {
     setLanguage('ko');
     expect(errorText({ code: 'http_418', message: 'The server answered 418 I’m a teapot' })).toBe('The server answered 418 I’m a teapot');

@@ -38,7 +38,8 @@ function codes(patterns: RegExp[], only?: (file: string) => boolean): Map<string
 const ownCodes = () => {
   const found = codes([
     /\b(?:invalid|conflict|startup)\(\s*"([a-z_]+)"/g, // Error::invalid("code", …) and the like
-    /(?<!Upstream\s*\{\s*)\bcode:\s*"([a-z_]+)"/g, // ErrorBody { code: "…" }, TurnEvent::Error { code: "…" }
+    /(?<!Upstream\s*\{\s*)\bcode:\s*"([a-z_]+)"/g, // TurnEvent::Error { code: "…" }
+    /\bErrorBody::new\(\s*"([a-z_]+)"/g, // ErrorBody::new("code", …)
     /=> "([a-z_]+)"\.into\(\)/g, // Error::code(): not_found, unauthorized, newer_schema, internal
   ]);
   for (const [code, file] of codes([/const ERROR_CODE_\w+: &str = "([a-z_]+)"/g])) found.set(code, file);
@@ -58,6 +59,19 @@ const reasonCodes = () => codes([
   /\bof\(\s*"([a-z_]+)"\)/g, // prompt::changes: a section's change
   /\bBudget\(\s*"([a-z_]+)"/g, // prompt::budget: which budget cut
 ]);
+
+/** The index of the `)` that closes the `(` at `open`, skipping string literals. */
+function closing(text: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+    } else if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) return i;
+  }
+  return text.length;
+}
 
 const missing = (found: Map<string, string>, table: Readonly<Record<string, { en: string; ko: string }>>) =>
   [...found].filter(([code]) => !table[code]?.ko).map(([code, file]) => `${code} (${file})`);
@@ -84,6 +98,31 @@ describe('every code the server sends has Korean words', () => {
 
   it('reasons: a sentence for each in reasons.ts', () => {
     expect(missing(reasonCodes(), REASONS), 'add them to ui/src/lib/reasons.ts').toEqual([]);
+  });
+
+  it('the names a Korean sentence puts in are the ones the server sends with its code', () => {
+    // Each `invalid("code", …)` / `conflict("code", …)` and the `.with("name", …)` calls chained
+    // on it.
+    const raised = (code: string) => sources.flatMap(({ file, text }) =>
+      [...text.matchAll(new RegExp(`\\b(?:invalid|conflict)\\(\\s*"${code}"`, 'g'))].map((m) => {
+        let end = closing(text, m.index + m[0].indexOf('('));
+        const params = new Set<string>();
+        for (let w; (w = /^\s*\.with\(\s*"(\w+)"/.exec(text.slice(end + 1))); ) {
+          params.add(w[1]);
+          end = closing(text, end + 1 + w[0].indexOf('('));
+        }
+        return { file, params };
+      }));
+    const named = Object.entries(ERRORS).filter(([, w]) => w.named);
+    expect(named.length, 'some sentences use the server’s params').toBeGreaterThan(5);
+    for (const [code, w] of named) {
+      const wanted = [...w.named!.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+      const sites = raised(code);
+      expect(sites.length, `${code} is raised in src-tauri/src`).toBeGreaterThan(0);
+      for (const site of sites) {
+        expect(wanted.filter((p) => !site.params.has(p)), `${code} in ${site.file}: its Korean sentence needs params this place does not send (.with("…"))`).toEqual([]);
+      }
+    }
   });
 
   it('every sentence is written in both languages', () => {

@@ -342,7 +342,7 @@ pub async fn start_demo_model(app: &App) -> Result<DemoModel> {
 
 pub(super) fn check_preset(conn: &rusqlite::Connection, templates: &prompt::Templates, key: &str) -> Result<()> {
     prompt::inputs::resolve_base(conn, templates, Some(key)).map(|_| ()).map_err(|e| match e {
-        Error::NotFound { .. } => Error::invalid("unknown_preset", format!("there is no preset {key:?}")),
+        Error::NotFound { .. } => Error::invalid("unknown_preset", format!("there is no preset {key:?}")).with("preset", key),
         other => other,
     })
 }

@@ -27,7 +27,7 @@ pub fn clean_name(raw: &str) -> Result<String> {
 /// The kind and MIME type of `bytes` named `name`.
 pub fn detect(name: &str, bytes: &[u8]) -> Result<(Kind, &'static str)> {
     if bytes.is_empty() {
-        return Err(Error::invalid("empty_file", format!("{name} is empty (0 bytes): there is nothing to read")));
+        return Err(Error::invalid("empty_file", format!("{name} is empty (0 bytes): there is nothing to read")).with("file", name));
     }
     let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
     let image = image_type(bytes);
@@ -55,7 +55,8 @@ pub fn detect(name: &str, bytes: &[u8]) -> Result<(Kind, &'static str)> {
         return Err(Error::invalid(
             "binary_file",
             format!("{name} is a binary file with no text Maru can read; attach text, Markdown, code, CSV, JSON, HTML, PDF or an image"),
-        ));
+        )
+        .with("file", name));
     }
     Ok(match ext.as_str() {
         "md" | "markdown" => (Kind::Markdown, "text/markdown"),
@@ -85,6 +86,8 @@ fn image_type(bytes: &[u8]) -> Option<&'static str> {
 
 fn mismatch(name: &str, ext: &str, is: &str) -> Error {
     Error::invalid("type_mismatch", format!("{name} is named .{ext} but its content is {is}; rename it to match what it is"))
+        .with("file", name)
+        .with("ext", ext)
 }
 
 #[cfg(test)]

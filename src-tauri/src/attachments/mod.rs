@@ -66,7 +66,9 @@ impl Files {
             return Err(Error::invalid(
                 "file_too_large",
                 format!("{name} is {} MB; files can be at most {} MB (a setting)", bytes.len() >> 20, file_max_bytes >> 20),
-            ));
+            )
+            .with("file", &name)
+            .with("max_mb", file_max_bytes >> 20));
         }
         let (kind, mime) = kinds::detect(&name, bytes)?;
         let (session_id, project_id) = match scope {

@@ -183,7 +183,8 @@ async fn check_model_sees_images(app: &App, session_id: i64) -> Result<()> {
         return Err(Error::invalid(
             "images_unsupported",
             format!("the model {model} does not take images; choose a vision model in settings, or send the message without them"),
-        ));
+        )
+        .with("model", model));
     }
     Ok(())
 }

@@ -97,7 +97,8 @@ pub fn resolve_base(conn: &Connection, templates: &Templates, preset: Option<&st
         return Ok(BaseInput::UserPreset { key: key.to_string(), label: format!("preset: {}", p.name), text: p.prompt });
     }
     let name = format!("presets/{key}");
-    let info = templates.info(&name).ok_or_else(|| Error::invalid("unknown_preset", format!("there is no preset {key:?}")))?;
+    let info =
+        templates.info(&name).ok_or_else(|| Error::invalid("unknown_preset", format!("there is no preset {key:?}")).with("preset", key))?;
     let label = format!("preset: {}", info.meta("name").unwrap_or(key));
     Ok(BaseInput::Template { name, label })
 }

@@ -30,5 +30,5 @@ pub async fn check(req: Request, next: Next) -> Response {
 }
 
 fn refuse(status: StatusCode, code: &str, message: String) -> Response {
-    (status, axum::Json(ErrorBody { code: code.into(), message })).into_response()
+    (status, axum::Json(ErrorBody::new(code, message))).into_response()
 }

@@ -87,12 +87,12 @@ pub fn api() -> Router<Arc<App>> {
 }
 
 async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> impl axum::response::IntoResponse {
-    let body = ErrorBody { code: "method_not_allowed".into(), message: format!("{} does not accept {method}", uri.path()) };
+    let body = ErrorBody::new("method_not_allowed", format!("{} does not accept {method}", uri.path()));
     (axum::http::StatusCode::METHOD_NOT_ALLOWED, axum::Json(body))
 }
 
 async fn not_found(uri: axum::http::Uri) -> impl axum::response::IntoResponse {
-    let body = ErrorBody { code: "no_such_route".into(), message: format!("there is no API route {}", uri.path()) };
+    let body = ErrorBody::new("no_such_route", format!("there is no API route {}", uri.path()));
     (axum::http::StatusCode::NOT_FOUND, axum::Json(body))
 }
 
@@ -501,7 +501,9 @@ async fn upload_attachment(State(app): AppState, mut form: axum::extract::Multip
                             "{name} is larger than the largest file Maru accepts ({} MB)",
                             crate::api::attachments::UPLOAD_MAX_BYTES >> 20
                         ),
-                    ),
+                    )
+                    .with("file", &name)
+                    .with("max_mb", crate::api::attachments::UPLOAD_MAX_BYTES >> 20),
                     _ => bad(format!("the file could not be read: {}", e.body_text())),
                 })?;
                 file = Some((name, bytes.to_vec()));

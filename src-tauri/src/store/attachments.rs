@@ -297,13 +297,16 @@ pub fn images_in_scope(conn: &Connection, ids: &[i64], session_id: i64, project_
     for &id in ids {
         let a = get(conn, id)?;
         if a.session_id != Some(session_id) && a.project_id != Some(project_id) {
-            return Err(Error::invalid("image_not_here", format!("{} is not attached to this chat or its project", a.name)));
+            return Err(
+                Error::invalid("image_not_here", format!("{} is not attached to this chat or its project", a.name)).with("file", &a.name)
+            );
         }
         if a.kind != Kind::Image {
             return Err(Error::invalid(
                 "not_an_image",
                 format!("{} is not an image; the model reads files with search_attachment", a.name),
-            ));
+            )
+            .with("file", &a.name));
         }
         out.push(a);
     }

@@ -149,7 +149,9 @@ pub fn import(conn: &Connection, chat: &ChatExport) -> Result<i64> {
             return Err(Error::invalid(
                 "message_too_long",
                 format!("a message in this chat has {len} characters; Maru keeps at most {}", messages::CONTENT_MAX_CHARS),
-            ));
+            )
+            .with("max", messages::CONTENT_MAX_CHARS)
+            .with("length", len));
         }
         let status = if m.status == Status::Streaming { Status::Interrupted } else { m.status };
         let tool_calls =

@@ -264,13 +264,15 @@ fn clean_content(raw: &str) -> Result<String> {
     if content.is_empty() {
         return Err(Error::invalid("invalid_memory", "a memory needs some text"));
     }
-    if let Some(why) = secrets::find(content) {
+    if let Some(secret) = secrets::find(content) {
+        let why = secret.reason();
         return Err(Error::invalid(
             "secret_refused",
             format!(
                 "Maru does not keep this as a fact because {why}; long-term memory goes into every chat, so secrets never belong there"
             ),
-        ));
+        )
+        .with("kind", secret.code()));
     }
     let len = char_len(content);
     if len > CONTENT_MAX_CHARS {

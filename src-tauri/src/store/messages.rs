@@ -462,7 +462,9 @@ fn check_content(content: &str) -> Result<()> {
         return Err(Error::invalid(
             "message_too_long",
             format!("a message can have at most {CONTENT_MAX_CHARS} characters (this one has {len}); attach long text as a file instead"),
-        ));
+        )
+        .with("max", CONTENT_MAX_CHARS)
+        .with("length", len));
     }
     Ok(())
 }

@@ -158,7 +158,7 @@ fn ensure_name_free(conn: &Connection, name: &str, except: Option<i64>) -> Resul
         .query_row("SELECT id FROM presets WHERE name_key = ?1 AND id IS NOT ?2", params![name_key(name), except], |r| r.get(0))
         .optional()?;
     match taken {
-        Some(_) => Err(Error::conflict("name_taken", format!("a preset named \"{name}\" already exists"))),
+        Some(_) => Err(Error::conflict("name_taken", format!("a preset named \"{name}\" already exists")).with("name", name)),
         None => Ok(()),
     }
 }

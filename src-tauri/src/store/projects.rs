@@ -171,7 +171,9 @@ fn ensure_name_free(conn: &Connection, name: &str, except: Option<i64>) -> Resul
         .query_row("SELECT name FROM projects WHERE name_key = ?1 AND id IS NOT ?2", params![name_key(name), except], |r| r.get(0))
         .optional()?;
     match taken {
-        Some(existing) => Err(Error::conflict("name_taken", format!("a project named \"{existing}\" already exists"))),
+        Some(existing) => {
+            Err(Error::conflict("name_taken", format!("a project named \"{existing}\" already exists")).with("name", existing))
+        }
         None => Ok(()),
     }
 }

@@ -6,8 +6,38 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-/// Why `text` looks like a secret, or `None`.
-pub fn find(text: &str) -> Option<&'static str> {
+/// What kind of secret a text holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Secret {
+    Key,
+    Password,
+    CardNumber,
+    AccountNumber,
+}
+
+impl Secret {
+    /// The kind, as the UI names it (`secret_refused`'s `kind`).
+    pub fn code(self) -> &'static str {
+        match self {
+            Secret::Key => "key",
+            Secret::Password => "password",
+            Secret::CardNumber => "card_number",
+            Secret::AccountNumber => "account_number",
+        }
+    }
+
+    pub fn reason(self) -> &'static str {
+        match self {
+            Secret::Key => "it looks like an API key or token",
+            Secret::Password => "it looks like a password or credential",
+            Secret::CardNumber => "it looks like a card number",
+            Secret::AccountNumber => "it looks like an account number",
+        }
+    }
+}
+
+/// The kind of secret `text` seems to hold, or `None`.
+pub fn find(text: &str) -> Option<Secret> {
     static KEYS: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(concat!(
             r"(?i)\b(sk|pk|rk)-[a-z0-9_\-]{16,}|\bgh[pousr]_[A-Za-z0-9]{20,}|\bAKIA[0-9A-Z]{16}\b|\bxox[abposr]-[A-Za-z0-9\-]{10,}",
@@ -24,26 +54,26 @@ pub fn find(text: &str) -> Option<&'static str> {
     static DIGITS: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\d[\d \-]{8,}\d").expect("compiles"));
 
     if KEYS.is_match(text) {
-        return Some("it looks like an API key or token");
+        return Some(Secret::Key);
     }
     if PASSWORDS.is_match(text) {
-        return Some("it looks like a password or credential");
+        return Some(Secret::Password);
     }
     // A long run of letters and digits mixed is a token, not a word.
     if LONG_TOKEN.find_iter(text).any(|m| {
         let s = m.as_str();
         s.chars().any(|c| c.is_ascii_digit()) && s.chars().any(|c| c.is_ascii_alphabetic())
     }) {
-        return Some("it looks like an API key or token");
+        return Some(Secret::Key);
     }
     for m in DIGITS.find_iter(text) {
         let digits: Vec<u32> = m.as_str().chars().filter_map(|c| c.to_digit(10)).collect();
         if (13..=19).contains(&digits.len()) && luhn(&digits) {
-            return Some("it looks like a card number");
+            return Some(Secret::CardNumber);
         }
         // Bank account numbers: 10 to 16 digits, usually written with hyphens.
         if (10..=16).contains(&digits.len()) && m.as_str().contains('-') && !looks_like_phone(m.as_str()) {
-            return Some("it looks like an account number");
+            return Some(Secret::AccountNumber);
         }
     }
     None

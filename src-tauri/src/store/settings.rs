@@ -292,10 +292,11 @@ fn validate(s: &Settings) -> Result<()> {
     let url = &s.endpoint_url;
     let rest = url.strip_prefix("http://").or_else(|| url.strip_prefix("https://"));
     if !rest.is_some_and(|r| !r.is_empty() && !r.contains(char::is_whitespace)) {
-        return bad(
+        return Err(Error::invalid(
             "invalid_endpoint",
             format!("the server address must start with http:// or https://, like http://127.0.0.1:8080/v1 (got {url:?})"),
-        );
+        )
+        .with("url", url));
     }
     if s.temperature.is_some_and(|t| !(0.0..=2.0).contains(&t)) {
         return bad("invalid_temperature", "temperature must be between 0 and 2".into());

@@ -118,12 +118,15 @@ export interface Backend {
 export class ApiError extends Error {
   readonly code: string;
   readonly status: number;
+  /** What the message names (a file, a model), for the UI's own sentence of the code. */
+  readonly params: Record<string, string>;
 
-  constructor(code: string, message: string, status = 0) {
+  constructor(code: string, message: string, status = 0, params: Record<string, string> = {}) {
     super(message);
     this.name = 'ApiError';
     this.code = code;
     this.status = status;
+    this.params = params;
   }
 
   /** The server could not be reached at all. */

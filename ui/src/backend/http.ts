@@ -301,9 +301,10 @@ export function fileName(disposition: string | null, fallback: string): string {
 async function errorFrom(res: Response): Promise<ApiError> {
   const text = await res.text().catch(() => '');
   try {
-    const body = JSON.parse(text) as { code?: unknown; message?: unknown };
+    const body = JSON.parse(text) as { code?: unknown; message?: unknown; params?: unknown };
     if (typeof body.message === 'string') {
-      return new ApiError(typeof body.code === 'string' ? body.code : 'error', body.message, res.status);
+      const params = body.params && typeof body.params === 'object' ? (body.params as Record<string, string>) : {};
+      return new ApiError(typeof body.code === 'string' ? body.code : 'error', body.message, res.status, params);
     }
   } catch {
     // not JSON

@@ -4,12 +4,25 @@
 
 /** One code's sentences. `detail`: the server's message always names something (a file, a
  *  model, a URL, a reason) that the sentence lacks, so Korean shows it too, in parentheses;
- *  `'names'`: what it names is an address or a quoted name, and Korean shows only those. */
+ *  `'names'`: what it names is an address or a quoted name, and Korean shows only those.
+ *  `named`: the Korean sentence with the error's `params` in it (`{file}`), used when the server
+ *  sent every one of them; then nothing of the English message is shown. */
 export interface ErrorWords {
   en: string;
   ko: string;
   detail?: boolean | 'names';
+  named?: string;
 }
+
+/** Params whose values are codes, and the words for them. */
+export const PARAM_WORDS: Readonly<Record<string, Readonly<Record<string, { en: string; ko: string }>>>> = {
+  kind: {
+    key: { en: 'an API key or token', ko: 'API 키나 토큰' },
+    password: { en: 'a password or credential', ko: '비밀번호나 인증 정보' },
+    card_number: { en: 'a card number', ko: '카드 번호' },
+    account_number: { en: 'an account number', ko: '계좌 번호' },
+  },
+};
 
 const MODEL_SERVER: Record<string, ErrorWords> = {
   invalid_url: { en: 'The model server address is not a valid URL. Fix it in Settings.', ko: '모델 서버 주소가 올바른 URL이 아닙니다. 설정에서 고치세요.', detail: true },
@@ -34,7 +47,7 @@ const MODEL_SERVER: Record<string, ErrorWords> = {
 };
 
 const MARU: Record<string, ErrorWords> = {
-  demo_unavailable: { en: 'The demo model is not on this machine.', ko: '이 컴퓨터에는 데모 모델이 없습니다. 마루 소스 폴더에서 `make run`을 실행하면 준비되고, 설정에서 직접 모델 서버를 연결할 수도 있습니다.', detail: true },
+  demo_unavailable: { en: 'The demo model is not on this machine.', ko: '이 컴퓨터에는 데모 모델이 없습니다. 마루 소스 폴더에서 `make run`을 실행하면 준비되고, 설정에서 직접 모델 서버를 연결할 수도 있습니다.' },
   // Names, titles and texts.
   invalid_name: { en: 'This name cannot be used.', ko: '이 이름은 쓸 수 없습니다. 한 줄로, 너무 길지 않게 입력하세요.' },
   invalid_model: { en: 'This model name cannot be used.', ko: '이 모델 이름은 쓸 수 없습니다. 한 줄로, 너무 길지 않게 입력하세요.' },
@@ -43,13 +56,15 @@ const MARU: Record<string, ErrorWords> = {
   invalid_prompt: { en: 'This prompt cannot be used.', ko: '이 프롬프트는 쓸 수 없습니다. 비어 있지 않게, 너무 길지 않게 입력하세요.' },
   invalid_memory: { en: 'This fact cannot be saved.', ko: '이 기억은 저장할 수 없습니다. 짧은 글로 입력하세요.' },
   invalid_file_name: { en: 'This file name cannot be used.', ko: '이 파일 이름은 쓸 수 없습니다. 파일 이름을 바꾸세요.' },
-  name_taken: { en: 'This name is already taken.', ko: '같은 이름이 이미 있습니다. 다른 이름을 쓰세요.', detail: 'names' },
+  name_taken: { en: 'This name is already taken.', ko: '같은 이름이 이미 있습니다. 다른 이름을 쓰세요.', detail: 'names', named: '“{name}” 이름이 이미 있습니다. 다른 이름을 쓰세요.' },
   default_project: { en: 'The Default project cannot be changed this way.', ko: '기본 프로젝트는 이렇게 바꿀 수 없습니다. 모든 대화에 쓸 글은 설정의 사용자 지정 지침에 적으세요.' },
-  unknown_preset: { en: 'There is no such preset.', ko: '그런 프리셋이 없습니다. 다른 프리셋을 고르세요.', detail: 'names' },
+  unknown_preset: { en: 'There is no such preset.', ko: '그런 프리셋이 없습니다. 다른 프리셋을 고르세요.', detail: 'names', named: '“{preset}” 프리셋이 없습니다. 다른 프리셋을 고르세요.' },
   instructions_too_long: { en: 'The instructions are too long.', ko: '지침이 너무 깁니다. 줄이세요.' },
-  message_too_long: { en: 'The message is too long.', ko: '메시지가 너무 깁니다. 긴 글은 파일로 첨부하세요.' },
+  message_too_long: { en: 'The message is too long.', ko: '메시지가 너무 깁니다. 긴 글은 파일로 첨부하세요.',
+    named: '메시지가 너무 깁니다({length}자, 최대 {max}자). 긴 글은 파일로 첨부하세요.' },
   empty_message: { en: 'The message is empty.', ko: '메시지가 비어 있습니다.' },
-  secret_refused: { en: 'This looks like a secret, so it is not kept as a fact.', ko: '비밀 정보처럼 보여서 기억으로 저장하지 않습니다. 장기 기억은 모든 대화에 들어가므로 비밀은 넣지 마세요.', detail: true },
+  secret_refused: { en: 'This looks like a secret, so it is not kept as a fact.', ko: '비밀 정보처럼 보여서 기억으로 저장하지 않습니다. 장기 기억은 모든 대화에 들어가므로 비밀은 넣지 마세요.', detail: true,
+    named: '{kind}처럼 보여서 기억으로 저장하지 않습니다. 장기 기억은 모든 대화에 들어가므로 비밀은 넣지 마세요.' },
   memory_off: { en: 'Saving facts is turned off in Settings.', ko: '설정에서 기억 저장이 꺼져 있습니다.' },
   // Chat and replies.
   turn_running: { en: 'A reply is still being written in this chat. Stop it or wait for it to finish.', ko: '이 대화에서 아직 답을 쓰고 있습니다. 멈추거나 끝날 때까지 기다리세요.' },
@@ -62,19 +77,24 @@ const MARU: Record<string, ErrorWords> = {
   too_many_tool_rounds: { en: 'The model kept asking for tools after 5 rounds, so Maru stopped it here.', ko: '모델이 도구 호출을 5번 넘게 이어 가서 마루가 여기서 멈췄습니다.' },
   interrupted: { en: 'Maru closed before this reply finished; the text so far is kept.', ko: '답이 끝나기 전에 마루가 종료되었습니다. 그때까지의 내용은 남아 있습니다.' },
   interrupted_before_start: { en: 'Maru closed before this reply began; retry to get an answer.', ko: '답을 시작하기 전에 마루가 종료되었습니다. 다시 시도하면 답을 받을 수 있습니다.' },
-  images_unsupported: { en: 'This model does not take images.', ko: '이 모델은 이미지를 받지 않습니다. 설정에서 비전 모델을 고르거나 이미지 없이 보내세요.', detail: true },
+  images_unsupported: { en: 'This model does not take images.', ko: '이 모델은 이미지를 받지 않습니다. 설정에서 비전 모델을 고르거나 이미지 없이 보내세요.', detail: true,
+    named: '{model} 모델은 이미지를 받지 않습니다. 설정에서 비전 모델을 고르거나 이미지 없이 보내세요.' },
   // Files.
-  file_too_large: { en: 'The file is too large.', ko: '파일이 너무 큽니다. 설정의 최대 크기를 확인하세요.' },
-  empty_file: { en: 'The file is empty.', ko: '파일이 비어 있습니다.', detail: true },
-  binary_file: { en: 'Maru cannot read this kind of file.', ko: 'Maru가 읽을 수 없는 종류의 파일입니다. 텍스트, PDF, 이미지 파일을 첨부하세요.', detail: true },
-  type_mismatch: { en: 'The file’s name does not match its content.', ko: '파일 확장자와 실제 내용이 맞지 않습니다. 내용에 맞게 이름을 바꾸세요.', detail: true },
-  not_an_image: { en: 'This file is not an image.', ko: '이 파일은 이미지가 아닙니다.', detail: true },
-  image_not_here: { en: 'This image is not attached to this chat.', ko: '이 이미지는 이 대화에 첨부되어 있지 않습니다.', detail: true },
+  file_too_large: { en: 'The file is too large.', ko: '파일이 너무 큽니다. 설정의 최대 크기를 확인하세요.', named: '{file}: 파일이 너무 큽니다. {max_mb}MB까지 첨부할 수 있습니다.' },
+  empty_file: { en: 'The file is empty.', ko: '파일이 비어 있습니다.', detail: true, named: '{file} 파일이 비어 있습니다(0바이트).' },
+  binary_file: { en: 'Maru cannot read this kind of file.', ko: 'Maru가 읽을 수 없는 종류의 파일입니다. 텍스트, PDF, 이미지 파일을 첨부하세요.', detail: true,
+    named: '{file}: Maru가 읽을 수 없는 종류의 파일입니다. 텍스트, PDF, 이미지 파일을 첨부하세요.' },
+  type_mismatch: { en: 'The file’s name does not match its content.', ko: '파일 확장자와 실제 내용이 맞지 않습니다. 내용에 맞게 이름을 바꾸세요.', detail: true,
+    named: '{file}: 확장자(.{ext})와 실제 내용이 맞지 않습니다. 내용에 맞게 이름을 바꾸세요.' },
+  not_an_image: { en: 'This file is not an image.', ko: '이 파일은 이미지가 아닙니다.', detail: true, named: '{file}: 이미지가 아닙니다. 모델은 다른 파일을 검색으로 읽습니다.' },
+  image_not_here: { en: 'This image is not attached to this chat.', ko: '이 이미지는 이 대화에 첨부되어 있지 않습니다.', detail: true,
+    named: '{file}: 이 대화나 프로젝트에 첨부된 이미지가 아닙니다.' },
   scope_full: { en: 'No more files can be attached here.', ko: '여기에는 파일을 더 첨부할 수 없습니다. 쓰지 않는 파일을 지우세요.' },
   invalid_upload: { en: 'The upload could not be read.', ko: '올린 파일을 읽을 수 없습니다. 다시 올리세요.', detail: true },
   invalid_scope: { en: 'A file must be attached to a chat or a project.', ko: '파일은 대화나 프로젝트에 첨부해야 합니다.' },
   // Settings.
-  invalid_endpoint: { en: 'The model server address is not valid.', ko: '모델 서버 주소가 올바르지 않습니다. http:// 또는 https://로 시작하는 주소를 입력하세요.', detail: true },
+  invalid_endpoint: { en: 'The model server address is not valid.', ko: '모델 서버 주소가 올바르지 않습니다. http:// 또는 https://로 시작하는 주소를 입력하세요.', detail: true,
+    named: '모델 서버 주소가 올바르지 않습니다({url}). http:// 또는 https://로 시작하는 주소를 입력하세요.' },
   invalid_temperature: { en: 'Temperature must be between 0 and 2.', ko: '온도는 0에서 2 사이여야 합니다.' },
   invalid_top_p: { en: 'top_p must be above 0 and at most 1.', ko: 'top_p는 0보다 크고 1 이하여야 합니다.' },
   invalid_max_tokens: { en: 'Max tokens must be at least 1.', ko: '최대 토큰 수는 1 이상이어야 합니다. 비워 두면 서버 기본값을 씁니다.' },

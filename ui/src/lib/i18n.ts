@@ -5,7 +5,7 @@
 // UI's language by their code (the sentences are in errors.ts). Other server texts (absent
 // reasons, file notes) are shown as they are.
 
-import { ERRORS } from './errors';
+import { ERRORS, PARAM_WORDS } from './errors';
 
 const en = {
   appName: 'Maru',
@@ -781,11 +781,13 @@ function plurals(s: string, vars: Record<string, string | number>): string {
  * holds, so no English shows (the whole message when it holds none). An unknown code: the
  * server's message as it is.
  */
-export function errorText(e: { code: string; message: string }): string {
+export function errorText(e: { code: string; message: string; params?: Record<string, string> }): string {
   const words = ERRORS[e.code];
   const message = e.message.trim();
   if (currentLang === 'en') return message || words?.en || e.code;
   if (!words) return message || e.code;
+  const named = words.named !== undefined && e.params ? withParams(words.named, e.params) : null;
+  if (named !== null) return named;
   const sentence = currentLang === 'ko' ? words.ko : words.en;
   if (!message) return sentence;
   const numbers = message.match(/\d+(?:[.,]\d+)*/g) ?? [];
@@ -793,6 +795,23 @@ export function errorText(e: { code: string; message: string }): string {
   if (names.length) return `${sentence} (${names.join(', ')})`;
   const specific = words.detail || numbers.some((n) => !sentence.includes(n));
   return specific ? `${sentence} (${message})` : sentence;
+}
+
+/** `sentence` with each `{name}` replaced by its param (numbers grouped, codes in words); null
+ *  when one is missing. */
+function withParams(sentence: string, params: Record<string, string>): string | null {
+  let missing = false;
+  const text = sentence.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) {
+      missing = true;
+      return '';
+    }
+    const word = PARAM_WORDS[name]?.[value];
+    if (word) return currentLang === 'ko' ? word.ko : word.en;
+    return /^\d+$/.test(value) ? Number(value).toLocaleString(currentLang) : value;
+  });
+  return missing ? null : text;
 }
 
 /** The URLs and the "quoted" names in a server message, in order, each once. */

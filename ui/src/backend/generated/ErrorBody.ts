@@ -3,4 +3,8 @@
 /**
  * The JSON shape of every error, on every boundary.
  */
-export type ErrorBody = { code: string, message: string, };
+export type ErrorBody = { code: string, message: string, 
+/**
+ * What the message names, for the UI's sentence of the code (empty when it names nothing).
+ */
+params: { [key in string]: string }, };
