@@ -107,7 +107,8 @@ fn fill(store: &Store) {
             let ids: Vec<i64> = tx.prepare("SELECT id FROM projects")?.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
             let mut add_session = tx.prepare("INSERT INTO sessions (project_id, title, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)")?;
             let mut add_message = tx.prepare(
-                "INSERT INTO messages (session_id, role, content, status, created_at, updated_at) VALUES (?1, ?2, ?3, 'complete', ?4, ?4)",
+                "INSERT INTO messages (session_id, role, content, status, created_at, updated_at, parent_id)
+                 VALUES (?1, ?2, ?3, 'complete', ?4, ?4, ?5)",
             )?;
             let short_len = (MESSAGES - LONG_SESSIONS * LONG_LEN) / (SESSIONS - LONG_SESSIONS);
             let mut written = 0;
@@ -116,10 +117,13 @@ fn fill(store: &Store) {
                 add_session.execute(params![ids[(s % ids.len() as i64) as usize], format!("session {s}"), base + s])?;
                 let sid = tx.last_insert_rowid();
                 let n = if s < LONG_SESSIONS { LONG_LEN } else if s == SESSIONS - 1 { MESSAGES - written } else { short_len };
+                // One branch: each message follows the one before it.
+                let mut parent: Option<i64> = None;
                 for m in 0..n {
                     let role = if m % 2 == 0 { "user" } else { "assistant" };
                     let text = format!("Message {m} of session {s}: a sentence or two of ordinary chat text, the kind of length people type and models answer with, repeated for size.");
-                    add_message.execute(params![sid, role, text, base + s * 1000 + m])?;
+                    add_message.execute(params![sid, role, text, base + s * 1000 + m, parent])?;
+                    parent = Some(tx.last_insert_rowid());
                 }
                 written += n;
             }

@@ -379,6 +379,38 @@ fn a_crash_between_regenerate_and_its_new_reply_keeps_the_old_reply_as_a_version
 }
 
 #[test]
+fn a_summary_goes_when_the_version_it_covers_is_no_longer_shown() {
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    let s = session(&store, None);
+    let reply = |text: &str| {
+        let m = NewMessage { session_id: s, role: Role::Assistant, content: text, ..Default::default() };
+        store.with(|c| messages::insert(c, &m)).unwrap().id
+    };
+    let q1 = message(&store, s, "q1");
+    let a1 = reply("a1");
+    let q2 = message(&store, s, "q2");
+    reply("a2");
+    let summaries = |store: &Store| store.with(|c| super::summaries::list(c, s)).unwrap().len();
+    store.with(|c| super::summaries::add(c, s, a1, 1, "the first turn")).unwrap();
+
+    // A new version of the second reply: the summary of the first turn still holds.
+    store.with(|c| messages::branch_at(c, s, Some(q2))).unwrap();
+    reply("a2, again");
+    assert_eq!(summaries(&store), 1, "a version after what a summary covers leaves it");
+
+    // A new version of the first reply: the summary described the old one.
+    store.with(|c| messages::branch_at(c, s, Some(q1))).unwrap();
+    let a1_again = reply("a1, again");
+    assert_eq!(summaries(&store), 0, "a summary of a version no longer shown would tell the model the wrong story");
+    store.with(|c| super::summaries::add(c, s, a1_again, 1, "the new first turn")).unwrap();
+    store.with(|c| messages::choose(c, a1)).unwrap();
+    assert_eq!(summaries(&store), 0, "and so does switching back");
+    let shown: Vec<String> = store.read_now(|c| messages::history(c, s)).unwrap().into_iter().map(|m| m.content).collect();
+    assert_eq!(shown, ["q1", "a1", "q2", "a2, again"], "the first branch comes back as it was last chosen");
+}
+
+#[test]
 fn a_user_message_left_without_a_reply_gets_an_interrupted_one() {
     let (_dir, path) = temp_db();
     let store = Store::open(&path).unwrap();
