@@ -213,6 +213,20 @@ describe('markdown: streaming', () => {
     expect(into.innerHTML).toBe('<p>New</p>');
   });
 
+  it('shows footnotes as they will be once their notes arrive, the cited blocks included', () => {
+    const text = 'vLLM batches requests.[^paged]\n\nIt also caches prefixes.[^cache]\n\n[^paged]: PagedAttention, 2023.\n[^cache]: Automatic prefix caching.\n';
+    const stream = new MarkdownStream();
+    const into = document.createElement('div');
+    for (let i = 1; i <= text.length; i += 2) stream.render(text.slice(0, i), into);
+    stream.render(text, into);
+    const squeeze = (s: string) => s.replace(/>\n+</g, '><');
+    expect(squeeze(into.innerHTML), 'the streamed reply ends as the finished one renders').toBe(squeeze(dom(text).innerHTML));
+    expect([...into.querySelectorAll('.fn-ref')].map((e) => e.textContent)).toEqual(['[1]', '[2]']);
+    expect([...into.querySelectorAll('.footnotes li')].map((e) => e.textContent?.trim())).toEqual(['PagedAttention, 2023.', 'Automatic prefix caching.']);
+    expect(into.textContent, 'no reference is left as raw text').not.toContain('[^');
+    expect(into.querySelector('[id]'), 'no ids: they would repeat across replies').toBeNull();
+  });
+
   it('renders an 80,000-character paragraph in one pass (no quadratic parsing)', () => {
     const para = 'The quick brown fox jumps over the lazy dog, snake__case__word and *some* emphasis, `code` here. '.repeat(900).slice(0, 80_000);
     renderMarkdownHtml('warm **up** `x` *y* https://a.example $x$');

@@ -1,14 +1,17 @@
-// Markdown for model replies: CommonMark + GFM (tables, strikethrough, autolinks, task lists) by
-// markdown-it, code highlighted by highlight.js, math ($…$, $$…$$, \(…\), \[…\]) by KaTeX.
+// Markdown for model replies: CommonMark + GFM (tables, strikethrough, autolinks, task lists,
+// footnotes) by markdown-it, code highlighted by highlight.js, math ($…$, $$…$$, \(…\), \[…\]) by
+// KaTeX.
 // Safety, in two layers: markdown-it never passes HTML through (`html: false`, so tags in a reply
 // show as text), and what it produces is sanitised by DOMPurify before it becomes DOM. Links keep
 // only http(s) and mailto targets and open in a new tab without an opener or referrer. Images are
 // shown as links: a reply never makes the browser fetch anything.
 //
 // While a reply streams, `MarkdownStream` renders each completed block once and re-renders only
-// the block still being written (see `splitPoint`). Footnotes are left out: their definitions come
-// at the end of a reply, after the blocks that cite them were rendered.
+// the block still being written (see `splitPoint`). Footnotes are the exception: their
+// definitions come at the end of a reply, after the blocks that cite them were rendered, so once a
+// definition has arrived the reply is rendered whole.
 
+import { footnote } from '@mdit/plugin-footnote';
 import { katex } from '@mdit/plugin-katex';
 import { tasklist } from '@mdit/plugin-tasklist';
 import DOMPurify from 'dompurify';
@@ -60,6 +63,7 @@ md.use(katex, {
   logger: () => 'ignore',
 });
 md.use(tasklist, { disabled: true, label: false });
+md.use(footnote);
 
 const RENDER = Symbol('maru.render');
 interface Env {
@@ -112,6 +116,16 @@ rules.image = (tokens, idx, options, env, self) => {
   if (!src) return label;
   return `<a href="${md.utils.escapeHtml(src)}" target="_blank" rel="noopener noreferrer nofollow">${label}</a>`;
 };
+
+// Footnotes: a superscript number and the notes listed at the end. Without ids and in-page links
+// (ids would repeat across replies; see PURIFY_CONFIG), so there is no jump to the note and back.
+rules.footnote_ref = (tokens, idx, options, env, self) =>
+  `<sup class="fn-ref">${self.rules.footnote_caption!(tokens, idx, options, env, self)}</sup>`;
+rules.footnote_block_open = () => '<section class="footnotes"><ol class="footnotes-list">\n';
+rules.footnote_block_close = () => '</ol></section>\n';
+rules.footnote_open = () => '<li class="footnote-item">';
+rules.footnote_close = () => '</li>\n';
+rules.footnote_anchor = () => '';
 
 // Fenced and indented code: a header with the language and a copy button (wired by the chat),
 // then the highlighted code.
@@ -222,6 +236,7 @@ export function renderMarkdown(src: string, opts: RenderOptions = {}, doc: Docum
 // ---- streaming
 
 const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/;
+const FOOTNOTE_DEFINITION = /^ {0,3}\[\^[^\]\s]+\]:/m;
 const LIST_OR_INDENTED = /^(?:[ \t]|[-*+][ \t]|[-*+]$|\d{1,9}[.)](?:[ \t]|$))/;
 
 /**
@@ -282,6 +297,16 @@ export class MarkdownStream {
 
   /** Fills `into` with the rendering of `src`; pass the same element every frame. */
   render(src: string, into: Element): void {
+    if (FOOTNOTE_DEFINITION.test(src)) {
+      // The blocks citing a note were rendered before it was defined: all of it, every frame
+      // from here (notes come last, so these are the reply's last frames).
+      into.replaceChildren(...toFragment(renderMarkdownHtml(src, this.opts), this.doc).childNodes);
+      this.doneSrc = '';
+      this.doneNodes = [];
+      this.tailNodes = [];
+      this.into = null;
+      return;
+    }
     if (!src.startsWith(this.doneSrc)) {
       this.doneSrc = '';
       this.doneNodes = [];
