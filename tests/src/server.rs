@@ -8,6 +8,16 @@ use maru::server::{self, ServeOptions};
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
+use crate::fake_openai::FakeOpenAi;
+
+/// Maru serving, with its settings pointed at a new fake model server ("fake-model").
+pub async fn with_fake_model() -> (TestServer, FakeOpenAi) {
+    let fake = FakeOpenAi::start().await;
+    let s = TestServer::start().await;
+    s.use_server(&fake.base_url(), "fake-model").await;
+    (s, fake)
+}
+
 pub struct TestServer {
     pub base: String,
     pub token: String,

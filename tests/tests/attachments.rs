@@ -5,16 +5,9 @@
 use std::time::Duration;
 
 use maru_tests::fake_openai::{FakeOpenAi, Reply};
-use maru_tests::server::TestServer;
+use maru_tests::server::{with_fake_model as setup, TestServer};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
-
-async fn setup() -> (TestServer, FakeOpenAi) {
-    let fake = FakeOpenAi::start().await;
-    let s = TestServer::start().await;
-    s.use_server(&fake.base_url(), "fake-model").await;
-    (s, fake)
-}
 
 /// Uploads `bytes` as `name` to a session or project (`field` is `session_id` or `project_id`).
 async fn upload(s: &TestServer, field: &str, id: i64, name: &str, bytes: Vec<u8>) -> (StatusCode, Value) {

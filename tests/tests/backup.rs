@@ -6,17 +6,10 @@ use std::io::{Read, Write};
 use std::time::{Duration, Instant};
 
 use maru::app::App;
-use maru_tests::fake_openai::{FakeOpenAi, Reply};
-use maru_tests::server::{Event, TestServer, Turn};
+use maru_tests::fake_openai::Reply;
+use maru_tests::server::{with_fake_model as setup, Event, TestServer, Turn};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
-
-async fn setup() -> (TestServer, FakeOpenAi) {
-    let fake = FakeOpenAi::start().await;
-    let s = TestServer::start().await;
-    s.use_server(&fake.base_url(), "fake-model").await;
-    (s, fake)
-}
 
 async fn first_token(turn: &mut Turn) -> Event {
     loop {

@@ -6,17 +6,10 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use maru::app::{Tool, ToolContext};
 use maru::llm::ToolSpec;
-use maru_tests::fake_openai::{FakeOpenAi, Reply};
-use maru_tests::server::{Event, TestServer};
+use maru_tests::fake_openai::Reply;
+use maru_tests::server::{with_fake_model as setup, Event, TestServer};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
-
-async fn setup() -> (TestServer, FakeOpenAi) {
-    let fake = FakeOpenAi::start().await;
-    let s = TestServer::start().await;
-    s.use_server(&fake.base_url(), "fake-model").await;
-    (s, fake)
-}
 
 fn names(events: &[Event]) -> Vec<&str> {
     events.iter().map(|e| e.name.as_str()).collect()

@@ -2,16 +2,9 @@
 //! accepted fact reaches ⑤ in every project, duplicates update, secrets are refused everywhere.
 
 use maru_tests::fake_openai::{FakeOpenAi, Reply};
-use maru_tests::server::TestServer;
+use maru_tests::server::{with_fake_model as setup, TestServer};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
-
-async fn setup() -> (TestServer, FakeOpenAi) {
-    let fake = FakeOpenAi::start().await;
-    let s = TestServer::start().await;
-    s.use_server(&fake.base_url(), "fake-model").await;
-    (s, fake)
-}
 
 /// A turn in which the model calls `tool` with `args`; returns the tool's answer to the model.
 async fn model_calls(s: &TestServer, fake: &FakeOpenAi, session: i64, tool: &str, args: Value) -> String {

@@ -4,18 +4,11 @@
 
 use std::time::Duration;
 
-use maru_tests::fake_openai::{FakeOpenAi, Reply};
-use maru_tests::server::{Event, TestServer, Turn};
+use maru_tests::fake_openai::Reply;
+use maru_tests::server::{with_fake_model as setup, Event, TestServer, Turn};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use tokio::io::AsyncWriteExt;
-
-async fn setup() -> (TestServer, FakeOpenAi) {
-    let fake = FakeOpenAi::start().await;
-    let s = TestServer::start().await;
-    s.use_server(&fake.base_url(), "fake-model").await;
-    (s, fake)
-}
 
 /// A reply of `n` words arriving one every `ms` milliseconds.
 fn slow_reply(word: &str, n: usize, ms: u64) -> Reply {

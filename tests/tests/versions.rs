@@ -3,16 +3,9 @@
 //! export holds and what the inspector measures is the branch the user chose.
 
 use maru_tests::fake_openai::{FakeOpenAi, Reply};
-use maru_tests::server::TestServer;
+use maru_tests::server::{with_fake_model as setup, TestServer};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
-
-async fn setup() -> (TestServer, FakeOpenAi) {
-    let fake = FakeOpenAi::start().await;
-    let s = TestServer::start().await;
-    s.use_server(&fake.base_url(), "fake-model").await;
-    (s, fake)
-}
 
 fn texts(history: &[Value]) -> Vec<&str> {
     history.iter().map(|m| m["content"].as_str().unwrap()).collect()

@@ -187,7 +187,7 @@ pub async fn delete_message(app: &App, id: i64) -> Result<Deleted> {
 #[instrument(skip(app), err(level = Level::WARN))]
 pub async fn choose_version(app: &App, id: i64) -> Result<MessagePage> {
     let session_id = app.store.read(move |c| Ok(messages::get(c, id)?.session_id)).await?;
-    let _slot = app.runs.begin(session_id)?;
+    let _slot = app.runs.hold(session_id)?;
     app.store
         .write(move |tx| {
             messages::choose(tx, id)?;

@@ -34,17 +34,25 @@ pub struct RunGuard {
 }
 
 impl Runs {
+    /// The slot for a new turn; the last turn's work after it (memory extraction) is cancelled.
     pub fn begin(&self, session_id: i64) -> Result<RunGuard> {
+        let guard = self.hold(session_id)?;
+        // The model server's time goes to the new turn, not to the last one's afterthoughts.
+        if let Some(after) = self.after.lock().unwrap_or_else(|p| p.into_inner()).remove(&session_id) {
+            after.cancel();
+        }
+        Ok(guard)
+    }
+
+    /// The slot, so that no turn starts while the caller changes the chat (switching versions);
+    /// refused while a turn runs.
+    pub fn hold(&self, session_id: i64) -> Result<RunGuard> {
         let mut active = self.lock();
         if active.contains_key(&session_id) {
             return Err(Error::conflict("turn_running", "a reply is still being written in this chat; stop it or wait for it to finish"));
         }
         let (cancel, feed) = (CancellationToken::new(), Feed::new());
         active.insert(session_id, Running { cancel: cancel.clone(), feed: feed.clone() });
-        // The model server's time goes to the new turn, not to the last one's afterthoughts.
-        if let Some(after) = self.after.lock().unwrap_or_else(|p| p.into_inner()).remove(&session_id) {
-            after.cancel();
-        }
         Ok(RunGuard { runs: self.clone(), session_id, cancel, feed })
     }
 
