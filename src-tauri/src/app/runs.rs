@@ -121,3 +121,20 @@ impl Drop for RunGuard {
         self.runs.freed.notify_waiters();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Runs;
+
+    #[test]
+    fn switching_versions_keeps_the_memory_extraction_a_new_turn_cancels() {
+        let runs = Runs::default();
+        let extraction = runs.begin_extraction(1);
+        let held = runs.hold(1).unwrap();
+        assert!(matches!(runs.begin(1), Err(e) if e.code() == "turn_running"), "no turn starts while the chat is held");
+        drop(held);
+        assert!(!extraction.is_cancelled(), "a version switch leaves the facts of the last turn to be found");
+        let _turn = runs.begin(1).unwrap();
+        assert!(extraction.is_cancelled(), "a new turn takes the model server's time");
+    }
+}
