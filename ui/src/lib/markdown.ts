@@ -292,19 +292,27 @@ export class MarkdownStream {
   private doneNodes: Node[] = [];
   private tailNodes: Node[] = [];
   private into: Element | null = null;
+  /** When the reply was last rendered whole (footnotes), and how long that took, in ms. */
+  private wholeAt = 0;
+  private wholeCost = 0;
 
   constructor(private readonly opts: RenderOptions = {}, private readonly doc: Document = document) {}
 
   /** Fills `into` with the rendering of `src`; pass the same element every frame. */
   render(src: string, into: Element): void {
     if (FOOTNOTE_DEFINITION.test(src)) {
-      // The blocks citing a note were rendered before it was defined: all of it, every frame
-      // from here (notes come last, so these are the reply's last frames).
+      // The blocks citing a note were rendered before it was defined: all of it from here (notes
+      // come last, so these are the reply's last frames), but a long reply, whose whole rendering
+      // takes a while, at most a tenth of the time.
+      const now = performance.now();
+      if (into === this.into && this.wholeCost > 16 && now - this.wholeAt < this.wholeCost * 10) return;
       into.replaceChildren(...toFragment(renderMarkdownHtml(src, this.opts), this.doc).childNodes);
+      this.wholeAt = performance.now();
+      this.wholeCost = this.wholeAt - now;
       this.doneSrc = '';
       this.doneNodes = [];
       this.tailNodes = [];
-      this.into = null;
+      this.into = into;
       return;
     }
     if (!src.startsWith(this.doneSrc)) {
