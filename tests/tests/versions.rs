@@ -144,6 +144,31 @@ async fn export_move_and_the_inspector_follow_the_chosen_branch() {
 }
 
 #[tokio::test]
+async fn a_reply_that_called_a_tool_is_one_version_with_its_tool_result() {
+    let (s, fake) = setup().await;
+    let sess = s.session(None, "").await;
+    fake.push(Reply::tool_call("remember", r#"{"fact": "Has a cat called Nabi."}"#));
+    fake.push(Reply::text(["Noted."]));
+    s.say(sess, "I have a cat called Nabi.").await;
+    fake.push(Reply::text(["A cat! What is Nabi like?"]));
+    regenerate(&s, sess).await;
+    let history = s.history(sess).await;
+    assert_eq!(texts(&history), ["I have a cat called Nabi.", "A cat! What is Nabi like?"]);
+
+    choose(&s, ids(&history[1]["versions"])[0]).await;
+    let history = s.history(sess).await;
+    let roles: Vec<&str> = history.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["user", "assistant", "tool", "assistant"], "the first version comes back with its tool call, result and answer");
+    assert_eq!(history[3]["content"], "Noted.");
+    fake.push(Reply::text(["Good."]));
+    s.say(sess, "She is asleep.").await;
+    let sent = fake.last_chat_body().unwrap();
+    let roles: Vec<&str> = sent["messages"].as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["system", "user", "assistant", "tool", "assistant", "user"], "the model reads the tool round of the version chosen");
+    assert!(!sent.to_string().contains("What is Nabi like"), "and not the other version");
+}
+
+#[tokio::test]
 async fn deleting_a_version_shows_the_one_before_and_keeps_the_rest() {
     let (s, fake) = setup().await;
     let sess = s.session(None, "").await;
