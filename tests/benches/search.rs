@@ -184,15 +184,19 @@ async fn main() {
     let started = Instant::now();
     app.store
         .with(|c| {
-            let mut add =
-                c.prepare("INSERT INTO messages (session_id, role, content, created_at, updated_at) VALUES (?1, ?2, ?3, 1, 1)")?;
+            let mut add = c.prepare(
+                "INSERT INTO messages (session_id, role, content, created_at, updated_at, parent_id) VALUES (?1, ?2, ?3, 1, 1, ?4)",
+            )?;
             let mut rng = Lcg(11);
             for s in 0..2_000 {
                 let sid = sessions::create(c, &sessions::NewSession { title: format!("chat {s}"), project_id: Some(project) })?.id;
+                // One branch, as Maru writes a chat: each message follows the one before it.
+                let mut parent: Option<i64> = None;
                 for m in 0..100 {
                     let text = paragraph(&mut rng, (s + m) % 3 == 0);
                     let text: String = text.chars().take(200).collect();
-                    add.execute(params![sid, if m % 2 == 0 { "user" } else { "assistant" }, text])?;
+                    add.execute(params![sid, if m % 2 == 0 { "user" } else { "assistant" }, text, parent])?;
+                    parent = Some(c.last_insert_rowid());
                 }
             }
             Ok(())

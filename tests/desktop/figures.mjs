@@ -83,6 +83,9 @@ INSERT INTO messages (session_id, role, content, status, created_at, updated_at)
 SELECT (SELECT max(id) FROM sessions), CASE WHEN i % 2 = 1 THEN 'user' ELSE 'assistant' END,
   'Message ' || i || ' with **some** text, a list:' || char(10) || char(10) || '- one' || char(10) || '- two' || char(10) || char(10) || '\`\`\`js' || char(10) || 'console.log(' || i || ');' || char(10) || '\`\`\`',
   'complete', 1800000000000 + i, 1800000000000 + i FROM k;
+-- One branch, as Maru writes a chat: each message follows the one before it.
+UPDATE messages SET parent_id = (SELECT max(p.id) FROM messages p WHERE p.session_id = messages.session_id AND p.id < messages.id)
+WHERE session_id = (SELECT max(id) FROM sessions);
 ${triggers}
 COMMIT;`);
 }

@@ -44,6 +44,9 @@ SELECT ${sessionId},
        ELSE 'Answer ' || i || '. Here is **some** text with a list:' || ${nl} || ${nl} || '- first point' || ${nl} || '- second point, a little longer than the first' || ${nl} || ${nl} || 'And a closing paragraph for message ' || i || '.' END,
   'complete', 1700000000000 + i * 1000, 1700000000000 + i * 1000
 FROM k;
+-- One branch, as Maru writes a chat: each message follows the one before it.
+UPDATE messages SET parent_id = (SELECT max(p.id) FROM messages p WHERE p.session_id = ${sessionId} AND p.id < messages.id)
+WHERE session_id = ${sessionId};
 ${trigger};
 COMMIT;`);
   return Number(sql(`SELECT min(id) FROM messages WHERE session_id = ${sessionId};`).trim());
