@@ -11,12 +11,10 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { MARKDOWN_MARKER, MODEL, REPLY_TEXT, SLOW_MARKER, startFakeOpenAi } from './fake-openai.mjs';
-import { TOKEN, api, checkPrerequisites, freePort, openBrowser, outDir, startMaru, stepper } from './harness.mjs';
+import { TOKEN, api, freePort, outDir, setUp } from './harness.mjs';
 
 const PROJECT = 'Family calendar';
 const INSTRUCTIONS = 'Look at the family calendar first; family schedules come first.';
@@ -40,21 +38,7 @@ function answers(port) {
 }
 
 test('the web UI: project, streamed chat, move, context inspector', { timeout: 180_000 }, async (t) => {
-  checkPrerequisites();
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'maru-e2e-'));
-  const fake = await startFakeOpenAi();
-  const port = await freePort();
-  const maru = await startMaru(path.join(tmp, 'data'), port);
-  const { context, page, pageErrors } = await openBrowser(tmp);
-
-  t.after(async () => {
-    await context.close().catch(() => {});
-    maru.child.kill('SIGTERM');
-    await fake.close();
-    fs.rmSync(tmp, { recursive: true, force: true });
-  });
-
-  const step = stepper(page, maru, pageErrors);
+  const { fake, maru, context, page, pageErrors, step } = await setUp(t, 'chat');
 
   await step('first start with no model server: the banner says what to do', async () => {
     const closed = await freePort();

@@ -106,7 +106,7 @@ export async function openBrowser(tmp) {
 }
 
 /** `step(name, fn)`: runs one step; on failure saves a screenshot and says which step and what maru logged. */
-export function stepper(page, maru, pageErrors, failureShot = 'failure.png') {
+export function stepper(page, maru, pageErrors, failureShot) {
   return async (name, fn) => {
     try {
       await fn();
