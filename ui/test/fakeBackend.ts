@@ -1,8 +1,9 @@
 // A `Backend` for unit tests: the methods a test gives, recorded; any other call rejects, so a
 // test notices when the code under test asks for something it did not expect.
 
+import { App } from '../src/app';
 import { ApiError, type Backend } from '../src/backend/backend';
-import type { ContextView, Memory, MemoryPatch, NewMemory, SettingsView, Summary } from '../src/backend/types';
+import type { ContextView, Memory, MemoryPatch, NewMemory, Project, Session, SettingsView, Summary } from '../src/backend/types';
 
 export type Calls = { method: string; args: unknown[] }[];
 
@@ -18,6 +19,20 @@ export function fakeBackend(methods: Partial<Backend>): { backend: Backend; call
     },
   });
   return { backend, calls };
+}
+
+/** An App on a fake backend, with settings and one project in the sidebar (a draft's project). */
+export function appInProject(
+  methods: Partial<Backend>,
+  project: Project,
+  opts: { sessions?: Session[]; settings?: Partial<SettingsView> } = {},
+): { app: App; backend: Backend; calls: Calls } {
+  const fake = fakeBackend(methods);
+  const app = new App(fake.backend);
+  app.settings = settingsView(opts.settings);
+  app.projects = [{ project, sessions: opts.sessions ?? [], nextCursor: null, loaded: true, loading: false, expanded: true }];
+  app.draftProjectId = project.id;
+  return { app, ...fake };
 }
 
 export function settingsView(over: Partial<SettingsView> = {}): SettingsView {

@@ -1,11 +1,10 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { App } from '../src/app';
-import { ApiError } from '../src/backend/backend';
+import { ApiError, type Backend } from '../src/backend/backend';
 import type { Attachment, AttachmentScope, Project, Session } from '../src/backend/types';
 import { setLanguage } from '../src/lib/i18n';
 import { mountComposer } from '../src/views/composer';
 import { filesToAttach, mountFilesPanel } from '../src/views/files';
-import { fakeBackend, settingsView } from './fakeBackend';
+import { appInProject } from './fakeBackend';
 
 const PROJECT: Project = { id: 2, name: 'Family', instructions: '', is_default: false, session_count: 0, created_at: 0, updated_at: 0 };
 const SESSION: Session = { id: 5, project_id: 2, title: '', preset: null, model: null, created_at: 0, updated_at: 0 };
@@ -16,14 +15,7 @@ function file(over: Partial<Attachment>): Attachment {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function appWith(methods: Parameters<typeof fakeBackend>[0]) {
-  const fake = fakeBackend(methods);
-  const app = new App(fake.backend);
-  app.settings = settingsView({ attachment_max_mb: 1 });
-  app.projects = [{ project: PROJECT, sessions: [], nextCursor: null, loaded: true, loading: false, expanded: true }];
-  app.draftProjectId = PROJECT.id;
-  return { app, ...fake };
-}
+const appWith = (methods: Partial<Backend>) => appInProject(methods, PROJECT, { settings: { attachment_max_mb: 1 } });
 
 describe('attaching files to a chat', () => {
   beforeEach(() => {

@@ -1,10 +1,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { App } from '../src/app';
-import { ApiError, type TurnSink } from '../src/backend/backend';
+import { ApiError, type Backend, type TurnSink } from '../src/backend/backend';
 import type { Message, Project, Session } from '../src/backend/types';
 import { setLanguage } from '../src/lib/i18n';
 import { mountChat } from '../src/views/chat';
-import { fakeBackend, settingsView } from './fakeBackend';
+import { appInProject } from './fakeBackend';
 import { message } from './fixtures';
 
 const PROJECT: Project = { id: 2, name: 'Temp', instructions: '', is_default: false, session_count: 0, created_at: 0, updated_at: 0 };
@@ -37,14 +36,7 @@ function controlledTurn() {
   };
 }
 
-function appWith(methods: Parameters<typeof fakeBackend>[0]) {
-  const fake = fakeBackend(methods);
-  const app = new App(fake.backend);
-  app.settings = settingsView();
-  app.projects = [{ project: PROJECT, sessions: [], nextCursor: null, loaded: true, loading: false, expanded: true }];
-  app.draftProjectId = PROJECT.id;
-  return { app, ...fake };
-}
+const appWith = (methods: Partial<Backend>) => appInProject(methods, PROJECT);
 
 describe('a reply still being written', () => {
   beforeEach(() => {

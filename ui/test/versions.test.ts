@@ -1,11 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { App } from '../src/app';
-import type { TurnSink } from '../src/backend/backend';
+import type { Backend, TurnSink } from '../src/backend/backend';
 import type { Message, Project, Session } from '../src/backend/types';
 import { setLanguage } from '../src/lib/i18n';
 import { mountChat } from '../src/views/chat';
 import { messageNode } from '../src/views/message';
-import { fakeBackend, settingsView } from './fakeBackend';
+import { appInProject, fakeBackend } from './fakeBackend';
 import { message } from './fixtures';
 
 const PROJECT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, session_count: 1, created_at: 0, updated_at: 0 };
@@ -15,13 +15,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const msg = (over: Partial<Message>) => message({ session_id: 5, ...over });
 
-function appWith(methods: Parameters<typeof fakeBackend>[0]) {
-  const fake = fakeBackend(methods);
-  const app = new App(fake.backend);
-  app.settings = settingsView();
-  app.projects = [{ project: PROJECT, sessions: [SESSION], nextCursor: null, loaded: true, loading: false, expanded: true }];
-  return { app, ...fake };
-}
+const appWith = (methods: Partial<Backend>) => appInProject(methods, PROJECT, { sessions: [SESSION] });
 
 /** The stored chat, which the fake server pages newest first. */
 function pages(shown: () => Message[]) {
