@@ -1,10 +1,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { App } from '../src/app';
 import type { TurnSink } from '../src/backend/backend';
 import type { Message, Project, Session } from '../src/backend/types';
 import { setLanguage } from '../src/lib/i18n';
 import { mountChat } from '../src/views/chat';
-import { fakeBackend, settingsView } from './fakeBackend';
+import { appInProject } from './fakeBackend';
 import { message } from './fixtures';
 
 const PROJECT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, session_count: 1, created_at: 0, updated_at: 0 };
@@ -22,7 +21,7 @@ function longChat(count: number) {
   const stored: Message[] = Array.from({ length: count }, (_, i) => msg(i + 1));
   let sink: TurnSink = () => {};
   let end: () => void = () => {};
-  const fake = fakeBackend({
+  const fake = appInProject({
     getSession: async () => SESSION,
     listAttachments: async () => [],
     listSessions: async () => ({ sessions: [SESSION], next_cursor: null }),
@@ -38,10 +37,8 @@ function longChat(count: number) {
       sink = s;
       return new Promise<void>((resolve) => (end = resolve));
     },
-  });
-  const app = new App(fake.backend);
-  app.settings = settingsView();
-  app.projects = [{ project: PROJECT, sessions: [SESSION], nextCursor: null, loaded: true, loading: false, expanded: true }];
+  }, PROJECT, { sessions: [SESSION] });
+  const app = fake.app;
   const root = document.createElement('main');
   document.body.append(root);
   mountChat(app, root, () => {});

@@ -7,7 +7,7 @@ import { mountChat } from '../src/views/chat';
 import { mountMemoryPanel } from '../src/views/memoryPanel';
 import { openSettingsDialog } from '../src/views/settingsDialog';
 import { mountSidebar } from '../src/views/sidebar';
-import { fakeBackend, memory, memoryRoutes, SECRET_REFUSED, settingsView } from './fakeBackend';
+import { appInProject, fakeBackend, memory, memoryRoutes, SECRET_REFUSED, settingsView } from './fakeBackend';
 import { message } from './fixtures';
 
 const PROJECT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, session_count: 2, created_at: 0, updated_at: 0 };
@@ -27,7 +27,7 @@ function setup(extra: Partial<Backend> = {}) {
     memory({ id: 2, content: 'Likes <b>bold</b> coffee', status: 'pending', source_session_id: 3, source_message_id: null, confirmed_at: null }),
     memory({ id: 3, content: 'Lives in Seoul.', status: 'accepted', pinned: true, source_session_id: null }),
   ]);
-  const fake = fakeBackend({
+  const fake = appInProject({
     ...routes.methods,
     getSession: async (id: number) => {
       if (id === 9) return WEEKEND;
@@ -38,16 +38,14 @@ function setup(extra: Partial<Backend> = {}) {
     listAttachments: async () => [],
     listSessions: async () => ({ sessions: [WEEKEND, OTHER], next_cursor: null }),
     ...extra,
-  });
-  const app = new App(fake.backend);
-  app.settings = settingsView();
-  app.projects = [{ project: PROJECT, sessions: [], nextCursor: null, loaded: true, loading: false, expanded: true }];
+  }, PROJECT);
+  const app = fake.app;
   app.panel = 'memory';
   const root = document.createElement('aside');
   document.body.replaceChildren(root);
   const render = mountMemoryPanel(app, root, () => app.closePanel());
   render();
-  return { app, root, ...fake, ...routes };
+  return { root, ...fake, ...routes };
 }
 
 const proposals = (root: HTMLElement) => [...root.querySelectorAll<HTMLElement>('[data-testid=memory-proposal]')];
@@ -206,7 +204,7 @@ describe('the pending count on the Memory buttons', () => {
 
   it('shows on the sidebar and the chat header, and is asked again after each finished turn', async () => {
     const routes = memoryRoutes([memory({ id: 1, status: 'pending', source_session_id: 9, source_message_id: 41 })]);
-    const { backend, calls } = fakeBackend({
+    const { app, calls } = appInProject({
       ...routes.methods,
       getSession: async () => WEEKEND,
       listMessages: async () => ({ messages: [], next_before: null }),
@@ -220,10 +218,7 @@ describe('the pending count on the Memory buttons', () => {
         sink({ type: 'token', text: `Noted: ${content}` });
         sink({ type: 'done', message: inWeekend({ id: 50, role: 'assistant' }) });
       },
-    });
-    const app = new App(backend);
-    app.settings = settingsView();
-    app.projects = [{ project: PROJECT, sessions: [WEEKEND], nextCursor: null, loaded: true, loading: false, expanded: true }];
+    }, PROJECT, { sessions: [WEEKEND] });
     app.session = WEEKEND;
     const side = document.createElement('aside');
     const main = document.createElement('main');

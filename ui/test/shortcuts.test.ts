@@ -1,11 +1,10 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { App } from '../src/app';
 import type { TurnSink } from '../src/backend/backend';
 import type { Project, Session } from '../src/backend/types';
 import { setLanguage } from '../src/lib/i18n';
 import { shortcutGroups, shortcutOf } from '../src/lib/shortcuts';
 import { mountLayout } from '../src/views/layout';
-import { fakeBackend, settingsView } from './fakeBackend';
+import { appInProject } from './fakeBackend';
 
 const PROJECT: Project = { id: 2, name: 'Temp', instructions: '', is_default: false, session_count: 1, created_at: 0, updated_at: 0 };
 const SESSION: Session = { id: 5, project_id: 2, title: 'Trip', preset: null, model: null, created_at: 0, updated_at: 0 };
@@ -53,7 +52,7 @@ describe('keyboard shortcuts', () => {
 
   it('in the window: Ctrl+/ opens and closes the list, Ctrl+Shift+O starts a new chat, Esc stops the reply', async () => {
     let sink: TurnSink = () => {};
-    const { backend, calls } = fakeBackend({
+    const { app, calls } = appInProject({
       getSession: async () => SESSION,
       listMessages: async () => ({ messages: [], next_before: null }),
       listAttachments: async () => [],
@@ -65,10 +64,7 @@ describe('keyboard shortcuts', () => {
         return new Promise<void>(() => {});
       },
       stop: async () => ({ stopped: true }) as never,
-    });
-    const app = new App(backend);
-    app.settings = settingsView();
-    app.projects = [{ project: PROJECT, sessions: [SESSION], nextCursor: null, loaded: true, loading: false, expanded: true }];
+    }, PROJECT, { sessions: [SESSION] });
     const root = document.createElement('div');
     document.body.append(root);
     mountLayout(app, root);
