@@ -128,14 +128,27 @@ pub struct MessagePage {
     pub next_before: Option<i64>,
 }
 
-const SELECT: &str = "SELECT id, session_id, role, content, status, error, model, prompt_tokens,
+/// The columns of a `Message`, with `$versions` the sub-query for its versions.
+macro_rules! select {
+    ($versions:literal) => {
+        concat!(
+            "SELECT id, session_id, role, content, status, error, model, prompt_tokens,
     completion_tokens, cached_tokens, ttft_ms, tokens_per_second, created_at, updated_at,
     runtime_note, reasoning, tool_calls, tool_call_id, tool_name,
     (SELECT group_concat(attachment_id) FROM (SELECT attachment_id FROM message_images WHERE message_id = messages.id ORDER BY position)),
-    error_code, parent_id,
-    (SELECT CASE WHEN count(*) > 1 THEN group_concat(v.id, ',' ORDER BY v.id) END FROM messages v
-     WHERE v.session_id = messages.session_id AND v.parent_id IS messages.parent_id)
-    FROM messages";
+    error_code, parent_id, ",
+            $versions,
+            " FROM messages"
+        )
+    };
+}
+const SELECT: &str = select!(
+    "(SELECT CASE WHEN count(*) > 1 THEN group_concat(v.id, ',' ORDER BY v.id) END FROM messages v
+     WHERE v.session_id = messages.session_id AND v.parent_id IS messages.parent_id)"
+);
+/// For the model's history: its versions are left out (empty), as nothing there reads them and a
+/// turn reads every message of the branch.
+const SELECT_BRANCH: &str = select!("NULL");
 
 fn from_row(r: &Row) -> rusqlite::Result<Message> {
     Ok(Message {
@@ -225,16 +238,17 @@ pub fn list(conn: &Connection, session_id: i64, before: Option<i64>, limit: Opti
     Ok(MessagePage { messages, next_before })
 }
 
-/// The whole conversation on the chosen branch, oldest first: what the model reads.
+/// The whole conversation on the chosen branch, oldest first: what the model reads (without
+/// `versions`).
 pub fn history(conn: &Connection, session_id: i64) -> Result<Vec<Message>> {
-    let mut stmt = conn.prepare_cached(&format!("{SELECT} WHERE session_id = ?1 AND on_path = 1 ORDER BY id"))?;
+    let mut stmt = conn.prepare_cached(&format!("{SELECT_BRANCH} WHERE session_id = ?1 AND on_path = 1 ORDER BY id"))?;
     let rows = stmt.query_map([session_id], from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(rows)
 }
 
 /// The conversation after message `after_id` (the part no summary covers), oldest first.
 pub fn history_after(conn: &Connection, session_id: i64, after_id: i64) -> Result<Vec<Message>> {
-    let mut stmt = conn.prepare_cached(&format!("{SELECT} WHERE session_id = ?1 AND on_path = 1 AND id > ?2 ORDER BY id"))?;
+    let mut stmt = conn.prepare_cached(&format!("{SELECT_BRANCH} WHERE session_id = ?1 AND on_path = 1 AND id > ?2 ORDER BY id"))?;
     let rows = stmt.query_map(params![session_id, after_id], from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(rows)
 }

@@ -131,7 +131,9 @@ fn upgrading_from_the_first_migration_keeps_data() {
     let projects = store.with(|c| projects::list(c)).unwrap();
     let old = projects.iter().find(|p| p.name == "Old project").expect("the project survives the upgrade");
     let page = store.with(|c| sessions::list(c, old.id, None, None)).unwrap();
-    let history = store.with(|c| messages::history(c, page.sessions[0].id)).unwrap();
+    // As the chat shows them (with their versions), oldest first.
+    let mut history = store.with(|c| messages::list(c, page.sessions[0].id, None, None)).unwrap().messages;
+    history.reverse();
     assert_eq!(history[0].content, "from v1", "messages survive the upgrade and read with the new code");
     let parents: Vec<Option<i64>> = history.iter().map(|m| m.parent_id).collect();
     assert_eq!(parents, [None, Some(history[0].id), Some(history[1].id)], "an old chat becomes one branch, each message after the last");
@@ -372,7 +374,8 @@ fn a_crash_between_regenerate_and_its_new_reply_keeps_the_old_reply_as_a_version
     // A regenerate opens the new version in a later transaction; Maru dies in between.
     store.with(|c| messages::branch_at(c, s, Some(question))).unwrap();
     assert_eq!(store.with(|c| messages::mark_interrupted(c)).unwrap(), 1);
-    let history = store.read_now(|c| messages::history(c, s)).unwrap();
+    let mut history = store.read_now(|c| messages::list(c, s, None, None)).unwrap().messages;
+    history.reverse();
     assert_eq!(history.len(), 2, "the question and a reply that says it never began");
     assert_eq!(history[1].error_code.as_deref(), Some("interrupted_before_start"));
     assert_eq!(history[1].versions, [old.id, history[1].id], "the old answer is still there, one version back");
