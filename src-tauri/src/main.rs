@@ -53,7 +53,12 @@ enum Command {
     /// Print a PDF's text per page as JSON (Maru runs this in a child process, so that a damaged
     /// file can only fail itself).
     #[command(hide = true)]
-    ExtractPdf { path: PathBuf },
+    ExtractPdf {
+        path: PathBuf,
+        /// At most this many characters in all.
+        #[arg(long, default_value_t = maru::store::settings::TEXT_MAX_CHARS_DEFAULT as usize)]
+        max_chars: usize,
+    },
 }
 
 fn default_data_dir() -> PathBuf {
@@ -62,9 +67,11 @@ fn default_data_dir() -> PathBuf {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Some(Command::ExtractPdf { path }) = &cli.command {
-        return extract_pdf(path);
+    if let Some(Command::ExtractPdf { path, max_chars }) = &cli.command {
+        return extract_pdf(path, *max_chars);
     }
+    // This program answers `extract-pdf`: PDFs are read in a child process running it.
+    maru::attachments::extract::this_binary_reads_pdfs();
     if let Some(Command::Restore { backup }) = &cli.command {
         // Before logging starts: its logs/ would make the folder to restore into non-empty.
         let data_dir = cli.data_dir.clone().unwrap_or_else(default_data_dir);
@@ -96,18 +103,19 @@ fn main() -> ExitCode {
     }
 }
 
-fn extract_pdf(path: &std::path::Path) -> ExitCode {
+fn extract_pdf(path: &std::path::Path, max_chars: usize) -> ExitCode {
     // A panic in the parser is an answer too: the file could not be read.
     std::panic::set_hook(Box::new(|_| {}));
-    let pages = std::fs::read(path).map_err(|e| format!("the stored file cannot be read: {e}")).and_then(|bytes| {
-        std::panic::catch_unwind(|| maru::attachments::extract::pdf_pages_here(&bytes))
-            .unwrap_or_else(|_| Err("the PDF reader failed on this file (it may be damaged)".into()))
-    });
-    match serde_json::to_string(&pages) {
-        Ok(json) => {
-            println!("{json}");
-            ExitCode::SUCCESS
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => {
+            println!("{}", serde_json::json!({ "error": format!("the stored file cannot be read: {e}") }));
+            return ExitCode::SUCCESS;
         }
+    };
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    match maru::attachments::extract::print_pdf_pages(&bytes, max_chars, &mut out).and_then(|_| std::io::Write::flush(&mut out)) {
+        Ok(()) => ExitCode::SUCCESS,
         Err(_) => ExitCode::FAILURE,
     }
 }
@@ -136,13 +144,45 @@ fn runtime() -> tokio::runtime::Runtime {
 fn serve(data_dir: &std::path::Path, opts: ServeOptions) -> maru::error::Result<()> {
     runtime().block_on(async {
         let app = App::open(data_dir)?;
-        let bound = server::bind(app, &opts).await?;
+        let bound = server::bind(app.clone(), &opts).await?;
         let token_note = if opts.token.is_some() { "the token you gave" } else { "a new token" };
         // Printed once, to the terminal only: the fragment never reaches a server log.
         println!("Maru is serving {} with {token_note}.", data_dir.display());
         println!("Open http://{}/#token={}", bound.addr, bound.token);
-        bound.run().await
+        let (closing, closed) = tokio::sync::oneshot::channel::<()>();
+        let server = tokio::spawn(bound.run_until(async move {
+            let _ = closed.await;
+        }));
+        tokio::select! {
+            served = server => return served.map_err(|e| maru::error::Error::Internal(e.into()))?,
+            () = termination() => {}
+        }
+        // The same shutdown as the desktop window's: replies stop and keep their text.
+        app.shutdown().await;
+        let _ = closing.send(());
+        Ok(())
     })
+}
+
+/// SIGTERM (a service manager, `kill`) or Ctrl+C.
+async fn termination() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => tokio::select! {
+                _ = term.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            },
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }
 
 fn print_prompt(data_dir: &std::path::Path, session: i64, json: bool) -> maru::error::Result<()> {

@@ -1,18 +1,64 @@
 //! PDFs are read in a child process (`maru extract-pdf`), so a damaged or hostile file fails
 //! alone with a note, whatever the parser does, and Maru goes on.
 
-use maru::attachments::extract::{self, Note, PdfReader, Text};
+use maru::attachments::extract::{self, Note, Outcome, PdfReader, Piece};
 use maru::store::attachments::Kind;
 
 fn reader() -> PdfReader {
     PdfReader::Child(env!("CARGO_BIN_EXE_maru").into())
 }
 
-async fn read(bytes: &[u8]) -> Result<Text, Note> {
+async fn read_at_most(bytes: &[u8], max_chars: usize) -> Result<(Outcome, Vec<Piece>), Note> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("file.pdf");
     std::fs::write(&path, bytes).unwrap();
-    extract::text(Kind::Pdf, path, &reader()).await
+    let (tx, mut rx) = tokio::sync::mpsc::channel(4);
+    let collect = async move {
+        let mut pieces = vec![];
+        while let Some(p) = rx.recv().await {
+            pieces.push(p);
+        }
+        pieces
+    };
+    let pdf_reader = reader();
+    let (read, pieces) = tokio::join!(extract::read(Kind::Pdf, path, &pdf_reader, max_chars, tx), collect);
+    read.map(|r| (r, pieces))
+}
+
+async fn read(bytes: &[u8]) -> Result<(Outcome, Vec<Piece>), Note> {
+    read_at_most(bytes, 1_000_000).await
+}
+
+/// A PDF with one page per text, in Helvetica: the smallest PDF most readers accept.
+fn pdf(pages: &[&str]) -> Vec<u8> {
+    let n = pages.len();
+    let kids: Vec<String> = (0..n).map(|i| format!("{} 0 R", 4 + 2 * i)).collect();
+    let mut objects = vec![
+        "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
+        format!("<< /Type /Pages /Kids [{}] /Count {n} >>", kids.join(" ")),
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>".to_string(),
+    ];
+    for (i, text) in pages.iter().enumerate() {
+        let body = format!("BT /F1 12 Tf 72 720 Td ({text}) Tj ET");
+        objects.push(format!(
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {} 0 R /Resources << /Font << /F1 3 0 R >> >> >>",
+            5 + 2 * i
+        ));
+        objects.push(format!("<< /Length {} >>\nstream\n{body}\nendstream", body.len()));
+    }
+    let mut pdf = b"%PDF-1.4\n".to_vec();
+    let mut offsets = vec![];
+    for (i, o) in objects.iter().enumerate() {
+        offsets.push(pdf.len());
+        pdf.extend_from_slice(format!("{} 0 obj\n{o}\nendobj\n", i + 1).as_bytes());
+    }
+    let xref = pdf.len();
+    pdf.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
+    for off in offsets {
+        pdf.extend_from_slice(format!("{off:010} 00000 n \n").as_bytes());
+    }
+    pdf.extend_from_slice(format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1).as_bytes());
+    pdf
 }
 
 #[tokio::test]
@@ -32,29 +78,20 @@ async fn damaged_pdfs_fail_alone_with_a_note() {
 
 #[tokio::test]
 async fn the_child_reads_a_good_pdf_by_page() {
-    // One page, "Hello page one", Helvetica: the smallest PDF most readers accept.
-    let body = "BT /F1 12 Tf 72 720 Td (Hello page one) Tj ET";
-    let objects = [
-        "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
-        "<< /Type /Pages /Kids [4 0 R] /Count 1 >>".to_string(),
-        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>".to_string(),
-        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 5 0 R /Resources << /Font << /F1 3 0 R >> >> >>".to_string(),
-        format!("<< /Length {} >>\nstream\n{body}\nendstream", body.len()),
-    ];
-    let mut pdf = b"%PDF-1.4\n".to_vec();
-    let mut offsets = vec![];
-    for (i, o) in objects.iter().enumerate() {
-        offsets.push(pdf.len());
-        pdf.extend_from_slice(format!("{} 0 obj\n{o}\nendobj\n", i + 1).as_bytes());
-    }
-    let xref = pdf.len();
-    pdf.extend_from_slice(b"xref\n0 6\n0000000000 65535 f \n");
-    for off in offsets {
-        pdf.extend_from_slice(format!("{off:010} 00000 n \n").as_bytes());
-    }
-    pdf.extend_from_slice(format!("trailer\n<< /Size 6 /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n").as_bytes());
-    match read(&pdf).await {
-        Ok(Text::Pages(pages)) => assert!(pages[0].contains("Hello page one"), "{pages:?}"),
-        other => panic!("the page's text comes back from the child: {other:?}"),
-    }
+    let (read, pieces) = read(&pdf(&["Hello page one", "And page two"])).await.expect("a good PDF is read");
+    assert_eq!(read.pages, Some(2), "{read:?}");
+    assert_eq!(read.cut, None, "nothing was cut");
+    assert!(pieces.iter().any(|p| p.page == Some(1) && p.text.contains("Hello page one")), "{pieces:?}");
+    assert!(pieces.iter().any(|p| p.page == Some(2) && p.text.contains("And page two")), "{pieces:?}");
+}
+
+#[tokio::test]
+async fn text_past_the_limit_is_cut_and_said() {
+    let long = "lorem ipsum dolor ".repeat(20);
+    let (read, pieces) = read_at_most(&pdf(&[&long, &long, &long]), 500).await.expect("a long PDF is read up to the limit");
+    let kept: usize = pieces.iter().map(|p| p.text.chars().count()).sum();
+    assert!(kept <= 500, "no more than the limit reaches the index: {kept}");
+    let (chars, page) = read.cut.expect("the cut is reported, so the file can say so");
+    assert_eq!((chars, page), (500, Some(2)), "it says how much was kept and where it stopped");
+    assert_eq!(read.pages, Some(3), "the pages are still counted");
 }

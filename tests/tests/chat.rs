@@ -385,7 +385,12 @@ async fn bad_tool_calls_become_errors_for_the_model_and_rounds_are_bounded() {
     assert!(results[1].data["content"].as_str().unwrap().contains("not valid JSON"));
     let chats = fake.chat_requests();
     assert_eq!(chats.len(), maru::chat::turn::MAX_TOOL_ROUNDS + 1, "the loop stops after the last round");
-    assert!(chats.last().unwrap().body.get("tools").is_none(), "the last round offers no tools, so the model must answer");
+    let last_body = &chats.last().unwrap().body;
+    assert_eq!(last_body["tool_choice"], "none", "the last round forbids tool calls, so the model must answer");
+    assert_eq!(
+        last_body["tools"], chats[0].body["tools"],
+        "it still lists the same tools: the prompt names them, and the server's cached prefix holds them"
+    );
     let last = events.last().unwrap();
     assert_eq!(last.name, "done", "a model that still asks for tools on the last round ends the turn with its reply, not a closed stream");
     assert_eq!(last.data["message"]["status"], "stopped");

@@ -103,8 +103,7 @@ pub async fn thumbnail(app: &App, id: i64) -> Result<Vec<u8>> {
 /// Removes a file; its stored content goes when no other file links to it.
 #[instrument(skip(app), err(level = Level::WARN))]
 pub async fn delete(app: &App, id: i64) -> Result<Deleted> {
-    if let Some(released) = app.store.write(move |tx| table::delete(tx, id)).await? {
-        app.files.blobs.remove(&[released]);
-    }
+    let blobs = app.files.blobs.clone();
+    app.store.write_then(move |tx| table::delete(tx, id), move |released| blobs.remove(released.as_slice())).await?;
     Ok(Deleted { id, deleted: true })
 }

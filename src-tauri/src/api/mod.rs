@@ -64,7 +64,9 @@ pub async fn update_project(app: &App, id: i64, patch: ProjectPatch) -> Result<P
 /// one of them goes on: it writes to its own chat, which still exists.
 #[instrument(skip(app), err(level = Level::WARN))]
 pub async fn delete_project(app: &App, id: i64) -> Result<DeletedProject> {
-    app.store.write(move |tx| projects::delete(tx, id)).await
+    let blobs = app.files.blobs.clone();
+    let (deleted, _) = app.store.write_then(move |tx| projects::delete(tx, id), move |(_, released)| blobs.remove(released)).await?;
+    Ok(deleted)
 }
 
 // ---- sessions
@@ -129,16 +131,18 @@ pub async fn update_session(app: &App, id: i64, patch: SessionPatch) -> Result<S
 #[instrument(skip(app), err(level = Level::WARN))]
 pub async fn delete_session(app: &App, id: i64) -> Result<Deleted> {
     let _slot = app.runs.claim(id, STOP_GRACE).await?;
-    let released = app
-        .store
-        .write(move |tx| {
-            let linked = crate::store::attachments::session_blobs(tx, id)?;
-            sessions::delete(tx, id)?;
-            crate::store::attachments::released(tx, linked)
-        })
+    let blobs = app.files.blobs.clone();
+    app.store
+        .write_then(
+            move |tx| {
+                let linked = crate::store::attachments::session_blobs(tx, id)?;
+                sessions::delete(tx, id)?;
+                crate::store::attachments::released(tx, linked)
+            },
+            // A crash before this leaves orphans that the next start sweeps.
+            move |released| blobs.remove(released),
+        )
         .await?;
-    // After the commit: a crash before this leaves orphans that the next start sweeps.
-    app.files.blobs.remove(&released);
     Ok(Deleted { id, deleted: true })
 }
 
@@ -166,8 +170,12 @@ pub async fn list_messages(app: &App, session_id: i64, q: MessageQuery) -> Resul
     app.store.read(move |c| messages::list(c, session_id, q.before, q.limit)).await
 }
 
+/// Edits a message in place. Refused with `turn_running` while a reply is being written in its
+/// chat: the reply would answer the text as it was (stop it first, or edit and resend).
 #[instrument(skip(app, edit), err(level = Level::WARN))]
 pub async fn edit_message(app: &App, id: i64, edit: MessageEdit) -> Result<Message> {
+    let session_id = app.store.read(move |c| Ok(messages::get(c, id)?.session_id)).await?;
+    let _slot = app.runs.hold(session_id)?;
     app.store.write(move |tx| messages::edit(tx, id, &edit.content)).await
 }
 

@@ -25,6 +25,9 @@ pub use crate::tools::{Offer, Tool, ToolContext, ToolRegistry};
 pub use events::{Feed, TurnEvent, TurnStream};
 pub use runs::{RunGuard, Runs};
 
+/// How long closing waits for the replies being written to store their text.
+pub const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+
 pub struct App {
     pub store: Store,
     pub data_dir: PathBuf,
@@ -85,6 +88,18 @@ impl App {
             });
         }
         Ok(app)
+    }
+
+    /// How Maru closes, whoever closes it (the window, SIGTERM or Ctrl+C to `maru serve`): each
+    /// reply being written stops as if the user pressed stop, keeping its text, and is given
+    /// `SHUTDOWN_GRACE` to store it. Nothing else is touched: a turn that does not end in time
+    /// stays recorded as in flight, and the next start marks it interrupted.
+    pub async fn shutdown(&self) {
+        let running = self.runs.running();
+        if running > 0 {
+            tracing::info!(running, "stopping the replies being written before closing");
+        }
+        self.runs.stop_all(SHUTDOWN_GRACE).await;
     }
 
     /// Indexes a content's text; failures are stored on the files and logged.

@@ -96,6 +96,11 @@ impl Runs {
         }
     }
 
+    /// How many turns are running.
+    pub fn running(&self) -> usize {
+        self.lock().len()
+    }
+
     /// Stops every turn (the app is closing) and waits up to `grace` for them to store their text.
     pub async fn stop_all(&self, grace: Duration) {
         for running in self.lock().values() {

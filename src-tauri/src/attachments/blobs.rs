@@ -10,6 +10,7 @@ use sha2::{Digest, Sha256};
 use crate::error::Result;
 use crate::paths;
 
+#[derive(Clone)]
 pub struct Blobs {
     dir: PathBuf,
 }
@@ -26,9 +27,17 @@ impl Blobs {
     /// Stores `bytes` and returns their sha256; an existing identical file is kept as it is.
     pub fn write(&self, bytes: &[u8]) -> Result<String> {
         let sha = hex::encode(Sha256::digest(bytes));
-        let path = self.path(&sha);
+        self.ensure(&sha, bytes)?;
+        Ok(sha)
+    }
+
+    /// Makes sure the file of `sha` (the hash of `bytes`) is there. Called again inside the
+    /// transaction that links it: a delete that released the same content in between removed
+    /// the file written before that transaction.
+    pub fn ensure(&self, sha: &str, bytes: &[u8]) -> Result<()> {
+        let path = self.path(sha);
         if path.is_file() {
-            return Ok(sha);
+            return Ok(());
         }
         let dir = path.parent().expect("blob paths have a folder");
         paths::create_private_dir(dir)?;
@@ -41,14 +50,15 @@ impl Blobs {
             let _ = std::fs::remove_file(&tmp);
             return Err(anyhow::anyhow!("cannot store a file in {}: {e}", dir.display()).into());
         }
-        Ok(sha)
+        Ok(())
     }
 
     pub fn read(&self, sha256: &str) -> Result<Vec<u8>> {
         std::fs::read(self.path(sha256)).map_err(|e| anyhow::anyhow!("cannot read stored file {sha256}: {e}").into())
     }
 
-    /// Removes contents whose last link is gone (already committed).
+    /// Removes contents whose last link is gone: called under the writer, right after the commit
+    /// that released them ([`crate::store::Store::write_then`]), so no new link can race it.
     pub fn remove(&self, shas: &[String]) {
         for sha in shas {
             if let Err(e) = std::fs::remove_file(self.path(sha)) {

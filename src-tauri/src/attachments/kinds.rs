@@ -37,6 +37,10 @@ pub fn detect(name: &str, bytes: &[u8]) -> Result<(Kind, &'static str)> {
         if !claimed_image && !ext.is_empty() && ext != "img" {
             return Err(mismatch(name, &ext, "an image"));
         }
+        // A PNG named .jpg is sent to the model as what it is not.
+        if claimed_image && image_ext_mime(&ext) != mime {
+            return Err(mismatch(name, &ext, &format!("a {} image", &mime["image/".len()..].to_uppercase())));
+        }
         return Ok((Kind::Image, mime));
     }
     if claimed_image {
@@ -68,6 +72,16 @@ pub fn detect(name: &str, bytes: &[u8]) -> Result<(Kind, &'static str)> {
         | "ex" | "exs" | "dart" | "vue" | "svelte" => (Kind::Code, "text/plain"),
         _ => (Kind::Text, "text/plain"),
     })
+}
+
+/// The image type an extension names.
+fn image_ext_mime(ext: &str) -> &'static str {
+    match ext {
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        _ => "image/webp",
+    }
 }
 
 fn image_type(bytes: &[u8]) -> Option<&'static str> {
@@ -111,5 +125,17 @@ mod tests {
         assert_eq!(detect("a.txt", b"%PDF-1.7").unwrap_err().code(), "type_mismatch");
         assert_eq!(detect("a.txt", b"").unwrap_err().code(), "empty_file");
         assert_eq!(detect("a.bin", b"\x00\x01\x02\xff").unwrap_err().code(), "binary_file");
+    }
+
+    #[test]
+    fn an_image_named_as_another_image_type_is_refused() {
+        let png = b"\x89PNG\r\n\x1a\n....";
+        let jpeg = b"\xff\xd8\xff\xe0....";
+        for (name, bytes) in [("photo.jpg", &png[..]), ("photo.gif", &png[..]), ("photo.png", &jpeg[..]), ("photo.webp", &jpeg[..])] {
+            let err = detect(name, bytes).expect_err(name);
+            assert_eq!(err.code(), "type_mismatch", "{name} would reach the model labelled as what it is not");
+        }
+        assert_eq!(detect("photo.jpeg", jpeg).unwrap().1, "image/jpeg");
+        assert_eq!(detect("photo.img", png).unwrap().1, "image/png", "a generic name takes the type of its content");
     }
 }

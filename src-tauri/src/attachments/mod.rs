@@ -88,6 +88,8 @@ impl Files {
                 ));
             }
             let new = table::put_blob(tx, &sha, bytes.len() as i64)?;
+            // Under the writer, after any delete that released this content and removed its file.
+            self.blobs.ensure(&sha, bytes)?;
             let a = table::insert(
                 tx,
                 &NewAttachment { sha256: &sha, session_id, project_id, name: &name, kind, mime, size: bytes.len() as i64 },
@@ -99,6 +101,8 @@ impl Files {
     /// Reads a content's text and indexes it; every file with that content becomes ready (or
     /// failed, with a note saying why).
     pub async fn index(&self, store: &Store, sha256: &str, kind: Kind) -> Result<()> {
+        let sha = sha256.to_string();
+        let Some(run) = store.write(move |tx| table::begin_indexing(tx, &sha)).await? else { return Ok(()) };
         let sha = sha256.to_string();
         if kind == Kind::Image {
             let path = self.blobs.path(sha256);
@@ -113,50 +117,107 @@ impl Files {
                 .write(move |tx| match made {
                     Ok(png) => {
                         table::set_thumbnail(tx, &sha, &png)?;
-                        table::finish_indexing(tx, &sha, None, &[], None)
+                        table::finish_indexing(tx, &sha, run, None, None)
                     }
-                    Err(note) => table::fail_indexing(tx, &sha, &note),
+                    Err(note) => table::fail_indexing(tx, &sha, run, &note),
                 })
                 .await;
         }
-        let text = extract::text(kind, self.blobs.path(sha256), &self.pdf).await;
-        let pieces = match text {
-            Err(note) => return store.write(move |tx| table::fail_indexing(tx, &sha, &note)).await,
-            Ok(text) => text,
+        let max_chars = store.read(|c| Ok(crate::store::settings::load(c)?.attachment_text_max_chars)).await? as usize;
+        // Passages go into the index a batch at a time as the text is read, each batch in its
+        // own short transaction: neither the text nor its passages are ever held whole, and
+        // the writer is never held for long. The content's row id (`run`) tells this indexing
+        // run from a later one of the same content (deleted and attached again meanwhile).
+        let (pieces, mut arriving) = tokio::sync::mpsc::channel(4);
+        let reading = extract::read(kind, self.blobs.path(sha256), &self.pdf, max_chars, pieces);
+        let indexing = async {
+            let (mut batch, mut seq, mut any) = (vec![], 0i64, false);
+            loop {
+                let piece = arriving.recv().await;
+                let last = piece.is_none();
+                batch.extend(piece);
+                let size: usize = batch.iter().map(|p| p.text.len()).sum();
+                if batch.is_empty() || (!last && size < BATCH_BYTES) {
+                    if last {
+                        return Ok::<_, crate::error::Error>((true, any));
+                    }
+                    continue;
+                }
+                let pieces = std::mem::take(&mut batch);
+                let found = tokio::task::spawn_blocking(move || {
+                    pieces.iter().flat_map(passages::split).map(|p| (terms::index_terms(&p.text), p)).collect::<Vec<_>>()
+                })
+                .await
+                .map_err(|e| anyhow::anyhow!("splitting a file failed: {e}"))?;
+                any |= !found.is_empty();
+                let first = seq;
+                seq += found.len() as i64;
+                let sha = sha256.to_string();
+                let more = store
+                    .write(move |tx| {
+                        let rows: Vec<NewPassage> = found
+                            .iter()
+                            .map(|(terms, p)| NewPassage {
+                                page: p.page,
+                                line_start: p.line_start,
+                                line_end: p.line_end,
+                                text: &p.text,
+                                terms,
+                            })
+                            .collect();
+                        table::add_passages(tx, &sha, run, first, &rows)
+                    })
+                    .await?;
+                if !more {
+                    return Ok((false, any)); // deleted while it was being read
+                }
+                if last {
+                    return Ok((true, any));
+                }
+            }
         };
-        let pages = match &pieces {
-            extract::Text::Pages(p) => Some(p.len() as i64),
-            extract::Text::Whole(_) => None,
+        let (read, indexed) = tokio::join!(reading, indexing);
+        let (still_there, any) = indexed?;
+        let sha = sha256.to_string();
+        if !still_there {
+            return Ok(());
+        }
+        let read = match read {
+            Err(note) => return store.write(move |tx| table::fail_indexing(tx, &sha, run, &note)).await,
+            Ok(read) => read,
         };
-        let empty_pages: Vec<usize> = match &pieces {
-            extract::Text::Pages(p) => p.iter().enumerate().filter(|(_, t)| t.trim().is_empty()).map(|(i, _)| i + 1).collect(),
-            extract::Text::Whole(_) => vec![],
-        };
-        let found = tokio::task::spawn_blocking(move || {
-            passages::split(&pieces).into_iter().map(|p| (terms::index_terms(&p.text), p)).collect::<Vec<_>>()
-        })
-        .await
-        .map_err(|e| anyhow::anyhow!("splitting a file failed: {e}"))?;
-        if found.is_empty() {
-            let note = match pages {
+        if !any {
+            let note = match read.pages {
                 Some(_) => {
                     extract::Note::new("no_text_in_pages", "no text could be read from any page (a scanned PDF has only images of text)")
                 }
                 None => extract::Note::new("no_text", "the file has no text"),
             };
-            return store.write(move |tx| table::fail_indexing(tx, &sha, &note)).await;
+            return store.write(move |tx| table::fail_indexing(tx, &sha, run, &note)).await;
         }
-        let note = unread_pages_note(&empty_pages);
-        store
-            .write(move |tx| {
-                let rows: Vec<NewPassage> = found
-                    .iter()
-                    .map(|(terms, p)| NewPassage { page: p.page, line_start: p.line_start, line_end: p.line_end, text: &p.text, terms })
-                    .collect();
-                table::finish_indexing(tx, &sha, pages, &rows, note.as_ref())
-            })
-            .await
+        let note = read.cut.map(|(kept, page)| cut_note(kept, page, max_chars)).or_else(|| unread_pages_note(&read.empty_pages));
+        store.write(move |tx| table::finish_indexing(tx, &sha, run, read.pages, note.as_ref())).await
     }
+}
+
+/// Pieces of text split and written together: one short transaction per quarter megabyte or so.
+const BATCH_BYTES: usize = 256 * 1024;
+
+/// "only the first 10,000,000 characters were indexed": the code carries `chars` (kept), `max`
+/// (the setting) and, for a PDF, `page` (where the text was cut).
+fn cut_note(kept: usize, page: Option<i64>, max: usize) -> extract::Note {
+    let mut reason = crate::error::Reason::new("text_cut").with("chars", kept).with("max", max);
+    let where_ = match page {
+        Some(p) => {
+            reason = reason.with("page", p);
+            format!(" (up to page {p})")
+        }
+        None => String::new(),
+    };
+    let text = format!(
+        "only the first {kept} characters of its text were indexed{where_}; the rest cannot be searched (the limit is a setting: attachment_text_max_chars)"
+    );
+    extract::Note { reason, text }
 }
 
 fn check_scope(conn: &rusqlite::Connection, scope: Scope) -> Result<()> {

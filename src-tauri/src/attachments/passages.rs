@@ -3,7 +3,7 @@
 //! starts with the last paragraph of the one before (the overlap), so a sentence that crosses a
 //! boundary is found whole in one of them. Pages are never mixed: a PDF passage has one page.
 
-use super::extract::Text;
+use super::extract::Piece;
 
 /// A passage aims at this many characters; a longer paragraph is cut at line ends.
 pub const TARGET_CHARS: usize = 1_000;
@@ -17,11 +17,10 @@ pub struct Passage {
     pub text: String,
 }
 
-pub fn split(text: &Text) -> Vec<Passage> {
-    match text {
-        Text::Whole(t) => split_page(t, None),
-        Text::Pages(pages) => pages.iter().enumerate().flat_map(|(i, p)| split_page(p, Some(i as i64 + 1))).collect(),
-    }
+/// The passages of one piece of a file's text (pieces end at line ends, so a paragraph is cut
+/// only where a piece is, past a quarter of a megabyte without a line break).
+pub fn split(piece: &Piece) -> Vec<Passage> {
+    split_page(&piece.text, piece.page, piece.first_line)
 }
 
 /// A paragraph: consecutive non-blank lines, cut into pieces of at most TARGET_CHARS.
@@ -31,11 +30,30 @@ struct Para {
     text: String,
 }
 
-fn paragraphs(text: &str) -> Vec<Para> {
+/// A line longer than a passage, in pieces of at most TARGET_CHARS bytes, cut after a space
+/// where there is one (a file of one huge line is still many small passages).
+fn line_pieces(line: &str) -> Vec<&str> {
+    let mut out = vec![];
+    let mut rest = line;
+    while rest.len() > TARGET_CHARS {
+        let mut at = TARGET_CHARS;
+        while !rest.is_char_boundary(at) {
+            at -= 1;
+        }
+        if let Some(space) = rest[..at].rfind(' ').filter(|&i| i > TARGET_CHARS / 2) {
+            at = space + 1;
+        }
+        out.push(&rest[..at]);
+        rest = &rest[at..];
+    }
+    out.push(rest);
+    out
+}
+
+fn paragraphs(text: &str, first_line: i64) -> Vec<Para> {
     let mut out: Vec<Para> = vec![];
     let mut current: Option<Para> = None;
-    for (i, line) in text.lines().enumerate() {
-        let n = i as i64 + 1;
+    for (n, line) in text.lines().enumerate().flat_map(|(i, l)| line_pieces(l).into_iter().map(move |p| (i as i64 + first_line, p))) {
         if line.trim().is_empty() {
             out.extend(current.take());
             continue;
@@ -55,8 +73,8 @@ fn paragraphs(text: &str) -> Vec<Para> {
     out
 }
 
-fn split_page(text: &str, page: Option<i64>) -> Vec<Passage> {
-    let paras = paragraphs(text);
+fn split_page(text: &str, page: Option<i64>, first_line: i64) -> Vec<Passage> {
+    let paras = paragraphs(text, first_line);
     let mut out = vec![];
     let mut start = 0;
     while start < paras.len() {
@@ -78,11 +96,15 @@ fn split_page(text: &str, page: Option<i64>) -> Vec<Passage> {
 mod tests {
     use super::*;
 
+    fn whole(text: &str) -> Vec<Passage> {
+        split(&Piece { page: None, first_line: 1, text: text.into() })
+    }
+
     #[test]
     fn passages_keep_lines_and_overlap_by_a_paragraph() {
         let para = |n: usize| format!("paragraph {n} {}", "words ".repeat(60));
         let text = (0..6).map(para).collect::<Vec<_>>().join("\n\n");
-        let out = split(&Text::Whole(text.clone()));
+        let out = whole(&text);
         assert!(out.len() >= 2, "a long text is several passages");
         assert_eq!(out[0].line_start, 1);
         let last_of_first = out[0].text.rsplit("\n\n").next().unwrap();
@@ -95,8 +117,19 @@ mod tests {
     }
 
     #[test]
-    fn pages_are_never_mixed() {
-        let out = split(&Text::Pages(vec!["first page".into(), String::new(), "third page".into()]));
-        assert_eq!(out.iter().map(|p| (p.page, p.text.as_str())).collect::<Vec<_>>(), [(Some(1), "first page"), (Some(3), "third page")]);
+    fn one_huge_line_is_many_small_passages() {
+        let line = "마루 word ".repeat(50_000);
+        let out = whole(&line);
+        assert!(out.len() > 100, "a file of one long line is still searchable in parts");
+        assert!(out.iter().all(|p| p.text.len() <= 2 * TARGET_CHARS && p.line_start == 1), "each passage stays small, on line 1");
+        let joined: String = out.iter().map(|p| p.text.as_str()).collect::<Vec<_>>().concat();
+        assert!(joined.len() >= line.trim_end().len(), "nothing of the line is lost");
+    }
+
+    #[test]
+    fn a_later_piece_counts_its_lines_from_where_it_starts() {
+        let out = split(&Piece { page: Some(3), first_line: 41, text: "first\n\nsecond".into() });
+        assert_eq!(out[0].page, Some(3));
+        assert_eq!((out[0].line_start, out[0].line_end), (41, 43), "lines are the page's, not the piece's");
     }
 }

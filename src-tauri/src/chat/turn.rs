@@ -20,7 +20,7 @@ use crate::llm::{CancellationToken, ChatRequest, Delta, LlmError, ToolCall};
 use crate::prompt::{self, Budgets};
 use crate::store::messages::{self, Ending, NewMessage, ReplyStats, Role, Status, CONTENT_MAX_CHARS};
 use crate::store::settings::{self, Settings};
-use crate::store::{attachments, sessions, summaries};
+use crate::store::{attachments, sessions, summaries, turns};
 
 /// At most this many rounds of tool calls per turn; the last round offers no tools.
 pub const MAX_TOOL_ROUNDS: usize = 5;
@@ -39,7 +39,29 @@ pub enum TurnKind {
 }
 
 /// Starts a turn; the stream yields its events and ends when the turn has ended.
+///
+/// The turn runs in its own task from the first check on: a caller that goes away (a client
+/// that closes its socket right after sending) cannot cut it between storing the question and
+/// streaming the reply. Either it is refused before anything is stored, or it runs.
 pub async fn start(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<TurnStream> {
+    let (answer, started) = tokio::sync::oneshot::channel();
+    tokio::spawn(async move {
+        match begin(app.clone(), session_id, kind).await {
+            Ok((guard, settings, first)) => {
+                // No one listening is fine: the turn writes into the store either way.
+                let _ = answer.send(Ok(guard.feed.subscribe()));
+                run(app, guard, session_id, settings, first).await;
+            }
+            Err(e) => {
+                let _ = answer.send(Err(e));
+            }
+        }
+    });
+    started.await.map_err(|_| Error::Internal(anyhow::anyhow!("the turn's task ended before it started")))?
+}
+
+/// The checks and writes before anything is streamed, holding the session's slot.
+async fn begin(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<(RunGuard, Settings, Option<Round>)> {
     let guard = app.runs.begin(session_id)?;
     if matches!(&kind, TurnKind::Send { images, .. } if !images.is_empty()) {
         check_model_sees_images(&app, session_id).await?;
@@ -79,6 +101,8 @@ pub async fn start(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<Tur
                     insert_user(tx, session_id, &content, &m.images, &history::runtime_note(&templates, now)?)?;
                 }
             }
+            // Until the turn stores how it ended: a crash before then is told from a deleted reply.
+            turns::begin(tx, session_id)?;
             // The session read above: the turn's own row, not a second query.
             let settings = settings::load(tx)?.for_chat(&session);
             // With the model known without asking the server, the first round opens in this
@@ -90,9 +114,7 @@ pub async fn start(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<Tur
             Ok((settings, first))
         })
         .await?;
-    let events = guard.feed.subscribe();
-    tokio::spawn(run(app, guard, session_id, settings, first));
-    Ok(events)
+    Ok((guard, settings, first))
 }
 
 /// The user's message, stamped with the time it is sent (`note`), which later requests repeat.
@@ -252,6 +274,9 @@ async fn run(app: Arc<App>, guard: RunGuard, session_id: i64, settings: Settings
             feed.push(TurnEvent::Error { code: e.code().into_owned(), message: e.body().message, message_id });
         }
     }
+    if let Err(e) = app.store.write(move |tx| turns::end(tx, session_id)).await {
+        tracing::warn!(session_id, "cannot record that the turn ended: {e}");
+    }
     drop(guard);
 }
 
@@ -300,8 +325,11 @@ async fn run_rounds(
             request.temperature = settings.temperature;
             request.top_p = settings.top_p;
             request.max_tokens = settings.max_tokens;
-            if tools_allowed {
-                request.tools = app.tools.specs(&Offer { has_files, memory_on: settings.memory_mode != "off" });
+            // The same tools every round, so that every tool the prompt names is offered; the
+            // last round forbids calling them.
+            request.tools = app.tools.specs(&Offer { has_files, memory_on: settings.memory_mode != "off" });
+            if !tools_allowed {
+                request.tool_choice = Some("none".into());
             }
             let reply = Reply { retry_overflow: attempt == 0, ..reply.clone() };
             outcome = reply.stream(&request).await;

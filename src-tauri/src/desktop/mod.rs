@@ -62,9 +62,8 @@ pub fn run(data_dir: &Path) -> Result<()> {
     let opened = opened.lock().expect("open slot").take();
     let result = match opened {
         Some(Ok(app)) => {
-            // A reply still being written ends as "stopped" with its text, as if the user pressed
-            // stop; then nothing may keep the process alive.
-            runtime.block_on(app.runs.stop_all(Duration::from_secs(2)));
+            // The one shutdown `maru serve` also runs; then nothing may keep the process alive.
+            runtime.block_on(app.shutdown());
             Ok(())
         }
         Some(Err(e)) => Err(e),

@@ -19,11 +19,23 @@ pub struct ChatRequest {
     pub top_p: Option<f32>,
     #[serde(default)]
     pub max_tokens: Option<u32>,
+    /// "none": the tools stay in the request (the prompt names them, and the server's cached
+    /// prefix holds them) but the model may not call one.
+    #[serde(default)]
+    pub tool_choice: Option<String>,
 }
 
 impl ChatRequest {
     pub fn new(model: impl Into<String>, messages: Vec<ChatMessage>) -> Self {
-        ChatRequest { model: model.into(), messages, tools: Vec::new(), temperature: None, top_p: None, max_tokens: None }
+        ChatRequest {
+            model: model.into(),
+            messages,
+            tools: Vec::new(),
+            temperature: None,
+            top_p: None,
+            max_tokens: None,
+            tool_choice: None,
+        }
     }
 }
 
@@ -42,6 +54,8 @@ impl Serialize for ChatRequest {
             #[serde(skip_serializing_if = "<[_]>::is_empty")]
             tools: &'a [ToolSpec],
             #[serde(skip_serializing_if = "Option::is_none")]
+            tool_choice: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
             temperature: Option<f32>,
             #[serde(skip_serializing_if = "Option::is_none")]
             top_p: Option<f32>,
@@ -54,6 +68,7 @@ impl Serialize for ChatRequest {
             stream: true,
             stream_options: StreamOptions { include_usage: true },
             tools: &self.tools,
+            tool_choice: self.tool_choice.as_deref().filter(|_| !self.tools.is_empty()),
             temperature: self.temperature,
             top_p: self.top_p,
             max_tokens: self.max_tokens,

@@ -16,6 +16,8 @@ pub struct PromptInputs {
     pub project: ProjectInput,
     pub attachments: Vec<AttachmentInput>,
     pub memories: Vec<MemoryInput>,
+    /// The memory tools are offered (memory is not off): only then may ⑤ point at search_memory.
+    pub memory_tools: bool,
     pub today: NaiveDate,
 }
 
@@ -83,6 +85,7 @@ pub fn gather(conn: &Connection, templates: &Templates, session_id: i64, today: 
             })
             .collect(),
         memories,
+        memory_tools: settings.memory_mode != "off",
         today,
     })
 }

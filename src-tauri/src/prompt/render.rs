@@ -134,6 +134,7 @@ pub fn render(templates: &Templates, b: &Budgeted) -> Result<Rendered> {
     let data = json!({
         "facts": facts,
         "omitted": b.omitted_memories,
+        "search": i.memory_tools,
         "date": i.today.format("%Y-%m-%d").to_string(),
         "weekday": i.today.format("%A").to_string(),
     });

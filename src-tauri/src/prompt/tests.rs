@@ -14,6 +14,7 @@ fn inputs() -> PromptInputs {
         project: ProjectInput { name: "Default".into(), is_default: true, instructions: String::new() },
         attachments: vec![],
         memories: vec![],
+        memory_tools: true,
         today: NaiveDate::from_ymd_opt(2026, 11, 29).unwrap(),
     }
 }
@@ -155,6 +156,19 @@ fn the_total_budget_shrinks_memory_before_instructions() {
     assert_eq!(b.inputs.custom_instructions.len(), 11_000, "custom instructions are kept whole while memory can give way");
     assert!(b.omitted_memories > 0);
     assert!(b.cuts.iter().any(|c| c.section == SectionId::Memory && c.reason.contains("whole prompt")), "{:?}", b.cuts);
+}
+
+#[test]
+fn memory_names_search_memory_only_when_the_tool_is_offered() {
+    let mut i = inputs();
+    i.memories = (0..400).map(|n| MemoryInput { content: format!("Fact {n} is a sentence of some length."), pinned: false }).collect();
+    let budgets = Budgets { total: 8_000, ..Budgets::default() };
+    let on = render(&Templates::bundled(), &budget::apply(&i, &budgets)).unwrap();
+    assert!(on.text.contains("search_memory finds them"), "with memory on, the model is told where the rest is");
+    i.memory_tools = false;
+    let off = render(&Templates::bundled(), &budget::apply(&i, &budgets)).unwrap();
+    assert!(off.text.contains("older facts did not fit here"), "the cut is still said");
+    assert!(!off.text.contains("search_memory"), "with memory off the tool is not offered, so the prompt must not name it");
 }
 
 #[test]

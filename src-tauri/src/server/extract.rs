@@ -72,3 +72,44 @@ impl<S: Send + Sync> FromRequestParts<S> for Id {
             .map_err(|_| Error::invalid("invalid_id", "ids are whole numbers, like /api/sessions/12"))
     }
 }
+
+/// A `multipart/form-data` body; another content type or a malformed one answers 400
+/// `invalid_upload` in Maru's shape (axum's own rejection is plain text).
+pub struct Multipart(pub axum::extract::Multipart);
+
+impl<S: Send + Sync> FromRequest<S> for Multipart {
+    type Rejection = Error;
+    async fn from_request(req: Request, state: &S) -> Result<Self, Error> {
+        axum::extract::Multipart::from_request(req, state).await.map(Multipart).map_err(|rej| {
+            Error::invalid(
+                "invalid_upload",
+                format!("an upload is multipart/form-data with the file in a part named \"file\" ({})", rej.body_text()),
+            )
+        })
+    }
+}
+
+/// The last guard of the `{code, message}` shape: an error that some layer answered as plain
+/// text (a rejection Maru's extractors do not wrap) is wrapped here, its text as the message.
+pub async fn json_errors(req: Request, next: axum::middleware::Next) -> Response {
+    let res = next.run(req).await;
+    let status = res.status();
+    let is_json = res.headers().get(axum::http::header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return res;
+    }
+    let (parts, body) = res.into_parts();
+    let text = match axum::body::to_bytes(body, 64 * 1024).await {
+        Ok(b) => String::from_utf8_lossy(&b).trim().to_string(),
+        Err(_) => String::new(),
+    };
+    let code = if status.is_server_error() { "internal" } else { "invalid_request" };
+    let message = if text.is_empty() { status.canonical_reason().unwrap_or("the request failed").to_lowercase() } else { text };
+    let mut wrapped = (status, axum::Json(crate::error::ErrorBody::new(code, message))).into_response();
+    for (name, value) in
+        parts.headers.iter().filter(|(n, _)| *n != axum::http::header::CONTENT_TYPE && *n != axum::http::header::CONTENT_LENGTH)
+    {
+        wrapped.headers_mut().insert(name.clone(), value.clone());
+    }
+    wrapped
+}

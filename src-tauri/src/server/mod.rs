@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use axum::extract::DefaultBodyLimit;
 use axum::handler::HandlerWithoutStateExt;
+use axum::response::IntoResponse;
 use axum::Router;
 use tower_http::services::{ServeDir, ServeFile};
 
@@ -108,8 +109,22 @@ pub fn router(app: Arc<App>, guard: Guard, ui: Ui) -> Router {
         Ui::Embedded if assets::embedded() => router = router.fallback_service(assets::serve.into_service()),
         _ => {}
     }
-    // Outermost first: size limits, then who may ask at all.
-    router.layer(axum::middleware::from_fn_with_state(guard, auth::check)).layer(axum::middleware::from_fn(limits::check))
+    // Outermost first: size limits, then who may ask at all, then the request on its own task.
+    router
+        .layer(axum::middleware::from_fn(detach))
+        .layer(axum::middleware::from_fn(extract::json_errors))
+        .layer(axum::middleware::from_fn_with_state(guard, auth::check))
+        .layer(axum::middleware::from_fn(limits::check))
+}
+
+/// Runs the handler on its own task: a client that hangs up once its request was read cannot
+/// cut an operation halfway (a file stored but never indexed, a chat deleted but its files not
+/// released). Only what is streamed back afterwards stops with the connection.
+async fn detach(req: axum::extract::Request, next: axum::middleware::Next) -> axum::response::Response {
+    match tokio::spawn(next.run(req)).await {
+        Ok(res) => res,
+        Err(e) => Error::Internal(anyhow::anyhow!("the request's task failed: {e}")).into_response(),
+    }
 }
 
 fn generate_token() -> String {

@@ -11,7 +11,7 @@ use axum::Router;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::extract::{Id, Json, Query};
+use super::extract::{Id, Json, Multipart, Query};
 use crate::api::attachments::{AttachmentScope, UploadForm};
 use crate::api::chat::{ContextView, DeletedPreset, NewTurn, PresetView, Stopped};
 use crate::api::{self, Deleted, Health, MessageEdit, MessageQuery, SessionQuery};
@@ -219,7 +219,7 @@ async fn list_messages(State(app): AppState, Id(id): Id, Query(q): Query<Message
     (status = 200, description = "The message as changed", body = Message),
     (status = 400, description = "`invalid_id`, `invalid_json`, `empty_message`, `message_too_long`", body = ErrorBody),
     (status = 404, description = "`not_found`", body = ErrorBody),
-    (status = 409, description = "`message_streaming`", body = ErrorBody),
+    (status = 409, description = "`message_streaming`, `turn_running` (a reply is being written in the chat: stop it first)", body = ErrorBody),
 ))]
 async fn edit_message(State(app): AppState, Id(id): Id, Json(e): Json<MessageEdit>) -> Reply<Message> {
     Ok(axum::Json(api::edit_message(&app, id, e).await?))
@@ -486,7 +486,7 @@ async fn start_demo_model(State(app): AppState) -> Reply<DemoModel> {
     (status = 400, description = "`invalid_upload`, `invalid_scope`, `invalid_file_name`, `empty_file`, `binary_file`, `type_mismatch`, `file_too_large`, `scope_full`, `body_too_large`", body = ErrorBody),
     (status = 404, description = "`not_found`: no such session or project", body = ErrorBody),
 ))]
-async fn upload_attachment(State(app): AppState, mut form: axum::extract::Multipart) -> Reply<Attachment> {
+async fn upload_attachment(State(app): AppState, Multipart(mut form): Multipart) -> Reply<Attachment> {
     let bad = |m: String| crate::error::Error::invalid("invalid_upload", m);
     let (mut scope, mut file) = (AttachmentScope::default(), None);
     while let Some(field) = form.next_field().await.map_err(|e| bad(format!("the upload could not be read: {}", e.body_text())))? {

@@ -233,9 +233,31 @@ pub fn all_blobs(conn: &Connection) -> Result<std::collections::HashSet<String>>
     Ok(rows)
 }
 
-/// Moves a project's files to another project (the project is being deleted).
-pub fn move_project_files(conn: &Connection, from: i64, to: i64) -> Result<usize> {
-    Ok(conn.execute("UPDATE attachments SET project_id = ?2 WHERE project_id = ?1", params![from, to])?)
+/// A project is being deleted: each of its files becomes a file of each of `sessions` (the chats
+/// that were in it; a new link to the same content, which is stored once), and the images their
+/// messages carried point at the chat's own copy. Returns the contents no file links to any more
+/// (a project without chats).
+pub fn give_project_files_to_sessions(conn: &Connection, project_id: i64, sessions: &[i64]) -> Result<Vec<String>> {
+    let files = list_for_project(conn, project_id)?;
+    let mut copy = conn.prepare_cached(
+        "INSERT INTO attachments (blob_sha256, session_id, project_id, name, kind, mime, size, pages, status, note, created_at, note_reason)
+         SELECT blob_sha256, ?2, NULL, name, kind, mime, size, pages, status, note, created_at, note_reason FROM attachments WHERE id = ?1",
+    )?;
+    let mut repoint = conn.prepare_cached(
+        "UPDATE message_images SET attachment_id = ?1
+         WHERE attachment_id = ?2 AND message_id IN (SELECT id FROM messages WHERE session_id = ?3)",
+    )?;
+    for file in &files {
+        for &session_id in sessions {
+            copy.execute(params![file.id, session_id])?;
+            repoint.execute(params![conn.last_insert_rowid(), file.id, session_id])?;
+        }
+    }
+    conn.execute("DELETE FROM attachments WHERE project_id = ?1", [project_id])?;
+    let mut shas: Vec<String> = files.into_iter().map(|f| f.sha256).collect();
+    shas.sort();
+    shas.dedup();
+    released(conn, shas)
 }
 
 /// Contents still waiting to be indexed (at start: an indexing run was cut short).
@@ -245,18 +267,46 @@ pub fn unindexed(conn: &Connection) -> Result<Vec<(String, Kind)>> {
     Ok(rows)
 }
 
-/// Stores a content's passages and marks every file with that content done.
-pub fn finish_indexing(conn: &Connection, sha256: &str, pages: Option<i64>, passages: &[NewPassage], note: Option<&Note>) -> Result<()> {
-    if !blob_exists(conn, sha256)? {
-        return Ok(()); // deleted while it was being read
-    }
+/// An indexing run of a content begins: its passages so far go (a run cut short left some).
+/// Returns the content's row id, which names the run, or `None` when the content is gone.
+pub fn begin_indexing(conn: &Connection, sha256: &str) -> Result<Option<i64>> {
+    let Some(run) = conn.query_row("SELECT rowid FROM blobs WHERE sha256 = ?1", [sha256], |r| r.get(0)).optional()? else {
+        return Ok(None);
+    };
     conn.execute("DELETE FROM passages WHERE blob_sha256 = ?1", [sha256])?;
+    Ok(Some(run))
+}
+
+/// Whether `run` still indexes `sha256`: false once the content was deleted (and perhaps
+/// attached again, which starts another run).
+fn run_current(conn: &Connection, sha256: &str, run: i64) -> Result<bool> {
+    Ok(conn
+        .prepare_cached("SELECT 1 FROM blobs WHERE rowid = ?1 AND sha256 = ?2")?
+        .query_row(params![run, sha256], |_| Ok(()))
+        .optional()?
+        .is_some())
+}
+
+/// Adds passages `first`, `first + 1`, … of a content's text to the index. False when the run is
+/// over (the content was deleted while it was read): stop reading.
+pub fn add_passages(conn: &Connection, sha256: &str, run: i64, first: i64, passages: &[NewPassage]) -> Result<bool> {
+    if !run_current(conn, sha256, run)? {
+        return Ok(false);
+    }
     let mut add =
         conn.prepare_cached("INSERT INTO passages (blob_sha256, seq, page, line_start, line_end, text) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")?;
     let mut index = conn.prepare_cached("INSERT INTO passages_fts (rowid, terms) VALUES (?1, ?2)")?;
-    for (seq, p) in passages.iter().enumerate() {
-        add.execute(params![sha256, seq as i64, p.page, p.line_start, p.line_end, p.text])?;
+    for (seq, p) in (first..).zip(passages) {
+        add.execute(params![sha256, seq, p.page, p.line_start, p.line_end, p.text])?;
         index.execute(params![conn.last_insert_rowid(), p.terms])?;
+    }
+    Ok(true)
+}
+
+/// The run is done: every file with that content is ready, with what could not be read.
+pub fn finish_indexing(conn: &Connection, sha256: &str, run: i64, pages: Option<i64>, note: Option<&Note>) -> Result<()> {
+    if !run_current(conn, sha256, run)? {
+        return Ok(()); // deleted while it was being read
     }
     conn.execute(
         "UPDATE attachments SET status = 'ready', pages = ?2, note = ?3, note_reason = ?4 WHERE blob_sha256 = ?1",
@@ -265,8 +315,13 @@ pub fn finish_indexing(conn: &Connection, sha256: &str, pages: Option<i64>, pass
     Ok(())
 }
 
-/// No text could be read: the files stay attached, marked failed with why.
-pub fn fail_indexing(conn: &Connection, sha256: &str, note: &Note) -> Result<()> {
+/// No text could be read: the files stay attached, marked failed with why, and nothing of the
+/// content is searchable.
+pub fn fail_indexing(conn: &Connection, sha256: &str, run: i64, note: &Note) -> Result<()> {
+    if !run_current(conn, sha256, run)? {
+        return Ok(());
+    }
+    conn.execute("DELETE FROM passages WHERE blob_sha256 = ?1", [sha256])?;
     conn.execute(
         "UPDATE attachments SET status = 'failed', note = ?2, note_reason = ?3 WHERE blob_sha256 = ?1",
         params![sha256, note.text, reason_json(&note.reason)],

@@ -260,7 +260,8 @@ pub fn delete(conn: &Connection, id: i64) -> Result<()> {
 }
 
 fn clean_content(raw: &str) -> Result<String> {
-    let content = raw.trim();
+    let content = super::text::visible_text(raw);
+    let content = content.trim();
     if content.is_empty() {
         return Err(Error::invalid("invalid_memory", "a memory needs some text"));
     }

@@ -447,9 +447,11 @@ fn refresh_path(conn: &Connection, session_id: i64, from: Option<i64>) -> Result
 }
 
 /// At start-up (by the one process that owns the data folder): replies left `streaming` by a
-/// crash or a closed window become `interrupted`, and a user message that was stored but never
-/// got a reply (killed in between; or a regenerate that had not begun its new version) gets an
-/// empty `interrupted` reply saying so, which the UI offers to retry. Returns how many replies were marked.
+/// crash or a closed window become `interrupted`, and in the chats whose turn was cut
+/// (`turns::take_cut`) a question that never got a reply (killed in between; or a regenerate that
+/// had not begun its new version) gets an empty `interrupted` reply saying so, which the UI
+/// offers to retry. A chat that merely ends with a question (its reply deleted) is left alone.
+/// Returns how many replies were marked.
 pub fn mark_interrupted(conn: &Connection) -> Result<usize> {
     let cut = conn.execute(
         "UPDATE messages SET status = 'interrupted', error = 'Maru closed before this reply finished; the text so far is kept',
@@ -458,15 +460,18 @@ pub fn mark_interrupted(conn: &Connection) -> Result<usize> {
         [ERROR_CODE_INTERRUPTED],
     )?;
     let now = now_ms();
-    let unanswered = conn.execute(
-        "INSERT INTO messages (session_id, role, content, status, error, error_code, created_at, updated_at, parent_id)
-         SELECT m.session_id, 'assistant', '', 'interrupted', 'Maru closed before this reply began; retry to get an answer',
-         ?2, ?1, ?1, m.id
-         FROM messages m
-         WHERE m.role = 'user' AND m.on_path = 1
-           AND m.id = (SELECT max(id) FROM messages WHERE session_id = m.session_id AND on_path = 1)",
-        params![now, ERROR_CODE_INTERRUPTED_BEFORE_START],
-    )?;
+    let mut unanswered = 0;
+    for session_id in super::turns::take_cut(conn)? {
+        unanswered += conn.execute(
+            "INSERT INTO messages (session_id, role, content, status, error, error_code, created_at, updated_at, parent_id)
+             SELECT m.session_id, 'assistant', '', 'interrupted', 'Maru closed before this reply began; retry to get an answer',
+             ?2, ?1, ?1, m.id
+             FROM messages m
+             WHERE m.session_id = ?3 AND m.role IN ('user', 'tool') AND m.on_path = 1
+               AND m.id = (SELECT max(id) FROM messages WHERE session_id = ?3 AND on_path = 1)",
+            params![now, ERROR_CODE_INTERRUPTED_BEFORE_START, session_id],
+        )?;
+    }
     Ok(cut + unanswered)
 }
 

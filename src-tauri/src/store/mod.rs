@@ -50,6 +50,7 @@ pub mod terms;
 #[cfg(test)]
 mod tests;
 pub mod text;
+pub mod turns;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -120,13 +121,32 @@ impl Store {
         blocking(move || store.read_now(f)).await
     }
 
+    /// [`Store::write`], then `after` on the committed result before any other write can start:
+    /// for files whose lifetime follows rows. A stored file released by a commit is removed
+    /// before another transaction can link the same content again (which then writes it anew).
+    pub async fn write_then<T, F, A>(&self, f: F, after: A) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Transaction) -> Result<T> + Send + 'static,
+        A: FnOnce(&T) + Send + 'static,
+    {
+        let store = self.clone();
+        blocking(move || store.with_then(f, after)).await
+    }
+
     /// [`Store::write`] on the current thread (start-up, tests, benchmarks).
     pub fn with<T>(&self, f: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
+        self.with_then(f, |_| ())
+    }
+
+    /// [`Store::write_then`] on the current thread.
+    pub fn with_then<T>(&self, f: impl FnOnce(&Transaction) -> Result<T>, after: impl FnOnce(&T)) -> Result<T> {
         // A panic while holding the lock leaves the connection itself intact: keep using it.
         let mut conn = self.inner.writer.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let tx = conn.transaction()?;
         let out = f(&tx)?;
         tx.commit()?;
+        after(&out);
         Ok(out)
     }
 

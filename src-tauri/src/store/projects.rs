@@ -132,19 +132,21 @@ pub fn update(conn: &Connection, id: i64, patch: &ProjectPatch) -> Result<Projec
     get(conn, id)
 }
 
-/// Deletes a project, moving its sessions (with their messages) and its files to Default. Run it inside the
-/// caller's transaction: the move and the delete stand or fall together.
-pub fn delete(conn: &Connection, id: i64) -> Result<DeletedProject> {
+/// Deletes a project, moving its sessions (with their messages) to Default. Its files stay with
+/// the chats that were in it, each as that chat's own file, and no other chat sees them; with no
+/// chats, they go. Returns the contents no file links to any more (their stored files can go
+/// after the commit). Run it inside the caller's transaction: all of it stands or falls together.
+pub fn delete(conn: &Connection, id: i64) -> Result<(DeletedProject, Vec<String>)> {
     let project = get(conn, id)?;
     if project.is_default {
         return Err(Error::conflict("default_project", "the Default project cannot be deleted"));
     }
     let default_project_id = default_id(conn)?;
+    let chats = super::sessions::ids_in_project(conn, id)?;
+    let released = super::attachments::give_project_files_to_sessions(conn, id, &chats)?;
     let moved = conn.execute("UPDATE sessions SET project_id = ?1 WHERE project_id = ?2", params![default_project_id, id])?;
-    // Its files go where its chats go, so nothing a chat could read disappears.
-    super::attachments::move_project_files(conn, id, default_project_id)?;
     conn.execute("DELETE FROM projects WHERE id = ?1", [id])?;
-    Ok(DeletedProject { id, moved_sessions: moved as i64, default_project_id })
+    Ok((DeletedProject { id, moved_sessions: moved as i64, default_project_id }, released))
 }
 
 fn clean_name(raw: &str) -> Result<String> {

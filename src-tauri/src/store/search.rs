@@ -29,7 +29,7 @@ pub struct ChatHit {
 pub fn chats(conn: &Connection, query: &str, limit: usize) -> Result<Vec<ChatHit>> {
     let Some(any) = terms::query(query) else { return Ok(vec![]) };
     let all = terms::query_all(query).unwrap_or_else(|| any.clone());
-    let words = terms::words(query);
+    let words = Words::new(&terms::query_words(query));
     let mut hits = message_hits(conn, &all, &words, limit)?;
     if hits.len() < limit && all != any {
         for hit in message_hits(conn, &any, &words, limit)? {
@@ -44,7 +44,7 @@ pub fn chats(conn: &Connection, query: &str, limit: usize) -> Result<Vec<ChatHit
 }
 
 /// The best message of each of the best `limit` chats matching the FTS5 `fts`.
-fn message_hits(conn: &Connection, fts: &str, words: &[&str], limit: usize) -> Result<Vec<ChatHit>> {
+fn message_hits(conn: &Connection, fts: &str, words: &Words, limit: usize) -> Result<Vec<ChatHit>> {
     let mut stmt = conn.prepare_cached(
         "WITH hits AS MATERIALIZED (
              SELECT rowid AS id, bm25(messages_fts) AS rank FROM messages_fts WHERE messages_fts MATCH ?1 ORDER BY rank LIMIT 2000)
@@ -57,76 +57,80 @@ fn message_hits(conn: &Connection, fts: &str, words: &[&str], limit: usize) -> R
     let hits = stmt
         .query_map(params![fts, limit as i64], |r| {
             let content: String = r.get(4)?;
-            let (snippet, highlights) = excerpt(&content, words);
+            let (snippet, highlights) = words.excerpt(&content);
             Ok(ChatHit { session_id: r.get(0)?, project_id: r.get(1)?, title: r.get(2)?, message_id: Some(r.get(3)?), snippet, highlights })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(hits)
 }
 
-fn add_titles(conn: &Connection, query: &str, words: &[&str], limit: usize, hits: &mut Vec<ChatHit>) -> Result<()> {
+fn add_titles(conn: &Connection, query: &str, words: &Words, limit: usize, hits: &mut Vec<ChatHit>) -> Result<()> {
+    let query = query.trim();
+    // A query longer than any title cannot be inside one.
+    if query.is_empty() || query.chars().count() > super::sessions::TITLE_MAX_CHARS {
+        return Ok(());
+    }
     let mut titles = conn.prepare_cached(
         "SELECT id, project_id, title FROM sessions WHERE instr(lower(title), lower(?1)) > 0 ORDER BY updated_at DESC LIMIT ?2",
     )?;
     let by_title = titles
-        .query_map(params![query.trim(), limit as i64], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?)))?
+        .query_map(params![query, limit as i64], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?)))?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     for (session_id, project_id, title) in by_title {
         if hits.len() >= limit || hits.iter().any(|h| h.session_id == session_id) {
             continue;
         }
-        let (snippet, highlights) = excerpt(&title, words);
+        let (snippet, highlights) = words.excerpt(&title);
         hits.push(ChatHit { session_id, project_id, title, message_id: None, snippet, highlights });
     }
     Ok(())
 }
 
-/// The text around the first occurrence of any of `words` (ignoring case), and where each
-/// occurrence is within it, in characters.
-pub fn excerpt(text: &str, words: &[&str]) -> (String, Vec<[usize; 2]>) {
-    let chars: Vec<char> = text.chars().collect();
-    let needles: Vec<Vec<char>> =
-        words.iter().map(|w| w.chars().flat_map(char::to_lowercase).collect()).filter(|w: &Vec<char>| !w.is_empty()).collect();
-    let first = occurrences(text, &needles).first().map_or(0, |f| f[0]);
-    let start = first.saturating_sub(CONTEXT_CHARS);
-    let end = (first + CONTEXT_CHARS * 2).min(chars.len());
-    let mut snippet: String = chars[start..end].iter().collect::<String>().split_whitespace().collect::<Vec<_>>().join(" ");
-    // Whitespace was collapsed: the ranges are found again in the snippet as shown.
-    let mut highlights = occurrences(&snippet, &needles);
-    if start > 0 {
-        snippet.insert(0, '…');
-        highlights.iter_mut().for_each(|h| {
-            h[0] += 1;
-            h[1] += 1;
-        });
+/// The words searched for, found in a text ignoring case in one pass (a regular expression of
+/// the alternatives, longest first): the cost of an excerpt is linear in the message, whatever
+/// the number of words.
+pub struct Words(Option<regex::Regex>);
+
+impl Words {
+    pub fn new(words: &[&str]) -> Words {
+        let mut words: Vec<&str> = words.iter().copied().filter(|w| !w.is_empty()).collect();
+        words.sort_by_key(|w| std::cmp::Reverse(w.len()));
+        let pattern = words.iter().map(|w| regex::escape(w)).collect::<Vec<_>>().join("|");
+        Words((!words.is_empty()).then(|| regex::RegexBuilder::new(&pattern).case_insensitive(true).build()).and_then(|r| r.ok()))
     }
-    if end < chars.len() {
-        snippet.push('…');
+
+    /// The text around the first occurrence of any word, whitespace collapsed, and where each
+    /// occurrence is within it, as `[start, end)` character ranges.
+    pub fn excerpt(&self, text: &str) -> (String, Vec<[usize; 2]>) {
+        let first = self.0.as_ref().and_then(|r| r.find(text)).map_or(0, |m| m.start());
+        // CONTEXT_CHARS characters before the match and twice that after, as byte offsets.
+        let start = text[..first].char_indices().rev().nth(CONTEXT_CHARS - 1).map_or(0, |(i, _)| i);
+        let end = text[first..].char_indices().nth(CONTEXT_CHARS * 2).map_or(text.len(), |(i, _)| first + i);
+        let mut snippet = text[start..end].split_whitespace().collect::<Vec<_>>().join(" ");
+        if start > 0 {
+            snippet.insert(0, '…');
+        }
+        if end < text.len() {
+            snippet.push('…');
+        }
+        // Whitespace was collapsed: the ranges are found again in the snippet as shown.
+        let highlights = match &self.0 {
+            Some(r) => r
+                .find_iter(&snippet)
+                .map(|m| {
+                    let a = snippet[..m.start()].chars().count();
+                    [a, a + m.as_str().chars().count()]
+                })
+                .collect(),
+            None => vec![],
+        };
+        (snippet, highlights)
     }
-    (snippet, highlights)
 }
 
-/// Where the (lower-case) `needles` occur in `text`, ignoring case, in characters, in order.
-/// Nothing when lower-casing changes the text's length (rare): the ranges would not line up.
-fn occurrences(text: &str, needles: &[Vec<char>]) -> Vec<[usize; 2]> {
-    let lower: Vec<char> = text.chars().flat_map(char::to_lowercase).collect();
-    if lower.len() != text.chars().count() {
-        return vec![];
-    }
-    let mut found = vec![];
-    for needle in needles {
-        let mut i = 0;
-        while i + needle.len() <= lower.len() {
-            if lower[i..i + needle.len()] == needle[..] {
-                found.push([i, i + needle.len()]);
-                i += needle.len();
-            } else {
-                i += 1;
-            }
-        }
-    }
-    found.sort();
-    found
+/// [`Words::excerpt`] for words given once.
+pub fn excerpt(text: &str, words: &[&str]) -> (String, Vec<[usize; 2]>) {
+    Words::new(words).excerpt(text)
 }
 
 #[cfg(test)]

@@ -160,6 +160,13 @@ fn next_activity(conn: &Connection, project_id: i64) -> Result<i64> {
 }
 
 /// Deletes the session and, by cascade, its messages.
+/// The ids of a project's sessions, oldest first.
+pub fn ids_in_project(conn: &Connection, project_id: i64) -> Result<Vec<i64>> {
+    let mut stmt = conn.prepare_cached("SELECT id FROM sessions WHERE project_id = ?1 ORDER BY id")?;
+    let ids = stmt.query_map([project_id], |r| r.get(0))?.collect::<rusqlite::Result<Vec<i64>>>()?;
+    Ok(ids)
+}
+
 pub fn delete(conn: &Connection, id: i64) -> Result<()> {
     get(conn, id)?;
     conn.execute("DELETE FROM sessions WHERE id = ?1", [id])?;

@@ -8,6 +8,8 @@ use super::char_len;
 use crate::error::{Error, Result};
 
 pub const CUSTOM_INSTRUCTIONS_MAX_CHARS: usize = 100_000;
+pub const TEXT_MAX_CHARS_DEFAULT: u32 = 10_000_000;
+pub const TEXT_MAX_CHARS_RANGE: std::ops::RangeInclusive<u32> = 10_000..=100_000_000;
 
 #[derive(Clone, Serialize, Deserialize, PartialEq)]
 #[serde(default)]
@@ -35,6 +37,9 @@ pub struct Settings {
     pub theme: String,
     /// The largest file that can be attached, in MB.
     pub attachment_max_mb: u32,
+    /// At most this many characters of a file's text are indexed; the rest is cut, with a note
+    /// on the file. Bounds the time, memory and disk one file can take, whatever it inflates to.
+    pub attachment_text_max_chars: u32,
     /// Facts the model proposes: "off", "review" (wait for the user) or "auto" (kept at once).
     pub memory_mode: String,
     /// The system prompt's budget in characters (sections are cut from ⑤ back to ② beyond it).
@@ -59,6 +64,9 @@ impl Default for Settings {
             language: "en".into(),
             theme: "system".into(),
             attachment_max_mb: 50,
+            // About 3,000 pages of prose: every real document, while a file that inflates to
+            // gigabytes of text stops at a few tens of megabytes.
+            attachment_text_max_chars: TEXT_MAX_CHARS_DEFAULT,
             memory_mode: "review".into(),
             prompt_budget_chars: 48_000,
             memory_budget_chars: 12_000,
@@ -96,6 +104,7 @@ pub struct SettingsView {
     #[cfg_attr(test, ts(type = r#""system" | "light" | "dark""#))]
     pub theme: String,
     pub attachment_max_mb: u32,
+    pub attachment_text_max_chars: u32,
     #[cfg_attr(test, ts(type = r#""off" | "review" | "auto""#))]
     pub memory_mode: String,
     pub prompt_budget_chars: u32,
@@ -118,6 +127,7 @@ impl From<&Settings> for SettingsView {
             language: s.language.clone(),
             theme: s.theme.clone(),
             attachment_max_mb: s.attachment_max_mb,
+            attachment_text_max_chars: s.attachment_text_max_chars,
             memory_mode: s.memory_mode.clone(),
             prompt_budget_chars: s.prompt_budget_chars,
             memory_budget_chars: s.memory_budget_chars,
@@ -160,6 +170,8 @@ pub struct SettingsPatch {
     pub theme: Option<Option<String>>,
     #[serde(default, deserialize_with = "present")]
     pub attachment_max_mb: Option<Option<u32>>,
+    #[serde(default, deserialize_with = "present")]
+    pub attachment_text_max_chars: Option<Option<u32>>,
     #[serde(default, deserialize_with = "present")]
     #[cfg_attr(test, ts(optional, type = r#""off" | "review" | "auto" | null"#))]
     pub memory_mode: Option<Option<String>>,
@@ -260,6 +272,7 @@ pub fn update(conn: &Connection, patch: &SettingsPatch) -> Result<Settings> {
     apply!(language);
     apply!(theme);
     apply!(attachment_max_mb);
+    apply!(attachment_text_max_chars);
     apply!(memory_mode);
     apply!(prompt_budget_chars);
     apply!(memory_budget_chars);
@@ -280,6 +293,30 @@ pub fn update(conn: &Connection, patch: &SettingsPatch) -> Result<Settings> {
     Ok(s)
 }
 
+/// The model server's address: an http(s) URL with a host, as typed. Whitespace, control and
+/// invisible characters are refused rather than dropped or escaped (the URL parser would quietly
+/// remove a tab or a line break, and a direction mark makes an address read as another).
+fn check_endpoint(url: &str) -> Result<()> {
+    let refuse = |why: &str| {
+        Err(Error::invalid("invalid_endpoint", format!("the server address {why}; write it like http://127.0.0.1:8080/v1 (got {url:?})"))
+            .with("url", url))
+    };
+    if url.chars().any(|c| c.is_whitespace() || c.is_control() || super::text::is_format_char(c)) {
+        return refuse("cannot contain spaces, control or invisible characters");
+    }
+    let parsed = match url::Url::parse(url) {
+        Ok(u) => u,
+        Err(e) => return refuse(&format!("is not a valid URL ({e})")),
+    };
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return refuse("must start with http:// or https://");
+    }
+    if parsed.host_str().is_none_or(str::is_empty) {
+        return refuse("has no host");
+    }
+    Ok(())
+}
+
 fn validate(s: &Settings) -> Result<()> {
     let bad = |code, msg: String| Err(Error::invalid(code, msg));
     let len = char_len(&s.custom_instructions);
@@ -289,15 +326,7 @@ fn validate(s: &Settings) -> Result<()> {
             format!("custom instructions can have at most {CUSTOM_INSTRUCTIONS_MAX_CHARS} characters (these have {len})"),
         );
     }
-    let url = &s.endpoint_url;
-    let rest = url.strip_prefix("http://").or_else(|| url.strip_prefix("https://"));
-    if !rest.is_some_and(|r| !r.is_empty() && !r.contains(char::is_whitespace)) {
-        return Err(Error::invalid(
-            "invalid_endpoint",
-            format!("the server address must start with http:// or https://, like http://127.0.0.1:8080/v1 (got {url:?})"),
-        )
-        .with("url", url));
-    }
+    check_endpoint(&s.endpoint_url)?;
     if s.temperature.is_some_and(|t| !(0.0..=2.0).contains(&t)) {
         return bad("invalid_temperature", "temperature must be between 0 and 2".into());
     }
@@ -319,6 +348,18 @@ fn validate(s: &Settings) -> Result<()> {
     if !(1..=1024).contains(&s.attachment_max_mb) {
         return bad("invalid_attachment_limit", "the file size limit must be between 1 and 1024 MB".into());
     }
+    if !TEXT_MAX_CHARS_RANGE.contains(&s.attachment_text_max_chars) {
+        return Err(Error::invalid(
+            "invalid_text_limit",
+            format!(
+                "the text indexed per file must be between {} and {} characters",
+                TEXT_MAX_CHARS_RANGE.start(),
+                TEXT_MAX_CHARS_RANGE.end()
+            ),
+        )
+        .with("min", TEXT_MAX_CHARS_RANGE.start())
+        .with("max", TEXT_MAX_CHARS_RANGE.end()));
+    }
     if !(2_000..=1_000_000).contains(&s.prompt_budget_chars) || !(500..=1_000_000).contains(&s.memory_budget_chars) {
         return bad(
             "invalid_budget",
@@ -332,4 +373,31 @@ fn validate(s: &Settings) -> Result<()> {
         return bad("invalid_theme", format!("theme must be \"system\", \"light\" or \"dark\" (got {:?})", s.theme));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_endpoint;
+
+    #[test]
+    fn a_server_address_is_a_real_url_or_refused() {
+        for good in ["http://127.0.0.1:8080/v1", "https://gpu.example.com/v1", "http://[::1]:8000/v1", "http://localhost:11434/v1"] {
+            assert!(check_endpoint(good).is_ok(), "{good} is a server address a user would type");
+        }
+        for bad in [
+            "http://[::1:8000/v1",
+            "http://127.0.0.1:65536/v1",
+            "http://127.0.0.1:99999/v1",
+            "http://127.0.0.1:8080/v1\u{7}",
+            "http://127.0.0.1:80\t80/v1",
+            "http://127.0.0.1:8080/\u{202e}1v",
+            "http://gpu\u{200b}.example.com/v1",
+            "http://",
+            "localhost:8080",
+            "ftp://127.0.0.1/v1",
+        ] {
+            let err = check_endpoint(bad).expect_err(bad);
+            assert_eq!(err.code(), "invalid_endpoint", "{bad:?} would fail every request later; it must be refused when saved");
+        }
+    }
 }

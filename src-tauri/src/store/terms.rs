@@ -60,9 +60,38 @@ fn bigrams(run: &[char]) -> Vec<String> {
     run.windows(2).map(|w| w.iter().collect()).collect()
 }
 
+/// A query uses at most this many distinct words; the rest are ignored. Each word is one more
+/// phrase for FTS5 to match and rank and one more needle in the excerpt, so without a bound a
+/// pasted paragraph of a query costs seconds; past a dozen words ranking gains nothing.
+pub const QUERY_MAX_WORDS: usize = 16;
+/// Longer words are cut to this many characters (no real word is longer; a run of 10,000 letters
+/// would otherwise be one huge phrase of bigrams).
+pub const WORD_MAX_CHARS: usize = 64;
+
 /// The words of a query: runs of letters and digits.
 pub fn words(input: &str) -> Vec<&str> {
     input.split(|c: char| !(c.is_alphanumeric() || is_syllable(c))).filter(|w| !w.is_empty()).collect()
+}
+
+/// The words a search looks for: [`words`] without repeats (ignoring case), each at most
+/// [`WORD_MAX_CHARS`], at most [`QUERY_MAX_WORDS`] of them, in the order typed. The work of a
+/// query is bounded by these, whatever was typed.
+pub fn query_words(input: &str) -> Vec<&str> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = vec![];
+    for word in words(input) {
+        let word = match word.char_indices().nth(WORD_MAX_CHARS) {
+            Some((cut, _)) => &word[..cut],
+            None => word,
+        };
+        if seen.insert(word.to_lowercase()) {
+            out.push(word);
+            if out.len() == QUERY_MAX_WORDS {
+                break;
+            }
+        }
+    }
+    out
 }
 
 /// An FTS5 query for what a user or a model typed: words joined by OR (BM25 ranks passages with
@@ -80,7 +109,7 @@ pub fn query_all(input: &str) -> Option<String> {
 
 fn phrases(input: &str) -> Option<Vec<String>> {
     let mut parts = vec![];
-    for word in words(input) {
+    for word in query_words(input) {
         let mut pieces: Vec<String> = vec![];
         let mut run: Vec<char> = vec![];
         let mut other = String::new();
@@ -128,6 +157,18 @@ mod tests {
         assert_eq!(query("일정 meeting").as_deref(), Some("\"일정\" OR \"meeting\""));
         assert_eq!(query("NEAR(\"a\" OR b)*").as_deref(), Some("\"NEAR\" OR \"a\" OR \"OR\" OR \"b\""));
         assert_eq!(query(" !? "), None);
+    }
+
+    #[test]
+    fn a_query_is_bounded_whatever_is_typed() {
+        let repeated = "budget Budget BUDGET ".repeat(300);
+        assert_eq!(query(&repeated).as_deref(), Some("\"budget\""), "a word repeated is searched once");
+        let many: String = (0..500).map(|n| format!("word{n} ")).collect();
+        assert_eq!(query_words(&many).len(), QUERY_MAX_WORDS, "at most {QUERY_MAX_WORDS} words are searched");
+        let long = "a".repeat(10_000);
+        assert_eq!(query_words(&long)[0].chars().count(), WORD_MAX_CHARS, "a huge word is cut");
+        let korean = "회".repeat(10_000);
+        assert!(query(&korean).unwrap().len() < 1_000, "a huge Hangul run is cut before it becomes bigrams");
     }
 
     /// Passages of a small mixed corpus, and queries with the passage that must come first.

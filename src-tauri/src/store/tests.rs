@@ -372,7 +372,12 @@ fn a_crash_between_regenerate_and_its_new_reply_keeps_the_old_reply_as_a_version
         })
         .unwrap();
     // A regenerate opens the new version in a later transaction; Maru dies in between.
-    store.with(|c| messages::branch_at(c, s, Some(question))).unwrap();
+    store
+        .with(|c| {
+            messages::branch_at(c, s, Some(question))?;
+            super::turns::begin(c, s)
+        })
+        .unwrap();
     assert_eq!(store.with(|c| messages::mark_interrupted(c)).unwrap(), 1);
     let mut history = store.read_now(|c| messages::list(c, s, None, None)).unwrap().messages;
     history.reverse();
@@ -419,6 +424,7 @@ fn a_user_message_left_without_a_reply_gets_an_interrupted_one() {
     let store = Store::open(&path).unwrap();
     let s = session(&store, None);
     message(&store, s, "asked just before a crash");
+    store.with(|c| super::turns::begin(c, s)).unwrap();
     assert_eq!(store.with(|c| messages::mark_interrupted(c)).unwrap(), 1);
     let history = store.read_now(|c| messages::history(c, s)).unwrap();
     assert_eq!(history.len(), 2, "the question stays and a reply marks where the answer would be");
@@ -430,6 +436,19 @@ fn a_user_message_left_without_a_reply_gets_an_interrupted_one() {
     );
     assert_eq!(history[1].error_code.as_deref(), Some("interrupted_before_start"));
     assert_eq!(store.with(|c| messages::mark_interrupted(c)).unwrap(), 0, "marking twice adds nothing");
+}
+
+#[test]
+fn a_chat_that_ends_with_a_question_after_a_clean_end_is_left_as_it_is() {
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    let s = session(&store, None);
+    message(&store, s, "answered, and then the answer was deleted");
+    // The turn began and ended (its reply was deleted afterwards): nothing was cut.
+    store.with(|c| super::turns::begin(c, s)).unwrap();
+    store.with(|c| super::turns::end(c, s)).unwrap();
+    assert_eq!(store.with(|c| messages::mark_interrupted(c)).unwrap(), 0, "a restart must not invent a reply");
+    assert_eq!(store.read_now(|c| messages::history(c, s)).unwrap().len(), 1, "the chat ends as the user left it");
 }
 
 #[test]

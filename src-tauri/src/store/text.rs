@@ -23,13 +23,47 @@ fn is_forbidden(c: char) -> bool {
 }
 
 /// Shows nothing on its own: whitespace, combining marks, format characters (zero-width
-/// spaces and joiners, byte-order marks).
+/// spaces and joiners, byte-order marks) and blank fillers.
 fn is_invisible(c: char) -> bool {
-    c.is_whitespace() || is_combining_mark(c) || is_format(c)
+    c.is_whitespace() || is_combining_mark(c) || is_format(c) || is_filler(c)
 }
 
 fn is_format(c: char) -> bool {
     !c.is_control() && c.general_category_group() == GeneralCategoryGroup::Other
+}
+
+/// A format character (zero-width, soft hyphen, direction marks and overrides): invisible.
+pub(crate) fn is_format_char(c: char) -> bool {
+    is_format(c) || is_filler(c)
+}
+
+/// Letters and symbols that draw nothing: the Hangul fillers, the braille blank, the combining
+/// grapheme joiner.
+fn is_filler(c: char) -> bool {
+    matches!(c, '\u{115f}' | '\u{1160}' | '\u{3164}' | '\u{ffa0}' | '\u{2800}' | '\u{034f}' | '\u{17b4}' | '\u{17b5}')
+}
+
+/// Drawn as nothing and meaning nothing in a label: format characters (soft hyphens, zero-width
+/// spaces, direction marks) and fillers. The zero-width joiner stays between two visible
+/// characters, where it joins an emoji (👩‍💻).
+fn strip_invisible(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let shows = |i: usize| chars.get(i).is_some_and(|&c| !is_invisible(c) || is_combining_mark(c));
+    chars
+        .iter()
+        .enumerate()
+        .filter(|&(i, &c)| match c {
+            '\u{200d}' => i > 0 && shows(i - 1) && shows(i + 1),
+            c => !((is_format(c) && !is_forbidden(c)) || is_filler(c)),
+        })
+        .map(|(_, &c)| c)
+        .collect()
+}
+
+/// Free text (a memory): NFC, with the characters that draw nothing taken out, so that text made
+/// only of them is empty.
+pub(crate) fn visible_text(raw: &str) -> String {
+    strip_invisible(&raw.nfc().collect::<String>())
 }
 
 /// A one-line label (a name, a title): NFC, trimmed, at most `max` characters, no line breaks,
@@ -37,7 +71,9 @@ fn is_format(c: char) -> bool {
 /// empty (the caller decides whether that is allowed); text with nothing visible is refused.
 /// `what` names it in the error, e.g. "a project name".
 pub(crate) fn one_line(raw: &str, max: usize, code: &'static str, what: &str) -> Result<String> {
-    let text: String = raw.nfc().collect();
+    // Invisible characters go: a name that differs from another only by them is the same name,
+    // and a name made only of them is empty.
+    let text = strip_invisible(&raw.nfc().collect::<String>());
     let text = text.trim();
     let len = char_len(text);
     if len > max {
@@ -46,7 +82,8 @@ pub(crate) fn one_line(raw: &str, max: usize, code: &'static str, what: &str) ->
     if text.chars().any(is_forbidden) {
         return Err(Error::invalid(code, format!("{what} cannot contain line breaks, control characters or invisible formatting")));
     }
-    if !text.is_empty() && text.chars().all(is_invisible) {
+    // Typed, but nothing of it shows (or only marks with nothing to sit on): not a label.
+    if (text.is_empty() && !raw.trim().is_empty()) || (!text.is_empty() && text.chars().all(is_invisible)) {
         return Err(Error::invalid(code, format!("{what} needs at least one visible character")));
     }
     Ok(text.to_string())
@@ -67,7 +104,8 @@ pub(crate) fn as_one_line(raw: &str, max: usize) -> String {
 /// What two names are compared by: compatibility-normalised and case-folded, so "Café" in NFC
 /// and NFD, "ＷＯＲＫ" and "work" are the same name.
 pub(crate) fn name_key(name: &str) -> String {
-    name.nfkc().collect::<String>().to_lowercase()
+    let folded = name.nfkc().collect::<String>().to_lowercase();
+    folded.chars().filter(|&c| !(is_format(c) || is_filler(c))).collect()
 }
 
 #[cfg(test)]
@@ -80,9 +118,29 @@ mod tests {
 
     #[test]
     fn invisible_only_names_are_refused() {
-        for raw in ["\u{200b}\u{200b}", "\u{feff}\u{200c}", "\u{0301}", "\u{0301}\u{0308}", " \u{2060} "] {
-            assert!(check(raw).is_err(), "{raw:?} shows nothing in a list and must be refused");
+        for raw in [
+            "\u{0301}",
+            "\u{0301}\u{0308}",
+            "\u{200b}\u{200b}",
+            "\u{feff}\u{200c}",
+            " \u{2060} ",
+            "\u{ad}",
+            "\u{200e}\u{200f}",
+            "\u{3164}",
+            "\u{115f}\u{2800}",
+        ] {
+            assert!(check(raw).is_err(), "{raw:?} is made only of characters that draw nothing: an empty name, refused");
         }
+    }
+
+    #[test]
+    fn names_differing_only_by_invisible_characters_are_one_name() {
+        for raw in ["Wo\u{200b}rk", "Work\u{ad}", "\u{200e}Work", "W\u{2060}ork\u{feff}", "Work\u{3164}"] {
+            assert_eq!(check(raw).unwrap(), "Work", "{raw:?} shows as Work and is stored as Work");
+            assert_eq!(name_key(raw), name_key("Work"), "{raw:?} must count as taken when Work exists");
+        }
+        assert_eq!(check("👩\u{200d}💻 work").unwrap(), "👩\u{200d}💻 work", "the joiner inside an emoji stays");
+        assert_eq!(visible_text("\u{200b}\u{ad}\u{200f}"), "", "a memory of invisible characters is empty");
     }
 
     #[test]

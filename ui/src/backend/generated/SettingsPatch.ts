@@ -7,4 +7,4 @@ export type SettingsPatch = { custom_instructions?: string | null, endpoint_url?
 /**
  * A string sets the key; `null` or "" removes it.
  */
-api_key?: string | null, model?: string | null, temperature?: number | null, top_p?: number | null, max_tokens?: number | null, context_length?: number | null, first_byte_timeout_secs?: number | null, idle_timeout_secs?: number | null, language?: "en" | "ko" | null, theme?: "system" | "light" | "dark" | null, attachment_max_mb?: number | null, memory_mode?: "off" | "review" | "auto" | null, prompt_budget_chars?: number | null, memory_budget_chars?: number | null, };
+api_key?: string | null, model?: string | null, temperature?: number | null, top_p?: number | null, max_tokens?: number | null, context_length?: number | null, first_byte_timeout_secs?: number | null, idle_timeout_secs?: number | null, language?: "en" | "ko" | null, theme?: "system" | "light" | "dark" | null, attachment_max_mb?: number | null, attachment_text_max_chars?: number | null, memory_mode?: "off" | "review" | "auto" | null, prompt_budget_chars?: number | null, memory_budget_chars?: number | null, };
