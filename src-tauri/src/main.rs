@@ -199,6 +199,16 @@ fn print_prompt(data_dir: &std::path::Path, session: i64, json: bool) -> maru::e
 }
 
 fn export_prompts(data_dir: &std::path::Path) -> maru::error::Result<()> {
+    // A running Maru read its templates at start and would go on with the old ones while the
+    // folder showed the new: refused, saying which process has the folder.
+    maru::paths::create_private_dir(data_dir)?;
+    let _lock = maru::paths::DataDirLock::acquire(data_dir).map_err(|e| match e.code().as_ref() {
+        "data_dir_in_use" => maru::error::Error::startup(
+            "data_dir_in_use",
+            format!("{e}. Quit Maru, export the prompts, then start it again: it reads its templates when it starts"),
+        ),
+        _ => e,
+    })?;
     let written = maru::prompt::Templates::export(data_dir)?;
     for path in &written {
         println!("wrote {}", path.display());

@@ -2,7 +2,10 @@
 //! 1. indexing ~100 MB of mixed English and Korean text in 100 files: time, MB/s, database growth;
 //! 2. `search_attachment` query latency over that index (p50/p99);
 //! 3. reading a 300-page PDF;
-//! 4. chat search latency over 200,000 messages (p50/p99).
+//! 4. chat search latency over 200,000 messages (p50/p99);
+//! 5. hostile queries (a word repeated hundreds of times, hundreds of distinct words, one word of
+//!    thousands of letters, up to the URL's 16 KB) over all of it, plus a chat holding one
+//!    message of a million characters: p50/p99/max for both searches.
 //!
 //! Run with `cargo bench -p maru-tests --bench search` (MARU_BENCH_MB to change the 100 MB).
 
@@ -213,4 +216,54 @@ async fn main() {
     }
     let (p50, p99) = pct(&mut times);
     println!("chat search over 200,000 messages: p50 {p50:.1?}, p99 {p99:.1?} (300 queries, {found} with results, up to 20 chats each)");
+
+    // 5. Hostile queries, as long as a URL may carry, over all of the above and one chat with a
+    // message of a million characters (the longest a message can be).
+    app.store
+        .with(|c| {
+            let sid = sessions::create(c, &sessions::NewSession { title: "long".into(), project_id: Some(project) })?.id;
+            let mut rng = Lcg(13);
+            let mut text = String::with_capacity(1_100_000);
+            while text.chars().count() < 990_000 {
+                text.push_str(&paragraph(&mut rng, false));
+            }
+            c.execute(
+                "INSERT INTO messages (session_id, role, content, created_at, updated_at) VALUES (?1, 'assistant', ?2, 1, 1)",
+                params![sid, text],
+            )?;
+            Ok(())
+        })
+        .unwrap();
+    let url_max = 16 * 1024 - 100;
+    let fit = |q: String| -> String {
+        q.chars()
+            .scan(0, |n, c| {
+                *n += c.len_utf8();
+                (*n <= url_max).then_some(c)
+            })
+            .collect()
+    };
+    let mut hostile: Vec<String> = vec![];
+    for i in 0..20 {
+        hostile.push(fit(format!("{} ", rng.pick(WORDS_EN)).repeat(2000)));
+        hostile.push(fit((0..3000).map(|n| format!("w{} ", n * 7 + i)).collect()));
+        hostile.push(fit((0..3000).map(|n| format!("{} ", word(&mut rng, n % 2 == 0))).collect()));
+        hostile.push(fit("a".repeat(url_max)));
+        hostile.push(fit("회".repeat(url_max / 3)));
+        hostile.push(fit(WORDS_KO.iter().chain(WORDS_EN).map(|w| format!("{w} ")).collect::<String>().repeat(50)));
+    }
+    for (what, run) in [
+        ("chat search", Box::new(|q: &str| drop(app.store.read_now(|c| search::chats(c, q, 20)).unwrap())) as Box<dyn Fn(&str)>),
+        ("search_attachment", Box::new(|q: &str| drop(app.store.read_now(|c| table::search(c, q, session, project, None, 5)).unwrap()))),
+    ] {
+        let mut times = vec![];
+        for q in &hostile {
+            let t = Instant::now();
+            run(q);
+            times.push(t.elapsed());
+        }
+        let max = *times.iter().max().unwrap();
+        let (p50, p99) = pct(&mut times);
+        println!("{what}, {} hostile queries of up to 16 KB: p50 {p50:.1?}, p99 {p99:.1?}, max {max:.1?}", hostile.len());
+    }
 }

@@ -45,6 +45,10 @@ describe('error texts', () => {
       .toBe('메시지가 너무 깁니다(1,200,000자, 최대 1,000,000자). 긴 글은 파일로 첨부하세요.');
     expect(errorText({ code: 'secret_refused', message: 'Maru does not keep this as a fact because it looks like a card number', params: { kind: 'card_number' } }), 'a kind is said in words')
       .toMatch(/^카드 번호처럼 보여서/);
+    expect(errorText({ code: 'invalid_text_limit', message: 'the text indexed per file must be between 10000 and 100000000 characters', params: { min: '10000', max: '100000000' } }))
+      .toBe('파일당 색인할 텍스트는 10,000자에서 100,000,000자 사이여야 합니다.');
+    expect(errorText({ code: 'invalid_request', message: 'Failed to parse the request body as JSON: expected value' }), 'a malformed request: the server’s text too')
+      .toBe('서버가 이 요청을 받아들이지 못했습니다. (Failed to parse the request body as JSON: expected value)');
     expect(errorMessage(new ApiError('name_taken', 'a project named "Work" already exists', 409, { name: 'Work' }))).toBe('“Work” 이름이 이미 있습니다. 다른 이름을 쓰세요.');
     expect(errorText({ code: 'empty_file', message: 'x.txt is empty', params: {} }), 'without the param: the sentence with the message')
       .toBe('파일이 비어 있습니다. (x.txt is empty)');

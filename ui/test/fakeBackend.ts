@@ -50,6 +50,7 @@ export function settingsView(over: Partial<SettingsView> = {}): SettingsView {
     language: 'en',
     theme: 'system',
     attachment_max_mb: 50,
+    attachment_text_max_chars: 10_000_000,
     memory_mode: 'review',
     prompt_budget_chars: 48000,
     memory_budget_chars: 12000,

@@ -22,6 +22,20 @@ describe('reasons the server gives, in the UI’s language', () => {
       .toBe('1, 2, 3, 4, 5, 6, 7, 8, 9, 10 외 4쪽에서 텍스트를 읽지 못했습니다');
   });
 
+  it('a file’s text cut at the limit: counts grouped, the page only when sent, in both languages', () => {
+    const server = 'only the first 10000000 characters of its text were indexed (up to page 812); the rest cannot be searched (the limit is a setting: attachment_text_max_chars)';
+    const pdf = { code: 'text_cut', params: { chars: '10000000', max: '10000000', page: '812' } };
+    const text = { code: 'text_cut', params: { chars: '9999998', max: '10000000' } };
+    setLanguage('ko');
+    expect(reasonText(pdf, server)).toBe('텍스트의 앞 10,000,000자만 색인했습니다 (812쪽까지). 나머지는 검색되지 않습니다. 설정에서 한도를 늘리세요');
+    expect(reasonText(text, server)).toBe('텍스트의 앞 9,999,998자만 색인했습니다. 나머지는 검색되지 않습니다. 설정에서 한도를 늘리세요');
+    setLanguage('en');
+    expect(reasonText(pdf, server), 'English names Settings, not the setting’s key')
+      .toBe('only the first 10,000,000 characters were indexed (up to page 812); the rest cannot be searched — raise the limit in Settings');
+    expect(reasonText(text, server)).toBe('only the first 9,999,998 characters were indexed; the rest cannot be searched — raise the limit in Settings');
+    expect(reasonText({ code: 'text_cut', params: { max: '10000000' } }, server), 'without the count: the server’s sentence').toBe(server);
+  });
+
   it('an unknown code (a newer server) or none (an old snapshot) falls back to the English', () => {
     setLanguage('ko');
     expect(reasonText({ code: 'something_new', params: {} }, 'something new')).toBe('something new');

@@ -215,7 +215,7 @@ fn cut_note(kept: usize, page: Option<i64>, max: usize) -> extract::Note {
         None => String::new(),
     };
     let text = format!(
-        "only the first {kept} characters of its text were indexed{where_}; the rest cannot be searched (the limit is a setting: attachment_text_max_chars)"
+        "only the first {kept} characters of its text were indexed{where_}; the rest cannot be searched (raise the limit in Settings to index more)"
     );
     extract::Note { reason, text }
 }

@@ -2,16 +2,23 @@
 // prompt, a file that could not be read), in the UI's language. The server sends a `Reason`
 // (`{code, params}`) beside its English sentence: English shows the server's sentence as it is,
 // other languages the sentence for the code with its `{param}`s filled in. An unknown code (a
-// newer server) falls back to the English sentence.
+// newer server) falls back to the English sentence. A few codes (`ownEnglish`) use the UI's English
+// too, where the server's sentence names a setting by its key rather than where to change it.
 
 import type { Reason } from '../backend/types';
 import { language } from './i18n';
 
-/** One code's sentences; `{name}` is filled from the reason's params. */
+/** One code's sentences; `{name}` is filled from the reason's params, and a `[…]` part is kept
+ *  only when every param in it was sent (an optional one). `ownEnglish`: English shows `en` too,
+ *  not the server's sentence. */
 export interface ReasonWords {
   en: string;
   ko: string;
+  ownEnglish?: boolean;
 }
+
+/** Params that are counts, shown with thousands separators ("10,000,000"). */
+const COUNTS = new Set(['chars', 'max']);
 
 const CIRCLED = ['', '①', '②', '③', '④', '⑤'];
 
@@ -51,16 +58,23 @@ export const REASONS: Readonly<Record<string, ReasonWords>> = {
   no_text_in_pages: { en: 'no text could be read from any page (a scanned PDF has only images of text)', ko: '어느 쪽에서도 텍스트를 읽지 못했습니다 (스캔한 PDF에는 글자의 이미지만 있습니다)' },
   no_text: { en: 'the file has no text', ko: '파일에 텍스트가 없습니다' },
   unread_pages: { en: 'no text could be read from pages {pages}', ko: '{pages}쪽에서 텍스트를 읽지 못했습니다' },
+  text_cut: {
+    en: 'only the first {chars} characters were indexed[ (up to page {page})]; the rest cannot be searched — raise the limit in Settings',
+    ko: '텍스트의 앞 {chars}자만 색인했습니다[ ({page}쪽까지)]. 나머지는 검색되지 않습니다. 설정에서 한도를 늘리세요',
+    ownEnglish: true,
+  },
 };
 
 /** `english` (the server's sentence) in English; otherwise the sentence for `reason`'s code. */
 export function reasonText(reason: Reason | null | undefined, english: string): string {
   const lang = language();
   const words = reason ? REASONS[reason.code] : undefined;
-  if (lang === 'en' || !reason || !words) return english;
+  if (!reason || !words || (lang === 'en' && !words.ownEnglish)) return english;
   const p = reason.params ?? {};
-  let s = words.ko;
-  for (const [k, v] of Object.entries(p)) s = s.split(`{${k}}`).join(v);
+  const filled = fill(lang === 'en' ? words.en : words.ko, p, lang);
+  if (filled === null) return english; // a param it needs is missing
+  if (lang === 'en') return filled;
+  let s = filled;
   if (reason.code === 'unread_pages' && Number(p.more) > 0) s = s.replace(/쪽에서/, ` 외 ${p.more}쪽에서`);
   if ((reason.code === 'section_budget' || reason.code === 'total_budget') && p.items) {
     s += p.items === 'facts' ? `: 사실 ${p.of}개 중 ${p.kept}개 유지` : `: 파일 ${p.of}개 중 ${p.kept}개 표시`;
@@ -69,8 +83,25 @@ export function reasonText(reason: Reason | null | undefined, english: string): 
   return n >= 1 && n <= 5 ? `${CIRCLED[n]} ${s}` : s;
 }
 
+/** `sentence` with its params in (counts grouped); null when one outside a `[…]` is missing. */
+function fill(sentence: string, p: Record<string, string>, lang: string): string | null {
+  const optional = sentence.replace(/\[([^[\]]*)\]/g, (_, part: string) =>
+    [...part.matchAll(/\{(\w+)\}/g)].every((m) => p[m[1]] !== undefined) ? part : '');
+  let missing = false;
+  const s = optional.replace(/\{(\w+)\}/g, (whole, k: string) => {
+    const v = p[k];
+    if (v === undefined) {
+      missing = true;
+      return whole;
+    }
+    return COUNTS.has(k) && /^\d+$/.test(v) ? Number(v).toLocaleString(lang) : v;
+  });
+  return missing ? null : s;
+}
+
 /** Several reasons (a prompt's changes) as one line, or `english` when there are none to word. */
 export function reasonsText(reasons: Reason[] | null | undefined, english: string): string {
   if (language() === 'en' || !reasons?.length || reasons.some((r) => !REASONS[r.code])) return english;
-  return reasons.map((r) => reasonText(r, '')).join('; ');
+  const worded = reasons.map((r) => reasonText(r, ''));
+  return worded.some((w) => !w) ? english : worded.join('; ');
 }

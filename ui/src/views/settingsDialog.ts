@@ -47,6 +47,7 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
   const firstByteTimeout = numberInput(s.first_byte_timeout_secs, { min: 5, max: 3600, step: 1 }, t('timeoutDefault'));
   const idleTimeout = numberInput(s.idle_timeout_secs, { min: 5, max: 3600, step: 1 }, t('timeoutDefault'));
   const attachmentMax = numberInput(s.attachment_max_mb, { min: 1, max: 1024, step: 1 }, t('timeoutDefault'));
+  const attachmentTextMax = numberInput(s.attachment_text_max_chars, { min: 10000, max: 100000000, step: 10000 }, t('timeoutDefault'));
   const promptBudget = numberInput(s.prompt_budget_chars, { min: 2000, max: 1000000, step: 1000 }, t('timeoutDefault'));
   const memoryBudget = numberInput(s.memory_budget_chars, { min: 500, max: 1000000, step: 500 }, t('timeoutDefault'));
   const instructions = h('textarea', { class: 'input textarea', rows: 12, placeholder: t('customInstructionsPlaceholder'), 'data-testid': 'custom-instructions' });
@@ -152,6 +153,7 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
       h('fieldset', { class: 'grid' },
         h('legend', null, t('filesSettings')),
         field(t('attachmentMaxMb'), attachmentMax, t('attachmentMaxMbHint')),
+        field(t('attachmentTextMaxChars'), attachmentTextMax, t('attachmentTextMaxCharsHint')),
       ),
     ),
     instructions: h('div', { class: 'pane form' }, field(t('customInstructions'), instructions, t('customInstructionsHint'))),
@@ -204,6 +206,7 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
         first_byte_timeout_secs: numberValue(firstByteTimeout),
         idle_timeout_secs: numberValue(idleTimeout),
         attachment_max_mb: numberValue(attachmentMax),
+        attachment_text_max_chars: numberValue(attachmentTextMax),
         prompt_budget_chars: numberValue(promptBudget),
         memory_budget_chars: numberValue(memoryBudget),
         custom_instructions: instructions.value,
@@ -254,12 +257,13 @@ function numberValue(input: HTMLInputElement): number | null {
 }
 
 /** What the form holds: the settings less the key, and a number field left empty is `null` (the default). */
-type Editable = Omit<SettingsView, 'api_key_set' | 'first_byte_timeout_secs' | 'idle_timeout_secs' | 'attachment_max_mb' | 'prompt_budget_chars' | 'memory_budget_chars'> & {
+type Editable = Omit<SettingsView, 'api_key_set' | 'first_byte_timeout_secs' | 'idle_timeout_secs' | 'attachment_max_mb' | 'attachment_text_max_chars' | 'prompt_budget_chars' | 'memory_budget_chars'> & {
   prompt_budget_chars: number | null;
   memory_budget_chars: number | null;
   first_byte_timeout_secs: number | null;
   idle_timeout_secs: number | null;
   attachment_max_mb: number | null;
+  attachment_text_max_chars: number | null;
 };
 
 /** The fields that differ from what the server has now (it may have changed while open). */
