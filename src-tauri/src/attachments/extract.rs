@@ -330,13 +330,17 @@ pub fn print_pdf_pages(bytes: &[u8], max_chars: usize, out: &mut impl std::io::W
         Err(e) => return writeln!(out, "{}", serde_json::json!({ "error": e })),
     };
     let mut left = max_chars;
-    for page in &pages {
+    let mut cut_page = None;
+    for (n, page) in pages.iter().enumerate() {
         // The whole limit may be spent on one page: the rest are sent empty, so they still count.
         let end = page.char_indices().nth(left).map_or(page.len(), |(i, _)| i);
+        if end < page.len() && cut_page.is_none() {
+            cut_page = Some(n + 1);
+        }
         left -= page[..end].chars().count();
         writeln!(out, "{}", serde_json::Value::String(page[..end].to_string()))?;
     }
-    writeln!(out, "{}", serde_json::json!({ "done": pages.len() }))
+    writeln!(out, "{}", serde_json::json!({ "done": pages.len(), "cut_page": cut_page }))
 }
 
 async fn pdf_in_child(
@@ -395,6 +399,10 @@ async fn pdf_in_child(
                     None => {
                         if let Some(total) = end.get("done").and_then(|d| d.as_i64()) {
                             sink.read.pages = Some(total);
+                        }
+                        // The child cut the text to the limit: the pages here add up to it.
+                        if let (None, Some(page)) = (sink.read.cut, end.get("cut_page").and_then(|p| p.as_i64())) {
+                            sink.read.cut = Some((sink.pieces.kept, Some(page)));
                         }
                         return Ok(sink.read);
                     }

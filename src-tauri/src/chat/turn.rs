@@ -304,7 +304,12 @@ async fn run_rounds(
         let reply = Reply { app, client: &client, session_id, id: reply_id, cancel, feed, tools_allowed, retry_overflow: true };
         let window = match settings.context_length {
             Some(n) => Some(n),
-            None => app.clients.context_length(&client, &settings.endpoint_url, &model).await,
+            // A stop (or closing Maru) must not wait on a server that takes the question and
+            // never answers: the reply then ends as stopped, below.
+            None => tokio::select! {
+                window = app.clients.context_length(&client, &settings.endpoint_url, &model) => window,
+                () = cancel.cancelled() => None,
+            },
         };
         let mut context = compact::Context {
             app,
