@@ -95,3 +95,50 @@ async fn text_past_the_limit_is_cut_and_said() {
     assert_eq!((chars, page), (500, Some(2)), "it says how much was kept and where it stopped");
     assert_eq!(read.pages, Some(3), "the pages are still counted");
 }
+
+/// One page that draws a form 100 times, which draws another 100 times, which draws a third 100
+/// times, which shows 1,000 letters: a PDF of a few kilobytes whose page is a billion characters.
+fn inflating_pdf() -> Vec<u8> {
+    let text = format!("BT /F1 12 Tf 72 720 Td ({}) Tj ET", "A".repeat(1000));
+    let calls = |name: &str| format!("/{name} Do ").repeat(100);
+    let form = |body: &str, resources: &str| {
+        format!(
+            "<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << {resources} >> /Length {} >>\nstream\n{body}\nendstream",
+            body.len()
+        )
+    };
+    let font = "/Font << /F1 3 0 R >>";
+    let objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
+        "<< /Type /Pages /Kids [4 0 R] /Count 1 >>".to_string(),
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>".to_string(),
+        format!("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 5 0 R /Resources << {font} /XObject << /X2 6 0 R >> >> >>"),
+        format!("<< /Length {} >>\nstream\n{}\nendstream", calls("X2").len(), calls("X2")),
+        form(&calls("X1"), &format!("{font} /XObject << /X1 7 0 R >>")),
+        form(&calls("X0"), &format!("{font} /XObject << /X0 8 0 R >>")),
+        form(&text, font),
+    ];
+    let mut pdf = b"%PDF-1.4\n".to_vec();
+    let mut offsets = vec![];
+    for (i, o) in objects.iter().enumerate() {
+        offsets.push(pdf.len());
+        pdf.extend_from_slice(format!("{} 0 obj\n{o}\nendobj\n", i + 1).as_bytes());
+    }
+    let xref = pdf.len();
+    pdf.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
+    for off in offsets {
+        pdf.extend_from_slice(format!("{off:010} 00000 n \n").as_bytes());
+    }
+    pdf.extend_from_slice(format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1).as_bytes());
+    pdf
+}
+
+#[tokio::test]
+async fn a_page_that_inflates_to_a_billion_characters_stops_at_the_limit() {
+    let pdf = inflating_pdf();
+    assert!(pdf.len() < 8_000, "a small file: {} bytes", pdf.len());
+    let (read, pieces) = read_at_most(&pdf, 50_000).await.expect("read up to the limit, not given up on after a minute");
+    let kept: usize = pieces.iter().map(|p| p.text.chars().count()).sum();
+    assert!(kept > 40_000 && kept <= 50_000, "the text up to the limit is there: {kept}");
+    assert_eq!(read.cut.map(|c| c.1), Some(Some(1)), "and the file says it was cut on page 1: {read:?}");
+}

@@ -28,7 +28,8 @@ impl Serve {
             .spawn()
             .expect("maru serve starts");
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let url = lines.by_ref().map_while(Result::ok).find_map(|l| l.strip_prefix("Open ").map(str::to_string)).expect("it prints its URL");
+        let url =
+            lines.by_ref().map_while(Result::ok).find_map(|l| l.strip_prefix("Open ").map(str::to_string)).expect("it prints its URL");
         let base = url.split("/#").next().unwrap().to_string();
         Serve { child, base, http: reqwest::Client::new() }
     }

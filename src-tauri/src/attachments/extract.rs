@@ -110,16 +110,20 @@ impl Pieces {
         self.left -= n;
         self.kept += n;
         self.buf.push_str(text);
-        while self.buf.len() >= PIECE_BYTES {
+        let mut start = 0;
+        while self.buf.len() - start >= PIECE_BYTES {
             // At the last line end; a single line longer than a piece is cut where it is.
-            let at = match self.buf[..PIECE_BYTES].rfind('\n') {
-                Some(i) => i + 1,
-                None => (0..=PIECE_BYTES).rev().find(|&i| self.buf.is_char_boundary(i)).unwrap_or(0),
-            };
-            let rest = self.buf.split_off(at);
-            let piece = std::mem::replace(&mut self.buf, rest);
+            let mut end = start + PIECE_BYTES;
+            while !self.buf.is_char_boundary(end) {
+                end -= 1;
+            }
+            let at = self.buf[start..end].rfind('\n').map_or(end, |i| start + i + 1);
+            let piece = self.buf[start..at].to_string();
+            start = at;
             self.emit(piece);
         }
+        // Once per push, and less than a piece is left: linear in the text, however long.
+        self.buf.drain(..start);
         true
     }
 
@@ -293,9 +297,9 @@ async fn pdf_in_thread(path: &std::path::Path, max_chars: usize, pieces: &mpsc::
     let bytes = tokio::fs::read(path).await.map_err(unreadable)?;
     let (tx, rx) = tokio::sync::oneshot::channel();
     std::thread::spawn(move || {
-        let _ = tx.send(std::panic::catch_unwind(|| pdf_pages_here(&bytes)));
+        let _ = tx.send(std::panic::catch_unwind(|| pdf_pages_bounded(&bytes, max_chars)));
     });
-    let pages = match tokio::time::timeout(PDF_TIME_LIMIT, rx).await {
+    let (pages, cut) = match tokio::time::timeout(PDF_TIME_LIMIT, rx).await {
         Err(_) => return Err(pdf_timeout()),
         Ok(Err(_)) | Ok(Ok(Err(_))) => return Err(pdf_reader_failed()),
         Ok(Ok(Ok(pages))) => pages.map_err(|text| Note::new("pdf_unreadable", text))?,
@@ -312,25 +316,87 @@ async fn pdf_in_thread(path: &std::path::Path, max_chars: usize, pieces: &mpsc::
             break;
         }
     }
+    if let (None, Some(page)) = (sink.read.cut, cut) {
+        sink.read.cut = Some((sink.pieces.kept, Some(page as i64)));
+    }
     Ok(sink.read)
 }
 
 /// The PDF's pages, read in this process: only for `maru extract-pdf` and the thread fallback.
 pub fn pdf_pages_here(bytes: &[u8]) -> Result<Vec<String>, String> {
-    pdf_extract::extract_text_from_mem_by_pages(bytes).map_err(|e| format!("the PDF could not be read: {e}"))
+    pdf_pages_bounded(bytes, usize::MAX).map(|(pages, _)| pages)
+}
+
+/// The PDF's pages, stopping as soon as `max_chars` characters are read: a page that inflates to
+/// gigabytes of text costs only what the limit allows. Returns the pages (every page is counted;
+/// those past the cut are empty) and the page where the text was cut.
+pub fn pdf_pages_bounded(bytes: &[u8], max_chars: usize) -> Result<(Vec<String>, Option<usize>), String> {
+    let unreadable = |e: &dyn std::fmt::Display| format!("the PDF could not be read: {e}");
+    let mut doc = pdf_extract::Document::load_mem(bytes).map_err(|e| unreadable(&e))?;
+    if doc.is_encrypted() {
+        // Encrypted with an empty user password is common and readable; anything else fails here.
+        doc.decrypt("").map_err(|e| unreadable(&e))?;
+    }
+    let count = doc.get_pages().len();
+    let (mut pages, left, mut cut) = (Vec::with_capacity(count), std::cell::Cell::new(max_chars), None);
+    for n in 1..=count {
+        let mut text = String::new();
+        if cut.is_none() {
+            let over = std::cell::Cell::new(false);
+            let mut out = pdf_extract::PlainTextOutput::new(Capped { text: &mut text, left: &left, over: &over });
+            match pdf_extract::output_doc_page(&doc, &mut out, n as u32) {
+                Ok(()) => {}
+                Err(_) if over.get() => cut = Some(n),
+                // As the reader's own loop does: the pages before the first bad one are kept.
+                Err(_) => break,
+            }
+        }
+        pages.push(text);
+    }
+    Ok((pages, cut))
+}
+
+/// A page's text that refuses to grow past the characters `left` (shared by the pages): the
+/// reader stops the page at the first refused write, so the work ends with the limit.
+struct Capped<'a> {
+    text: &'a mut String,
+    left: &'a std::cell::Cell<usize>,
+    over: &'a std::cell::Cell<bool>,
+}
+
+impl std::fmt::Write for Capped<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let left = self.left.get();
+        let n = s.chars().count();
+        if n <= left {
+            self.text.push_str(s);
+            self.left.set(left - n);
+            return Ok(());
+        }
+        self.text.extend(s.chars().take(left));
+        self.left.set(0);
+        self.over.set(true);
+        Err(std::fmt::Error)
+    }
+}
+
+impl pdf_extract::ConvertToFmt for Capped<'_> {
+    type Writer = Self;
+    fn convert(self) -> Self {
+        self
+    }
 }
 
 /// What `maru extract-pdf` prints: one line of JSON per page (a string), at most `max_chars`
 /// characters in all, then one line with the outcome.
 pub fn print_pdf_pages(bytes: &[u8], max_chars: usize, out: &mut impl std::io::Write) -> std::io::Result<()> {
-    let pages = std::panic::catch_unwind(|| pdf_pages_here(bytes))
+    let pages = std::panic::catch_unwind(|| pdf_pages_bounded(bytes, max_chars))
         .unwrap_or_else(|_| Err("the PDF reader failed on this file (it may be damaged)".into()));
-    let pages = match pages {
-        Ok(pages) => pages,
+    let (pages, mut cut_page) = match pages {
+        Ok(read) => read,
         Err(e) => return writeln!(out, "{}", serde_json::json!({ "error": e })),
     };
     let mut left = max_chars;
-    let mut cut_page = None;
     for (n, page) in pages.iter().enumerate() {
         // The whole limit may be spent on one page: the rest are sent empty, so they still count.
         let end = page.char_indices().nth(left).map_or(page.len(), |(i, _)| i);
