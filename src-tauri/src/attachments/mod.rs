@@ -126,8 +126,8 @@ impl Files {
         let max_chars = store.read(|c| Ok(crate::store::settings::load(c)?.attachment_text_max_chars)).await? as usize;
         // Passages go into the index a batch at a time as the text is read, each batch in its
         // own short transaction: neither the text nor its passages are ever held whole, and
-        // the writer is never held for long. The content's row id (`run`) tells this indexing
-        // run from a later one of the same content (deleted and attached again meanwhile).
+        // the writer is never held for long. The run's token (`run`) tells it from a later run
+        // of the same content (deleted and attached again meanwhile), which takes over.
         let (pieces, mut arriving) = tokio::sync::mpsc::channel(4);
         let reading = extract::read(kind, self.blobs.path(sha256), &self.pdf, max_chars, pieces);
         let indexing = async {

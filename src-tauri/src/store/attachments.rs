@@ -268,21 +268,23 @@ pub fn unindexed(conn: &Connection) -> Result<Vec<(String, Kind)>> {
 }
 
 /// An indexing run of a content begins: its passages so far go (a run cut short left some).
-/// Returns the content's row id, which names the run, or `None` when the content is gone.
+/// Returns the run's token, or `None` when the content is gone. A later run of the same content
+/// takes over; this one then stops at its next write.
 pub fn begin_indexing(conn: &Connection, sha256: &str) -> Result<Option<i64>> {
-    let Some(run) = conn.query_row("SELECT rowid FROM blobs WHERE sha256 = ?1", [sha256], |r| r.get(0)).optional()? else {
+    let run = rand::random::<i64>() & i64::MAX;
+    if conn.execute("UPDATE blobs SET indexing_run = ?2 WHERE sha256 = ?1", params![sha256, run])? == 0 {
         return Ok(None);
-    };
+    }
     conn.execute("DELETE FROM passages WHERE blob_sha256 = ?1", [sha256])?;
     Ok(Some(run))
 }
 
 /// Whether `run` still indexes `sha256`: false once the content was deleted (and perhaps
-/// attached again, which starts another run).
+/// attached again) or another run began.
 fn run_current(conn: &Connection, sha256: &str, run: i64) -> Result<bool> {
     Ok(conn
-        .prepare_cached("SELECT 1 FROM blobs WHERE rowid = ?1 AND sha256 = ?2")?
-        .query_row(params![run, sha256], |_| Ok(()))
+        .prepare_cached("SELECT 1 FROM blobs WHERE sha256 = ?1 AND indexing_run = ?2")?
+        .query_row(params![sha256, run], |_| Ok(()))
         .optional()?
         .is_some())
 }

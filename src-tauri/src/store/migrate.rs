@@ -31,7 +31,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!(11, "0011_reason_codes"),
     migration!(12, "0012_session_model"),
     migration!(13, "0013_reply_versions"),
-    migration!(14, "0014_turns_in_flight"),
+    migration!(14, "0014_turns_in_flight_and_indexing_runs"),
 ];
 
 pub fn latest_version() -> i64 {

@@ -5,3 +5,8 @@ CREATE TABLE turns_in_flight (
     session_id INTEGER PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
     started_at INTEGER NOT NULL
 );
+
+-- The indexing run a content's passages belong to: a random token set when a run begins. A run
+-- that finds another token (its content deleted, attached again and indexed anew; a row id can be
+-- reused, a token is not) stops without writing.
+ALTER TABLE blobs ADD COLUMN indexing_run INTEGER;
