@@ -370,23 +370,36 @@ pub fn images_in_scope(conn: &Connection, ids: &[i64], session_id: i64, project_
     Ok(out)
 }
 
+/// The most a search may take, in all.
+pub const SEARCH_BUDGET: std::time::Duration = std::time::Duration::from_millis(45);
+/// The most ranking one set of matches may take; past it, matches are taken in the order of the
+/// index, unranked (a query of common words matches most passages, and ranking them is the cost).
+const RANKING_BUDGET: std::time::Duration = std::time::Duration::from_millis(30);
+
 /// Ranked passages for what was asked, only from files the session can see (its own and its
-/// current project's), optionally only from files named `file`.
+/// current project's), optionally only from files named `file`, within [`SEARCH_BUDGET`].
 ///
 /// Passages with every word come first; only when there are too few are passages with any of
 /// them searched. The index holds every file of every project: the best-ranked candidates are
 /// taken first (a bounded sort inside FTS5) and filtered by scope, and only when that leaves too
 /// few is the whole match list filtered.
 pub fn search(conn: &Connection, asked: &str, session_id: i64, project_id: i64, file: Option<&str>, limit: usize) -> Result<Vec<Hit>> {
+    let deadline = std::time::Instant::now() + SEARCH_BUDGET;
     let mut hits = vec![];
     for query in [terms::query_all(asked), terms::query(asked)].into_iter().flatten() {
         for candidates in [(limit * 40).max(200) as i64, -1] {
-            for hit in search_among(conn, &query, session_id, project_id, file, limit, candidates)? {
+            let among = |ranked| search_among(conn, &query, session_id, project_id, file, limit, candidates, ranked);
+            let ranking = deadline.min(std::time::Instant::now() + RANKING_BUDGET);
+            let found = match super::until(conn, ranking, || among(true))? {
+                Some(found) => found,
+                None => super::until(conn, deadline, || among(false))?.unwrap_or_default(),
+            };
+            for hit in found {
                 if hits.len() < limit && !hits.iter().any(|h: &Hit| h.text == hit.text && h.name == hit.name) {
                     hits.push(hit);
                 }
             }
-            if hits.len() >= limit {
+            if hits.len() >= limit || std::time::Instant::now() >= deadline {
                 return Ok(hits);
             }
         }
@@ -394,7 +407,9 @@ pub fn search(conn: &Connection, asked: &str, session_id: i64, project_id: i64, 
     Ok(hits)
 }
 
-/// `search` over the `candidates` best matches (-1: all of them).
+/// `search` over the `candidates` best matches (-1: all of them), or the first ones in the
+/// index's order when not `ranked`.
+#[allow(clippy::too_many_arguments)]
 fn search_among(
     conn: &Connection,
     query: &str,
@@ -403,11 +418,15 @@ fn search_among(
     file: Option<&str>,
     limit: usize,
     candidates: i64,
-) -> Result<Vec<Hit>> {
+    ranked: bool,
+) -> rusqlite::Result<Vec<Hit>> {
+    let matches = match ranked {
+        true => "SELECT rowid AS id, rank FROM passages_fts WHERE passages_fts MATCH ?1 ORDER BY rank LIMIT ?6",
+        false => "SELECT rowid AS id, 0.0 AS rank FROM passages_fts WHERE passages_fts MATCH ?1 LIMIT ?6",
+    };
     // MATERIALIZED: bm25() only works where FTS5 computes the match, not in a flattened join.
-    let mut stmt = conn.prepare_cached(
-        "WITH hits AS MATERIALIZED (
-             SELECT rowid AS id, rank FROM passages_fts WHERE passages_fts MATCH ?1 ORDER BY rank LIMIT ?6)
+    let mut stmt = conn.prepare_cached(&format!(
+        "WITH hits AS MATERIALIZED ({matches})
          SELECT a.id, a.name, p.page, p.line_start, p.line_end, p.text, min(h.rank) AS best
          FROM hits h
          JOIN passages p ON p.id = h.id
@@ -415,8 +434,8 @@ fn search_among(
          WHERE (a.session_id = ?2 OR a.project_id = ?3) AND (?4 IS NULL OR a.name = ?4)
          GROUP BY p.id
          ORDER BY best
-         LIMIT ?5",
-    )?;
+         LIMIT ?5"
+    ))?;
     let rows = stmt
         .query_map(params![query, session_id, project_id, file, limit as i64, candidates], |r| {
             Ok(Hit {

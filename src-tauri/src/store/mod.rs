@@ -238,6 +238,24 @@ fn restrict_permissions(path: &Path) {
 #[cfg(not(unix))]
 fn restrict_permissions(_path: &Path) {}
 
+/// Runs the statements of `f` on `conn` until `deadline`: SQLite interrupts one still running
+/// then, and `None` says so. Searches use it, so that what a query costs is bounded whatever it
+/// asks for (a pasted paragraph of common words would otherwise rank most of the index).
+pub fn until<T>(conn: &Connection, deadline: std::time::Instant, f: impl FnOnce() -> rusqlite::Result<T>) -> Result<Option<T>> {
+    if std::time::Instant::now() >= deadline {
+        return Ok(None);
+    }
+    // Checked every thousand virtual-machine steps: a few microseconds apart.
+    conn.progress_handler(1000, Some(move || std::time::Instant::now() >= deadline));
+    let out = f();
+    conn.progress_handler(0, None::<fn() -> bool>);
+    match out {
+        Ok(v) => Ok(Some(v)),
+        Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::OperationInterrupted) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// Current time in Unix milliseconds, the unit of every timestamp in the store.
 pub fn now_ms() -> i64 {
     chrono::Utc::now().timestamp_millis()
