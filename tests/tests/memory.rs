@@ -91,6 +91,18 @@ async fn a_duplicate_updates_the_fact_and_secrets_are_refused_on_every_path() {
     assert!(!tools.to_string().contains("remember"), "with memory off the model is not offered the tools: {tools}");
 }
 
+/// Waits until the chat's `n`th extraction was asked of the model and has ended: what it saved
+/// (or dropped) is all there is.
+async fn extraction_done(s: &TestServer, fake: &FakeOpenAi, chat: i64, n: usize) {
+    for _ in 0..1000 {
+        if fake.extraction_requests().len() >= n && !s.app.runs.extracting(chat) {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    panic!("extraction {n} did not end within 10 s");
+}
+
 #[tokio::test]
 async fn facts_are_extracted_after_a_turn_and_malformed_answers_are_dropped() {
     let (s, fake) = setup().await;
@@ -98,14 +110,8 @@ async fn facts_are_extracted_after_a_turn_and_malformed_answers_are_dropped() {
     fake.push_extraction(Reply::text(["[\"Prefers answers in Korean.\", \"My key is sk-proj-abcdefghijklmnop12345\"]"]));
     fake.push(Reply::text(["알겠습니다."]));
     s.say(chat, "From now on answer in Korean, please.").await;
-    let mut pending = Value::Null;
-    for _ in 0..200 {
-        pending = s.get("/api/memories?status=pending").await.1;
-        if pending.as_array().is_some_and(|p| !p.is_empty()) {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    extraction_done(&s, &fake, chat, 1).await;
+    let pending = s.get("/api/memories?status=pending").await.1;
     let pending = pending.as_array().unwrap();
     assert_eq!(pending.len(), 1, "the durable fact is proposed, the secret never: {pending:?}");
     assert_eq!(pending[0]["content"], "Prefers answers in Korean.");
@@ -115,7 +121,7 @@ async fn facts_are_extracted_after_a_turn_and_malformed_answers_are_dropped() {
     fake.push_extraction(Reply::text(["I think the user likes tea."]));
     fake.push(Reply::text(["ok"]));
     s.say(chat, "I had tea.").await;
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    extraction_done(&s, &fake, chat, 2).await;
     let (_, all) = s.get("/api/memories?status=all").await;
     assert_eq!(all.as_array().unwrap().len(), 1, "a malformed answer is dropped, never saved: {all}");
 }

@@ -14,8 +14,10 @@ use crate::error::{Error, Result};
 #[derive(Default, Clone)]
 pub struct Runs {
     active: Arc<Mutex<HashMap<i64, Running>>>,
-    /// Background work after a turn (memory extraction), cancelled when the next turn starts.
-    after: Arc<Mutex<HashMap<i64, CancellationToken>>>,
+    /// Background work after a turn (memory extraction), cancelled when the next turn starts;
+    /// each with a number, so that the one that ends removes itself and not a newer one.
+    after: Arc<Mutex<HashMap<i64, (u64, CancellationToken)>>>,
+    extractions: Arc<std::sync::atomic::AtomicU64>,
     /// Woken whenever a slot is freed.
     freed: Arc<Notify>,
 }
@@ -38,7 +40,7 @@ impl Runs {
     pub fn begin(&self, session_id: i64) -> Result<RunGuard> {
         let guard = self.hold(session_id)?;
         // The model server's time goes to the new turn, not to the last one's afterthoughts.
-        if let Some(after) = self.after.lock().unwrap_or_else(|p| p.into_inner()).remove(&session_id) {
+        if let Some((_, after)) = self.after.lock().unwrap_or_else(|p| p.into_inner()).remove(&session_id) {
             after.cancel();
         }
         Ok(guard)
@@ -56,13 +58,28 @@ impl Runs {
         Ok(RunGuard { runs: self.clone(), session_id, cancel, feed })
     }
 
-    /// A token for work after the session's turn; the session's next turn cancels it.
-    pub fn begin_extraction(&self, session_id: i64) -> CancellationToken {
+    /// A token for work after the session's turn, and its number for [`Runs::end_extraction`];
+    /// the session's next turn cancels it.
+    pub fn begin_extraction(&self, session_id: i64) -> (u64, CancellationToken) {
         let token = CancellationToken::new();
-        if let Some(old) = self.after.lock().unwrap_or_else(|p| p.into_inner()).insert(session_id, token.clone()) {
+        let n = self.extractions.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if let Some((_, old)) = self.after.lock().unwrap_or_else(|p| p.into_inner()).insert(session_id, (n, token.clone())) {
             old.cancel();
         }
-        token
+        (n, token)
+    }
+
+    /// The work after a turn is over (done, failed or cancelled).
+    pub fn end_extraction(&self, session_id: i64, n: u64) {
+        let mut after = self.after.lock().unwrap_or_else(|p| p.into_inner());
+        if after.get(&session_id).is_some_and(|(m, _)| *m == n) {
+            after.remove(&session_id);
+        }
+    }
+
+    /// Whether the work after the session's last turn is still going on.
+    pub fn extracting(&self, session_id: i64) -> bool {
+        self.after.lock().unwrap_or_else(|p| p.into_inner()).contains_key(&session_id)
     }
 
     /// Stops the session's turn; false when none was running.
@@ -134,7 +151,7 @@ mod tests {
     #[test]
     fn switching_versions_keeps_the_memory_extraction_a_new_turn_cancels() {
         let runs = Runs::default();
-        let extraction = runs.begin_extraction(1);
+        let (_, extraction) = runs.begin_extraction(1);
         let held = runs.hold(1).unwrap();
         assert!(matches!(runs.begin(1), Err(e) if e.code() == "turn_running"), "no turn starts while the chat is held");
         drop(held);

@@ -1,6 +1,6 @@
 //! Files attached to a session or a project: checked, stored once by content, their text read
 //! and split into passages in the background, and searched by the model through
-//! `search_attachment` (DESIGN §6). No embeddings: a keyword index the model queries itself.
+//! `search_attachment`. No embeddings: a keyword index the model queries itself.
 //!
 //! - `kinds`: what a file is, and what is refused before anything is stored
 //! - `blobs`: the files on disk, by sha256

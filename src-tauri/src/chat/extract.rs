@@ -20,7 +20,7 @@ use crate::store::settings;
 const MEMORY_TOOLS: [&str; 3] = ["remember", "update_memory", "forget"];
 
 pub fn after_turn(app: Arc<App>, session_id: i64) {
-    let cancel = app.runs.begin_extraction(session_id);
+    let (n, cancel) = app.runs.begin_extraction(session_id);
     tokio::spawn(async move {
         tokio::select! {
             _ = cancel.cancelled() => tracing::debug!(session_id, "memory extraction cancelled by a new turn"),
@@ -28,6 +28,7 @@ pub fn after_turn(app: Arc<App>, session_id: i64) {
                 tracing::info!(session_id, "memory extraction failed: {e}");
             },
         }
+        app.runs.end_extraction(session_id, n);
     });
 }
 

@@ -1,4 +1,5 @@
-//! The five-section system prompt (DESIGN §2), in separate stages:
+//! The five-section system prompt (base or preset, custom instructions, project instructions,
+//! attachments, memory and date: in that order, later is followed more strongly), in stages:
 //! gather inputs from the database ([`inputs`]) → apply budgets ([`budget`]) → render with
 //! templates ([`render`], pure) → keep a snapshot per session so unchanged inputs reuse a
 //! byte-identical prompt and the server's prefix cache stays warm ([`prepare`]), and keep the

@@ -1,5 +1,6 @@
 //! Stage 3: render. A pure function of the budgeted inputs and the templates: no I/O, no clock.
-//! Sections are rendered one by one (so each can be reported) and joined in DESIGN §2's order.
+//! Sections are rendered one by one (so each can be reported) and joined in the
+//! order the model reads them (① to ⑤, see the module above).
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;

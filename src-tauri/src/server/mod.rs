@@ -92,11 +92,6 @@ pub enum Ui {
     Dir(PathBuf),
 }
 
-/// Whether `maru serve` would have a UI to show without `--ui-dir`.
-pub fn has_embedded_ui() -> bool {
-    assets::embedded()
-}
-
 pub fn router(app: Arc<App>, guard: Guard, ui: Ui) -> Router {
     let mut router = routes::api().with_state(app).layer(DefaultBodyLimit::max(BODY_MAX_BYTES));
     match ui {

@@ -16,7 +16,3 @@ export function takeToken(loc: Location = window.location, storage: Storage = wi
   }
   return storage.getItem(KEY);
 }
-
-export function forgetToken(storage: Storage = window.sessionStorage): void {
-  storage.removeItem(KEY);
-}

@@ -3,12 +3,9 @@
 // re-exports them and adds the few names only the UI uses. Never hand-copy a Rust type here.
 // Times are Unix milliseconds. `null` is how an absent Option<T> arrives.
 
-import type { PresetView, SettingsView, Status } from './generated';
+import type { PresetView, SettingsView } from './generated';
 
 export type * from './generated';
-
-/** A message's status (`Status` in Rust). */
-export type MessageStatus = Status;
 
 /** A preset as listed: built-in or the user's (`PresetView` in Rust). */
 export type Preset = PresetView;
