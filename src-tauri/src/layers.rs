@@ -5,8 +5,18 @@
 use std::path::Path;
 
 /// Top to bottom. A module may use its own layer and those after it, never those before.
-const LAYERS: &[&[&str]] =
-    &[&["main", "desktop", "server"], &["api"], &["chat"], &["app"], &["prompt"], &["store", "llm"], &["logging", "paths", "error"]];
+/// Every module of this crate is listed (a test below says so), so none escapes the check. The
+/// layers under these are crates of their own (`maru-store`, `maru-llm`, `maru-error`), which
+/// the compiler keeps below: they cannot name anything here.
+const LAYERS: &[&[&str]] = &[
+    &["main", "lib", "layers", "desktop", "server"],
+    &["api"],
+    &["chat"],
+    &["app"],
+    &["attachments", "memory", "backup"],
+    &["prompt", "tools"],
+    &["store", "llm", "logging", "paths", "error"],
+];
 
 fn layer_of(module: &str) -> Option<usize> {
     LAYERS.iter().position(|l| l.contains(&module))
@@ -37,7 +47,7 @@ fn arrows_only_point_down() {
     let mut upward = vec![];
     for file in files {
         let module = top_module(&file, &src);
-        let Some(own) = layer_of(&module) else { continue };
+        let own = layer_of(&module).unwrap_or_else(|| panic!("{module} is in no layer: add it to LAYERS"));
         let text = std::fs::read_to_string(&file).unwrap();
         for (n, line) in text.lines().enumerate() {
             for (at, _) in line.match_indices("crate::") {

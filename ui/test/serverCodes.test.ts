@@ -14,7 +14,9 @@ import { describe, expect, it } from 'vitest';
 import { ERRORS } from '../src/lib/errors';
 import { REASONS } from '../src/lib/reasons';
 
+// The core's sources, and each crate below it as `<crate>/…` (llm/error.rs, store/…).
 const SRC = path.resolve(__dirname, '../../src-tauri/src');
+const CRATES = path.resolve(__dirname, '../../src-tauri/crates');
 
 function rustFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -23,7 +25,10 @@ function rustFiles(dir: string): string[] {
   });
 }
 
-const sources = rustFiles(SRC).map((file) => ({ file: path.relative(SRC, file), text: fs.readFileSync(file, 'utf8') }));
+const roots: [string, string][] = [[SRC, ''], ...fs.readdirSync(CRATES).map((c): [string, string] => [path.join(CRATES, c, 'src'), c])];
+const sources = roots.flatMap(([root, prefix]) =>
+  rustFiles(root).map((file) => ({ file: path.join(prefix, path.relative(root, file)), text: fs.readFileSync(file, 'utf8') })),
+);
 
 function codes(patterns: RegExp[], only?: (file: string) => boolean): Map<string, string> {
   const found = new Map<string, string>();

@@ -21,18 +21,7 @@ use tokio::sync::mpsc;
 use crate::error::Reason;
 use crate::store::attachments::Kind;
 
-/// Why a file's text could not be read: a code the UI words in its language, and the English.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Note {
-    pub reason: Reason,
-    pub text: String,
-}
-
-impl Note {
-    pub fn new(code: &str, text: impl Into<String>) -> Note {
-        Note { reason: Reason::new(code), text: text.into() }
-    }
-}
+pub use crate::store::attachments::Note;
 
 fn pdf_timeout() -> Note {
     let secs = PDF_TIME_LIMIT.as_secs();

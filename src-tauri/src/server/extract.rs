@@ -1,5 +1,5 @@
-//! Request extractors whose failures answer in Maru's `{code, message}` shape, and the
-//! conversion of [`Error`] into an HTTP response.
+//! Request extractors whose failures answer in Maru's `{code, message}` shape (an [`Error`] is a
+//! response by `maru-error`'s `http` feature).
 
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
@@ -8,20 +8,6 @@ use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
 
 use crate::error::Error;
-
-impl IntoResponse for Error {
-    fn into_response(self) -> Response {
-        if let Error::Internal(e) = &self {
-            tracing::error!(error = format!("{e:#}"), "internal error");
-        }
-        let status = StatusCode::from_u16(self.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        let mut res = (status, axum::Json(self.body())).into_response();
-        if status == StatusCode::UNAUTHORIZED {
-            res.headers_mut().insert("www-authenticate", "Bearer".parse().expect("static header"));
-        }
-        res
-    }
-}
 
 /// A JSON body; malformed JSON or wrong fields answer 400 `invalid_json`.
 pub struct Json<T>(pub T);

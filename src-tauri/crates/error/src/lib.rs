@@ -47,7 +47,7 @@ pub type Params = std::collections::BTreeMap<String, String>;
 /// be read), for the UI to say in its language: a stable `code` and the values its sentence needs.
 /// The English sentence travels beside it in the field it explains.
 #[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, Eq, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Reason {
     pub code: String,
     #[serde(default)]
@@ -67,7 +67,7 @@ impl Reason {
 
 /// The JSON shape of every error, on every boundary.
 #[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, Eq, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ErrorBody {
     pub code: String,
     pub message: String,
@@ -147,5 +147,23 @@ pub fn upstream_code(code: &str) -> String {
 impl From<rusqlite::Error> for Error {
     fn from(e: rusqlite::Error) -> Self {
         Error::Internal(e.into())
+    }
+}
+
+/// An error as an HTTP response: its status, the `{code, message, params}` body, and for 401 the
+/// `WWW-Authenticate` header. Internal errors are logged here, in full, once.
+#[cfg(feature = "http")]
+impl axum::response::IntoResponse for Error {
+    fn into_response(self) -> axum::response::Response {
+        use axum::http::StatusCode;
+        if let Error::Internal(e) = &self {
+            tracing::error!(error = format!("{e:#}"), "internal error");
+        }
+        let status = StatusCode::from_u16(self.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let mut res = (status, axum::Json(self.body())).into_response();
+        if status == StatusCode::UNAUTHORIZED {
+            res.headers_mut().insert("www-authenticate", axum::http::HeaderValue::from_static("Bearer"));
+        }
+        res
     }
 }

@@ -14,7 +14,7 @@ use crate::error::Result;
 const CONTEXT_CHARS: usize = 60;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ChatHit {
     pub session_id: i64,
     pub project_id: i64,

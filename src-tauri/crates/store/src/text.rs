@@ -12,7 +12,7 @@ use unicode_properties::{GeneralCategoryGroup, UnicodeGeneralCategory};
 use crate::error::{Error, Result};
 
 /// Counts characters, not bytes: limits are stated to users in characters.
-pub(crate) fn char_len(s: &str) -> usize {
+pub fn char_len(s: &str) -> usize {
     s.chars().count()
 }
 
@@ -33,7 +33,7 @@ fn is_format(c: char) -> bool {
 }
 
 /// A format character (zero-width, soft hyphen, direction marks and overrides): invisible.
-pub(crate) fn is_format_char(c: char) -> bool {
+pub fn is_format_char(c: char) -> bool {
     is_format(c) || is_filler(c)
 }
 
@@ -62,7 +62,7 @@ fn strip_invisible(text: &str) -> String {
 
 /// Free text (a memory): NFC, with the characters that draw nothing taken out, so that text made
 /// only of them is empty.
-pub(crate) fn visible_text(raw: &str) -> String {
+pub fn visible_text(raw: &str) -> String {
     strip_invisible(&raw.nfc().collect::<String>())
 }
 
@@ -70,7 +70,7 @@ pub(crate) fn visible_text(raw: &str) -> String {
 /// controls or invisible formatting (it is shown in lists and in prompt headers). Empty stays
 /// empty (the caller decides whether that is allowed); text with nothing visible is refused.
 /// `what` names it in the error, e.g. "a project name".
-pub(crate) fn one_line(raw: &str, max: usize, code: &'static str, what: &str) -> Result<String> {
+pub fn one_line(raw: &str, max: usize, code: &'static str, what: &str) -> Result<String> {
     // Invisible characters go: a name that differs from another only by them is the same name,
     // and a name made only of them is empty.
     let text = strip_invisible(&raw.nfc().collect::<String>());
@@ -92,7 +92,7 @@ pub(crate) fn one_line(raw: &str, max: usize, code: &'static str, what: &str) ->
 /// The label `raw` made safe without asking: controls and separators become spaces, invisible
 /// formatting goes, whitespace collapses. For text the user did not type as a label (a title
 /// taken from a message); empty when nothing visible is left.
-pub(crate) fn as_one_line(raw: &str, max: usize) -> String {
+pub fn as_one_line(raw: &str, max: usize) -> String {
     let cleaned: String = raw.nfc().filter(|&c| !is_format(c) || c == '\u{200d}').map(|c| if is_forbidden(c) { ' ' } else { c }).collect();
     let joined = cleaned.split_whitespace().collect::<Vec<_>>().join(" ");
     if joined.chars().all(is_invisible) {
@@ -103,7 +103,7 @@ pub(crate) fn as_one_line(raw: &str, max: usize) -> String {
 
 /// What two names are compared by: compatibility-normalised and case-folded, so "Café" in NFC
 /// and NFD, "ＷＯＲＫ" and "work" are the same name.
-pub(crate) fn name_key(name: &str) -> String {
+pub fn name_key(name: &str) -> String {
     let folded = name.nfkc().collect::<String>().to_lowercase();
     folded.chars().filter(|&c| !(is_format(c) || is_filler(c))).collect()
 }

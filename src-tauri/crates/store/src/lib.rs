@@ -32,6 +32,10 @@ macro_rules! sql_text_enum {
     };
 }
 
+// The layers below, by the names the modules use.
+use maru_error as error;
+use maru_llm as llm;
+
 pub mod attachments;
 pub mod exports;
 pub mod memories;
@@ -62,7 +66,7 @@ use rusqlite::{Connection, OpenFlags, Transaction};
 use crate::error::{Error, Result};
 
 pub use migrate::{latest_version, MIGRATIONS};
-pub(crate) use text::{char_len, one_line};
+pub use text::{char_len, one_line};
 
 /// Idle read connections kept open; more are opened when several reads run at once.
 const IDLE_READERS: usize = 4;
@@ -262,7 +266,7 @@ pub fn now_ms() -> i64 {
 }
 
 /// Maps "no row" to a typed not-found error.
-pub(crate) fn found<T>(r: rusqlite::Result<T>, what: &'static str, id: i64) -> Result<T> {
+pub fn found<T>(r: rusqlite::Result<T>, what: &'static str, id: i64) -> Result<T> {
     match r {
         Ok(v) => Ok(v),
         Err(rusqlite::Error::QueryReturnedNoRows) => Err(Error::NotFound { what, id }),

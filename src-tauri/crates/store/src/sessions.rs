@@ -12,7 +12,7 @@ pub const PAGE_DEFAULT: usize = 50;
 pub const PAGE_MAX: usize = 200;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Session {
     pub id: i64,
     pub project_id: i64,
@@ -26,20 +26,20 @@ pub struct Session {
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[cfg_attr(test, ts(optional_fields = nullable))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(optional_fields = nullable))]
 #[serde(deny_unknown_fields)]
 pub struct NewSession {
     #[serde(default)]
-    #[cfg_attr(test, ts(as = "Option<_>", optional))]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub title: String,
     /// Default project when absent.
     pub project_id: Option<i64>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[cfg_attr(test, ts(optional_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 #[serde(deny_unknown_fields)]
 pub struct SessionPatch {
     pub title: Option<String>,
@@ -55,7 +55,7 @@ pub struct SessionPatch {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SessionPage {
     pub sessions: Vec<Session>,
     /// Pass back as `cursor` for the next page; absent on the last page.

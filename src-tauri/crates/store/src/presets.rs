@@ -24,19 +24,19 @@ pub struct UserPreset {
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct NewPreset {
     pub name: String,
     #[serde(default)]
-    #[cfg_attr(test, ts(as = "Option<_>", optional))]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub description: String,
     pub prompt: String,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[cfg_attr(test, ts(optional_fields = nullable))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(optional_fields = nullable))]
 #[serde(deny_unknown_fields)]
 pub struct PresetPatch {
     pub name: Option<String>,

@@ -87,7 +87,7 @@ impl std::fmt::Debug for Settings {
 
 /// What the API shows: everything but the key itself.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SettingsView {
     pub custom_instructions: String,
     pub endpoint_url: String,
@@ -99,13 +99,13 @@ pub struct SettingsView {
     pub context_length: Option<u32>,
     pub first_byte_timeout_secs: u32,
     pub idle_timeout_secs: u32,
-    #[cfg_attr(test, ts(type = r#""en" | "ko""#))]
+    #[cfg_attr(feature = "ts", ts(type = r#""en" | "ko""#))]
     pub language: String,
-    #[cfg_attr(test, ts(type = r#""system" | "light" | "dark""#))]
+    #[cfg_attr(feature = "ts", ts(type = r#""system" | "light" | "dark""#))]
     pub theme: String,
     pub attachment_max_mb: u32,
     pub attachment_text_max_chars: u32,
-    #[cfg_attr(test, ts(type = r#""off" | "review" | "auto""#))]
+    #[cfg_attr(feature = "ts", ts(type = r#""off" | "review" | "auto""#))]
     pub memory_mode: String,
     pub prompt_budget_chars: u32,
     pub memory_budget_chars: u32,
@@ -137,8 +137,8 @@ impl From<&Settings> for SettingsView {
 
 /// A partial update; a field set to `null` goes back to its default.
 #[derive(Clone, Default, Deserialize, Serialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[cfg_attr(test, ts(optional_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 #[serde(deny_unknown_fields)]
 pub struct SettingsPatch {
     #[serde(default, deserialize_with = "present")]
@@ -163,17 +163,17 @@ pub struct SettingsPatch {
     #[serde(default, deserialize_with = "present")]
     pub idle_timeout_secs: Option<Option<u32>>,
     #[serde(default, deserialize_with = "present")]
-    #[cfg_attr(test, ts(optional, type = r#""en" | "ko" | null"#))]
+    #[cfg_attr(feature = "ts", ts(optional, type = r#""en" | "ko" | null"#))]
     pub language: Option<Option<String>>,
     #[serde(default, deserialize_with = "present")]
-    #[cfg_attr(test, ts(optional, type = r#""system" | "light" | "dark" | null"#))]
+    #[cfg_attr(feature = "ts", ts(optional, type = r#""system" | "light" | "dark" | null"#))]
     pub theme: Option<Option<String>>,
     #[serde(default, deserialize_with = "present")]
     pub attachment_max_mb: Option<Option<u32>>,
     #[serde(default, deserialize_with = "present")]
     pub attachment_text_max_chars: Option<Option<u32>>,
     #[serde(default, deserialize_with = "present")]
-    #[cfg_attr(test, ts(optional, type = r#""off" | "review" | "auto" | null"#))]
+    #[cfg_attr(feature = "ts", ts(optional, type = r#""off" | "review" | "auto" | null"#))]
     pub memory_mode: Option<Option<String>>,
     #[serde(default, deserialize_with = "present")]
     pub prompt_budget_chars: Option<Option<u32>>,

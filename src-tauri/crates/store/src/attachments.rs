@@ -6,11 +6,10 @@ use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
 use super::{found, now_ms, terms};
-use crate::attachments::extract::Note;
 use crate::error::{Error, Reason, Result};
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     Text,
@@ -44,7 +43,7 @@ impl Kind {
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum IndexStatus {
     /// Its text is being read and indexed; the chat works meanwhile.
@@ -56,7 +55,7 @@ pub enum IndexStatus {
 sql_text_enum!(IndexStatus { Indexing => "indexing", Ready => "ready", Failed => "failed" });
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Attachment {
     pub id: i64,
     /// Exactly one of `session_id` and `project_id` is set: the file's scope.
@@ -75,6 +74,19 @@ pub struct Attachment {
     /// The same as a code for the UI (absent for notes stored before codes were kept).
     pub note_reason: Option<Reason>,
     pub created_at: i64,
+}
+
+/// Why a file's text could not be read: a code the UI words in its language, and the English.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Note {
+    pub reason: Reason,
+    pub text: String,
+}
+
+impl Note {
+    pub fn new(code: &str, text: impl Into<String>) -> Note {
+        Note { reason: Reason::new(code), text: text.into() }
+    }
 }
 
 pub struct NewAttachment<'a> {

@@ -13,7 +13,7 @@ pub struct Migration {
 
 macro_rules! migration {
     ($version:expr, $name:literal) => {
-        Migration { version: $version, name: $name, sql: include_str!(concat!("../../../migrations/", $name, ".sql")) }
+        Migration { version: $version, name: $name, sql: include_str!(concat!("../../../../migrations/", $name, ".sql")) }
     };
 }
 

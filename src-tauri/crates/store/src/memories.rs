@@ -16,7 +16,7 @@ pub const CONTENT_MAX_CHARS: usize = 2_000;
 const DUPLICATE_OVERLAP: f64 = 0.6;
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum MemoryStatus {
     /// Proposed by the model, waiting for the user.
@@ -26,7 +26,7 @@ pub enum MemoryStatus {
 sql_text_enum!(MemoryStatus { Pending => "pending", Accepted => "accepted" });
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Memory {
     pub id: i64,
     pub content: String,
@@ -42,7 +42,7 @@ pub struct Memory {
 
 /// Which facts to list.
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum MemoryFilter {
     #[default]
@@ -78,20 +78,20 @@ pub enum Proposed {
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[cfg_attr(test, ts(optional_fields = nullable))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(optional_fields = nullable))]
 #[serde(deny_unknown_fields)]
 pub struct NewMemory {
     pub content: String,
     #[serde(default)]
-    #[cfg_attr(test, ts(as = "Option<_>", optional))]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub pinned: bool,
     pub source_session_id: Option<i64>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[cfg_attr(test, ts(optional_fields = nullable))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(optional_fields = nullable))]
 #[serde(deny_unknown_fields)]
 pub struct MemoryPatch {
     pub content: Option<String>,

@@ -136,9 +136,9 @@ impl LlmError {
 }
 
 /// A model-server failure as Maru's API reports it: `model_server.<code>` with this message.
-impl From<LlmError> for crate::error::Error {
+impl From<LlmError> for maru_error::Error {
     fn from(e: LlmError) -> Self {
-        crate::error::Error::Upstream { code: e.code(), message: e.to_string() }
+        maru_error::Error::Upstream { code: e.code(), message: e.to_string() }
     }
 }
 

@@ -15,7 +15,7 @@ pub const CHAT_VERSION: u32 = 1;
 
 /// One chat with its project and every message, oldest first.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ChatExport {
     /// Always `maru-chat`.
     pub format: String,
@@ -28,7 +28,7 @@ pub struct ChatExport {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ExportedSession {
     pub title: String,
     pub preset: Option<String>,
@@ -37,7 +37,7 @@ pub struct ExportedSession {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ExportedProject {
     pub name: String,
     pub instructions: String,
@@ -46,7 +46,7 @@ pub struct ExportedProject {
 
 /// A message as written, with its figures. Images sent with a message are not carried.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ExportedMessage {
     pub role: Role,
     pub content: String,

@@ -19,7 +19,7 @@ pub const PAGE_DEFAULT: usize = 50;
 pub const PAGE_MAX: usize = 500;
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     #[default]
@@ -29,7 +29,7 @@ pub enum Role {
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     #[default]
@@ -57,7 +57,7 @@ pub const ERROR_CODE_INTERRUPTED: &str = "interrupted";
 pub const ERROR_CODE_INTERRUPTED_BEFORE_START: &str = "interrupted_before_start";
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Message {
     pub id: i64,
     pub session_id: i64,
@@ -120,7 +120,7 @@ pub struct ReplyStats {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct MessagePage {
     /// Newest first.
     pub messages: Vec<Message>,

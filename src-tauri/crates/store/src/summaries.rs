@@ -8,7 +8,7 @@ use super::now_ms;
 use crate::error::Result;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Summary {
     pub id: i64,
     pub session_id: i64,
