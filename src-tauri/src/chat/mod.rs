@@ -1,10 +1,13 @@
 //! A chat turn: persist the user message → assemble the prompt → stream the reply → run tools →
 //! persist the reply. The turn runs in its own task, so a closed window or dropped HTTP client
-//! never loses the reply: it keeps streaming into the database.
+//! never loses the reply: it keeps streaming into the database. Its decisions (how a reply ends,
+//! whether to compact and retry, when tool rounds stop) are a pure state machine (`machine`);
+//! `turn` is the driver that streams, stores and runs the tools.
 
 pub mod compact;
 pub mod extract;
 pub mod history;
+pub mod machine;
 pub mod plan;
 pub mod title;
 pub mod turn;

@@ -13,17 +13,17 @@ use futures_util::StreamExt;
 
 use super::compact;
 use super::history;
+use super::machine::{Ending, Failure, Next, Step, Streamed, Turn};
 use super::title;
 use crate::app::{App, Feed, Offer, RunGuard, ToolContext, TurnEvent, TurnStream};
 use crate::error::{Error, Result};
 use crate::llm::{CancellationToken, ChatRequest, Delta, LlmError, ToolCall};
 use crate::prompt::{self, Budgets};
-use crate::store::messages::{self, Ending, NewMessage, ReplyStats, Role, Status, CONTENT_MAX_CHARS};
+use crate::store::messages::{self, NewMessage, ReplyStats, Role, Status, CONTENT_MAX_CHARS};
 use crate::store::settings::{self, Settings};
 use crate::store::{attachments, sessions, summaries, turns};
 
-/// At most this many rounds of tool calls per turn; the last round offers no tools.
-pub const MAX_TOOL_ROUNDS: usize = 5;
+pub use super::machine::MAX_TOOL_ROUNDS;
 /// Partial replies are saved at most this often, so a crash loses at most this much text.
 const SAVE_EVERY: Duration = Duration::from_millis(250);
 
@@ -222,9 +222,6 @@ fn check_content(content: &str) -> Result<()> {
 pub(super) enum Halt {
     /// The reply was deleted (with its chat) while streaming: nothing more is written.
     ReplyGone,
-    /// The server said the request does not fit its window, before any of the reply: compact
-    /// and try once more (the reply is still `streaming`, empty).
-    Overflow,
     Failed(Error),
 }
 
@@ -239,7 +236,7 @@ async fn run(app: Arc<App>, guard: RunGuard, session_id: i64, settings: Settings
     match run_rounds(&app, session_id, &settings, first, cancel, feed).await {
         Ok(()) if settings.memory_mode != "off" && !cancel.is_cancelled() => super::extract::after_turn(app.clone(), session_id),
         Ok(()) => {}
-        Err(Halt::ReplyGone | Halt::Overflow) => {
+        Err(Halt::ReplyGone) => {
             tracing::info!(session_id, "the reply was deleted while streaming; the turn ends without writing");
             feed.push(TurnEvent::Error {
                 code: "reply_deleted".into(),
@@ -265,7 +262,7 @@ async fn run(app: Arc<App>, guard: RunGuard, session_id: i64, settings: Settings
                         tx,
                         session_id,
                         m.id,
-                        &Ending { status: Status::Error, error: Some(&text), error_code: Some(&code), ..Default::default() },
+                        &messages::Ending { status: Status::Error, error: Some(&text), error_code: Some(&code), ..Default::default() },
                         &ReplyStats::default(),
                     )
                 })
@@ -280,6 +277,8 @@ async fn run(app: Arc<App>, guard: RunGuard, session_id: i64, settings: Settings
     drop(guard);
 }
 
+/// Drives the turn's machine: each round streams a reply, the machine decides how it ends and
+/// what follows, and this stores it, runs the tools and reports.
 async fn run_rounds(
     app: &Arc<App>,
     session_id: i64,
@@ -289,8 +288,10 @@ async fn run_rounds(
     feed: &Feed,
 ) -> Result<(), Halt> {
     let client = app.llm_client(settings);
-    for round in 0..=MAX_TOOL_ROUNDS {
-        let tools_allowed = round < MAX_TOOL_ROUNDS;
+    let mut turn = Turn::default();
+    let mut step = turn.start();
+    loop {
+        let Step::Request { tools_allowed, .. } = step else { unreachable!("each round starts with a request") };
         let Round { model, prompt, history, summaries: mut stored, images, project_id, has_files, reply_id } = match next.take() {
             Some(opened) => opened,
             None => {
@@ -301,7 +302,7 @@ async fn run_rounds(
             }
         };
         let images = image_urls(app, images).await?;
-        let reply = Reply { app, client: &client, session_id, id: reply_id, cancel, feed, tools_allowed, retry_overflow: true };
+        let reply = Reply { app, client: &client, session_id, id: reply_id, cancel, feed };
         let window = match settings.context_length {
             Some(n) => Some(n),
             // A stop (or closing Maru) must not wait on a server that takes the question and
@@ -320,10 +321,11 @@ async fn run_rounds(
             window,
             reserve: compact::reserve(settings, window),
         };
-        let mut outcome = Err(Halt::Overflow);
-        for attempt in 0..2 {
-            // The second attempt follows an overflow: everything but the last turn is summarised.
-            let summaries = context.fit(&prompt, &history, stored.clone(), attempt == 1).await?;
+        // The round's request, again after compacting everything but the last turn when the
+        // machine says so (the server's window was full).
+        let (ending, then) = loop {
+            let Step::Request { compact_all, .. } = step else { unreachable!("a round streams after a request") };
+            let summaries = context.fit(&prompt, &history, stored.clone(), compact_all).await?;
             stored.clone_from(&summaries);
             let (system, sent) = compact::with_summaries(&app.templates, &prompt, &summaries, &history)?;
             let mut request = ChatRequest::new(model.clone(), history::request_messages(&app.templates, &system, sent, &images)?);
@@ -336,17 +338,31 @@ async fn run_rounds(
             if !tools_allowed {
                 request.tool_choice = Some("none".into());
             }
-            let reply = Reply { retry_overflow: attempt == 0, ..reply.clone() };
-            outcome = reply.stream(&request).await;
-            if !matches!(outcome, Err(Halt::Overflow)) {
-                break;
+            let streamed = reply.stream(&request).await?;
+            step = turn.streamed(streamed.outcome.clone());
+            match &step {
+                Step::Request { .. } => {
+                    tracing::info!(session_id, "the server's window was full: compacting once and retrying");
+                    context.window = context.window.or(Some(compact::estimate_request(&request) as u32));
+                }
+                Step::End { ending, next } => break (reply.end(streamed, ending).await?, *next),
             }
-            tracing::info!(session_id, "the server's window was full: compacting once and retrying");
-            context.window = context.window.or(Some(compact::estimate_request(&request) as u32));
+        };
+        match then {
+            Next::Failed => {
+                let code = ending.error_code.clone().unwrap_or_default();
+                tracing::warn!(message_id = reply_id, code, "reply failed: {}", ending.error.as_deref().unwrap_or(""));
+                feed.push(TurnEvent::Error { code, message: ending.error.unwrap_or_default(), message_id: Some(reply_id) });
+                return Ok(());
+            }
+            Next::Done => {
+                feed.push(TurnEvent::Done { message: Box::new(ending.message) });
+                return Ok(());
+            }
+            Next::RunTools => {}
         }
-        let Some(calls) = outcome? else { return Ok(()) };
         let ctx = ToolContext { session_id, project_id, message_id: Some(reply_id), store: app.store.clone() };
-        for call in calls {
+        for call in ending.message.tool_calls.clone() {
             feed.push(TurnEvent::ToolCall { id: call.id.clone(), name: call.name.clone(), arguments: call.arguments.clone() });
             let result = app.tools.call(ctx.clone(), &call.name, &call.arguments).await;
             let (content, is_error) = match result {
@@ -379,8 +395,8 @@ async fn run_rounds(
             }
             feed.push(TurnEvent::ToolResult { id: call.id, name: call.name, content, is_error });
         }
+        step = turn.tools_done();
     }
-    Ok(())
 }
 
 /// One reply being streamed into the stored message `id` of `session_id`.
@@ -392,16 +408,26 @@ struct Reply<'a> {
     id: i64,
     cancel: &'a CancellationToken,
     feed: &'a Feed,
-    /// False on the last round: tool calls the model makes anyway are not run.
-    tools_allowed: bool,
-    /// An overflow before the first token returns `Halt::Overflow` instead of failing the reply.
-    retry_overflow: bool,
+}
+
+/// What streaming a reply gave: for the machine (`outcome`) and for storing it.
+struct Stream {
+    outcome: Streamed,
+    text: String,
+    reasoning: String,
+    stats: ReplyStats,
+}
+
+/// A reply as stored, with the ending the machine chose.
+struct Ended {
+    message: messages::Message,
+    error: Option<String>,
+    error_code: Option<String>,
 }
 
 impl Reply<'_> {
-    /// Streams the reply. Returns the tool calls to run, or `None` when the turn is over
-    /// (answered, stopped or failed: all already stored and reported).
-    async fn stream(&self, request: &ChatRequest) -> Result<Option<Vec<ToolCall>>, Halt> {
+    /// Streams the reply, saving it as it grows (at the first token, then every SAVE_EVERY).
+    async fn stream(&self, request: &ChatRequest) -> Result<Stream, Halt> {
         let sent = Instant::now();
         let mut text = String::new();
         let mut text_chars = 0;
@@ -470,63 +496,39 @@ impl Reply<'_> {
             },
         };
         let cancelled = matches!(failure, Some(LlmError::Cancelled)) || self.cancel.is_cancelled();
-        if self.retry_overflow && !cancelled && text.is_empty() && matches!(failure, Some(LlmError::ContextTooLong { .. })) {
-            return Err(Halt::Overflow);
+        if matches!(failure, Some(LlmError::UnknownModel { .. })) {
+            self.app.clients.forget_listed_model();
         }
-        let mut tool_calls = vec![];
-        let (status, error, error_code) = match &failure {
-            _ if too_long => (
-                Status::Stopped,
-                Some(format!("the reply reached the {CONTENT_MAX_CHARS}-character limit of a message and was cut there")),
-                Some(messages::ERROR_CODE_REPLY_TOO_LONG.to_string()),
-            ),
-            _ if cancelled => (Status::Stopped, None, None),
-            Some(e) => {
-                if matches!(e, LlmError::UnknownModel { .. }) {
-                    self.app.clients.forget_listed_model();
-                }
-                (Status::Error, Some(e.to_string()), Some(crate::error::upstream_code(e.code())))
-            }
-            None if !calls.is_empty() && !self.tools_allowed => (
-                Status::Stopped,
-                Some(format!("the model asked for more tools after {MAX_TOOL_ROUNDS} rounds of tool calls; Maru stopped it here")),
-                Some(messages::ERROR_CODE_TOO_MANY_TOOL_ROUNDS.to_string()),
-            ),
-            None => {
-                tool_calls = calls;
-                (Status::Complete, None, None)
-            }
-        };
-        let (t, r, tc, err, session_id, id) = (text, reasoning, tool_calls.clone(), error.clone(), self.session_id, self.id);
-        let err_code = error_code;
+        let failure = failure.filter(|e| !matches!(e, LlmError::Cancelled)).map(|e| Failure {
+            code: crate::error::upstream_code(e.code()),
+            message: e.to_string(),
+            overflow: matches!(e, LlmError::ContextTooLong { .. }),
+        });
+        let outcome = Streamed { empty: text.is_empty(), too_long, cancelled, failure, calls };
+        Ok(Stream { outcome, text, reasoning, stats })
+    }
+
+    /// Stores the reply as the machine ended it.
+    async fn end(&self, streamed: Stream, ending: &Ending) -> Result<Ended, Halt> {
+        let Stream { text, reasoning, stats, .. } = streamed;
+        let (ending, session_id, id) = (ending.clone(), self.session_id, self.id);
+        let (error, error_code) = (ending.error.clone(), ending.error_code.clone());
         let message = self
             .app
             .store
             .write(move |tx| {
-                let end = Ending {
-                    content: &t,
-                    status,
-                    error: err.as_deref(),
-                    error_code: err_code.as_deref(),
-                    reasoning: Some(&r),
-                    tool_calls: &tc,
+                let end = messages::Ending {
+                    content: &text,
+                    status: ending.status,
+                    error: ending.error.as_deref(),
+                    error_code: ending.error_code.as_deref(),
+                    reasoning: Some(&reasoning),
+                    tool_calls: &ending.tool_calls,
                 };
                 messages::finish(tx, session_id, id, &end, &stats)
             })
             .await?
             .ok_or(Halt::ReplyGone)?;
-        match (&failure, status) {
-            (Some(e), Status::Error) => {
-                tracing::warn!(message_id = id, code = e.code(), "reply failed: {e}");
-                let code = crate::error::upstream_code(e.code());
-                self.feed.push(TurnEvent::Error { code, message: e.to_string(), message_id: Some(id) });
-                Ok(None)
-            }
-            _ if !tool_calls.is_empty() => Ok(Some(tool_calls)),
-            _ => {
-                self.feed.push(TurnEvent::Done { message: Box::new(message) });
-                Ok(None)
-            }
-        }
+        Ok(Ended { message, error, error_code })
     }
 }
