@@ -197,7 +197,9 @@ async fn settings_are_typed_and_never_echo_the_api_key() {
     for (patch, code) in [
         (json!({ "endpoint_url": "localhost:8080" }), "invalid_endpoint"),
         (json!({ "temperature": 7 }), "invalid_temperature"),
-        (json!({ "theme": "purple" }), "invalid_theme"),
+        // A typed field: the JSON itself is refused, and its message names the values allowed.
+        (json!({ "theme": "purple" }), "invalid_json"),
+        (json!({ "memory_mode": "sometimes" }), "invalid_json"),
         (json!({ "custom_instructions": "x".repeat(100_001) }), "instructions_too_long"),
         (json!({ "no_such_setting": 1 }), "invalid_json"),
         (json!({ "model": "good", "temperature": 9 }), "invalid_temperature"),
@@ -205,6 +207,9 @@ async fn settings_are_typed_and_never_echo_the_api_key() {
     ] {
         let (st, body) = s.patch("/api/settings", patch.clone()).await;
         assert_error(st, &body, 400, code, &format!("bad settings {patch}"));
+        if patch.get("theme").is_some() {
+            assert!(body["message"].as_str().unwrap().contains("expected one of `system`, `light`, `dark`"), "{body}");
+        }
     }
     assert_eq!(everything(&s).await, snapshot, "a refused settings change must change nothing, not even its valid half");
 }

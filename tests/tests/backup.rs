@@ -129,7 +129,7 @@ async fn a_backup_taken_while_a_reply_streams_restores_everything_but_the_api_ke
     assert_eq!(restored_work.instructions, "We ship on Fridays.");
     let settings = maru::api::get_settings(&app).await.unwrap();
     assert_eq!(settings.custom_instructions, "Answer briefly.", "settings are back");
-    assert_eq!(settings.theme, "dark");
+    assert_eq!(settings.theme, maru::store::settings::Theme::Dark);
     assert!(settings.endpoint_url.starts_with("http://127.0.0.1"), "the server address is kept");
     assert!(!settings.api_key_set, "the API key is left out of backups: it is set again by hand");
     let memories = maru::api::list_memories(&app, Default::default()).await.unwrap();

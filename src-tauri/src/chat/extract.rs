@@ -12,9 +12,10 @@ use crate::app::App;
 use crate::error::Result;
 use crate::llm::{ChatMessage, ChatRequest, Delta};
 use crate::memory::extract::parse_facts;
-use crate::store::memories::{self, Mode};
+use crate::store::memories;
 use crate::store::messages::{self, Role, Status};
 use crate::store::settings;
+use crate::store::settings::MemoryMode;
 
 /// Tools whose call in the turn means the model already took care of memory.
 const MEMORY_TOOLS: [&str; 3] = ["remember", "update_memory", "forget"];
@@ -44,8 +45,8 @@ async fn extract(app: &App, session_id: i64) -> Result<()> {
         })
         .await?;
     let Some((question_id, transcript)) = exchange else { return Ok(()) };
-    let mode = Mode::from_setting(&settings.memory_mode);
-    if mode == Mode::Off {
+    let mode = settings.memory_mode;
+    if mode == MemoryMode::Off {
         return Ok(());
     }
     let client = app.llm_client(&settings);

@@ -234,7 +234,9 @@ impl From<Error> for Halt {
 async fn run(app: Arc<App>, guard: RunGuard, session_id: i64, settings: Settings, first: Option<Round>) {
     let RunGuard { ref cancel, ref feed, .. } = guard;
     match run_rounds(&app, session_id, &settings, first, cancel, feed).await {
-        Ok(()) if settings.memory_mode != "off" && !cancel.is_cancelled() => super::extract::after_turn(app.clone(), session_id),
+        Ok(()) if settings.memory_mode != crate::store::settings::MemoryMode::Off && !cancel.is_cancelled() => {
+            super::extract::after_turn(app.clone(), session_id)
+        }
         Ok(()) => {}
         Err(Halt::ReplyGone) => {
             tracing::info!(session_id, "the reply was deleted while streaming; the turn ends without writing");
@@ -334,7 +336,8 @@ async fn run_rounds(
             request.max_tokens = settings.max_tokens;
             // The same tools every round, so that every tool the prompt names is offered; the
             // last round forbids calling them.
-            request.tools = app.tools.specs(&Offer { has_files, memory_on: settings.memory_mode != "off" });
+            request.tools =
+                app.tools.specs(&Offer { has_files, memory_on: settings.memory_mode != crate::store::settings::MemoryMode::Off });
             if !tools_allowed {
                 request.tool_choice = Some("none".into());
             }

@@ -10,8 +10,9 @@ use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 
 use crate::prompt::Templates;
-use crate::store::memories::{self, Mode, Proposed};
+use crate::store::memories::{self, Proposed};
 use crate::store::settings;
+use crate::store::settings::MemoryMode;
 use crate::tools::{Offer, Tool, ToolContext, ToolRegistry};
 
 pub fn register(registry: &ToolRegistry, templates: &Arc<Templates>) {
@@ -76,8 +77,8 @@ impl Tool for MemoryTool {
             let outcome = ctx
                 .store
                 .write(move |tx| {
-                    let mode = Mode::from_setting(&settings::load(tx)?.memory_mode);
-                    if mode == Mode::Off {
+                    let mode = settings::load(tx)?.memory_mode;
+                    if mode == MemoryMode::Off {
                         return Ok(json!({ "error": "saving facts is turned off in settings" }));
                     }
                     Ok(match op {
@@ -93,7 +94,7 @@ impl Tool for MemoryTool {
                             let Some(id) = id else { return Ok(json!({ "error": "`id` is required (search_memory gives the ids)" })) };
                             memories::get(tx, id)?;
                             match (op, mode) {
-                                (_, Mode::Review) => json!({ "outcome": "needs_review", "id": id }),
+                                (_, MemoryMode::Review) => json!({ "outcome": "needs_review", "id": id }),
                                 (Op::Update, _) => {
                                     let Some(fact) = fact else { return Ok(json!({ "error": "`fact` is required" })) };
                                     let patch = memories::MemoryPatch { content: Some(fact), pinned: None };

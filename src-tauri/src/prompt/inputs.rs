@@ -85,7 +85,7 @@ pub fn gather(conn: &Connection, templates: &Templates, session_id: i64, today: 
             })
             .collect(),
         memories,
-        memory_tools: settings.memory_mode != "off",
+        memory_tools: settings.memory_mode != crate::store::settings::MemoryMode::Off,
         today,
     })
 }

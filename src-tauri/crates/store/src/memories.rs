@@ -8,6 +8,7 @@ use std::collections::HashSet;
 use rusqlite::{params, Connection, Row};
 use serde::{Deserialize, Serialize};
 
+use super::settings::MemoryMode;
 use super::{char_len, found, now_ms, secrets, sessions};
 use crate::error::{Error, Result};
 
@@ -49,24 +50,6 @@ pub enum MemoryFilter {
     Accepted,
     Pending,
     All,
-}
-
-/// How the model's proposals are handled: a setting.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    Off,
-    Review,
-    Auto,
-}
-
-impl Mode {
-    pub fn from_setting(s: &str) -> Mode {
-        match s {
-            "off" => Mode::Off,
-            "auto" => Mode::Auto,
-            _ => Mode::Review,
-        }
-    }
 }
 
 /// What became of a proposal.
@@ -136,9 +119,9 @@ pub fn accepted(conn: &Connection) -> Result<Vec<Memory>> {
 }
 
 /// The model proposes a fact. A near-duplicate of an existing fact updates that fact instead of
-/// adding one; a new fact is pending, or accepted at once in `Mode::Auto`.
-pub fn propose(conn: &Connection, fact: &str, mode: Mode, session_id: Option<i64>, message_id: Option<i64>) -> Result<Proposed> {
-    if mode == Mode::Off {
+/// adding one; a new fact is pending, or accepted at once in `MemoryMode::Auto`.
+pub fn propose(conn: &Connection, fact: &str, mode: MemoryMode, session_id: Option<i64>, message_id: Option<i64>) -> Result<Proposed> {
+    if mode == MemoryMode::Off {
         return Err(Error::invalid("memory_off", "saving facts is turned off in settings"));
     }
     let content = clean_content(fact)?;
@@ -148,7 +131,7 @@ pub fn propose(conn: &Connection, fact: &str, mode: Mode, session_id: Option<i64
         }
         // New wording for a kept fact waits for the user too, unless memory is automatic.
         let (status, confirmed) = match mode {
-            Mode::Auto => (MemoryStatus::Accepted, Some(now_ms())),
+            MemoryMode::Auto => (MemoryStatus::Accepted, Some(now_ms())),
             _ => (MemoryStatus::Pending, existing.confirmed_at),
         };
         conn.execute(
@@ -160,7 +143,7 @@ pub fn propose(conn: &Connection, fact: &str, mode: Mode, session_id: Option<i64
         return Ok(Proposed::Updated(get(conn, existing.id)?));
     }
     let (status, confirmed) = match mode {
-        Mode::Auto => (MemoryStatus::Accepted, Some(now_ms())),
+        MemoryMode::Auto => (MemoryStatus::Accepted, Some(now_ms())),
         _ => (MemoryStatus::Pending, None),
     };
     let now = now_ms();

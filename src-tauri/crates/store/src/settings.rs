@@ -9,7 +9,83 @@ use crate::error::{Error, Result};
 
 pub const CUSTOM_INSTRUCTIONS_MAX_CHARS: usize = 100_000;
 pub const TEXT_MAX_CHARS_DEFAULT: u32 = 10_000_000;
-pub const TEXT_MAX_CHARS_RANGE: std::ops::RangeInclusive<u32> = 10_000..=100_000_000;
+
+/// Facts the model proposes: not kept at all, kept once the user accepts them, or kept at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum MemoryMode {
+    Off,
+    Review,
+    Auto,
+}
+
+/// The UI's language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    En,
+    Ko,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum Theme {
+    System,
+    Light,
+    Dark,
+}
+
+/// The smallest and largest value a numeric setting takes (both allowed).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Bounds {
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Bounds {
+    const fn new(min: f64, max: f64) -> Bounds {
+        Bounds { min, max }
+    }
+
+    pub fn holds(&self, v: impl Into<f64>) -> bool {
+        let v = v.into();
+        self.min <= v && v <= self.max
+    }
+}
+
+/// Every numeric setting's bounds, said once: [`update`] checks them and the UI's settings
+/// dialog reads them (generated into `ui/src/backend/generated/settingBounds.ts`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct SettingBounds {
+    pub temperature: Bounds,
+    pub top_p: Bounds,
+    pub max_tokens: Bounds,
+    pub context_length: Bounds,
+    pub first_byte_timeout_secs: Bounds,
+    pub idle_timeout_secs: Bounds,
+    pub attachment_max_mb: Bounds,
+    pub attachment_text_max_chars: Bounds,
+    pub prompt_budget_chars: Bounds,
+    pub memory_budget_chars: Bounds,
+}
+
+pub const BOUNDS: SettingBounds = SettingBounds {
+    temperature: Bounds::new(0.0, 2.0),
+    top_p: Bounds::new(0.01, 1.0),
+    max_tokens: Bounds::new(1.0, 1_000_000.0),
+    context_length: Bounds::new(256.0, 10_000_000.0),
+    first_byte_timeout_secs: Bounds::new(5.0, 3600.0),
+    idle_timeout_secs: Bounds::new(5.0, 3600.0),
+    attachment_max_mb: Bounds::new(1.0, 1024.0),
+    attachment_text_max_chars: Bounds::new(10_000.0, 100_000_000.0),
+    prompt_budget_chars: Bounds::new(2_000.0, 1_000_000.0),
+    memory_budget_chars: Bounds::new(500.0, 1_000_000.0),
+};
 
 #[derive(Clone, Serialize, Deserialize, PartialEq)]
 #[serde(default)]
@@ -31,17 +107,14 @@ pub struct Settings {
     pub first_byte_timeout_secs: u32,
     /// Seconds of silence tolerated between two pieces of a reply.
     pub idle_timeout_secs: u32,
-    /// UI language: "en" or "ko".
-    pub language: String,
-    /// "system", "light" or "dark".
-    pub theme: String,
+    pub language: Language,
+    pub theme: Theme,
     /// The largest file that can be attached, in MB.
     pub attachment_max_mb: u32,
     /// At most this many characters of a file's text are indexed; the rest is cut, with a note
     /// on the file. Bounds the time, memory and disk one file can take, whatever it inflates to.
     pub attachment_text_max_chars: u32,
-    /// Facts the model proposes: "off", "review" (wait for the user) or "auto" (kept at once).
-    pub memory_mode: String,
+    pub memory_mode: MemoryMode,
     /// The system prompt's budget in characters (sections are cut from ⑤ back to ② beyond it).
     pub prompt_budget_chars: u32,
     /// Section ⑤'s budget in characters (facts beyond it are left to `search_memory`).
@@ -61,13 +134,13 @@ impl Default for Settings {
             context_length: None,
             first_byte_timeout_secs: 300,
             idle_timeout_secs: 60,
-            language: "en".into(),
-            theme: "system".into(),
+            language: Language::En,
+            theme: Theme::System,
             attachment_max_mb: 50,
             // About 3,000 pages of prose: every real document, while a file that inflates to
             // gigabytes of text stops at a few tens of megabytes.
             attachment_text_max_chars: TEXT_MAX_CHARS_DEFAULT,
-            memory_mode: "review".into(),
+            memory_mode: MemoryMode::Review,
             prompt_budget_chars: 48_000,
             memory_budget_chars: 12_000,
         }
@@ -99,14 +172,11 @@ pub struct SettingsView {
     pub context_length: Option<u32>,
     pub first_byte_timeout_secs: u32,
     pub idle_timeout_secs: u32,
-    #[cfg_attr(feature = "ts", ts(type = r#""en" | "ko""#))]
-    pub language: String,
-    #[cfg_attr(feature = "ts", ts(type = r#""system" | "light" | "dark""#))]
-    pub theme: String,
+    pub language: Language,
+    pub theme: Theme,
     pub attachment_max_mb: u32,
     pub attachment_text_max_chars: u32,
-    #[cfg_attr(feature = "ts", ts(type = r#""off" | "review" | "auto""#))]
-    pub memory_mode: String,
+    pub memory_mode: MemoryMode,
     pub prompt_budget_chars: u32,
     pub memory_budget_chars: u32,
 }
@@ -124,11 +194,11 @@ impl From<&Settings> for SettingsView {
             context_length: s.context_length,
             first_byte_timeout_secs: s.first_byte_timeout_secs,
             idle_timeout_secs: s.idle_timeout_secs,
-            language: s.language.clone(),
-            theme: s.theme.clone(),
+            language: s.language,
+            theme: s.theme,
             attachment_max_mb: s.attachment_max_mb,
             attachment_text_max_chars: s.attachment_text_max_chars,
-            memory_mode: s.memory_mode.clone(),
+            memory_mode: s.memory_mode,
             prompt_budget_chars: s.prompt_budget_chars,
             memory_budget_chars: s.memory_budget_chars,
         }
@@ -163,18 +233,15 @@ pub struct SettingsPatch {
     #[serde(default, deserialize_with = "present")]
     pub idle_timeout_secs: Option<Option<u32>>,
     #[serde(default, deserialize_with = "present")]
-    #[cfg_attr(feature = "ts", ts(optional, type = r#""en" | "ko" | null"#))]
-    pub language: Option<Option<String>>,
+    pub language: Option<Option<Language>>,
     #[serde(default, deserialize_with = "present")]
-    #[cfg_attr(feature = "ts", ts(optional, type = r#""system" | "light" | "dark" | null"#))]
-    pub theme: Option<Option<String>>,
+    pub theme: Option<Option<Theme>>,
     #[serde(default, deserialize_with = "present")]
     pub attachment_max_mb: Option<Option<u32>>,
     #[serde(default, deserialize_with = "present")]
     pub attachment_text_max_chars: Option<Option<u32>>,
     #[serde(default, deserialize_with = "present")]
-    #[cfg_attr(feature = "ts", ts(optional, type = r#""off" | "review" | "auto" | null"#))]
-    pub memory_mode: Option<Option<String>>,
+    pub memory_mode: Option<Option<MemoryMode>>,
     #[serde(default, deserialize_with = "present")]
     pub prompt_budget_chars: Option<Option<u32>>,
     #[serde(default, deserialize_with = "present")]
@@ -327,50 +394,38 @@ fn validate(s: &Settings) -> Result<()> {
         );
     }
     check_endpoint(&s.endpoint_url)?;
-    if s.temperature.is_some_and(|t| !(0.0..=2.0).contains(&t)) {
-        return bad("invalid_temperature", "temperature must be between 0 and 2".into());
+    let b = &BOUNDS;
+    let outside = |code: &'static str, what: &str, bounds: &Bounds| {
+        Err(Error::invalid(code, format!("{what} must be between {} and {}", bounds.min, bounds.max))
+            .with("min", bounds.min)
+            .with("max", bounds.max))
+    };
+    if s.temperature.is_some_and(|t| !b.temperature.holds(t)) {
+        return outside("invalid_temperature", "temperature", &b.temperature);
     }
-    if s.top_p.is_some_and(|p| !(p > 0.0 && p <= 1.0)) {
-        return bad("invalid_top_p", "top_p must be above 0 and at most 1".into());
+    if s.top_p.is_some_and(|p| !b.top_p.holds(p)) {
+        return outside("invalid_top_p", "top_p", &b.top_p);
     }
-    if s.max_tokens == Some(0) {
-        return bad("invalid_max_tokens", "max_tokens must be at least 1 (or null for the server's default)".into());
+    if s.max_tokens.is_some_and(|n| !b.max_tokens.holds(n)) {
+        return outside("invalid_max_tokens", "max_tokens (or null for the server's default)", &b.max_tokens);
     }
-    if s.context_length.is_some_and(|c| c < 256) {
-        return bad("invalid_context_length", "context_length must be at least 256 tokens".into());
+    if s.context_length.is_some_and(|c| !b.context_length.holds(c)) {
+        return outside("invalid_context_length", "context_length, in tokens,", &b.context_length);
     }
-    if !(5..=3600).contains(&s.first_byte_timeout_secs) || !(5..=3600).contains(&s.idle_timeout_secs) {
-        return bad("invalid_timeout", "timeouts must be between 5 and 3600 seconds".into());
+    if !b.first_byte_timeout_secs.holds(s.first_byte_timeout_secs) || !b.idle_timeout_secs.holds(s.idle_timeout_secs) {
+        return outside("invalid_timeout", "timeouts, in seconds,", &b.idle_timeout_secs);
     }
-    if !["en", "ko"].contains(&s.language.as_str()) {
-        return bad("invalid_language", format!("language must be \"en\" or \"ko\" (got {:?})", s.language));
+    if !b.attachment_max_mb.holds(s.attachment_max_mb) {
+        return outside("invalid_attachment_limit", "the file size limit, in MB,", &b.attachment_max_mb);
     }
-    if !(1..=1024).contains(&s.attachment_max_mb) {
-        return bad("invalid_attachment_limit", "the file size limit must be between 1 and 1024 MB".into());
+    if !b.attachment_text_max_chars.holds(s.attachment_text_max_chars) {
+        return outside("invalid_text_limit", "the text indexed per file, in characters,", &b.attachment_text_max_chars);
     }
-    if !TEXT_MAX_CHARS_RANGE.contains(&s.attachment_text_max_chars) {
-        return Err(Error::invalid(
-            "invalid_text_limit",
-            format!(
-                "the text indexed per file must be between {} and {} characters",
-                TEXT_MAX_CHARS_RANGE.start(),
-                TEXT_MAX_CHARS_RANGE.end()
-            ),
-        )
-        .with("min", TEXT_MAX_CHARS_RANGE.start())
-        .with("max", TEXT_MAX_CHARS_RANGE.end()));
+    if !b.prompt_budget_chars.holds(s.prompt_budget_chars) {
+        return outside("invalid_budget", "the prompt budget, in characters,", &b.prompt_budget_chars);
     }
-    if !(2_000..=1_000_000).contains(&s.prompt_budget_chars) || !(500..=1_000_000).contains(&s.memory_budget_chars) {
-        return bad(
-            "invalid_budget",
-            "the prompt budget must be 2,000 to 1,000,000 characters and the memory budget 500 to 1,000,000".into(),
-        );
-    }
-    if !["off", "review", "auto"].contains(&s.memory_mode.as_str()) {
-        return bad("invalid_memory_mode", format!("memory_mode must be \"off\", \"review\" or \"auto\" (got {:?})", s.memory_mode));
-    }
-    if !["system", "light", "dark"].contains(&s.theme.as_str()) {
-        return bad("invalid_theme", format!("theme must be \"system\", \"light\" or \"dark\" (got {:?})", s.theme));
+    if !b.memory_budget_chars.holds(s.memory_budget_chars) {
+        return outside("invalid_budget", "the memory budget, in characters,", &b.memory_budget_chars);
     }
     Ok(())
 }
