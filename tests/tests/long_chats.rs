@@ -112,3 +112,40 @@ async fn a_second_overflow_ends_the_turn_with_the_servers_words() {
     assert_eq!(err.data["code"], "model_server.context_too_long", "one retry only, then the user reads why");
     assert!(err.data["message"].as_str().unwrap().contains("too long"), "{err:?}");
 }
+
+#[tokio::test]
+async fn compact_now_summarises_all_but_the_last_turn_and_the_next_request_carries_it() {
+    let fake = FakeOpenAi::start().await;
+    fake.set_models(vec![FakeModel::vllm("fake-model", 32_768)]);
+    let s = TestServer::start().await;
+    s.use_server(&fake.base_url(), "fake-model").await;
+    let chat = s.session(None, "").await;
+    for q in ["first question", "second question", "third question"] {
+        s.say(chat, q).await;
+    }
+    fake.push(Reply::text(["The user asked two questions about the schedule."]));
+    let (st, done) = s.post(&format!("/api/sessions/{chat}/compact"), json!({})).await;
+    assert_eq!(st, reqwest::StatusCode::OK, "{done}");
+    assert_eq!(done["compacted"], true, "a chat of three turns has two to summarise: {done}");
+    assert_eq!(done["summaries"][0]["turns"], 2, "everything but the last turn: {done}");
+    let asked = fake.chat_requests().last().unwrap().body.clone();
+    assert!(is_summary_request(&asked), "it asked the model for a summary, as the automatic compaction does");
+    let (_, again) = s.post(&format!("/api/sessions/{chat}/compact"), json!({})).await;
+    assert_eq!(again["compacted"], false, "only the last turn is left: nothing more to summarise: {again}");
+
+    s.say(chat, "fourth question").await;
+    let sent = fake.chat_requests().last().unwrap().body.clone();
+    let messages = sent["messages"].as_array().unwrap();
+    assert!(messages[0]["content"].as_str().unwrap().contains("two questions about the schedule"), "the summary follows the system prompt");
+    let texts: Vec<String> = messages[1..].iter().map(|m| m["content"].to_string()).collect();
+    assert!(!texts.iter().any(|t| t.contains("first question")), "the summarised turns are not sent again: {texts:?}");
+    assert!(texts.iter().any(|t| t.contains("third question")), "the last turn is kept word for word: {texts:?}");
+    assert_eq!(s.history(chat).await.len(), 8, "every message is still stored and shown");
+
+    fake.push(Reply::text((0..200).map(|i| format!("w{i} "))).piece_delay(10));
+    let mut turn = s.turn(&format!("/api/sessions/{chat}/messages"), Some(json!({ "content": "a long answer please" }))).await;
+    while turn.next().await.is_some_and(|e| e.name != "token") {}
+    let (st, busy) = s.post(&format!("/api/sessions/{chat}/compact"), json!({})).await;
+    assert_eq!((st.as_u16(), busy["code"].as_str()), (409, Some("turn_running")), "not while a reply is being written: {busy}");
+    turn.collect().await;
+}

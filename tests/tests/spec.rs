@@ -311,6 +311,9 @@ async fn every_answer_matches_the_document() {
     let all = c.get(&format!("{messages}?limit=500")).await;
     let all = all["messages"].as_array().unwrap();
     assert!(all.iter().any(|m| !m["tool_calls"].as_array().unwrap().is_empty()), "a message with tool calls was checked");
+    fake.push(Reply::text(["A summary of the turns so far."]));
+    let compacted = c.ok(M::POST, &format!("/api/sessions/{sess}/compact"), None).await;
+    assert_eq!(compacted["compacted"], true, "compact now summarised the older turns: {compacted}");
     let ctx = c.get(&format!("/api/sessions/{sess}/context")).await;
     assert!(ctx["sections"].as_array().unwrap().iter().any(|s| !s["cuts"].as_array().unwrap().is_empty()), "a cut was checked: {ctx}");
     let kinds: BTreeSet<&str> = ctx["overrides"].as_array().unwrap().iter().map(|o| o["source"]["kind"].as_str().unwrap()).collect();

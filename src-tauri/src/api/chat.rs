@@ -68,6 +68,12 @@ pub async fn turn_events(app: &App, session_id: i64) -> Result<TurnStream> {
 
 // ---- context inspector
 
+/// Summarises everything but the last turn now (the inspector's Compact now).
+#[instrument(skip(app), err(level = Level::WARN))]
+pub async fn compact(app: Arc<App>, session_id: i64) -> Result<chat::compact::Compacted> {
+    chat::compact::now(&app, session_id).await
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ContextView {

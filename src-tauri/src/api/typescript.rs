@@ -21,6 +21,7 @@ fn export_types(dir: &Path) {
     use crate::api::{Health, MemoryStatusQuery, MessageEdit, MessageQuery, SearchQuery, SessionQuery};
     use crate::app::demo::DemoModel;
     use crate::app::TurnEvent;
+    use crate::chat::compact::Compacted;
     use crate::chat::plan::TokenPlan;
     use crate::error::ErrorBody;
     use crate::llm::{FoundServer, ModelInfo, ToolCall, Usage};
@@ -83,6 +84,7 @@ fn export_types(dir: &Path) {
         SearchQuery,
         Summary,
         TokenPlan,
+        Compacted,
         // api
         Health,
         SessionQuery,

@@ -101,6 +101,61 @@ impl Context<'_> {
     }
 }
 
+/// What compacting on request did.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Compacted {
+    /// False when there was nothing older than the last turn left to summarise.
+    pub compacted: bool,
+    /// The chat's summaries now, oldest first.
+    pub summaries: Vec<summaries::Summary>,
+}
+
+/// The window assumed when neither the server nor the settings say: it only sizes how much of
+/// the chat one summary request may quote.
+const UNKNOWN_WINDOW: u32 = 8_192;
+
+/// Summarises everything but the chat's last turn now, as the automatic compaction does near the
+/// window's end. Refused with `turn_running` while a reply is being written in the chat; stop
+/// stops it. Your messages are all kept; only what the model is sent changes.
+pub async fn now(app: &Arc<App>, session_id: i64) -> Result<Compacted> {
+    let slot = app.runs.hold(session_id)?;
+    let templates = app.templates.clone();
+    let today = chrono::Local::now().date_naive();
+    let (settings, prompt, stored, history) = app
+        .store
+        .read(move |c| {
+            let settings = crate::store::settings::for_session(c, session_id)?;
+            let budgets = crate::prompt::Budgets::from_settings(&settings);
+            let (_, report) = crate::prompt::render_current(c, &templates, session_id, today, &budgets)?;
+            let stored = summaries::list(c, session_id)?;
+            let history = messages::history_after(c, session_id, stored.last().map_or(0, |s| s.through_id))?;
+            Ok((settings, report.rendered.text, stored, history))
+        })
+        .await?;
+    let client = app.llm_client(&settings);
+    let model = app.resolve_model(&client, &settings).await?;
+    let window = match settings.context_length {
+        Some(n) => Some(n),
+        None => app.clients.context_length(&client, &settings.endpoint_url, &model).await,
+    };
+    let before = stored.len();
+    let mut context = Context {
+        app,
+        client: &client,
+        model: &model,
+        session_id,
+        cancel: &slot.cancel,
+        window: window.or(Some(UNKNOWN_WINDOW)),
+        reserve: 0,
+    };
+    let summaries = context.fit(&prompt, &history, stored, true).await.map_err(|halt| match halt {
+        Halt::Failed(e) => e,
+        Halt::ReplyGone => Error::NotFound { what: "session", id: session_id },
+    })?;
+    Ok(Compacted { compacted: summaries.len() > before, summaries })
+}
+
 /// The system prompt followed by the summaries, and the history they do not cover.
 pub(super) fn with_summaries<'h>(
     templates: &crate::prompt::Templates,

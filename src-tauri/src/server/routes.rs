@@ -17,6 +17,7 @@ use crate::api::chat::{ContextView, DeletedPreset, NewTurn, PresetView, Stopped}
 use crate::api::{self, Deleted, Health, MessageEdit, MessageQuery, SessionQuery};
 use crate::app::demo::DemoModel;
 use crate::app::{App, TurnEvent, TurnStream};
+use crate::chat::compact::Compacted;
 use crate::error::{ErrorBody, Result};
 use crate::llm::{FoundServer, ModelInfo};
 use crate::store::attachments::Attachment;
@@ -47,6 +48,7 @@ pub(super) fn documented() -> (Router<Arc<App>>, utoipa::openapi::OpenApi) {
         .routes(routes!(stop))
         .routes(routes!(turn_events))
         .routes(routes!(context))
+        .routes(routes!(compact))
         .routes(routes!(get_settings, update_settings))
         .routes(routes!(list_memories, create_memory))
         .routes(routes!(update_memory, delete_memory))
@@ -336,6 +338,18 @@ async fn stop(State(app): AppState, Id(id): Id) -> Reply<Stopped> {
 ))]
 async fn context(State(app): AppState, Id(id): Id) -> Reply<ContextView> {
     Ok(axum::Json(api::chat::context(&app, id).await?))
+}
+
+/// Compact now: summarise everything but the last turn
+#[utoipa::path(post, path = "/api/sessions/{id}/compact", tag = "chat", params(Id), responses(
+    (status = 200, description = "The chat's summaries now; `compacted` is false when only the last turn was left", body = Compacted),
+    (status = 400, description = "`invalid_id`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+    (status = 409, description = "`turn_running`: a reply is being written in the chat", body = ErrorBody),
+    (status = 502, description = "`model_server.*`: the model server could not write the summary", body = ErrorBody),
+))]
+async fn compact(State(app): AppState, Id(id): Id) -> Reply<Compacted> {
+    Ok(axum::Json(api::chat::compact(app, id).await?))
 }
 
 // ---- settings

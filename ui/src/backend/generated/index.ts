@@ -6,6 +6,7 @@ export type { AttachmentScope } from './AttachmentScope';
 export type { Bounds } from './Bounds';
 export type { ChatExport } from './ChatExport';
 export type { ChatHit } from './ChatHit';
+export type { Compacted } from './Compacted';
 export type { ContextView } from './ContextView';
 export type { Cut } from './Cut';
 export type { Deleted } from './Deleted';
