@@ -15,7 +15,7 @@ use anyhow::Context;
 use serde::{Deserialize, Serialize};
 use zip::write::SimpleFileOptions;
 
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 use crate::store::Store;
 
 /// What `backup.json` says a file is, so that restore refuses any other zip.
@@ -191,7 +191,7 @@ fn entry_path(name: &str) -> Option<PathBuf> {
 }
 
 fn not_a_backup(message: impl Into<String>) -> Error {
-    Error::invalid("not_a_backup", message)
+    Error::invalid(Code::NotABackup, message)
 }
 
 /// Restores a backup into `data_dir`, which must be empty or not exist yet. Every entry is
@@ -201,14 +201,14 @@ pub fn restore(backup: &Path, data_dir: &Path) -> Result<Restored> {
     if let Ok(mut entries) = std::fs::read_dir(data_dir) {
         if entries.next().is_some() {
             return Err(Error::conflict(
-                "data_dir_not_empty",
+                Code::DataDirNotEmpty,
                 format!("{} is not empty; restore into a new folder (and start Maru with --data-dir pointing at it)", data_dir.display()),
             ));
         }
     } else if data_dir.exists() {
-        return Err(Error::invalid("data_dir_unusable", format!("{} is not a folder", data_dir.display())));
+        return Err(Error::invalid(Code::DataDirUnusable, format!("{} is not a folder", data_dir.display())));
     }
-    let file = File::open(backup).map_err(|e| Error::invalid("not_a_backup", format!("cannot open {}: {e}", backup.display())))?;
+    let file = File::open(backup).map_err(|e| Error::invalid(Code::NotABackup, format!("cannot open {}: {e}", backup.display())))?;
     let mut zip = zip::ZipArchive::new(file).map_err(|e| not_a_backup(format!("{} is not a zip file: {e}", backup.display())))?;
 
     let manifest: Manifest = {
@@ -231,7 +231,7 @@ pub fn restore(backup: &Path, data_dir: &Path) -> Result<Restored> {
         }
         let path = entry_path(entry.name()).filter(|_| !entry.is_symlink()).ok_or_else(|| {
             Error::invalid(
-                "unsafe_backup_entry",
+                Code::UnsafeBackupEntry,
                 format!("the backup holds {:?}, which is not a place in a data folder; nothing was restored", entry.name()),
             )
         })?;
@@ -280,9 +280,9 @@ fn check_restored(data_dir: &Path, manifest: &Manifest) -> Result<Restored> {
     let conn = rusqlite::Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
     let check: String = conn
         .query_row("PRAGMA integrity_check", [], |r| r.get(0))
-        .map_err(|e| Error::invalid("backup_damaged", format!("the database in the backup cannot be read: {e}")))?;
+        .map_err(|e| Error::invalid(Code::BackupDamaged, format!("the database in the backup cannot be read: {e}")))?;
     if check != "ok" {
-        return Err(Error::invalid("backup_damaged", format!("the database in the backup is damaged: {check}")));
+        return Err(Error::invalid(Code::BackupDamaged, format!("the database in the backup is damaged: {check}")));
     }
     let count = |table: &str| conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get::<_, i64>(0));
     let restored = Restored {

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use maru::app::App;
+use maru::error::Code;
 use maru::server::{self, ServeOptions};
 
 #[derive(Parser)]
@@ -204,7 +205,7 @@ fn export_prompts(data_dir: &std::path::Path) -> maru::error::Result<()> {
     maru::paths::create_private_dir(data_dir)?;
     let _lock = maru::paths::DataDirLock::acquire(data_dir).map_err(|e| match e.code().as_ref() {
         "data_dir_in_use" => maru::error::Error::startup(
-            "data_dir_in_use",
+            Code::DataDirInUse,
             format!("{e}. Quit Maru, export the prompts, then start it again: it reads its templates when it starts"),
         ),
         _ => e,

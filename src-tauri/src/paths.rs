@@ -3,11 +3,11 @@
 
 use std::path::Path;
 
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 
 /// Creates a directory readable by its owner only.
 pub fn create_private_dir(dir: &Path) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::startup("data_dir_unusable", format!("cannot create {}: {e}", dir.display())))?;
+    std::fs::create_dir_all(dir).map_err(|e| Error::startup(Code::DataDirUnusable, format!("cannot create {}: {e}", dir.display())))?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -34,7 +34,7 @@ impl DataDirLock {
             .create(true)
             .truncate(false)
             .open(&path)
-            .map_err(|e| Error::startup("data_dir_unusable", format!("cannot open {}: {e}", path.display())))?;
+            .map_err(|e| Error::startup(Code::DataDirUnusable, format!("cannot open {}: {e}", path.display())))?;
         match file.try_lock() {
             Ok(()) => {}
             // A file system without locks (some network mounts): run, as Maru did before locks.
@@ -47,7 +47,7 @@ impl DataDirLock {
                 let holder = holder.trim();
                 let who = if holder.is_empty() { "another Maru".to_string() } else { format!("another Maru ({holder})") };
                 return Err(Error::startup(
-                    "data_dir_in_use",
+                    Code::DataDirInUse,
                     format!(
                         "the data folder {} is in use by {who}; close it first, or start this one with another --data-dir",
                         data_dir.display()

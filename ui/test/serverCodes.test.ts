@@ -1,12 +1,9 @@
-// Every code the server can send has the UI's words, in English and Korean. The codes are read
-// from the Rust sources, so a new `Error::invalid("…")` (or conflict, startup, an upstream code, a
-// stored reply's code, a reason the context inspector or the files panel shows) without a sentence
-// here fails this test instead of showing English in a Korean window.
-//
-// Reading the sources (rather than a list the Rust side writes) needs no Rust build before
-// `npm test` and cannot go stale: the literals are the codes. The patterns below are the few
-// shapes in which the server writes a code; a code built some other way would be missed, so keep
-// to them.
+// Error codes are one Rust list each (`Code`, `UpstreamCode`, generated into
+// `src/backend/generated/`), and `lib/errors.ts` is checked against them by the TypeScript
+// compiler: a code without words fails the build. What the compiler cannot see is read here from
+// the Rust sources: the reasons (file notes, the context inspector's causes), which are still
+// written as strings, and the params each place that raises a code sends with it (`.with("…")`),
+// which a Korean sentence with `{name}` in it needs.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -39,25 +36,6 @@ function codes(patterns: RegExp[], only?: (file: string) => boolean): Map<string
   return found;
 }
 
-/** Maru's own error codes. */
-const ownCodes = () => {
-  const found = codes([
-    /\b(?:invalid|conflict|startup)\(\s*"([a-z_]+)"/g, // Error::invalid("code", …) and the like
-    /(?<!Upstream\s*\{\s*)\bcode:\s*"([a-z_]+)"/g, // TurnEvent::Error { code: "…" }
-    /\bErrorBody::new\(\s*"([a-z_]+)"/g, // ErrorBody::new("code", …)
-    /=> "([a-z_]+)"\.into\(\)/g, // Error::code(): not_found, unauthorized, newer_schema, internal
-  ]);
-  for (const [code, file] of codes([/const ERROR_CODE_\w+: &str = "([a-z_]+)"/g])) found.set(code, file);
-  return found;
-};
-
-/** The model server's, as the UI receives them: `model_server.<code>`. */
-const upstreamCodes = () => {
-  const found = codes([/Upstream\s*\{\s*code:\s*"([a-z_]+)"/g]);
-  for (const [code, file] of codes([/LlmError::\w+(?:\s*\{[^}]*\})?\s*=> "([a-z_]+)"/g], (f) => f === path.join('llm', 'error.rs'))) found.set(code, file);
-  return new Map([...found].map(([c, f]) => [`model_server.${c}`, f]));
-};
-
 /** Reasons (context inspector, file notes). */
 const reasonCodes = () => codes([
   /\b(?:Reason|Note|Absent)::new\(\s*"([a-z_]+)"/g,
@@ -82,23 +60,9 @@ const missing = (found: Map<string, string>, table: Readonly<Record<string, { en
   [...found].filter(([code]) => !table[code]?.ko).map(([code, file]) => `${code} (${file})`);
 
 describe('every code the server sends has Korean words', () => {
-  it('finds the codes in the Rust sources (the patterns still match)', () => {
-    const own = ownCodes();
-    for (const code of ['name_taken', 'invalid_json', 'not_found', 'internal', 'turn_running', 'no_such_route', 'interrupted', 'data_dir_in_use']) {
-      expect(own.has(code), `${code} should be found in src-tauri/src: a pattern no longer matches how the server writes codes`).toBe(true);
-    }
-    const up = upstreamCodes();
-    for (const code of ['model_server.unreachable', 'model_server.timeout_idle', 'model_server.no_model']) expect(up.has(code), code).toBe(true);
+  it('finds the reasons in the Rust sources (the patterns still match)', () => {
     const reasons = reasonCodes();
-    for (const code of ['no_custom_instructions', 'section_budget', 'moved_to_project', 'pdf_timeout', 'unread_pages']) expect(reasons.has(code), code).toBe(true);
-  });
-
-  it('error codes: a sentence for each in errors.ts', () => {
-    expect(missing(ownCodes(), ERRORS), 'these codes would show English in a Korean window; add them to ui/src/lib/errors.ts').toEqual([]);
-  });
-
-  it('model-server codes: a sentence for each in errors.ts', () => {
-    expect(missing(upstreamCodes(), ERRORS), 'add them to MODEL_SERVER in ui/src/lib/errors.ts').toEqual([]);
+    for (const code of ['no_custom_instructions', 'section_budget', 'moved_to_project', 'pdf_timeout', 'unread_pages', 'text_cut']) expect(reasons.has(code), code).toBe(true);
   });
 
   it('reasons: a sentence for each in reasons.ts', () => {
@@ -106,10 +70,15 @@ describe('every code the server sends has Korean words', () => {
   });
 
   it('the names a Korean sentence puts in are the ones the server sends with its code', () => {
-    // Each `invalid("code", …)` / `conflict("code", …)` and the `.with("name", …)` calls chained
-    // on it.
-    const raised = (code: string) => sources.flatMap(({ file, text }) =>
-      [...text.matchAll(new RegExp(`\\b(?:invalid|conflict)\\(\\s*"${code}"`, 'g'))].map((m) => {
+    // Each `invalid(Code::Name, …)` / `conflict(Code::Name, …)` and the `.with("name", …)` calls
+    // chained on it.
+    const variant = (code: string) => code.split('_').map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+    // A setting out of its bounds is raised by `outside(Code::Name, …)` in store/settings.rs,
+    // which always sends `min` and `max`.
+    const bounded = (code: string) => sources.flatMap(({ file, text }) =>
+      [...text.matchAll(new RegExp(`\\boutside\\(\\s*Code::${variant(code)}\\b`, 'g'))].map(() => ({ file, params: new Set(['min', 'max']) })));
+    const raised = (code: string) => bounded(code).concat(sources.flatMap(({ file, text }) =>
+      [...text.matchAll(new RegExp(`\\b(?:invalid|conflict)\\(\\s*Code::${variant(code)}\\b`, 'g'))].map((m) => {
         let end = closing(text, m.index + m[0].indexOf('('));
         const params = new Set<string>();
         for (let w; (w = /^\s*\.with\(\s*"(\w+)"/.exec(text.slice(end + 1))); ) {
@@ -117,7 +86,7 @@ describe('every code the server sends has Korean words', () => {
           end = closing(text, end + 1 + w[0].indexOf('('));
         }
         return { file, params };
-      }));
+      })));
     const named = Object.entries(ERRORS).filter(([, w]) => w.named);
     expect(named.length, 'some sentences use the server’s params').toBeGreaterThan(5);
     for (const [code, w] of named) {

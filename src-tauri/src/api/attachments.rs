@@ -7,7 +7,7 @@ use tracing::{instrument, Level};
 use super::Deleted;
 use crate::app::App;
 use crate::attachments::Scope;
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 use crate::store::attachments::{self as table, Attachment};
 use crate::store::settings;
 
@@ -29,7 +29,7 @@ impl AttachmentScope {
         match (self.session_id, self.project_id) {
             (Some(s), None) => Ok(Scope::Session(s)),
             (None, Some(p)) => Ok(Scope::Project(p)),
-            _ => Err(Error::invalid("invalid_scope", "attach a file to either a session (session_id) or a project (project_id)")),
+            _ => Err(Error::invalid(Code::InvalidScope, "attach a file to either a session (session_id) or a project (project_id)")),
         }
     }
 }

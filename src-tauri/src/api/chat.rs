@@ -10,7 +10,7 @@ use tracing::{instrument, Level};
 use crate::app::demo::DemoModel;
 use crate::app::{App, TurnStream};
 use crate::chat::{self, TurnKind};
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 use crate::llm;
 use crate::prompt::templates::TemplateInfo;
 use crate::prompt::{self, Budgets, SectionReport};
@@ -63,7 +63,7 @@ pub async fn stop(app: &App, session_id: i64) -> Result<Stopped> {
 /// reloaded window. `no_turn_running` when nothing is being written.
 pub async fn turn_events(app: &App, session_id: i64) -> Result<TurnStream> {
     app.store.read(move |c| crate::store::sessions::get(c, session_id)).await?;
-    app.runs.attach(session_id).ok_or_else(|| Error::conflict("no_turn_running", "no reply is being written in this chat"))
+    app.runs.attach(session_id).ok_or_else(|| Error::conflict(Code::NoTurnRunning, "no reply is being written in this chat"))
 }
 
 // ---- context inspector
@@ -348,7 +348,7 @@ pub async fn start_demo_model(app: &App) -> Result<DemoModel> {
 
 pub(super) fn check_preset(conn: &rusqlite::Connection, templates: &prompt::Templates, key: &str) -> Result<()> {
     prompt::inputs::resolve_base(conn, templates, Some(key)).map(|_| ()).map_err(|e| match e {
-        Error::NotFound { .. } => Error::invalid("unknown_preset", format!("there is no preset {key:?}")).with("preset", key),
+        Error::NotFound { .. } => Error::invalid(Code::UnknownPreset, format!("there is no preset {key:?}")).with("preset", key),
         other => other,
     })
 }

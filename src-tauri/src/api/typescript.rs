@@ -23,7 +23,7 @@ fn export_types(dir: &Path) {
     use crate::app::TurnEvent;
     use crate::chat::compact::Compacted;
     use crate::chat::plan::TokenPlan;
-    use crate::error::ErrorBody;
+    use crate::error::{Code, ErrorBody, UpstreamCode};
     use crate::llm::{FoundServer, ModelInfo, ToolCall, Usage};
     use crate::prompt::budget::Cut;
     use crate::prompt::render::SectionReport;
@@ -92,6 +92,8 @@ fn export_types(dir: &Path) {
         MessageEdit,
         Deleted,
         ErrorBody,
+        Code,
+        UpstreamCode,
         NewTurn,
         Stopped,
         ContextView,

@@ -9,7 +9,7 @@ use serde::Serialize;
 use tokio::process::{Child, Command};
 use tokio::sync::Mutex;
 
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result, UpstreamCode};
 
 /// The name the demo server answers to in `/v1/models`.
 pub const DEMO_MODEL: &str = "SmolLM2-135M-demo";
@@ -69,7 +69,7 @@ impl Demo {
     pub async fn start(&self) -> Result<DemoModel> {
         let Some((server, model)) = self.files() else {
             return Err(Error::invalid(
-                "demo_unavailable",
+                Code::DemoUnavailable,
                 "the demo model is not on this machine: `make run` in Maru's source folder builds it, or connect your own model server in Settings",
             ));
         };
@@ -126,7 +126,7 @@ impl Demo {
 }
 
 fn failed(message: String) -> Error {
-    Error::Upstream { code: "demo_failed", message }
+    Error::Upstream { code: UpstreamCode::DemoFailed, message }
 }
 
 fn free_port() -> Result<u16> {

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::attachments::{self, Files};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, UpstreamCode};
 use crate::llm;
 use crate::paths::{self, DataDirLock};
 use crate::prompt::{PromptCache, Templates};
@@ -117,7 +117,7 @@ impl App {
     /// The model from settings, or the first one the server lists.
     pub async fn resolve_model(&self, client: &llm::Client, s: &Settings) -> Result<String> {
         self.clients.resolve_model(client, &s.endpoint_url, &s.model).await?.ok_or_else(|| Error::Upstream {
-            code: "no_model",
+            code: UpstreamCode::NoModel,
             message: format!("the server at {} lists no models; load one, or set the model name in settings", s.endpoint_url),
         })
     }

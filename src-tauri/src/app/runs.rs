@@ -9,7 +9,7 @@ use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use super::events::{Feed, TurnStream};
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 
 #[derive(Default, Clone)]
 pub struct Runs {
@@ -51,7 +51,10 @@ impl Runs {
     pub fn hold(&self, session_id: i64) -> Result<RunGuard> {
         let mut active = self.lock();
         if active.contains_key(&session_id) {
-            return Err(Error::conflict("turn_running", "a reply is still being written in this chat; stop it or wait for it to finish"));
+            return Err(Error::conflict(
+                Code::TurnRunning,
+                "a reply is still being written in this chat; stop it or wait for it to finish",
+            ));
         }
         let (cancel, feed) = (CancellationToken::new(), Feed::new());
         active.insert(session_id, Running { cancel: cancel.clone(), feed: feed.clone() });
@@ -104,7 +107,7 @@ impl Runs {
                     self.stop(session_id);
                     if tokio::time::timeout_at(deadline, freed).await.is_err() {
                         return Err(Error::conflict(
-                            "turn_running",
+                            Code::TurnRunning,
                             "the reply being written in this chat did not stop in time; try again",
                         ));
                     }

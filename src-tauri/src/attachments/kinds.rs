@@ -2,7 +2,7 @@
 //! anything is stored: names that look like paths, empty files, binary files with no text, and
 //! contents that contradict their extension.
 
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 use crate::store::attachments::Kind;
 use crate::store::text;
 
@@ -11,13 +11,13 @@ pub const NAME_MAX_CHARS: usize = 255;
 /// A display name: one line, no folders. "../etc/passwd" and "C:\x.txt" are refused rather than
 /// cut, since the user should see the name they chose.
 pub fn clean_name(raw: &str) -> Result<String> {
-    let name = text::one_line(raw, NAME_MAX_CHARS, "invalid_file_name", "a file name")?;
+    let name = text::one_line(raw, NAME_MAX_CHARS, Code::InvalidFileName, "a file name")?;
     if name.is_empty() {
-        return Err(Error::invalid("invalid_file_name", "the file has no name"));
+        return Err(Error::invalid(Code::InvalidFileName, "the file has no name"));
     }
     if name.contains(['/', '\\']) || name == "." || name == ".." || name.contains('\0') {
         return Err(Error::invalid(
-            "invalid_file_name",
+            Code::InvalidFileName,
             format!("{name:?} looks like a path; attach the file itself, named without folders"),
         ));
     }
@@ -27,7 +27,7 @@ pub fn clean_name(raw: &str) -> Result<String> {
 /// The kind and MIME type of `bytes` named `name`.
 pub fn detect(name: &str, bytes: &[u8]) -> Result<(Kind, &'static str)> {
     if bytes.is_empty() {
-        return Err(Error::invalid("empty_file", format!("{name} is empty (0 bytes): there is nothing to read")).with("file", name));
+        return Err(Error::invalid(Code::EmptyFile, format!("{name} is empty (0 bytes): there is nothing to read")).with("file", name));
     }
     let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
     let image = image_type(bytes);
@@ -57,7 +57,7 @@ pub fn detect(name: &str, bytes: &[u8]) -> Result<(Kind, &'static str)> {
     }
     if std::str::from_utf8(bytes).is_err() || bytes.contains(&0) {
         return Err(Error::invalid(
-            "binary_file",
+            Code::BinaryFile,
             format!("{name} is a binary file with no text Maru can read; attach text, Markdown, code, CSV, JSON, HTML, PDF or an image"),
         )
         .with("file", name));
@@ -99,7 +99,7 @@ fn image_type(bytes: &[u8]) -> Option<&'static str> {
 }
 
 fn mismatch(name: &str, ext: &str, is: &str) -> Error {
-    Error::invalid("type_mismatch", format!("{name} is named .{ext} but its content is {is}; rename it to match what it is"))
+    Error::invalid(Code::TypeMismatch, format!("{name} is named .{ext} but its content is {is}; rename it to match what it is"))
         .with("file", name)
         .with("ext", ext)
 }

@@ -18,7 +18,7 @@ pub mod tool;
 
 use std::path::Path;
 
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 pub use crate::store::attachments::Kind;
 use crate::store::attachments::{self as table, Attachment, NewAttachment, NewPassage};
 use crate::store::terms;
@@ -64,7 +64,7 @@ impl Files {
         let name = kinds::clean_name(name)?;
         if bytes.len() as u64 > file_max_bytes {
             return Err(Error::invalid(
-                "file_too_large",
+                Code::FileTooLarge,
                 format!("{name} is {} MB; files can be at most {} MB (a setting)", bytes.len() >> 20, file_max_bytes >> 20),
             )
             .with("file", &name)
@@ -83,7 +83,7 @@ impl Files {
             let used = table::scope_bytes(tx, session_id, project_id)?;
             if used + bytes.len() as i64 > SCOPE_MAX_BYTES {
                 return Err(Error::invalid(
-                    "scope_full",
+                    Code::ScopeFull,
                     format!("the files here already take {} MB of the {} MB allowed; remove some first", used >> 20, SCOPE_MAX_BYTES >> 20),
                 ));
             }

@@ -16,7 +16,7 @@ use super::history;
 use super::machine::{Ending, Failure, Next, Step, Streamed, Turn};
 use super::title;
 use crate::app::{App, Feed, Offer, RunGuard, ToolContext, TurnEvent, TurnStream};
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 use crate::llm::{CancellationToken, ChatRequest, Delta, LlmError, ToolCall};
 use crate::prompt::{self, Budgets};
 use crate::store::messages::{self, NewMessage, ReplyStats, Role, Status, CONTENT_MAX_CHARS};
@@ -84,7 +84,7 @@ async fn begin(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<(RunGua
                 }
                 TurnKind::Regenerate => {
                     let last_user = messages::last_user_id(tx, session_id)?
-                        .ok_or_else(|| Error::invalid("nothing_to_regenerate", "this chat has no message to answer yet"))?;
+                        .ok_or_else(|| Error::invalid(Code::NothingToRegenerate, "this chat has no message to answer yet"))?;
                     // The reply so far stays as an earlier version.
                     messages::branch_at(tx, session_id, Some(last_user))?;
                 }
@@ -92,7 +92,7 @@ async fn begin(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<(RunGua
                     check_content(&content)?;
                     let m = messages::get(tx, message_id)?;
                     if m.session_id != session_id || m.role != Role::User {
-                        return Err(Error::invalid("not_a_user_message", "only your own messages in this chat can be edited and resent"));
+                        return Err(Error::invalid(Code::NotAUserMessage, "only your own messages in this chat can be edited and resent"));
                     }
                     // The edited message is a new version beside the old one, which keeps its
                     // replies; it keeps the old one's images and is stamped with the new time.
@@ -203,7 +203,7 @@ async fn check_model_sees_images(app: &App, session_id: i64) -> Result<()> {
     let model = app.resolve_model(&client, &settings).await?;
     if client.accepts_images(&model).await == Some(false) {
         return Err(Error::invalid(
-            "images_unsupported",
+            Code::ImagesUnsupported,
             format!("the model {model} does not take images; choose a vision model in settings, or send the message without them"),
         )
         .with("model", model));
@@ -213,7 +213,7 @@ async fn check_model_sees_images(app: &App, session_id: i64) -> Result<()> {
 
 fn check_content(content: &str) -> Result<()> {
     if content.trim().is_empty() {
-        return Err(Error::invalid("empty_message", "the message is empty"));
+        return Err(Error::invalid(Code::EmptyMessage, "the message is empty"));
     }
     Ok(())
 }
@@ -241,7 +241,7 @@ async fn run(app: Arc<App>, guard: RunGuard, session_id: i64, settings: Settings
         Err(Halt::ReplyGone) => {
             tracing::info!(session_id, "the reply was deleted while streaming; the turn ends without writing");
             feed.push(TurnEvent::Error {
-                code: "reply_deleted".into(),
+                code: crate::error::Code::ReplyDeleted.as_str().into(),
                 message: "this reply was deleted while it was being written".into(),
                 message_id: None,
             });

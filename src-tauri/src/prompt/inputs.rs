@@ -5,7 +5,7 @@ use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
 use super::templates::Templates;
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 use crate::store::{attachments, memories, presets, projects, sessions, settings};
 
 /// Everything that decides the system prompt. Equal inputs render a byte-identical prompt.
@@ -100,8 +100,9 @@ pub fn resolve_base(conn: &Connection, templates: &Templates, preset: Option<&st
         return Ok(BaseInput::UserPreset { key: key.to_string(), label: format!("preset: {}", p.name), text: p.prompt });
     }
     let name = format!("presets/{key}");
-    let info =
-        templates.info(&name).ok_or_else(|| Error::invalid("unknown_preset", format!("there is no preset {key:?}")).with("preset", key))?;
+    let info = templates
+        .info(&name)
+        .ok_or_else(|| Error::invalid(Code::UnknownPreset, format!("there is no preset {key:?}")).with("preset", key))?;
     let label = format!("preset: {}", info.meta("name").unwrap_or(key));
     Ok(BaseInput::Template { name, label })
 }

@@ -13,7 +13,7 @@ use handlebars::Handlebars;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 
 /// (name, file contents) of every bundled template; the name is the path under `prompts/`.
 const BUNDLED: &[(&str, &str)] = &[
@@ -118,7 +118,7 @@ impl Templates {
                 _ => (bundled.body.to_string(), TemplateSource::Bundled),
             };
             hb.register_template_string(name, &body)
-                .map_err(|e| Error::startup("bad_template", format!("the prompt template {name} does not parse: {e}")))?;
+                .map_err(|e| Error::startup(Code::BadTemplate, format!("the prompt template {name} does not parse: {e}")))?;
             info.push(TemplateInfo {
                 name: name.to_string(),
                 version: bundled.version,
@@ -205,7 +205,7 @@ fn parse_managed(file: &str) -> Option<(ManagedHeader, &str)> {
 
 fn resolve_override(name: &str, bundled: &Parsed, path: PathBuf) -> Result<(String, TemplateSource)> {
     let file = std::fs::read_to_string(&path)
-        .map_err(|e| Error::startup("bad_template", format!("cannot read the prompt override {}: {e}", path.display())))?;
+        .map_err(|e| Error::startup(Code::BadTemplate, format!("cannot read the prompt override {}: {e}", path.display())))?;
     let Some((header, body)) = parse_managed(&file) else {
         return Ok((file.strip_suffix('\n').unwrap_or(&file).to_string(), TemplateSource::CustomOverride { path }));
     };

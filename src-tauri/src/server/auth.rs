@@ -8,7 +8,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use subtle::ConstantTimeEq;
 
-use crate::error::Error;
+use crate::error::{Code, Error};
 
 #[derive(Clone)]
 pub struct Guard {
@@ -40,7 +40,7 @@ impl Guard {
 
 pub async fn check(State(guard): State<Guard>, req: Request, next: Next) -> Response {
     if !guard.host_ok(&req) {
-        return Error::invalid("bad_host", "this server only answers requests addressed to 127.0.0.1 or localhost").into_response();
+        return Error::invalid(Code::BadHost, "this server only answers requests addressed to 127.0.0.1 or localhost").into_response();
     }
     if req.uri().path().starts_with("/api/") && !guard.token_ok(&req) {
         return Error::Unauthorized {

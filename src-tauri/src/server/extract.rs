@@ -7,7 +7,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
 
-use crate::error::Error;
+use crate::error::{Code, Error};
 
 /// A JSON body; malformed JSON or wrong fields answer 400 `invalid_json`.
 pub struct Json<T>(pub T);
@@ -17,13 +17,13 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Json<T> {
     async fn from_request(req: Request, state: &S) -> Result<Self, Error> {
         axum::Json::<T>::from_request(req, state).await.map(|axum::Json(v)| Json(v)).map_err(|rej| match rej.status() {
             StatusCode::PAYLOAD_TOO_LARGE => Error::invalid(
-                "body_too_large",
+                Code::BodyTooLarge,
                 format!(
                     "the request body is larger than Maru accepts ({} MiB); attach long text as a file instead",
                     super::BODY_MAX_BYTES >> 20
                 ),
             ),
-            _ => Error::invalid("invalid_json", rej.body_text()),
+            _ => Error::invalid(Code::InvalidJson, rej.body_text()),
         })
     }
 }
@@ -37,7 +37,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for Query<T> {
         axum::extract::Query::<T>::from_request_parts(parts, state)
             .await
             .map(|axum::extract::Query(v)| Query(v))
-            .map_err(|rej| Error::invalid("invalid_query", rej.body_text()))
+            .map_err(|rej| Error::invalid(Code::InvalidQuery, rej.body_text()))
     }
 }
 
@@ -55,7 +55,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Id {
         axum::extract::Path::<i64>::from_request_parts(parts, state)
             .await
             .map(|axum::extract::Path(id)| Id(id))
-            .map_err(|_| Error::invalid("invalid_id", "ids are whole numbers, like /api/sessions/12"))
+            .map_err(|_| Error::invalid(Code::InvalidId, "ids are whole numbers, like /api/sessions/12"))
     }
 }
 
@@ -68,7 +68,7 @@ impl<S: Send + Sync> FromRequest<S> for Multipart {
     async fn from_request(req: Request, state: &S) -> Result<Self, Error> {
         axum::extract::Multipart::from_request(req, state).await.map(Multipart).map_err(|rej| {
             Error::invalid(
-                "invalid_upload",
+                Code::InvalidUpload,
                 format!("an upload is multipart/form-data with the file in a part named \"file\" ({})", rej.body_text()),
             )
         })
@@ -89,7 +89,7 @@ pub async fn json_errors(req: Request, next: axum::middleware::Next) -> Response
         Ok(b) => String::from_utf8_lossy(&b).trim().to_string(),
         Err(_) => String::new(),
     };
-    let code = if status.is_server_error() { "internal" } else { "invalid_request" };
+    let code = if status.is_server_error() { crate::error::Code::Internal } else { crate::error::Code::InvalidRequest };
     let message = if text.is_empty() { status.canonical_reason().unwrap_or("the request failed").to_lowercase() } else { text };
     let mut wrapped = (status, axum::Json(crate::error::ErrorBody::new(code, message))).into_response();
     for (name, value) in

@@ -8,7 +8,7 @@ use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use crate::error::ErrorBody;
+use crate::error::{Code, ErrorBody};
 
 pub const URL_MAX_BYTES: usize = 16 * 1024;
 pub const HEADERS_MAX_BYTES: usize = 64 * 1024;
@@ -16,19 +16,19 @@ pub const HEADERS_MAX_BYTES: usize = 64 * 1024;
 pub async fn check(req: Request, next: Next) -> Response {
     let url = req.uri().path().len() + req.uri().query().map_or(0, |q| q.len() + 1);
     if url > URL_MAX_BYTES {
-        return refuse(StatusCode::URI_TOO_LONG, "url_too_long", format!("the URL has {url} bytes; Maru accepts up to {URL_MAX_BYTES}"));
+        return refuse(StatusCode::URI_TOO_LONG, Code::UrlTooLong, format!("the URL has {url} bytes; Maru accepts up to {URL_MAX_BYTES}"));
     }
     let headers: usize = req.headers().iter().map(|(k, v)| k.as_str().len() + v.len() + 4).sum();
     if headers > HEADERS_MAX_BYTES {
         return refuse(
             StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
-            "headers_too_long",
+            Code::HeadersTooLong,
             format!("the request headers have {headers} bytes; Maru accepts up to {HEADERS_MAX_BYTES}"),
         );
     }
     next.run(req).await
 }
 
-fn refuse(status: StatusCode, code: &str, message: String) -> Response {
+fn refuse(status: StatusCode, code: Code, message: String) -> Response {
     (status, axum::Json(ErrorBody::new(code, message))).into_response()
 }

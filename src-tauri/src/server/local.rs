@@ -13,7 +13,7 @@ use tower::ServiceExt;
 
 use super::{generate_token, router, Guard, Ui};
 use crate::app::App;
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 
 /// One request, as the page describes it.
 pub struct LocalRequest {
@@ -50,10 +50,10 @@ impl Local {
     fn request(&self, req: LocalRequest) -> Result<Request<Body>> {
         // Only the API: the window's own assets come from the binary, not from here.
         if !req.path.starts_with("/api/") {
-            return Err(Error::invalid("no_such_route", format!("{} is not an API path", req.path)));
+            return Err(Error::invalid(Code::NoSuchRoute, format!("{} is not an API path", req.path)));
         }
         let method = Method::from_bytes(req.method.as_bytes())
-            .map_err(|_| Error::invalid("bad_method", format!("{:?} is not an HTTP method", req.method)))?;
+            .map_err(|_| Error::invalid(Code::BadMethod, format!("{:?} is not an HTTP method", req.method)))?;
         let mut builder = Request::builder()
             .method(method)
             .uri(&req.path)
@@ -65,6 +65,6 @@ impl Local {
         if let Some(accept) = req.accept.filter(|a| !a.is_empty()) {
             builder = builder.header(header::ACCEPT, accept);
         }
-        builder.body(Body::from(req.body)).map_err(|e| Error::invalid("bad_request", format!("the request cannot be built: {e}")))
+        builder.body(Body::from(req.body)).map_err(|e| Error::invalid(Code::BadRequest, format!("the request cannot be built: {e}")))
     }
 }

@@ -20,7 +20,7 @@ use axum::Router;
 use tower_http::services::{ServeDir, ServeFile};
 
 use crate::app::App;
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 
 pub use auth::Guard;
 
@@ -48,16 +48,16 @@ pub async fn bind(app: Arc<App>, opts: &ServeOptions) -> Result<Bound> {
     let ip: std::net::IpAddr = opts
         .host
         .parse()
-        .map_err(|_| Error::invalid("invalid_host", format!("--host must be an IP address, like 127.0.0.1 (got {:?})", opts.host)))?;
+        .map_err(|_| Error::invalid(Code::InvalidHost, format!("--host must be an IP address, like 127.0.0.1 (got {:?})", opts.host)))?;
     if !ip.is_loopback() && !opts.allow_remote {
         return Err(Error::invalid(
-            "remote_refused",
+            Code::RemoteRefused,
             format!("refusing to listen on {ip}: other machines could reach your chats. Use --allow-remote if you mean it"),
         ));
     }
     let listener = tokio::net::TcpListener::bind((ip, opts.port))
         .await
-        .map_err(|e| Error::startup("bind_failed", format!("cannot listen on {ip}:{}: {e}", opts.port)))?;
+        .map_err(|e| Error::startup(Code::BindFailed, format!("cannot listen on {ip}:{}: {e}", opts.port)))?;
     let addr = listener.local_addr().map_err(anyhow::Error::from)?;
     let token = opts.token.clone().filter(|t| !t.is_empty()).unwrap_or_else(generate_token);
     let guard = Guard::new(&token, addr.port(), opts.allow_remote);

@@ -18,7 +18,7 @@ use crate::api::{self, Deleted, Health, MessageEdit, MessageQuery, SessionQuery}
 use crate::app::demo::DemoModel;
 use crate::app::{App, TurnEvent, TurnStream};
 use crate::chat::compact::Compacted;
-use crate::error::{ErrorBody, Result};
+use crate::error::{Code, ErrorBody, Result};
 use crate::llm::{FoundServer, ModelInfo};
 use crate::store::attachments::Attachment;
 use crate::store::memories::{Memory, MemoryPatch, NewMemory};
@@ -89,12 +89,12 @@ pub fn api() -> Router<Arc<App>> {
 }
 
 async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> impl axum::response::IntoResponse {
-    let body = ErrorBody::new("method_not_allowed", format!("{} does not accept {method}", uri.path()));
+    let body = ErrorBody::new(Code::MethodNotAllowed, format!("{} does not accept {method}", uri.path()));
     (axum::http::StatusCode::METHOD_NOT_ALLOWED, axum::Json(body))
 }
 
 async fn not_found(uri: axum::http::Uri) -> impl axum::response::IntoResponse {
-    let body = ErrorBody::new("no_such_route", format!("there is no API route {}", uri.path()));
+    let body = ErrorBody::new(Code::NoSuchRoute, format!("there is no API route {}", uri.path()));
     (axum::http::StatusCode::NOT_FOUND, axum::Json(body))
 }
 
@@ -501,7 +501,7 @@ async fn start_demo_model(State(app): AppState) -> Reply<DemoModel> {
     (status = 404, description = "`not_found`: no such session or project", body = ErrorBody),
 ))]
 async fn upload_attachment(State(app): AppState, Multipart(mut form): Multipart) -> Reply<Attachment> {
-    let bad = |m: String| crate::error::Error::invalid("invalid_upload", m);
+    let bad = |m: String| crate::error::Error::invalid(Code::InvalidUpload, m);
     let (mut scope, mut file) = (AttachmentScope::default(), None);
     while let Some(field) = form.next_field().await.map_err(|e| bad(format!("the upload could not be read: {}", e.body_text())))? {
         let id = |v: String| v.trim().parse::<i64>().map_err(|_| bad(format!("{v:?} is not an id")));
@@ -510,7 +510,7 @@ async fn upload_attachment(State(app): AppState, Multipart(mut form): Multipart)
                 let name = field.file_name().unwrap_or_default().to_string();
                 let bytes = field.bytes().await.map_err(|e| match e.status() {
                     axum::http::StatusCode::PAYLOAD_TOO_LARGE => crate::error::Error::invalid(
-                        "file_too_large",
+                        Code::FileTooLarge,
                         format!(
                             "{name} is larger than the largest file Maru accepts ({} MB)",
                             crate::api::attachments::UPLOAD_MAX_BYTES >> 20

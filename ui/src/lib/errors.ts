@@ -1,6 +1,12 @@
 // The UI's words for every error code the server (or the UI itself) can send. The server's
 // `message` is English; the UI shows its own sentence for the code in Korean, and the server's
 // message in English (it is more specific). See `errorText` in i18n.ts.
+//
+// The tables are checked against the server's lists of codes (`Code`, `UpstreamCode`, generated
+// from Rust): a code without words here, or words for a code the server no longer sends, is a
+// TypeScript error.
+
+import type { Code, UpstreamCode } from '../backend/generated';
 
 /** One code's sentences. `detail`: the server's message always names something (a file, a
  *  model, a URL, a reason) that the sentence lacks, so Korean shows it too, in parentheses;
@@ -24,7 +30,7 @@ export const PARAM_WORDS: Readonly<Record<string, Readonly<Record<string, { en: 
   },
 };
 
-const MODEL_SERVER: Record<string, ErrorWords> = {
+const MODEL_SERVER = {
   invalid_url: { en: 'The model server address is not a valid URL. Fix it in Settings.', ko: '모델 서버 주소가 올바른 URL이 아닙니다. 설정에서 고치세요.', detail: true },
   unreachable: { en: 'Cannot reach the model server. Check that it is running and the address in Settings.', ko: '모델 서버에 연결할 수 없습니다. 서버가 켜져 있는지, 설정의 주소가 맞는지 확인하세요.', detail: 'names' },
   dns: { en: 'The model server’s host name could not be found. Check the address in Settings.', ko: '모델 서버의 호스트 이름을 찾을 수 없습니다. 설정의 주소를 확인하세요.', detail: 'names' },
@@ -38,15 +44,15 @@ const MODEL_SERVER: Record<string, ErrorWords> = {
   context_too_long: { en: 'The chat is too long for the model. Start a new chat or shorten the message.', ko: '대화가 모델이 받을 수 있는 길이를 넘었습니다. 새 대화를 시작하거나 메시지를 줄이세요.', detail: true },
   rejected: { en: 'The model server refused the request.', ko: '모델 서버가 요청을 거부했습니다.', detail: true },
   server_error: { en: 'The model server failed with an error. Try again, or check its log.', ko: '모델 서버에서 오류가 났습니다. 다시 시도하거나 서버 로그를 확인하세요.', detail: true },
-  bad_response: { en: 'The model server sent an answer Maru cannot read.', ko: '모델 서버가 Maru가 읽을 수 없는 답을 보냈습니다.', detail: true },
   stream_error: { en: 'The model server reported an error while writing the reply. Try again.', ko: '모델 서버가 답을 쓰는 중에 오류를 알렸습니다. 다시 시도하세요.', detail: true },
   disconnected: { en: 'The model server closed the connection before the reply was finished. Try again.', ko: '답이 끝나기 전에 모델 서버가 연결을 끊었습니다. 다시 시도하세요.', detail: true },
   cancelled: { en: 'The request to the model server was cancelled.', ko: '모델 서버에 보낸 요청이 취소되었습니다.' },
   demo_failed: { en: 'The demo model did not start.', ko: '데모 모델이 시작되지 않았습니다.', detail: true },
   no_model: { en: 'The model server lists no models. Load one, or set the model name in Settings.', ko: '모델 서버에 모델이 없습니다. 모델을 불러오거나 설정에서 모델 이름을 정하세요.', detail: true },
-};
+  bad_response: { en: 'The model server sent an answer Maru cannot read.', ko: '모델 서버가 Maru가 읽을 수 없는 답을 보냈습니다.', detail: true },
+} satisfies Record<UpstreamCode, ErrorWords>;
 
-const MARU: Record<string, ErrorWords> = {
+const MARU = {
   demo_unavailable: { en: 'The demo model is not on this machine.', ko: '이 컴퓨터에는 데모 모델이 없습니다. 마루 소스 폴더에서 `make run`을 실행하면 준비되고, 설정에서 직접 모델 서버를 연결할 수도 있습니다.' },
   // Names, titles and texts.
   invalid_name: { en: 'This name cannot be used.', ko: '이 이름은 쓸 수 없습니다. 한 줄로, 너무 길지 않게 입력하세요.' },
@@ -100,13 +106,10 @@ const MARU: Record<string, ErrorWords> = {
   invalid_max_tokens: { en: 'Max tokens must be at least 1.', ko: '최대 토큰 수는 1 이상이어야 합니다. 비워 두면 서버 기본값을 씁니다.' },
   invalid_context_length: { en: 'The context length must be at least 256 tokens.', ko: '컨텍스트 길이는 256 토큰 이상이어야 합니다.' },
   invalid_timeout: { en: 'Timeouts must be between 5 and 3600 seconds.', ko: '대기 시간은 5초에서 3600초 사이여야 합니다.' },
-  invalid_language: { en: 'The language must be English or Korean.', ko: '언어는 영어나 한국어여야 합니다.' },
   invalid_attachment_limit: { en: 'The file size limit must be between 1 and 1024 MB.', ko: '파일 최대 크기는 1 MB에서 1024 MB 사이여야 합니다.' },
   invalid_text_limit: { en: 'The text indexed per file must be between 10,000 and 100,000,000 characters.', ko: '파일당 색인할 텍스트는 10,000자에서 100,000,000자 사이여야 합니다.',
     named: '파일당 색인할 텍스트는 {min}자에서 {max}자 사이여야 합니다.' },
   invalid_budget: { en: 'This budget is out of range.', ko: '예산 값이 허용 범위를 벗어났습니다.' },
-  invalid_memory_mode: { en: 'The memory mode must be off, review or automatic.', ko: '기억 방식은 끔, 검토, 자동 중 하나여야 합니다.' },
-  invalid_theme: { en: 'The theme must be system, light or dark.', ko: '테마는 시스템, 밝게, 어둡게 중 하나여야 합니다.' },
   // Requests.
   invalid_json: { en: 'The request is not valid JSON.', ko: '요청이 올바른 JSON이 아닙니다.', detail: true },
   invalid_request: { en: 'The server could not accept this request.', ko: '서버가 이 요청을 받아들이지 못했습니다.', detail: true },
@@ -140,7 +143,10 @@ const MARU: Record<string, ErrorWords> = {
   unsafe_backup_entry: { en: 'The backup holds a path outside the data folder, so nothing was restored.', ko: '백업에 데이터 폴더 밖을 가리키는 경로가 있어 아무것도 복원하지 않았습니다.', detail: true },
   backup_damaged: { en: 'The database in the backup is damaged.', ko: '백업 안의 데이터베이스가 손상되었습니다.', detail: true },
   data_dir_not_empty: { en: 'A backup is restored only into an empty folder.', ko: '백업은 비어 있는 폴더에만 복원합니다. 새 폴더를 지정하세요.', detail: true },
-  // The UI's own.
+} satisfies Record<Code, ErrorWords>;
+
+/** The UI's own codes: what went wrong before any answer from Maru. */
+const UI = {
   offline: { en: 'Cannot reach Maru. Is it still running?', ko: 'Maru에 연결할 수 없습니다. Maru가 실행 중인지 확인하세요.' },
   bad_response: { en: 'The server sent an answer the UI cannot read.', ko: '서버가 화면에서 읽을 수 없는 답을 보냈습니다.', detail: true },
 };
@@ -148,5 +154,6 @@ const MARU: Record<string, ErrorWords> = {
 /** Every known code, model-server ones as `model_server.<code>`. */
 export const ERRORS: Readonly<Record<string, ErrorWords>> = {
   ...MARU,
+  ...UI,
   ...Object.fromEntries(Object.entries(MODEL_SERVER).map(([code, w]) => [`model_server.${code}`, w])),
 };

@@ -10,27 +10,165 @@ use std::borrow::Cow;
 
 use serde::Serialize;
 
+/// An enum of codes, each with its text on the wire: `as_str`, serde as that text, the OpenAPI
+/// schema and (feature `ts`) a TypeScript union of the texts, so the UI's tables of words are
+/// checked against it by the TypeScript compiler.
+#[macro_export]
+macro_rules! codes {
+    ($(#[$meta:meta])* $name:ident { $($variant:ident = $text:literal,)* }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+        #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+        pub enum $name {
+            $(#[serde(rename = $text)] $variant,)*
+        }
+
+        impl $name {
+            pub const ALL: &'static [$name] = &[$($name::$variant),*];
+
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text,)*
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+codes! {
+    /// Every code of Maru's own errors (the model server's are [`UpstreamCode`]). Adding one here
+    /// makes the UI's build fail until it has words for it in English and Korean.
+    Code {
+        BackupDamaged = "backup_damaged",
+        BadHost = "bad_host",
+        BadMethod = "bad_method",
+        BadRequest = "bad_request",
+        BadTemplate = "bad_template",
+        BinaryFile = "binary_file",
+        BindFailed = "bind_failed",
+        BodyTooLarge = "body_too_large",
+        DataDirInUse = "data_dir_in_use",
+        DataDirNotEmpty = "data_dir_not_empty",
+        DataDirUnusable = "data_dir_unusable",
+        DefaultProject = "default_project",
+        DemoUnavailable = "demo_unavailable",
+        EmptyFile = "empty_file",
+        EmptyMessage = "empty_message",
+        FileTooLarge = "file_too_large",
+        HeadersTooLong = "headers_too_long",
+        ImageNotHere = "image_not_here",
+        ImagesUnsupported = "images_unsupported",
+        InstructionsTooLong = "instructions_too_long",
+        Internal = "internal",
+        Interrupted = "interrupted",
+        InterruptedBeforeStart = "interrupted_before_start",
+        InvalidAttachmentLimit = "invalid_attachment_limit",
+        InvalidBudget = "invalid_budget",
+        InvalidContextLength = "invalid_context_length",
+        InvalidCursor = "invalid_cursor",
+        InvalidDescription = "invalid_description",
+        InvalidEndpoint = "invalid_endpoint",
+        InvalidFileName = "invalid_file_name",
+        InvalidHost = "invalid_host",
+        InvalidId = "invalid_id",
+        InvalidImport = "invalid_import",
+        InvalidJson = "invalid_json",
+        InvalidMaxTokens = "invalid_max_tokens",
+        InvalidMemory = "invalid_memory",
+        InvalidModel = "invalid_model",
+        InvalidName = "invalid_name",
+        InvalidPrompt = "invalid_prompt",
+        InvalidQuery = "invalid_query",
+        InvalidRequest = "invalid_request",
+        InvalidScope = "invalid_scope",
+        InvalidTemperature = "invalid_temperature",
+        InvalidTextLimit = "invalid_text_limit",
+        InvalidTimeout = "invalid_timeout",
+        InvalidTitle = "invalid_title",
+        InvalidTopP = "invalid_top_p",
+        InvalidUpload = "invalid_upload",
+        MemoryOff = "memory_off",
+        MessageStreaming = "message_streaming",
+        MessageTooLong = "message_too_long",
+        MethodNotAllowed = "method_not_allowed",
+        NameTaken = "name_taken",
+        NewerSchema = "newer_schema",
+        NoSuchRoute = "no_such_route",
+        NoTurnRunning = "no_turn_running",
+        NotABackup = "not_a_backup",
+        NotAUserMessage = "not_a_user_message",
+        NotAnImage = "not_an_image",
+        NotFound = "not_found",
+        NothingToRegenerate = "nothing_to_regenerate",
+        RemoteRefused = "remote_refused",
+        ReplyDeleted = "reply_deleted",
+        ReplyTooLong = "reply_too_long",
+        ScopeFull = "scope_full",
+        SecretRefused = "secret_refused",
+        TooManyToolRounds = "too_many_tool_rounds",
+        TurnRunning = "turn_running",
+        TypeMismatch = "type_mismatch",
+        Unauthorized = "unauthorized",
+        UnknownPreset = "unknown_preset",
+        UnsafeBackupEntry = "unsafe_backup_entry",
+        UnsupportedImport = "unsupported_import",
+        UnsupportedImportVersion = "unsupported_import_version",
+        UrlTooLong = "url_too_long",
+    }
+}
+
+codes! {
+    /// The model server's failures, as the API reports them: `model_server.<code>`.
+    UpstreamCode {
+        InvalidUrl = "invalid_url",
+        Unreachable = "unreachable",
+        Dns = "dns",
+        Network = "network",
+        TimeoutConnect = "timeout_connect",
+        TimeoutFirstByte = "timeout_first_byte",
+        TimeoutIdle = "timeout_idle",
+        Unauthorized = "unauthorized",
+        UnknownModel = "unknown_model",
+        NotFound = "not_found",
+        ContextTooLong = "context_too_long",
+        Rejected = "rejected",
+        ServerError = "server_error",
+        BadResponse = "bad_response",
+        StreamError = "stream_error",
+        Disconnected = "disconnected",
+        Cancelled = "cancelled",
+        NoModel = "no_model",
+        DemoFailed = "demo_failed",
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The request itself is wrong (empty name, too long, bad value). Nothing was changed.
     #[error("{message}")]
-    Invalid { code: &'static str, message: String, params: Params },
+    Invalid { code: Code, message: String, params: Params },
     #[error("{what} {id} does not exist")]
     NotFound { what: &'static str, id: i64 },
     /// The request is well-formed but conflicts with the data (duplicate name, Default project).
     #[error("{message}")]
-    Conflict { code: &'static str, message: String, params: Params },
+    Conflict { code: Code, message: String, params: Params },
     #[error("{message}")]
     Unauthorized { message: String },
     /// The model server failed; the message says how to fix it. Its code is reported as
     /// `model_server.<code>`, apart from Maru's own (`model_server.unauthorized` is the model
     /// server refusing Maru's key, `unauthorized` is Maru refusing the caller's token).
     #[error("{message}")]
-    Upstream { code: &'static str, message: String },
+    Upstream { code: UpstreamCode, message: String },
     /// Maru cannot start: the data folder is in use or unusable, a port is taken, a template
     /// folder cannot be read.
     #[error("{message}")]
-    Startup { code: &'static str, message: String },
+    Startup { code: Code, message: String },
     #[error(
         "the database was written by a newer version of Maru (schema {found}, this build knows up to {known}); update Maru to open it"
     )]
@@ -77,18 +215,18 @@ pub struct ErrorBody {
 }
 
 impl ErrorBody {
-    pub fn new(code: impl Into<String>, message: impl Into<String>) -> ErrorBody {
-        ErrorBody { code: code.into(), message: message.into(), params: Params::new() }
+    pub fn new(code: Code, message: impl Into<String>) -> ErrorBody {
+        ErrorBody { code: code.as_str().into(), message: message.into(), params: Params::new() }
     }
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
-    pub fn invalid(code: &'static str, message: impl Into<String>) -> Self {
+    pub fn invalid(code: Code, message: impl Into<String>) -> Self {
         Error::Invalid { code, message: message.into(), params: Params::new() }
     }
-    pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
+    pub fn conflict(code: Code, message: impl Into<String>) -> Self {
         Error::Conflict { code, message: message.into(), params: Params::new() }
     }
 
@@ -99,18 +237,18 @@ impl Error {
         }
         self
     }
-    pub fn startup(code: &'static str, message: impl Into<String>) -> Self {
+    pub fn startup(code: Code, message: impl Into<String>) -> Self {
         Error::Startup { code, message: message.into() }
     }
 
     pub fn code(&self) -> Cow<'static, str> {
         match self {
-            Error::Invalid { code, .. } | Error::Conflict { code, .. } | Error::Startup { code, .. } => Cow::Borrowed(code),
-            Error::Upstream { code, .. } => Cow::Owned(upstream_code(code)),
-            Error::NotFound { .. } => "not_found".into(),
-            Error::Unauthorized { .. } => "unauthorized".into(),
-            Error::NewerSchema { .. } => "newer_schema".into(),
-            Error::Internal(_) => "internal".into(),
+            Error::Invalid { code, .. } | Error::Conflict { code, .. } | Error::Startup { code, .. } => Cow::Borrowed(code.as_str()),
+            Error::Upstream { code, .. } => Cow::Owned(upstream_code(code.as_str())),
+            Error::NotFound { .. } => Code::NotFound.as_str().into(),
+            Error::Unauthorized { .. } => Code::Unauthorized.as_str().into(),
+            Error::NewerSchema { .. } => Code::NewerSchema.as_str().into(),
+            Error::Internal(_) => Code::Internal.as_str().into(),
         }
     }
 

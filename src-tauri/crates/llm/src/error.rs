@@ -4,6 +4,7 @@
 //! variant. Messages quoted from the server are trimmed; the API key never appears in them
 //! (the client redacts server text before it gets here).
 
+use maru_error::UpstreamCode;
 use std::fmt;
 use std::io::ErrorKind;
 use std::time::Duration;
@@ -97,26 +98,31 @@ fn unauthorized_text(status: u16, key_sent: bool, url: &str, message: &str) -> S
 }
 
 impl LlmError {
-    /// Stable machine-readable code; the UI branches on it.
+    /// Stable machine-readable code; the UI branches on it (as `model_server.<code>`).
     pub fn code(&self) -> &'static str {
+        self.upstream().as_str()
+    }
+
+    /// The code as the one list of the model server's codes names it.
+    pub fn upstream(&self) -> UpstreamCode {
         match self {
-            LlmError::InvalidUrl { .. } => "invalid_url",
-            LlmError::Unreachable { .. } => "unreachable",
-            LlmError::Dns { .. } => "dns",
-            LlmError::Network { .. } => "network",
-            LlmError::Timeout { phase: TimeoutPhase::Connect, .. } => "timeout_connect",
-            LlmError::Timeout { phase: TimeoutPhase::FirstByte, .. } => "timeout_first_byte",
-            LlmError::Timeout { phase: TimeoutPhase::Idle, .. } => "timeout_idle",
-            LlmError::Unauthorized { .. } => "unauthorized",
-            LlmError::UnknownModel { .. } => "unknown_model",
-            LlmError::NotFound { .. } => "not_found",
-            LlmError::ContextTooLong { .. } => "context_too_long",
-            LlmError::Rejected { .. } => "rejected",
-            LlmError::ServerError { .. } => "server_error",
-            LlmError::BadResponse { .. } => "bad_response",
-            LlmError::StreamError { .. } => "stream_error",
-            LlmError::Disconnected { .. } => "disconnected",
-            LlmError::Cancelled => "cancelled",
+            LlmError::InvalidUrl { .. } => UpstreamCode::InvalidUrl,
+            LlmError::Unreachable { .. } => UpstreamCode::Unreachable,
+            LlmError::Dns { .. } => UpstreamCode::Dns,
+            LlmError::Network { .. } => UpstreamCode::Network,
+            LlmError::Timeout { phase: TimeoutPhase::Connect, .. } => UpstreamCode::TimeoutConnect,
+            LlmError::Timeout { phase: TimeoutPhase::FirstByte, .. } => UpstreamCode::TimeoutFirstByte,
+            LlmError::Timeout { phase: TimeoutPhase::Idle, .. } => UpstreamCode::TimeoutIdle,
+            LlmError::Unauthorized { .. } => UpstreamCode::Unauthorized,
+            LlmError::UnknownModel { .. } => UpstreamCode::UnknownModel,
+            LlmError::NotFound { .. } => UpstreamCode::NotFound,
+            LlmError::ContextTooLong { .. } => UpstreamCode::ContextTooLong,
+            LlmError::Rejected { .. } => UpstreamCode::Rejected,
+            LlmError::ServerError { .. } => UpstreamCode::ServerError,
+            LlmError::BadResponse { .. } => UpstreamCode::BadResponse,
+            LlmError::StreamError { .. } => UpstreamCode::StreamError,
+            LlmError::Disconnected { .. } => UpstreamCode::Disconnected,
+            LlmError::Cancelled => UpstreamCode::Cancelled,
         }
     }
 
@@ -138,7 +144,7 @@ impl LlmError {
 /// A model-server failure as Maru's API reports it: `model_server.<code>` with this message.
 impl From<LlmError> for maru_error::Error {
     fn from(e: LlmError) -> Self {
-        maru_error::Error::Upstream { code: e.code(), message: e.to_string() }
+        maru_error::Error::Upstream { code: e.upstream(), message: e.to_string() }
     }
 }
 

@@ -6,7 +6,7 @@ use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
 use super::{found, now_ms, terms};
-use crate::error::{Error, Reason, Result};
+use crate::error::{Code, Error, Reason, Result};
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -367,12 +367,12 @@ pub fn images_in_scope(conn: &Connection, ids: &[i64], session_id: i64, project_
         let a = get(conn, id)?;
         if a.session_id != Some(session_id) && a.project_id != Some(project_id) {
             return Err(
-                Error::invalid("image_not_here", format!("{} is not attached to this chat or its project", a.name)).with("file", &a.name)
+                Error::invalid(Code::ImageNotHere, format!("{} is not attached to this chat or its project", a.name)).with("file", &a.name)
             );
         }
         if a.kind != Kind::Image {
             return Err(Error::invalid(
-                "not_an_image",
+                Code::NotAnImage,
                 format!("{} is not an image; the model reads files with search_attachment", a.name),
             )
             .with("file", &a.name));

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::messages::{self, Role, Status};
 use super::sessions::{self, NewSession};
 use super::{char_len, now_ms, projects};
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 use crate::llm::ToolCall;
 
 pub const CHAT_FORMAT: &str = "maru-chat";
@@ -119,18 +119,18 @@ pub fn parse(value: serde_json::Value) -> Result<ChatExport> {
     let format = value.get("format").and_then(|f| f.as_str()).unwrap_or_default();
     if format != CHAT_FORMAT {
         return Err(Error::invalid(
-            "unsupported_import",
+            Code::UnsupportedImport,
             "this is not a chat exported by Maru as JSON (its \"format\" is not \"maru-chat\")",
         ));
     }
     let version = value.get("version").and_then(|v| v.as_u64());
     if version != Some(CHAT_VERSION as u64) {
         return Err(Error::invalid(
-            "unsupported_import_version",
+            Code::UnsupportedImportVersion,
             format!("this chat was exported in version {version:?} of the format; this Maru imports version {CHAT_VERSION}"),
         ));
     }
-    serde_json::from_value(value).map_err(|e| Error::invalid("invalid_import", format!("the exported chat is incomplete: {e}")))
+    serde_json::from_value(value).map_err(|e| Error::invalid(Code::InvalidImport, format!("the exported chat is incomplete: {e}")))
 }
 
 /// Adds the chat as a new session: in the project of the same name when there is one, else in
@@ -147,7 +147,7 @@ pub fn import(conn: &Connection, chat: &ChatExport) -> Result<i64> {
         let len = char_len(&m.content);
         if len > messages::CONTENT_MAX_CHARS {
             return Err(Error::invalid(
-                "message_too_long",
+                Code::MessageTooLong,
                 format!("a message in this chat has {len} characters; Maru keeps at most {}", messages::CONTENT_MAX_CHARS),
             )
             .with("max", messages::CONTENT_MAX_CHARS)

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::settings::MemoryMode;
 use super::{char_len, found, now_ms, secrets, sessions};
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 
 pub const CONTENT_MAX_CHARS: usize = 2_000;
 /// Facts sharing at least this share of their words are one fact said twice.
@@ -122,7 +122,7 @@ pub fn accepted(conn: &Connection) -> Result<Vec<Memory>> {
 /// adding one; a new fact is pending, or accepted at once in `MemoryMode::Auto`.
 pub fn propose(conn: &Connection, fact: &str, mode: MemoryMode, session_id: Option<i64>, message_id: Option<i64>) -> Result<Proposed> {
     if mode == MemoryMode::Off {
-        return Err(Error::invalid("memory_off", "saving facts is turned off in settings"));
+        return Err(Error::invalid(Code::MemoryOff, "saving facts is turned off in settings"));
     }
     let content = clean_content(fact)?;
     if let Some(existing) = duplicate_of(conn, &content)? {
@@ -246,12 +246,12 @@ fn clean_content(raw: &str) -> Result<String> {
     let content = super::text::visible_text(raw);
     let content = content.trim();
     if content.is_empty() {
-        return Err(Error::invalid("invalid_memory", "a memory needs some text"));
+        return Err(Error::invalid(Code::InvalidMemory, "a memory needs some text"));
     }
     if let Some(secret) = secrets::find(content) {
         let why = secret.reason();
         return Err(Error::invalid(
-            "secret_refused",
+            Code::SecretRefused,
             format!(
                 "Maru does not keep this as a fact because {why}; long-term memory goes into every chat, so secrets never belong there"
             ),
@@ -261,7 +261,7 @@ fn clean_content(raw: &str) -> Result<String> {
     let len = char_len(content);
     if len > CONTENT_MAX_CHARS {
         return Err(Error::invalid(
-            "invalid_memory",
+            Code::InvalidMemory,
             format!("a memory can have at most {CONTENT_MAX_CHARS} characters (this one has {len}); keep facts short"),
         ));
     }

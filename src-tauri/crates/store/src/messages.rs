@@ -11,7 +11,7 @@ use rusqlite::{params, Connection, Row};
 use serde::{Deserialize, Serialize};
 
 use super::{char_len, found, now_ms, sessions};
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 use crate::llm::ToolCall;
 
 pub const CONTENT_MAX_CHARS: usize = 1_000_000;
@@ -51,10 +51,10 @@ sql_text_enum!(Status {
 /// `Message::error_code` of replies that ended without a model-server failure (those are
 /// `model_server.<code>`). The UI has a sentence for each (ui/src/lib/errors.ts; its test reads
 /// these constants).
-pub const ERROR_CODE_REPLY_TOO_LONG: &str = "reply_too_long";
-pub const ERROR_CODE_TOO_MANY_TOOL_ROUNDS: &str = "too_many_tool_rounds";
-pub const ERROR_CODE_INTERRUPTED: &str = "interrupted";
-pub const ERROR_CODE_INTERRUPTED_BEFORE_START: &str = "interrupted_before_start";
+pub const ERROR_CODE_REPLY_TOO_LONG: &str = Code::ReplyTooLong.as_str();
+pub const ERROR_CODE_TOO_MANY_TOOL_ROUNDS: &str = Code::TooManyToolRounds.as_str();
+pub const ERROR_CODE_INTERRUPTED: &str = Code::Interrupted.as_str();
+pub const ERROR_CODE_INTERRUPTED_BEFORE_START: &str = Code::InterruptedBeforeStart.as_str();
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -264,10 +264,10 @@ pub fn last_user_id(conn: &Connection, session_id: i64) -> Result<Option<i64>> {
 pub fn edit(conn: &Connection, id: i64, content: &str) -> Result<Message> {
     let message = get(conn, id)?;
     if message.status == Status::Streaming {
-        return Err(Error::conflict("message_streaming", "this reply is still streaming; stop it before editing"));
+        return Err(Error::conflict(Code::MessageStreaming, "this reply is still streaming; stop it before editing"));
     }
     if content.trim().is_empty() {
-        return Err(Error::invalid("empty_message", "a message cannot be empty; delete it instead"));
+        return Err(Error::invalid(Code::EmptyMessage, "a message cannot be empty; delete it instead"));
     }
     check_content(content)?;
     conn.execute("UPDATE messages SET content = ?2, updated_at = ?3 WHERE id = ?1", params![id, content, now_ms()])?;
@@ -479,7 +479,7 @@ fn check_content(content: &str) -> Result<()> {
     let len = char_len(content);
     if len > CONTENT_MAX_CHARS {
         return Err(Error::invalid(
-            "message_too_long",
+            Code::MessageTooLong,
             format!("a message can have at most {CONTENT_MAX_CHARS} characters (this one has {len}); attach long text as a file instead"),
         )
         .with("max", CONTENT_MAX_CHARS)

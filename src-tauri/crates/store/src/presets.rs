@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::text::name_key;
 use super::{char_len, found, now_ms, one_line};
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 
 pub const NAME_MAX_CHARS: usize = 100;
 pub const PROMPT_MAX_CHARS: usize = 20_000;
@@ -120,9 +120,9 @@ pub fn delete(conn: &Connection, id: i64) -> Result<usize> {
 }
 
 fn clean_name(raw: &str) -> Result<String> {
-    let name = one_line(raw, NAME_MAX_CHARS, "invalid_name", "a preset name")?;
+    let name = one_line(raw, NAME_MAX_CHARS, Code::InvalidName, "a preset name")?;
     if name.is_empty() {
-        return Err(Error::invalid("invalid_name", "a preset needs a name"));
+        return Err(Error::invalid(Code::InvalidName, "a preset needs a name"));
     }
     Ok(name)
 }
@@ -132,7 +132,7 @@ fn check_description(raw: &str) -> Result<String> {
     let len = char_len(text);
     if len > DESCRIPTION_MAX_CHARS {
         return Err(Error::invalid(
-            "invalid_description",
+            Code::InvalidDescription,
             format!("a preset description can have at most {DESCRIPTION_MAX_CHARS} characters (this one has {len}); the prompt itself can be longer"),
         ));
     }
@@ -142,11 +142,11 @@ fn check_description(raw: &str) -> Result<String> {
 fn check_prompt(prompt: &str) -> Result<()> {
     let len = char_len(prompt);
     if prompt.trim().is_empty() {
-        return Err(Error::invalid("invalid_prompt", "a preset needs a prompt: it replaces the base prompt"));
+        return Err(Error::invalid(Code::InvalidPrompt, "a preset needs a prompt: it replaces the base prompt"));
     }
     if len > PROMPT_MAX_CHARS {
         return Err(Error::invalid(
-            "invalid_prompt",
+            Code::InvalidPrompt,
             format!("a preset prompt can have at most {PROMPT_MAX_CHARS} characters (this one has {len})"),
         ));
     }
@@ -158,7 +158,7 @@ fn ensure_name_free(conn: &Connection, name: &str, except: Option<i64>) -> Resul
         .query_row("SELECT id FROM presets WHERE name_key = ?1 AND id IS NOT ?2", params![name_key(name), except], |r| r.get(0))
         .optional()?;
     match taken {
-        Some(_) => Err(Error::conflict("name_taken", format!("a preset named \"{name}\" already exists")).with("name", name)),
+        Some(_) => Err(Error::conflict(Code::NameTaken, format!("a preset named \"{name}\" already exists")).with("name", name)),
         None => Ok(()),
     }
 }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::text::name_key;
 use super::{char_len, found, now_ms, one_line};
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 
 pub const NAME_MAX_CHARS: usize = 200;
 pub const INSTRUCTIONS_MAX_CHARS: usize = 100_000;
@@ -106,7 +106,7 @@ pub fn update(conn: &Connection, id: i64, patch: &ProjectPatch) -> Result<Projec
     let current = get(conn, id)?;
     if current.is_default && (patch.name.is_some() || patch.instructions.is_some()) {
         return Err(Error::conflict(
-            "default_project",
+            Code::DefaultProject,
             "the Default project cannot be renamed or given instructions; use the global custom instructions for text every chat should see",
         ));
     }
@@ -139,7 +139,7 @@ pub fn update(conn: &Connection, id: i64, patch: &ProjectPatch) -> Result<Projec
 pub fn delete(conn: &Connection, id: i64) -> Result<(DeletedProject, Vec<String>)> {
     let project = get(conn, id)?;
     if project.is_default {
-        return Err(Error::conflict("default_project", "the Default project cannot be deleted"));
+        return Err(Error::conflict(Code::DefaultProject, "the Default project cannot be deleted"));
     }
     let default_project_id = default_id(conn)?;
     let chats = super::sessions::ids_in_project(conn, id)?;
@@ -150,9 +150,9 @@ pub fn delete(conn: &Connection, id: i64) -> Result<(DeletedProject, Vec<String>
 }
 
 fn clean_name(raw: &str) -> Result<String> {
-    let name = one_line(raw, NAME_MAX_CHARS, "invalid_name", "a project name")?;
+    let name = one_line(raw, NAME_MAX_CHARS, Code::InvalidName, "a project name")?;
     if name.is_empty() {
-        return Err(Error::invalid("invalid_name", "a project needs a name"));
+        return Err(Error::invalid(Code::InvalidName, "a project needs a name"));
     }
     Ok(name)
 }
@@ -161,7 +161,7 @@ fn check_instructions(text: &str) -> Result<()> {
     let len = char_len(text);
     if len > INSTRUCTIONS_MAX_CHARS {
         return Err(Error::invalid(
-            "instructions_too_long",
+            Code::InstructionsTooLong,
             format!("project instructions can have at most {INSTRUCTIONS_MAX_CHARS} characters (these have {len})"),
         ));
     }
@@ -174,7 +174,7 @@ fn ensure_name_free(conn: &Connection, name: &str, except: Option<i64>) -> Resul
         .optional()?;
     match taken {
         Some(existing) => {
-            Err(Error::conflict("name_taken", format!("a project named \"{existing}\" already exists")).with("name", existing))
+            Err(Error::conflict(Code::NameTaken, format!("a project named \"{existing}\" already exists")).with("name", existing))
         }
         None => Ok(()),
     }

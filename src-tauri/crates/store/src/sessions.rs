@@ -5,7 +5,7 @@ use rusqlite::{params, Connection, Row};
 use serde::{Deserialize, Serialize};
 
 use super::{found, now_ms, one_line, projects};
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 
 pub const TITLE_MAX_CHARS: usize = 200;
 pub const PAGE_DEFAULT: usize = 50;
@@ -133,7 +133,7 @@ pub fn set_model(conn: &Connection, id: i64, model: Option<&str>) -> Result<Sess
     let model = model.map(str::trim).filter(|m| !m.is_empty());
     if let Some(m) = model {
         if m.chars().count() > MODEL_MAX_CHARS || m.chars().any(char::is_control) {
-            return Err(Error::invalid("invalid_model", format!("a model name is one line of at most {MODEL_MAX_CHARS} characters")));
+            return Err(Error::invalid(Code::InvalidModel, format!("a model name is one line of at most {MODEL_MAX_CHARS} characters")));
         }
     }
     get(conn, id)?;
@@ -197,11 +197,11 @@ pub fn list(conn: &Connection, project_id: i64, cursor: Option<&str>, limit: Opt
 }
 
 fn parse_cursor(cursor: &str) -> Result<(i64, i64)> {
-    let bad = || Error::invalid("invalid_cursor", "the cursor is not one this server gave out; start again without a cursor");
+    let bad = || Error::invalid(Code::InvalidCursor, "the cursor is not one this server gave out; start again without a cursor");
     let (t, id) = cursor.split_once('.').ok_or_else(bad)?;
     Ok((t.parse().map_err(|_| bad())?, id.parse().map_err(|_| bad())?))
 }
 
 fn clean_title(raw: &str) -> Result<String> {
-    one_line(raw, TITLE_MAX_CHARS, "invalid_title", "a session title")
+    one_line(raw, TITLE_MAX_CHARS, Code::InvalidTitle, "a session title")
 }

@@ -5,7 +5,7 @@ use rusqlite::{params, Connection};
 use serde::{Deserialize, Deserializer, Serialize};
 
 use super::char_len;
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 
 pub const CUSTOM_INSTRUCTIONS_MAX_CHARS: usize = 100_000;
 pub const TEXT_MAX_CHARS_DEFAULT: u32 = 10_000_000;
@@ -365,8 +365,11 @@ pub fn update(conn: &Connection, patch: &SettingsPatch) -> Result<Settings> {
 /// remove a tab or a line break, and a direction mark makes an address read as another).
 fn check_endpoint(url: &str) -> Result<()> {
     let refuse = |why: &str| {
-        Err(Error::invalid("invalid_endpoint", format!("the server address {why}; write it like http://127.0.0.1:8080/v1 (got {url:?})"))
-            .with("url", url))
+        Err(Error::invalid(
+            Code::InvalidEndpoint,
+            format!("the server address {why}; write it like http://127.0.0.1:8080/v1 (got {url:?})"),
+        )
+        .with("url", url))
     };
     if url.chars().any(|c| c.is_whitespace() || c.is_control() || super::text::is_format_char(c)) {
         return refuse("cannot contain spaces, control or invisible characters");
@@ -385,47 +388,47 @@ fn check_endpoint(url: &str) -> Result<()> {
 }
 
 fn validate(s: &Settings) -> Result<()> {
-    let bad = |code, msg: String| Err(Error::invalid(code, msg));
+    let bad = |code: Code, msg: String| Err(Error::invalid(code, msg));
     let len = char_len(&s.custom_instructions);
     if len > CUSTOM_INSTRUCTIONS_MAX_CHARS {
         return bad(
-            "instructions_too_long",
+            Code::InstructionsTooLong,
             format!("custom instructions can have at most {CUSTOM_INSTRUCTIONS_MAX_CHARS} characters (these have {len})"),
         );
     }
     check_endpoint(&s.endpoint_url)?;
     let b = &BOUNDS;
-    let outside = |code: &'static str, what: &str, bounds: &Bounds| {
+    let outside = |code: Code, what: &str, bounds: &Bounds| {
         Err(Error::invalid(code, format!("{what} must be between {} and {}", bounds.min, bounds.max))
             .with("min", bounds.min)
             .with("max", bounds.max))
     };
     if s.temperature.is_some_and(|t| !b.temperature.holds(t)) {
-        return outside("invalid_temperature", "temperature", &b.temperature);
+        return outside(Code::InvalidTemperature, "temperature", &b.temperature);
     }
     if s.top_p.is_some_and(|p| !b.top_p.holds(p)) {
-        return outside("invalid_top_p", "top_p", &b.top_p);
+        return outside(Code::InvalidTopP, "top_p", &b.top_p);
     }
     if s.max_tokens.is_some_and(|n| !b.max_tokens.holds(n)) {
-        return outside("invalid_max_tokens", "max_tokens (or null for the server's default)", &b.max_tokens);
+        return outside(Code::InvalidMaxTokens, "max_tokens (or null for the server's default)", &b.max_tokens);
     }
     if s.context_length.is_some_and(|c| !b.context_length.holds(c)) {
-        return outside("invalid_context_length", "context_length, in tokens,", &b.context_length);
+        return outside(Code::InvalidContextLength, "context_length, in tokens,", &b.context_length);
     }
     if !b.first_byte_timeout_secs.holds(s.first_byte_timeout_secs) || !b.idle_timeout_secs.holds(s.idle_timeout_secs) {
-        return outside("invalid_timeout", "timeouts, in seconds,", &b.idle_timeout_secs);
+        return outside(Code::InvalidTimeout, "timeouts, in seconds,", &b.idle_timeout_secs);
     }
     if !b.attachment_max_mb.holds(s.attachment_max_mb) {
-        return outside("invalid_attachment_limit", "the file size limit, in MB,", &b.attachment_max_mb);
+        return outside(Code::InvalidAttachmentLimit, "the file size limit, in MB,", &b.attachment_max_mb);
     }
     if !b.attachment_text_max_chars.holds(s.attachment_text_max_chars) {
-        return outside("invalid_text_limit", "the text indexed per file, in characters,", &b.attachment_text_max_chars);
+        return outside(Code::InvalidTextLimit, "the text indexed per file, in characters,", &b.attachment_text_max_chars);
     }
     if !b.prompt_budget_chars.holds(s.prompt_budget_chars) {
-        return outside("invalid_budget", "the prompt budget, in characters,", &b.prompt_budget_chars);
+        return outside(Code::InvalidBudget, "the prompt budget, in characters,", &b.prompt_budget_chars);
     }
     if !b.memory_budget_chars.holds(s.memory_budget_chars) {
-        return outside("invalid_budget", "the memory budget, in characters,", &b.memory_budget_chars);
+        return outside(Code::InvalidBudget, "the memory budget, in characters,", &b.memory_budget_chars);
     }
     Ok(())
 }

@@ -9,7 +9,7 @@ use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 use unicode_properties::{GeneralCategoryGroup, UnicodeGeneralCategory};
 
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 
 /// Counts characters, not bytes: limits are stated to users in characters.
 pub fn char_len(s: &str) -> usize {
@@ -70,7 +70,7 @@ pub fn visible_text(raw: &str) -> String {
 /// controls or invisible formatting (it is shown in lists and in prompt headers). Empty stays
 /// empty (the caller decides whether that is allowed); text with nothing visible is refused.
 /// `what` names it in the error, e.g. "a project name".
-pub fn one_line(raw: &str, max: usize, code: &'static str, what: &str) -> Result<String> {
+pub fn one_line(raw: &str, max: usize, code: Code, what: &str) -> Result<String> {
     // Invisible characters go: a name that differs from another only by them is the same name,
     // and a name made only of them is empty.
     let text = strip_invisible(&raw.nfc().collect::<String>());
@@ -113,7 +113,7 @@ mod tests {
     use super::*;
 
     fn check(raw: &str) -> Result<String> {
-        one_line(raw, 200, "invalid_name", "a project name")
+        one_line(raw, 200, Code::InvalidName, "a project name")
     }
 
     #[test]
