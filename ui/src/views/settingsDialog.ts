@@ -4,6 +4,7 @@
 // together; only what changed is sent.
 
 import type { App } from '../app';
+import { SETTING_BOUNDS } from '../backend/generated/setting-bounds';
 import { errorMessage } from '../backend/backend';
 import type { Language, MemoryMode, ModelInfo, SettingsPatch, SettingsView, Theme } from '../backend/types';
 import { h, icon, replaceChildren } from '../lib/dom';
@@ -40,16 +41,18 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
   const modelSelect = h('select', { class: 'input', name: 'model', 'data-testid': 'model-select' });
   const modelText = h('input', { class: 'input', type: 'text', value: s.model, placeholder: t('modelName'), spellcheck: 'false' });
   const modelStatus = h('div', { class: 'field-hint' });
-  const contextLength = numberInput(s.context_length, { min: 256, step: 256 });
-  const temperature = numberInput(s.temperature, { min: 0, max: 2, step: 0.05 });
-  const topP = numberInput(s.top_p, { min: 0.01, max: 1, step: 0.01 });
-  const maxTokens = numberInput(s.max_tokens, { min: 1, step: 1 });
-  const firstByteTimeout = numberInput(s.first_byte_timeout_secs, { min: 5, max: 3600, step: 1 }, t('timeoutDefault'));
-  const idleTimeout = numberInput(s.idle_timeout_secs, { min: 5, max: 3600, step: 1 }, t('timeoutDefault'));
-  const attachmentMax = numberInput(s.attachment_max_mb, { min: 1, max: 1024, step: 1 }, t('timeoutDefault'));
-  const attachmentTextMax = numberInput(s.attachment_text_max_chars, { min: 10000, max: 100000000, step: 10000 }, t('timeoutDefault'));
-  const promptBudget = numberInput(s.prompt_budget_chars, { min: 2000, max: 1000000, step: 1000 }, t('timeoutDefault'));
-  const memoryBudget = numberInput(s.memory_budget_chars, { min: 500, max: 1000000, step: 500 }, t('timeoutDefault'));
+  // Bounds come from the server's one declaration (store::settings::BOUNDS), generated.
+  const b = SETTING_BOUNDS;
+  const contextLength = numberInput(s.context_length, { ...b.context_length, step: 256 });
+  const temperature = numberInput(s.temperature, { ...b.temperature, step: 0.05 });
+  const topP = numberInput(s.top_p, { ...b.top_p, step: 0.01 });
+  const maxTokens = numberInput(s.max_tokens, { ...b.max_tokens, step: 1 });
+  const firstByteTimeout = numberInput(s.first_byte_timeout_secs, { ...b.first_byte_timeout_secs, step: 1 }, t('timeoutDefault'));
+  const idleTimeout = numberInput(s.idle_timeout_secs, { ...b.idle_timeout_secs, step: 1 }, t('timeoutDefault'));
+  const attachmentMax = numberInput(s.attachment_max_mb, { ...b.attachment_max_mb, step: 1 }, t('timeoutDefault'));
+  const attachmentTextMax = numberInput(s.attachment_text_max_chars, { ...b.attachment_text_max_chars, step: 10000 }, t('timeoutDefault'));
+  const promptBudget = numberInput(s.prompt_budget_chars, { ...b.prompt_budget_chars, step: 1000 }, t('timeoutDefault'));
+  const memoryBudget = numberInput(s.memory_budget_chars, { ...b.memory_budget_chars, step: 500 }, t('timeoutDefault'));
   const instructions = h('textarea', { class: 'input textarea', rows: 12, placeholder: t('customInstructionsPlaceholder'), 'data-testid': 'custom-instructions' });
   instructions.value = s.custom_instructions;
   const theme = h('select', { class: 'input', name: 'theme' },
