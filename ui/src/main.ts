@@ -3,7 +3,7 @@
 
 import './style.css';
 import { App } from './app';
-import { HttpBackend } from './backend/http';
+import { httpBackend } from './backend/http';
 import { DESKTOP_ORIGIN, inDesktop, ipcFetch } from './backend/ipc';
 import { takeToken } from './backend/token';
 import { mountDesktop } from './desktop';
@@ -21,9 +21,10 @@ if (!token) {
 } else {
   let app: App | null = null;
   const onReachable = (ok: boolean) => app?.setReachable(ok);
+  // One typed client either way: over IPC in the desktop window, else over HTTP.
   const backend = desktop
-    ? new HttpBackend({ token, onReachable, baseUrl: DESKTOP_ORIGIN, fetch: ipcFetch })
-    : new HttpBackend({ token, onReachable });
+    ? httpBackend({ token, onReachable, baseUrl: DESKTOP_ORIGIN, fetch: ipcFetch })
+    : httpBackend({ token, onReachable });
   app = new App(backend);
   const layout = mountLayout(app, root);
   if (desktop) mountDesktop(app, layout.perform);

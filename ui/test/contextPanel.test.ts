@@ -125,4 +125,29 @@ describe('the context inspector', () => {
     expect(root.querySelector('[data-testid=compacts-next]')?.textContent).toContain('오래된 턴을 먼저 요약');
     expect(root.querySelector('.summary-turns')?.textContent).toBe('턴 3개를 대신함');
   });
+
+  it('compact now asks the server, says what it did and shows the summaries', async () => {
+    let compacted = false;
+    const fake = fakeBackend({
+      context: async () => contextView(compacted ? { summaries: [summary({ turns: 4 })] } : {}),
+      compact: async () => {
+        compacted = true;
+        return { compacted: true, summaries: [summary({ turns: 4 })] };
+      },
+    });
+    const app = new App(fake.backend);
+    app.settings = settingsView();
+    app.session = SESSION;
+    app.panel = 'context';
+    const root = document.createElement('aside');
+    document.body.replaceChildren(root);
+    mountContextPanel(app, root, () => app.closePanel())();
+    await app.loadContext();
+    root.querySelector<HTMLButtonElement>('[data-testid=compact-now]')!.click();
+    await new Promise((r) => setTimeout(r, 0));
+    await app.loadContext();
+    expect(fake.calls.map((c) => c.method), 'the chat is compacted on the server, then the inspector reloads').toContain('compact');
+    expect(root.querySelector('[data-testid=context-summaries]'), 'and the new summary shows').not.toBeNull();
+    expect(document.body.textContent, 'a toast says what happened').toContain('older turns are summarised');
+  });
 });

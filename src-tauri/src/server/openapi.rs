@@ -16,6 +16,8 @@ use utoipa::{Modify, OpenApi};
                        printed at start) and a Host of 127.0.0.1 or localhost (else 400 `bad_host`). Errors are `{code, message}`: \
                        branch on `code`, show `message`."
     ),
+    // Enums that only query parameters name: the parameters refer to them by name.
+    components(schemas(crate::store::memories::MemoryFilter, crate::api::export::ExportFormat)),
     modifiers(&BearerToken),
     security(("bearer" = [])),
     tags(

@@ -1,15 +1,11 @@
-// The one interface the UI talks to. `HttpBackend` implements it over `maru serve`, and in the
-// desktop window over Tauri IPC (see ipc.ts: the same routes, in-process).
+// The one interface the UI talks to. `httpBackend` (http.ts) implements it with the typed client
+// of api.ts, over `maru serve` or, in the desktop window, over Tauri IPC (ipc.ts: the same routes,
+// in-process). Its types come from the generated `paths` (`Ok`: the operation's JSON answer,
+// `Body`, `Query`); the few ts-rs types left are where the OpenAPI document says less (see each).
 
 import { errorText } from '../lib/i18n';
-import type {
-  Attachment, AttachmentScope, ChatHit, ContextView, Deleted, DeletedPreset, DeletedProject, FoundServer, Health, Memory, MemoryPatch, MemoryStatusQuery, Message,
-  MessagePage, MessageQuery, ModelInfo, NewMemory, NewPreset, NewProject, NewSession, Preset,
-  PresetPatch, Project, ProjectPatch, Session, SessionPage, SessionPatch, SessionQuery,
-  SettingsPatch, SettingsView, Stopped, TurnEvent,
-} from './types';
-import type { ChatExport, ExportFormat } from './types';
-import type { DemoModel } from './generated/DemoModel';
+import type { Body, Ok, Query } from './api';
+import type { ChatHit, ExportFormat, TurnEvent } from './types';
 
 /** A file the server sent to save: its bytes and the name it gave (Content-Disposition). */
 export interface DownloadedFile {
@@ -21,55 +17,58 @@ export interface DownloadedFile {
 export type TurnSink = (event: TurnEvent) => void;
 
 export interface Backend {
-  health(): Promise<Health>;
+  health(): Promise<Ok<'/api/health', 'get'>>;
 
-  listProjects(): Promise<Project[]>;
-  createProject(project: NewProject): Promise<Project>;
-  updateProject(id: number, patch: ProjectPatch): Promise<Project>;
-  deleteProject(id: number): Promise<DeletedProject>;
+  listProjects(): Promise<Ok<'/api/projects', 'get'>>;
+  createProject(project: Body<'/api/projects', 'post'>): Promise<Ok<'/api/projects', 'post'>>;
+  updateProject(id: number, patch: Body<'/api/projects/{id}', 'patch'>): Promise<Ok<'/api/projects/{id}', 'patch'>>;
+  deleteProject(id: number): Promise<Ok<'/api/projects/{id}', 'delete'>>;
 
-  listSessions(query: SessionQuery): Promise<SessionPage>;
-  createSession(session: NewSession): Promise<Session>;
-  getSession(id: number): Promise<Session>;
-  updateSession(id: number, patch: SessionPatch): Promise<Session>;
+  listSessions(query: Query<'/api/sessions', 'get'>): Promise<Ok<'/api/sessions', 'get'>>;
+  createSession(session: Body<'/api/sessions', 'post'>): Promise<Ok<'/api/sessions', 'post'>>;
+  getSession(id: number): Promise<Ok<'/api/sessions/{id}', 'get'>>;
+  updateSession(id: number, patch: Body<'/api/sessions/{id}', 'patch'>): Promise<Ok<'/api/sessions/{id}', 'patch'>>;
   deleteSession(id: number): Promise<void>;
 
-  listMessages(sessionId: number, query?: MessageQuery): Promise<MessagePage>;
-  editMessage(id: number, content: string): Promise<Message>;
+  listMessages(sessionId: number, query?: Query<'/api/sessions/{id}/messages', 'get'>): Promise<Ok<'/api/sessions/{id}/messages', 'get'>>;
+  editMessage(id: number, content: Body<'/api/messages/{id}', 'patch'>['content']): Promise<Ok<'/api/messages/{id}', 'patch'>>;
   deleteMessage(id: number): Promise<void>;
   /** Shows another version of a message; the newest page of the chat as it then reads. */
-  chooseVersion(id: number): Promise<MessagePage>;
+  chooseVersion(id: number): Promise<Ok<'/api/messages/{id}/choose', 'post'>>;
 
-  getSettings(): Promise<SettingsView>;
-  updateSettings(patch: SettingsPatch): Promise<SettingsView>;
+  getSettings(): Promise<Ok<'/api/settings', 'get'>>;
+  updateSettings(patch: Body<'/api/settings', 'patch'>): Promise<Ok<'/api/settings', 'patch'>>;
 
   /**
    * Long-term memory. The accepted facts (the ones section ⑤ uses) by default; `'pending'`: the
    * model's proposals waiting for the user; `'all'`: both. A fact that looks like a secret is
    * refused everywhere with `secret_refused`.
+   * (`status` is ts-rs's: the document names its schema, `MemoryFilter`, without defining it.)
    */
-  listMemories(status?: MemoryStatusQuery['status']): Promise<Memory[]>;
-  createMemory(memory: NewMemory): Promise<Memory>;
+  listMemories(status?: Query<'/api/memories', 'get'>['status']): Promise<Ok<'/api/memories', 'get'>>;
+  createMemory(memory: Body<'/api/memories', 'post'>): Promise<Ok<'/api/memories', 'post'>>;
   /** Edits a fact or a proposal (a proposal stays pending). */
-  updateMemory(id: number, patch: MemoryPatch): Promise<Memory>;
+  updateMemory(id: number, patch: Body<'/api/memories/{id}', 'patch'>): Promise<Ok<'/api/memories/{id}', 'patch'>>;
   /** Accepts a proposal: from the next prompt on it is in section ⑤. */
-  acceptMemory(id: number): Promise<Memory>;
+  acceptMemory(id: number): Promise<Ok<'/api/memories/{id}/accept', 'post'>>;
   /** Deletes a fact, or dismisses a proposal. */
   deleteMemory(id: number): Promise<void>;
 
-  listPresets(): Promise<Preset[]>;
-  createPreset(preset: NewPreset): Promise<Preset>;
-  updatePreset(id: number, patch: PresetPatch): Promise<Preset>;
-  deletePreset(id: number): Promise<DeletedPreset>;
+  listPresets(): Promise<Ok<'/api/presets', 'get'>>;
+  createPreset(preset: Body<'/api/presets', 'post'>): Promise<Ok<'/api/presets', 'post'>>;
+  updatePreset(id: number, patch: Body<'/api/presets/{id}', 'patch'>): Promise<Ok<'/api/presets/{id}', 'patch'>>;
+  deletePreset(id: number): Promise<Ok<'/api/presets/{id}', 'delete'>>;
 
-  listModels(): Promise<ModelInfo[]>;
-  probeServers(): Promise<FoundServer[]>;
+  listModels(): Promise<Ok<'/api/models', 'get'>>;
+  probeServers(): Promise<Ok<'/api/servers', 'get'>>;
   /** The small demo model: whether it can run on this machine, and its address while it runs. */
-  demoModel(): Promise<DemoModel>;
+  demoModel(): Promise<Ok<'/api/demo', 'get'>>;
   /** Starts it (once) and resolves when it answers; point the settings at `base_url` to use it. */
-  startDemoModel(): Promise<DemoModel>;
+  startDemoModel(): Promise<Ok<'/api/demo', 'post'>>;
 
-  context(sessionId: number): Promise<ContextView>;
+  context(sessionId: number): Promise<Ok<'/api/sessions/{id}/context', 'get'>>;
+  /** Summarises everything but the last turn now; `compacted` is false when nothing was older. */
+  compact(sessionId: number): Promise<Ok<'/api/sessions/{id}/compact', 'post'>>;
 
   /**
    * Files. A chat sees its own files and its project's; `scope` names exactly one of the two.
@@ -77,24 +76,26 @@ export interface Backend {
    * `ready` or `failed` (with a `note`). A refused file rejects with the server's `ApiError`
    * (`empty_file`, `binary_file`, `type_mismatch`, `file_too_large`, `scope_full`, …).
    */
-  uploadAttachment(scope: AttachmentScope, file: Blob, name: string): Promise<Attachment>;
-  listAttachments(scope: AttachmentScope): Promise<Attachment[]>;
-  getAttachment(id: number): Promise<Attachment>;
-  deleteAttachment(id: number): Promise<Deleted>;
+  uploadAttachment(scope: Query<'/api/attachments', 'get'>, file: Blob, name: string): Promise<Ok<'/api/attachments', 'post'>>;
+  listAttachments(scope: Query<'/api/attachments', 'get'>): Promise<Ok<'/api/attachments', 'get'>>;
+  getAttachment(id: number): Promise<Ok<'/api/attachments/{id}', 'get'>>;
+  deleteAttachment(id: number): Promise<Ok<'/api/attachments/{id}', 'delete'>>;
   /** The file's bytes as attached (the route needs the token, so a plain link cannot fetch it). */
   downloadAttachment(id: number): Promise<Blob>;
 
   /** A chat as Markdown (to read) or JSON (to import again), a project as a zip, and everything as
-   *  one backup zip (without the API key; `maru restore` puts it back). Through fetch: the token. */
+   *  one backup zip (without the API key; `maru restore` puts it back). Through fetch: the token.
+   *  (`format` is ts-rs's: the document names its schema, `ExportFormat`, without defining it.) */
   exportChat(sessionId: number, format: ExportFormat): Promise<DownloadedFile>;
   exportProject(projectId: number): Promise<DownloadedFile>;
   backup(): Promise<DownloadedFile>;
   /** Adds a chat exported by Maru as JSON as a new chat, in its project when one of that name
    *  exists, else in Default (refused: `unsupported_import`, `unsupported_import_version`). */
-  importChat(chat: ChatExport): Promise<Session>;
+  importChat(chat: Body<'/api/import', 'post'>): Promise<Ok<'/api/import', 'post'>>;
 
-  /** Chats across every project whose messages or title match `q`, best first. */
-  searchChats(q: string, limit?: number): Promise<ChatHit[]>;
+  /** Chats across every project whose messages or title match `q`, best first. ts-rs's `ChatHit`:
+   *  the document types `highlights` as `number[][]`, not as `[start, end]` pairs. */
+  searchChats(q: Query<'/api/search', 'get'>['q'], limit?: Query<'/api/search', 'get'>['limit']): Promise<ChatHit[]>;
 
   /**
    * Turns. Each resolves when the turn's stream has ended (after `done` or `error` reached the
@@ -105,7 +106,7 @@ export interface Backend {
   sendMessage(sessionId: number, content: string, sink: TurnSink, images?: number[]): Promise<void>;
   regenerate(sessionId: number, sink: TurnSink): Promise<void>;
   resend(messageId: number, content: string, sink: TurnSink): Promise<void>;
-  stop(sessionId: number): Promise<Stopped>;
+  stop(sessionId: number): Promise<Ok<'/api/sessions/{id}/stop', 'post'>>;
   /**
    * Follows the turn running in a chat (started by another window, or before a reload): replays
    * what streamed so far, then the rest as it comes. Rejects with `no_turn_running` (409) when

@@ -1,7 +1,7 @@
-// The desktop window's transport: a `fetch` for `HttpBackend` that carries each request over Tauri
-// IPC to the API inside the app (no socket, no token). The Backend code above it (paths, errors,
-// event streams) is the one the browser runs, so the two cannot drift; the desktop's Rust side
-// hands the request to the same router `maru serve` uses.
+// The desktop window's transport: a `fetch` for the typed client (api.ts, under `httpBackend`) that
+// carries each request over Tauri IPC to the API inside the app (no socket, no token). Everything
+// above it (the generated paths, errors, event streams) is what the browser runs, so the two cannot
+// drift; the desktop's Rust side hands the request to the same router `maru serve` uses.
 
 import { Channel, invoke, isTauri } from '@tauri-apps/api/core';
 
@@ -22,7 +22,7 @@ function isFailed(e: unknown): e is Failed {
   return typeof e === 'object' && e !== null && typeof (e as Failed).status === 'number' && typeof (e as Failed).body === 'string';
 }
 
-/** A failure as the HTTP server would have answered it, so `HttpBackend` reads its `{code, message}`. */
+/** A failure as the HTTP server would have answered it, so the client reads its `{code, message, params}`. */
 function failedResponse(e: unknown): Response {
   if (isFailed(e)) return new Response(e.body, { status: e.status, headers: { 'content-type': 'application/json' } });
   // The IPC itself failed (a command the page may not call, a closed window): a network error to fetch's callers.

@@ -5,6 +5,7 @@
 // long chat's older turns.
 
 import type { App } from '../app';
+import { errorMessage } from '../backend/backend';
 import type { ContextView, SectionReport, Summary, TemplateInfo, TokenPlan } from '../backend/types';
 import { copyText } from '../lib/clipboard';
 import { h, icon, replaceChildren, type Child } from '../lib/dom';
@@ -118,10 +119,32 @@ const PART_LABELS: Record<Part, Key> = { system: 'planSystem', summaries: 'planS
  * reply's reserve, what is left) with a legend of the same numbers, and the bar's words for screen
  * readers. When the window is unknown, where to set it.
  */
+/** Compact now: everything but the last turn is summarised, and the inspector shows the result. */
+function compactButton(app: App): HTMLElement | null {
+  const session = app.session;
+  if (!session) return null;
+  const button = h('button', {
+    class: 'btn btn-small', type: 'button', 'data-testid': 'compact-now', title: t('compactNowHint'),
+    onClick: async () => {
+      button.setAttribute('disabled', '');
+      try {
+        const done = await app.backend.compact(session.id);
+        toast(done.compacted ? t('compactDone') : t('compactNothing'));
+        await app.loadContext();
+      } catch (e) {
+        toast(errorMessage(e), 'error');
+      } finally {
+        button.removeAttribute('disabled');
+      }
+    },
+  }, t('compactNow'));
+  return h('div', { class: 'row-end' }, button);
+}
+
 function contextWindow(app: App, plan: TokenPlan | null, compactsNext: boolean): HTMLElement {
-  const compacts = compactsNext
+  const compacts = [compactsNext
     ? h('div', { class: 'pending', 'data-testid': 'compacts-next' }, icon('warn'), h('span', null, t('compactsNext')))
-    : null;
+    : null, compactButton(app)];
   if (!plan) {
     return h('section', { class: 'card', 'data-testid': 'context-window' },
       h('h3', null, t('contextWindow')),

@@ -1,0 +1,7 @@
+// Types of generate-api.mjs, for test/generated.test.ts.
+
+export declare const DOCUMENT: string;
+export declare const OUTPUT: string;
+export declare function danglingSchemas(doc: { components?: { schemas?: Record<string, unknown> } }): string[];
+/** The text of api.generated.ts for the document's text (read from DOCUMENT when omitted). */
+export declare function generate(text?: string): Promise<string>;
