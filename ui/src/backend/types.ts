@@ -1,5 +1,5 @@
 // The JSON types of Maru's API. They are generated from the Rust types into `generated/` (by the
-// test in src-tauri/src/api/typescript.rs, which also fails when they are stale); this file
+// test in src-tauri/crates/core/src/api/typescript.rs, which also fails when they are stale); this file
 // re-exports them and adds the few names only the UI uses. Never hand-copy a Rust type here.
 // Times are Unix milliseconds. `null` is how an absent Option<T> arrives.
 

@@ -7,7 +7,7 @@ use axum::response::{IntoResponse, Response};
 
 #[derive(rust_embed::RustEmbed)]
 // Relative to the crate: the built web UI.
-#[folder = "../ui/dist"]
+#[folder = "../../../ui/dist"]
 // A build without the UI still serves the API.
 #[allow_missing = true]
 struct Ui;

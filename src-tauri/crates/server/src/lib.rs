@@ -1,6 +1,9 @@
 //! `maru serve`: the API over HTTP (JSON, and Server-Sent Events for chat turns) plus the web UI,
 //! on loopback by default. Every handler is a thin wrapper over a function in [`crate::api`].
 
+// The core, by the names the modules use.
+use maru_core::{api, app, chat, error, llm, store};
+
 mod assets;
 mod auth;
 mod extract;

@@ -128,10 +128,10 @@ fn require(schema: &mut Value, refs: &mut Vec<String>) {
 
 /// The UI's client is generated from this document (`ui/src/backend/generated/openapi.json`, then
 /// `openapi-typescript`): it fails here when the committed copy is not what the routes say.
-/// `MARU_WRITE_TS=1 cargo test -p maru --no-default-features typescript` rewrites it with the types.
+/// `MARU_WRITE_TS=1 cargo test -p maru-core -p maru-server typescript` rewrites it with the types.
 #[test]
 fn typescript_client_document_matches_the_routes() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/src/backend/generated/openapi.json");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../ui/src/backend/generated/openapi.json");
     let text = serde_json::to_string_pretty(document()).expect("the document serialises") + "\n";
     if std::env::var_os("MARU_WRITE_TS").is_some_and(|v| v == "1") {
         std::fs::write(&path, &text).expect("write the OpenAPI document for the UI");
@@ -140,7 +140,7 @@ fn typescript_client_document_matches_the_routes() {
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         committed == text,
-        "ui/src/backend/generated/openapi.json is stale: run `MARU_WRITE_TS=1 cargo test -p maru --no-default-features typescript` \
+        "ui/src/backend/generated/openapi.json is stale: run `MARU_WRITE_TS=1 cargo test -p maru-core -p maru-server typescript` \
          (then `npm run generate --prefix ui`)"
     );
 }
