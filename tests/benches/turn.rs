@@ -2,7 +2,9 @@
 //! 1. Maru's own overhead per turn: from the API call to the request reaching the model server,
 //!    with 500 memories, a 300-message history and a long project instruction (p50/p99).
 //! 2. With LLAMA_SERVER and SMOLLM_GGUF set (see tests/real-server/setup.sh): time to first
-//!    token through Maru divided by that of a direct request with the same messages, interleaved.
+//!    token through Maru divided by that of a direct request with the same messages, interleaved;
+//!    in-process (the API call), and as an outside client sees it: the `token` event of the HTTP
+//!    stream of `maru serve`, for a regenerate (the identical request) and for a new message.
 //!
 //! Run with `cargo bench -p maru-tests --bench turn`.
 
@@ -22,8 +24,13 @@ const RUNS: usize = 200;
 
 #[tokio::main]
 async fn main() {
-    overhead().await;
-    ttft_ratio().await;
+    // `MARU_BENCH=http` runs only the HTTP measurement.
+    if std::env::var("MARU_BENCH").as_deref() != Ok("http") {
+        overhead().await;
+        ttft_ratio().await;
+    }
+    ttft_split().await;
+    ttft_http().await;
 }
 
 /// A model server that notes when each request has fully arrived, then answers "ok".
@@ -312,4 +319,168 @@ fn print_pct(what: &str, times: &mut [Duration]) {
 /// Removes what a measured turn added after message `last`, so every run sends the same chat.
 fn forget_turn(app: &App, session_id: i64, last: i64) {
     app.store.with(|c| Ok(c.execute("DELETE FROM messages WHERE session_id = ?1 AND id > ?2", [session_id, last])?)).unwrap();
+}
+
+/// Time to first token as an outside client sees it: from sending the HTTP request to `maru
+/// serve` to the first `token` event of its stream, against the same request sent straight to the
+/// model server, both over kept-alive connections, in interleaved pairs that alternate which goes
+/// first. A regenerate sends the identical request every time; a new message sends the history
+/// and a new question with its time note (the direct request an equal one).
+async fn ttft_http() {
+    let Some(llama) = LlamaServer::start().await else {
+        println!("time to first token over HTTP: skipped (set LLAMA_SERVER and SMOLLM_GGUF)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let app: Arc<App> = App::open(dir.path()).unwrap();
+    let settings = json!({
+        "endpoint_url": llama.base_url, "temperature": 0.0, "max_tokens": 8,
+        "custom_instructions": "Answer in one short sentence.", "memory_mode": "off"
+    });
+    api::update_settings(&app, serde_json::from_value(settings).unwrap()).await.unwrap();
+    let sid = api::create_session(&app, sessions::NewSession { title: "ttft".into(), project_id: None }).await.unwrap().id;
+    let opts =
+        maru::server::ServeOptions { host: "127.0.0.1".into(), port: 0, token: Some("bench".into()), allow_remote: false, ui_dir: None };
+    let bound = maru::server::bind(app.clone(), &opts).await.unwrap();
+    let maru_url = format!("http://{}", bound.addr);
+    tokio::spawn(bound.run());
+    let http = reqwest::Client::new();
+    let model = app
+        .resolve_model(
+            &app.llm_client(&maru::store::settings::Settings { endpoint_url: llama.base_url.clone(), ..Default::default() }),
+            &Default::default(),
+        )
+        .await
+        .unwrap();
+    let send = |path: String, body: serde_json::Value| {
+        let req = http.post(format!("{maru_url}{path}")).bearer_auth("bench").json(&body);
+        async move { first_event(req, "event: token").await }
+    };
+    send(format!("/api/sessions/{sid}/messages"), json!({ "content": "What is the capital of France?" })).await;
+
+    for kind in ["regenerate", "new message"] {
+        let (mut via, mut direct, mut ratios) = (vec![], vec![], vec![]);
+        for i in 0..HTTP_PAIRS + 2 {
+            let system = app.store.with(|c| Ok(maru::store::snapshots::get(c, sid)?.unwrap().prompt)).unwrap();
+            let mut history = app.store.with(|c| messages::history(c, sid)).unwrap();
+            let question = format!("Question {i}: what is {i} plus {i}?");
+            let (path, body, sent) = if kind == "regenerate" {
+                history.pop(); // the reply a regenerate replaces
+                let sent = maru::chat::history::request_messages(&app.templates, &system, &history, &Default::default()).unwrap();
+                (format!("/api/sessions/{sid}/regenerate"), json!({}), sent)
+            } else {
+                let mut sent = maru::chat::history::request_messages(&app.templates, &system, &history, &Default::default()).unwrap();
+                let note = maru::chat::history::runtime_note(&app.templates, chrono::Local::now()).unwrap();
+                sent.push(maru::llm::ChatMessage::user(format!("{question}\n\n{note}")));
+                (format!("/api/sessions/{sid}/messages"), json!({ "content": question }), sent)
+            };
+            let mut req = maru::llm::ChatRequest::new(model.clone(), sent);
+            req.temperature = Some(0.0);
+            req.max_tokens = Some(8);
+            let straight = || first_event(http.post(format!("{}/chat/completions", llama.base_url)).json(&req), "\"content\":\"");
+            let last = app.store.with(|c| Ok(c.query_row("SELECT max(id) FROM messages", [], |r| r.get::<_, i64>(0))?)).unwrap();
+            let (a, b) = if i % 2 == 0 {
+                let a = send(path.clone(), body.clone()).await;
+                (a, straight().await)
+            } else {
+                let b = straight().await;
+                (send(path.clone(), body.clone()).await, b)
+            };
+            // Every new message is asked of the same chat: no history grows into a compaction.
+            if kind == "new message" {
+                forget_turn(&app, sid, last);
+            }
+            // The first two pairs only warm the caches.
+            if i >= 2 {
+                via.push(a);
+                direct.push(b);
+                ratios.push(a.as_secs_f64() / b.as_secs_f64());
+            }
+        }
+        ratios.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        via.sort();
+        direct.sort();
+        let (v, d) = (via[via.len() / 2], direct[direct.len() / 2]);
+        // Of the medians, and per pair: the server's cache decides much of a new message's time
+        // (which slot holds the prefix), so its per-pair ratios scatter while the medians agree.
+        println!(
+            "time to first token over HTTP ({kind}), real llama.cpp + SmolLM2: through maru serve p50 {v:.1?}, direct p50 {d:.1?}; \
+             ratio of the medians {:.3}, per pair p50 {:.3} (min {:.3}, max {:.3}), overhead {:.2} ms, {} interleaved pairs",
+            v.as_secs_f64() / d.as_secs_f64(),
+            ratios[ratios.len() / 2],
+            ratios[0],
+            ratios[ratios.len() - 1],
+            (v.as_secs_f64() - d.as_secs_f64()) * 1000.0,
+            ratios.len()
+        );
+    }
+}
+
+const HTTP_PAIRS: usize = 40;
+
+/// Where Maru's share of the time to first token goes, against a model server that answers at
+/// once: from the client's request to the model server's receiving Maru's (before), and from the
+/// model server's first token to the client's `token` event (after).
+async fn ttft_split() {
+    let dir = tempfile::tempdir().unwrap();
+    let app: Arc<App> = App::open(dir.path()).unwrap();
+    let (url, mut arrivals) = timing_server().await;
+    let settings = json!({ "endpoint_url": url, "model": "bench", "memory_mode": "off", "context_length": 32768 });
+    api::update_settings(&app, serde_json::from_value(settings).unwrap()).await.unwrap();
+    let sid = api::create_session(&app, sessions::NewSession { title: "split".into(), project_id: None }).await.unwrap().id;
+    let opts =
+        maru::server::ServeOptions { host: "127.0.0.1".into(), port: 0, token: Some("bench".into()), allow_remote: false, ui_dir: None };
+    let bound = maru::server::bind(app.clone(), &opts).await.unwrap();
+    let maru_url = format!("http://{}", bound.addr);
+    tokio::spawn(bound.run());
+    let http = reqwest::Client::new();
+    let (mut before, mut after) = (vec![], vec![]);
+    for i in 0..RUNS + 10 {
+        let last = app.store.with(|c| Ok(c.query_row("SELECT coalesce(max(id), 0) FROM messages", [], |r| r.get::<_, i64>(0))?)).unwrap();
+        let req = http.post(format!("{maru_url}/api/sessions/{sid}/messages")).bearer_auth("bench").json(&json!({ "content": "hi" }));
+        let t0 = Instant::now();
+        let mut res = req.send().await.unwrap();
+        let mut seen = String::new();
+        let mut token_at = None;
+        while let Some(chunk) = res.chunk().await.unwrap() {
+            seen.push_str(&String::from_utf8_lossy(&chunk));
+            if token_at.is_none() && seen.contains("event: token") {
+                token_at = Some(Instant::now());
+            }
+        }
+        let arrived = arrivals.recv().await.unwrap();
+        if i >= 10 {
+            before.push(arrived - t0);
+            after.push(token_at.expect("a token") - arrived);
+        }
+        forget_turn(&app, sid, last);
+    }
+    print_pct("over HTTP: request in → request to the model server", &mut before);
+    print_pct("over HTTP: model server's answer → token event out", &mut after);
+}
+
+/// Sends the request and times it to the first chunk holding `marker`, then reads it to its end.
+/// llama-server closes idle kept-alive connections: a request that meets one closed is sent
+/// again on a new one, and timed from there (as Maru's own client does).
+async fn first_event(req: reqwest::RequestBuilder, marker: &str) -> Duration {
+    let again = req.try_clone().expect("a JSON request can be cloned");
+    let mut t0 = Instant::now();
+    let mut res = match req.send().await {
+        Ok(res) => res,
+        Err(_) => {
+            t0 = Instant::now();
+            again.send().await.unwrap()
+        }
+    };
+    let mut seen = String::new();
+    let mut first = None;
+    while let Some(chunk) = res.chunk().await.unwrap() {
+        if first.is_none() {
+            seen.push_str(&String::from_utf8_lossy(&chunk));
+            if seen.contains(marker) {
+                first = Some(t0.elapsed());
+            }
+        }
+    }
+    first.unwrap_or_else(|| panic!("no {marker:?} in the answer: {seen}"))
 }

@@ -84,14 +84,15 @@ export async function api(base, method, route, body) {
   return JSON.parse(text);
 }
 
-/** Headless Chromium with its own profile under `tmp`; page errors and console errors are collected. */
-export async function openBrowser(tmp) {
-  const context = await chromium.launchPersistentContext(path.join(tmp, 'chromium-profile'), {
+/** Headless Chromium with its own profile under `tmp` (`profile`), preferring `locale`; page errors
+ *  and console errors are collected. */
+export async function openBrowser(tmp, { locale = 'en-US', profile = 'chromium-profile' } = {}) {
+  const context = await chromium.launchPersistentContext(path.join(tmp, profile), {
     executablePath: CHROMIUM,
     headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     viewport: { width: 1440, height: 900 },
-    locale: 'en-US',
+    locale,
     colorScheme: 'light',
   });
   const page = context.pages()[0] ?? (await context.newPage());

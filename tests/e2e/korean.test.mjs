@@ -10,6 +10,9 @@
 // model or the prompt templates wrote (replies, the system prompt, tool arguments) is not the
 // UI's words, so those elements are not read. The brand name Maru is a proper name.
 //
+// Also: a Korean browser on first run (no language set) gets the Korean UI, and Korean text (a
+// long toast, a long message) wraps between words, never inside one ("저장됩니/다").
+//
 // Env: as chat.test.mjs.
 
 import { test } from 'node:test';
@@ -17,7 +20,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { MODEL } from './fake-openai.mjs';
-import { api, freePort, outDir, repo, setUp, TOKEN } from './harness.mjs';
+import { api, freePort, openBrowser, outDir, repo, setUp, TOKEN } from './harness.mjs';
 
 const KOREAN_REPLY = ['안녕하세요', ', ', '무엇을', ' 도와', '드릴까요', '?'];
 const PROJECT = '가족 일정';
@@ -113,13 +116,42 @@ async function englishOnScreen(page, phrases, where) {
 
 test('in Korean, no English string of the UI shows on the main screens', { timeout: 180_000 }, async (t) => {
   const phrases = englishPhrases();
-  const { fake, maru, page, pageErrors, step } = await setUp(t, 'korean', { pieceDelayMs: 10, replyPieces: KOREAN_REPLY });
+  const { tmp, fake, maru, page, pageErrors, step } = await setUp(t, 'korean', { pieceDelayMs: 10, replyPieces: KOREAN_REPLY });
   const seen = [];
   const scan = async (where) => {
     const found = await englishOnScreen(page, phrases, where);
     seen.push(...found);
     await page.screenshot({ path: path.join(outDir, `korean-${where.replace(/\W+/g, '-')}.png`) });
   };
+
+  await step('first run in a Korean browser: Korean, though the settings hold their default "en"', async () => {
+    const settings = await api(maru.base, 'GET', '/api/settings');
+    assert.equal(settings.language, 'en', 'no language is set yet');
+    const korean = await openBrowser(tmp, { locale: 'ko-KR', profile: 'chromium-profile-ko' });
+    try {
+      await korean.page.goto(`${maru.base}/#token=${TOKEN}`);
+      await korean.page.getByTestId('new-chat').filter({ hasText: '새 대화' }).waitFor();
+      assert.deepEqual(await korean.page.evaluate(() => [navigator.language, document.documentElement.lang]), ['ko-KR', 'ko']);
+      assert.deepEqual(korean.pageErrors, []);
+    } finally {
+      await korean.context.close();
+    }
+    assert.equal((await api(maru.base, 'GET', '/api/settings')).language, 'en', 'following the browser writes nothing to the server');
+    // The English browser of the other steps is still English until the language is set.
+    await page.goto(`${maru.base}/#token=${TOKEN}`);
+    await page.getByTestId('new-chat').filter({ hasText: 'New chat' }).waitFor();
+    // There, what users write still keeps Korean words whole (a Korean message in the English UI); the UI's own words break as usual.
+    const english = await page.evaluate(() => {
+      const probe = Object.assign(document.createElement('div'), { className: 'msg' });
+      probe.append(Object.assign(document.createElement('div'), { className: 'user-text' }), document.createElement('pre'));
+      document.body.append(probe);
+      const out = [document.documentElement, probe.firstChild, probe.lastChild].map((el) => getComputedStyle(el).wordBreak);
+      probe.remove();
+      return out;
+    });
+    assert.deepEqual(english, ['normal', 'keep-all', 'normal'], 'English UI: the page, a message, a code block');
+    await page.goto('about:blank'); // so that the next step's address loads the page anew
+  });
 
   let sessionId;
   await step('Korean data: a project, a chat with a reply and a failed reply, a file that cannot be read, a fact', async () => {
@@ -175,6 +207,63 @@ test('in Korean, no English string of the UI shows on the main screens', { timeo
     assert.match(text, /모델 서버에 연결할 수 없습니다/, 'the stored failure is worded in Korean after a reload, by its stored code');
     assert.deepEqual(englishWords(text.replace(/모델 서버 설정$/, '')), [], `only the address is left of the server's English: ${text}`);
     await scan('chat');
+  });
+
+  await step('Korean text breaks between words, not inside them: messages, toasts, dialogs, buttons', async () => {
+    const styles = await page.evaluate(() => {
+      const style = (sel) => {
+        const el = document.querySelector(sel);
+        return el ? [getComputedStyle(el).wordBreak, getComputedStyle(el).overflowWrap] : null;
+      };
+      return {
+        html: style('html'), user: style('.user-text'), reply: style('[data-testid=message-assistant] .md'), error: style('.msg-error'),
+        session: style('[data-testid=session]'), button: style('[data-testid=new-chat]'),
+      };
+    });
+    assert.deepEqual(styles.html, ['keep-all', 'break-word'], 'the Korean UI keeps words whole and still wraps a long token');
+    for (const what of ['user', 'reply', 'error', 'session', 'button']) assert.equal(styles[what]?.[0], 'keep-all', `${what}: ${JSON.stringify(styles[what])}`);
+    assert.equal(styles.user[1], 'anywhere', 'a long token in a message still wraps');
+
+    // Lines of a long Korean text in a message and in a toast start only after a space.
+    const LONG = '설정을 저장했습니다. 모델 서버의 주소와 키를 확인한 다음 다시 시도하면 답을 받을 수 있습니다. '.repeat(6).trim();
+    await page.evaluate((text) => window.maru.fail(new Error(text)), LONG);
+    await page.locator('.toast-text').filter({ hasText: '설정을 저장했습니다' }).waitFor();
+    const breaks = await page.evaluate((text) => {
+      /** Where lines of `el`'s text start (but the first): the characters before and after. */
+      const lineStarts = (el) => {
+        const node = el.firstChild;
+        const range = document.createRange();
+        const out = [];
+        let top = null;
+        for (let i = 0; i < node.data.length; i++) {
+          if (/\s/.test(node.data[i])) continue;
+          range.setStart(node, i);
+          range.setEnd(node, i + 1);
+          const r = range.getClientRects()[0];
+          if (!r) continue;
+          if (top !== null && r.top > top + 2) out.push(node.data.slice(Math.max(0, i - 3), i) + '|' + node.data.slice(i, i + 3));
+          top = r.top;
+        }
+        return out;
+      };
+      const midWord = (starts) => starts.filter((s) => !/\s\|/.test(s));
+      const toast = [...document.querySelectorAll('.toast-text')].find((el) => el.textContent === text);
+      const user = document.querySelector('.user-text');
+      const kept = user.textContent;
+      user.textContent = text;
+      const result = { toast: lineStarts(toast), user: lineStarts(user) };
+      // The check itself: without keep-all, the same text breaks inside words.
+      user.style.wordBreak = 'normal';
+      result.probe = midWord(lineStarts(user));
+      user.style.wordBreak = '';
+      user.textContent = kept;
+      toast.closest('.toast')?.remove();
+      return { ...result, toastMid: midWord(result.toast), userMid: midWord(result.user) };
+    }, LONG);
+    assert.ok(breaks.toast.length >= 1 && breaks.user.length >= 1, `the texts are long enough to wrap: ${JSON.stringify(breaks)}`);
+    assert.ok(breaks.probe.length >= 1, `without keep-all the check sees a break inside a word: ${JSON.stringify(breaks.probe)}`);
+    assert.deepEqual(breaks.toastMid, [], `a toast's lines start at a word: ${JSON.stringify(breaks.toast)}`);
+    assert.deepEqual(breaks.userMid, [], `a message's lines start at a word: ${JSON.stringify(breaks.user)}`);
   });
 
   await step('the context inspector', async () => {

@@ -7,10 +7,14 @@ import { httpBackend } from './backend/http';
 import { DESKTOP_ORIGIN, inDesktop, ipcFetch } from './backend/ipc';
 import { takeToken } from './backend/token';
 import { mountDesktop } from './desktop';
+import { setLanguage, startLanguage } from './lib/i18n';
 import { applyTheme, rememberedTheme } from './lib/theme';
 import { mountLayout, mountNoToken } from './views/layout';
 
 applyTheme(rememberedTheme());
+// Until the settings arrive (and on the page without a token): the language chosen here, else
+// the browser's.
+setLanguage(startLanguage());
 const root = document.getElementById('app')!;
 const desktop = inDesktop();
 // In the desktop window no token exists: IPC reaches only this app's own core.

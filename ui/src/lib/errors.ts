@@ -49,7 +49,7 @@ const MODEL_SERVER = {
   cancelled: { en: 'The request to the model server was cancelled.', ko: '모델 서버에 보낸 요청이 취소되었습니다.' },
   demo_failed: { en: 'The demo model did not start.', ko: '데모 모델이 시작되지 않았습니다.', detail: true },
   no_model: { en: 'The model server lists no models. Load one, or set the model name in Settings.', ko: '모델 서버에 모델이 없습니다. 모델을 불러오거나 설정에서 모델 이름을 정하세요.', detail: true },
-  bad_response: { en: 'The model server sent an answer Maru cannot read.', ko: '모델 서버가 Maru가 읽을 수 없는 답을 보냈습니다.', detail: true },
+  bad_response: { en: 'The model server sent an answer Maru cannot read.', ko: '모델 서버가 마루가 읽을 수 없는 답을 보냈습니다.', detail: true },
 } satisfies Record<UpstreamCode, ErrorWords>;
 
 const MARU = {
@@ -88,8 +88,8 @@ const MARU = {
   // Files.
   file_too_large: { en: 'The file is too large.', ko: '파일이 너무 큽니다. 설정의 최대 크기를 확인하세요.', named: '{file}: 파일이 너무 큽니다. {max_mb}MB까지 첨부할 수 있습니다.' },
   empty_file: { en: 'The file is empty.', ko: '파일이 비어 있습니다.', detail: true, named: '{file} 파일이 비어 있습니다(0바이트).' },
-  binary_file: { en: 'Maru cannot read this kind of file.', ko: 'Maru가 읽을 수 없는 종류의 파일입니다. 텍스트, PDF, 이미지 파일을 첨부하세요.', detail: true,
-    named: '{file}: Maru가 읽을 수 없는 종류의 파일입니다. 텍스트, PDF, 이미지 파일을 첨부하세요.' },
+  binary_file: { en: 'Maru cannot read this kind of file.', ko: '마루가 읽을 수 없는 종류의 파일입니다. 텍스트, PDF, 이미지 파일을 첨부하세요.', detail: true,
+    named: '{file}: 마루가 읽을 수 없는 종류의 파일입니다. 텍스트, PDF, 이미지 파일을 첨부하세요.' },
   type_mismatch: { en: 'The file’s name does not match its content.', ko: '파일 확장자와 실제 내용이 맞지 않습니다. 내용에 맞게 이름을 바꾸세요.', detail: true,
     named: '{file}: 확장자(.{ext})와 실제 내용이 맞지 않습니다. 내용에 맞게 이름을 바꾸세요.' },
   not_an_image: { en: 'This file is not an image.', ko: '이 파일은 이미지가 아닙니다.', detail: true, named: '{file}: 이미지가 아닙니다. 모델은 다른 파일을 검색으로 읽습니다.' },
@@ -121,18 +121,18 @@ const MARU = {
   headers_too_long: { en: 'The request headers are too long.', ko: '요청 헤더가 너무 깁니다.' },
   bad_host: { en: 'This server only answers requests addressed to 127.0.0.1 or localhost.', ko: '이 서버는 127.0.0.1 또는 localhost로 온 요청에만 답합니다.' },
   not_found: { en: 'It no longer exists.', ko: '찾을 수 없습니다. 이미 삭제되었을 수 있습니다.' },
-  unauthorized: { en: 'Missing or wrong access token.', ko: '접근 토큰이 없거나 틀립니다. Maru를 다시 여세요.' },
+  unauthorized: { en: 'Missing or wrong access token.', ko: '접근 토큰이 없거나 틀립니다. 마루를 다시 여세요.' },
   method_not_allowed: { en: 'The server does not accept this request.', ko: '서버가 이 요청 방식을 받지 않습니다.', detail: true },
-  no_such_route: { en: 'The server has no such API.', ko: '서버에 그런 API가 없습니다. Maru 버전이 맞는지 확인하세요.', detail: true },
-  internal: { en: 'Something went wrong inside Maru. The log file in the data folder has the details.', ko: 'Maru 내부에서 문제가 생겼습니다. 데이터 폴더의 로그 파일에 자세한 내용이 있습니다.' },
-  newer_schema: { en: 'The data was written by a newer version of Maru. Update Maru.', ko: '데이터가 더 새 버전의 Maru로 저장되었습니다. Maru를 업데이트하세요.' },
+  no_such_route: { en: 'The server has no such API.', ko: '서버에 그런 API가 없습니다. 마루 버전이 맞는지 확인하세요.', detail: true },
+  internal: { en: 'Something went wrong inside Maru. The log file in the data folder has the details.', ko: '마루 내부에서 문제가 생겼습니다. 데이터 폴더의 로그 파일에 자세한 내용이 있습니다.' },
+  newer_schema: { en: 'The data was written by a newer version of Maru. Update Maru.', ko: '데이터가 더 새 버전의 마루로 저장되었습니다. 마루를 업데이트하세요.' },
   bad_method: { en: 'This is not an HTTP method.', ko: 'HTTP 요청 방식이 아닙니다.', detail: true },
   bad_request: { en: 'The request cannot be built.', ko: '요청을 만들 수 없습니다.', detail: true },
   // Starting Maru.
   data_dir_unusable: { en: 'The data folder cannot be used.', ko: '데이터 폴더를 쓸 수 없습니다. 폴더 권한과 남은 공간을 확인하세요.', detail: true },
-  data_dir_in_use: { en: 'The data folder is in use by another Maru.', ko: '다른 Maru가 데이터 폴더를 쓰고 있습니다. 그쪽을 먼저 닫으세요.', detail: true },
+  data_dir_in_use: { en: 'The data folder is in use by another Maru.', ko: '다른 마루가 데이터 폴더를 쓰고 있습니다. 그쪽을 먼저 닫으세요.', detail: true },
   bad_template: { en: 'A prompt template cannot be read.', ko: '프롬프트 템플릿을 읽을 수 없습니다.', detail: true },
-  bind_failed: { en: 'Maru cannot listen on this address.', ko: 'Maru가 이 주소에서 요청을 받을 수 없습니다. 다른 포트를 쓰세요.', detail: true },
+  bind_failed: { en: 'Maru cannot listen on this address.', ko: '마루가 이 주소에서 요청을 받을 수 없습니다. 다른 포트를 쓰세요.', detail: true },
   invalid_host: { en: 'The host must be an IP address, like 127.0.0.1.', ko: '호스트는 127.0.0.1 같은 IP 주소여야 합니다.', detail: true },
   remote_refused: { en: 'Maru refuses to listen where other machines could reach your chats.', ko: '다른 컴퓨터가 대화에 접근할 수 있는 주소에서는 열지 않습니다.', detail: true },
   // Exports, backups and imports.
@@ -147,7 +147,7 @@ const MARU = {
 
 /** The UI's own codes: what went wrong before any answer from Maru. */
 const UI = {
-  offline: { en: 'Cannot reach Maru. Is it still running?', ko: 'Maru에 연결할 수 없습니다. Maru가 실행 중인지 확인하세요.' },
+  offline: { en: 'Cannot reach Maru. Is it still running?', ko: '마루에 연결할 수 없습니다. 마루가 실행 중인지 확인하세요.' },
   bad_response: { en: 'The server sent an answer the UI cannot read.', ko: '서버가 화면에서 읽을 수 없는 답을 보냈습니다.', detail: true },
 };
 

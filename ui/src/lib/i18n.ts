@@ -746,14 +746,83 @@ const ko: Dict = {
   importNotJson: '이 파일은 JSON이 아닙니다. 마루가 JSON으로 내보낸 대화를 고르세요.',
 };
 
-const dicts: Record<string, Dict> = { en, ko };
+/** Every dictionary, by language (read by the tests too). */
+export const dicts: Readonly<Record<string, Readonly<Dict>>> = { en, ko };
 let current: Dict = en;
 let currentLang = 'en';
 
+/** Sets the UI's language (English for one it does not have), and `lang` on <html>, which the
+ *  stylesheet's Korean line breaking (`html:lang(ko)`) and the browser's fonts follow. */
 export function setLanguage(lang: string): void {
   current = dicts[lang] ?? en;
   currentLang = dicts[lang] ? lang : 'en';
   document.documentElement.lang = currentLang;
+}
+
+// ---- which language: the user's choice, else the browser's (or the system's, in the desktop window)
+//
+// The server's settings always hold a language: "en" until someone sets one (its default,
+// `Language::En` in store/settings.rs), so "en" there cannot tell "never chosen" from "chose
+// English". The settings dialog therefore also notes, in this browser's localStorage, that the
+// user picked a language (`rememberLanguageChoice`, called by `saveSettings` for a patch that
+// sets one; the dialog sends one only when the user changed the choice). The UI then shows:
+// - the server's language when it is not the default (someone chose it, here or elsewhere),
+//   or when the user chose one in this browser (English included);
+// - otherwise the browser's preferred language (Korean when it prefers Korean, else English).
+// Nothing is written to the server until the user chooses, so a first run in a Korean browser
+// stays "unchosen" and keeps following the browser. A choice of English made in another browser
+// is not seen here (the server cannot tell it from the default): this browser follows its own
+// language until the user chooses here too.
+
+/** The server's language until one is set (`Language::En`). */
+export const DEFAULT_LANGUAGE = 'en';
+const CHOSEN_KEY = 'maru.language';
+
+/** The browser's preferred languages, most preferred first ("ko-KR", "en-US"). */
+function preferredLanguages(): readonly string[] {
+  if (typeof navigator === 'undefined') return [];
+  const list = navigator.languages?.length ? navigator.languages : [navigator.language];
+  return list.filter((l): l is string => typeof l === 'string' && l !== '');
+}
+
+/** The first of `preferred` that the UI has, by its primary subtag ("ko-KR" is Korean); English
+ *  when none is. */
+export function browserLanguage(preferred: readonly string[] = preferredLanguages()): string {
+  for (const tag of preferred) {
+    const primary = tag.toLowerCase().split(/[-_]/)[0];
+    if (dicts[primary]) return primary;
+  }
+  return DEFAULT_LANGUAGE;
+}
+
+/** The language the user picked in this browser, or null when they never did (or storage is off). */
+export function chosenLanguage(): string | null {
+  try {
+    const lang = localStorage.getItem(CHOSEN_KEY);
+    return lang && dicts[lang] ? lang : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Notes that the user picked `lang` (in the settings dialog). */
+export function rememberLanguageChoice(lang: string): void {
+  try {
+    localStorage.setItem(CHOSEN_KEY, lang);
+  } catch {
+    // storage can be off: the choice is still saved on the server, and a non-default one followed
+  }
+}
+
+/** The language to show for the settings' `saved` one (see above). */
+export function uiLanguage(saved: string, chosen: string | null = chosenLanguage(), preferred: readonly string[] = preferredLanguages()): string {
+  if (saved !== DEFAULT_LANGUAGE || chosen !== null) return saved;
+  return browserLanguage(preferred);
+}
+
+/** Before the settings arrive: the language last chosen here, else the browser's. */
+export function startLanguage(): string {
+  return chosenLanguage() ?? browserLanguage();
 }
 
 export function language(): string {

@@ -4,7 +4,7 @@
 import type { App } from '../app';
 import { ApiError } from '../backend/backend';
 import type { FoundServer, Preset, PresetPatch, SettingsPatch, SettingsView } from '../backend/types';
-import { setLanguage, t } from '../lib/i18n';
+import { chosenLanguage, language, rememberLanguageChoice, setLanguage, t, uiLanguage } from '../lib/i18n';
 import { applyTheme } from '../lib/theme';
 
 /** Offered at start when the configured model server cannot be used: what answers nearby. */
@@ -34,18 +34,28 @@ export class SettingsState {
 
   constructor(private readonly app: App) {}
 
+  /** The settings from the server; the language shown is the user's choice, else the browser's
+   *  (see `uiLanguage` in lib/i18n.ts). */
   applySettings(s: SettingsView): void {
     this.settings = s;
-    setLanguage(s.language);
+    // A choice noted here follows the server's setting when it changed elsewhere, so the next
+    // start (before the settings arrive) is in the right language.
+    const chosen = chosenLanguage();
+    if (chosen !== null && chosen !== s.language) rememberLanguageChoice(s.language);
+    setLanguage(uiLanguage(s.language));
     applyTheme(s.theme);
   }
 
+  /** Saves `patch`; a language in it is the user's choice (only the settings dialog sends one,
+   *  and only when the user changed it), which the UI follows from now on, over the browser's. */
   async saveSettings(patch: SettingsPatch): Promise<boolean> {
     const app = this.app;
     const s = await app.attempt(() => app.backend.updateSettings(patch));
     if (!s) return false;
-    const langChanged = s.language !== this.settings?.language;
+    if (patch.language) rememberLanguageChoice(patch.language);
+    const before = language();
     this.applySettings(s);
+    const langChanged = language() !== before;
     app.emit('settings');
     // A new address answers the offer of a found server.
     if (patch.endpoint_url !== undefined) this.dismissServerOffer();

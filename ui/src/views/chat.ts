@@ -82,7 +82,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
     const sig = JSON.stringify([s?.id, s?.title, s?.model, app.models, app.settings?.model, presetValue, project?.id, project?.name, app.panel, app.presets.map((p) => [p.key, p.name]), t('preset'), files.own.length, files.project.length, app.pendingCount]);
     if (sig === headSig) return;
     headSig = sig;
-    document.title = s ? `${sessionTitle(s)} · Maru` : 'Maru';
+    document.title = s ? `${sessionTitle(s)} · ${t('appName')}` : t('appName');
     const builtin = app.presets.filter((p) => p.builtin);
     const mine = app.presets.filter((p) => !p.builtin);
     const select = h('select', {

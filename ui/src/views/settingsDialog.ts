@@ -9,7 +9,7 @@ import { errorMessage } from '../backend/backend';
 import type { Language, MemoryMode, ModelInfo, SettingsPatch, SettingsView, Theme } from '../backend/types';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { count } from '../lib/format';
-import { t, type Key } from '../lib/i18n';
+import { language as shownLanguage, t, type Key } from '../lib/i18n';
 import { applyTheme } from '../lib/theme';
 import { openDialog } from './dialog';
 import { dataPane } from './exports';
@@ -60,7 +60,10 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
   theme.value = s.theme;
   theme.addEventListener('change', () => applyTheme(theme.value as Theme)); // preview
   const language = h('select', { class: 'input', name: 'language' }, h('option', { value: 'en' }, 'English'), h('option', { value: 'ko' }, '한국어'));
-  language.value = s.language;
+  // The language the UI shows, which may be the browser's rather than the setting's (see
+  // `uiLanguage` in lib/i18n.ts): the user changing it is their choice, and is sent.
+  const languageShown = shownLanguage();
+  language.value = languageShown;
   const memoryModes = MEMORY_MODES.map(({ mode, label, hint }) => {
     const radio = h('input', { type: 'radio', name: 'memory_mode', value: mode, 'data-testid': `memory-mode-${mode}` });
     radio.checked = s.memory_mode === mode;
@@ -215,8 +218,8 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
         custom_instructions: instructions.value,
         memory_mode: memoryMode(),
         theme: theme.value as Theme,
-        language: language.value as Language,
       }, app.settings);
+      if (language.value !== languageShown) patch.language = language.value as Language;
       if (apiKey.value) patch.api_key = apiKey.value;
       else if (removeKey.checked) patch.api_key = null;
       saveBtn.disabled = true;
@@ -259,8 +262,9 @@ function numberValue(input: HTMLInputElement): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-/** What the form holds: the settings less the key, and a number field left empty is `null` (the default). */
-type Editable = Omit<SettingsView, 'api_key_set' | 'first_byte_timeout_secs' | 'idle_timeout_secs' | 'attachment_max_mb' | 'attachment_text_max_chars' | 'prompt_budget_chars' | 'memory_budget_chars'> & {
+/** What the form holds: the settings less the key, and a number field left empty is `null` (the
+ *  default). The language is sent on its own: only when the user changed it (see the save). */
+type Editable = Omit<SettingsView, 'api_key_set' | 'language' | 'first_byte_timeout_secs' | 'idle_timeout_secs' | 'attachment_max_mb' | 'attachment_text_max_chars' | 'prompt_budget_chars' | 'memory_budget_chars'> & {
   prompt_budget_chars: number | null;
   memory_budget_chars: number | null;
   first_byte_timeout_secs: number | null;

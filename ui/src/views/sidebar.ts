@@ -34,7 +34,7 @@ export function mountSidebar(app: App, root: HTMLElement): { focusSearch(): void
     search.results.hidden = !search.active();
     search.render();
     replaceChildren(head,
-      h('div', { class: 'brand' }, h('span', { class: 'brand-mark', title: '마루' }, icon('logo')), h('span', { class: 'brand-name' }, 'Maru'),
+      h('div', { class: 'brand' }, h('span', { class: 'brand-mark', title: '마루' }, icon('logo')), h('span', { class: 'brand-name' }, t('appName')),
         h('button', {
           class: 'icon-btn shortcuts-btn', type: 'button', 'data-testid': 'open-shortcuts', 'aria-label': t('kbTitle'),
           title: `${t('kbTitle')} (${isMac() ? '⌘/' : 'Ctrl+/'})`, onClick: () => toggleShortcuts(),

@@ -19,6 +19,7 @@ use std::sync::Arc;
 use axum::extract::DefaultBodyLimit;
 use axum::handler::HandlerWithoutStateExt;
 use axum::response::IntoResponse;
+use axum::serve::ListenerExt;
 use axum::Router;
 use tower_http::services::{ServeDir, ServeFile};
 
@@ -79,7 +80,14 @@ impl Bound {
 
     /// Serves until `shutdown` completes, then lets the requests in progress finish.
     pub async fn run_until(self, shutdown: impl std::future::Future<Output = ()> + Send + 'static) -> Result<()> {
-        axum::serve(self.listener, self.router).with_graceful_shutdown(shutdown).await.map_err(|e| Error::Internal(e.into()))
+        // No Nagle delay: a reply's first token is a small write right after the stream's
+        // headers, and would otherwise wait up to 40 ms for the client's delayed ACK of them.
+        let listener = self.listener.tap_io(|tcp| {
+            if let Err(e) = tcp.set_nodelay(true) {
+                tracing::debug!("cannot set TCP_NODELAY: {e}");
+            }
+        });
+        axum::serve(listener, self.router).with_graceful_shutdown(shutdown).await.map_err(|e| Error::Internal(e.into()))
     }
 }
 
