@@ -1,6 +1,6 @@
-//! Runs one turn. [`start`] does the checks and the writes that must happen before anything is
-//! streamed (so errors come back as plain API errors), then spawns the streaming task and hands
-//! back a listener on its events.
+//! Runs one turn: the driver of `machine`, which decides; this does the I/O. [`start`] does the
+//! checks and the writes that must happen before anything is streamed (so errors come back as
+//! plain API errors), then streams in the same task and hands back a listener on its events.
 //!
 //! The turn never waits for a listener (see `app::events`) and writes only to the reply it
 //! created: every save names the reply and its session and stops the turn when the reply is
