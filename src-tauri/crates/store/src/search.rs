@@ -129,11 +129,24 @@ impl Words {
     /// The text around the first occurrence of any word, whitespace collapsed, and where each
     /// occurrence is within it, as `[start, end)` character ranges.
     pub fn excerpt(&self, text: &str) -> (String, Vec<[usize; 2]>) {
-        let first = self.0.as_ref().and_then(|r| r.find(text)).map_or(0, |m| m.start());
-        // CONTEXT_CHARS characters before the match and twice that after, as byte offsets.
-        let start = text[..first].char_indices().rev().nth(CONTEXT_CHARS - 1).map_or(0, |(i, _)| i);
-        let end = text[first..].char_indices().nth(CONTEXT_CHARS * 2).map_or(text.len(), |(i, _)| first + i);
-        let mut snippet = text[start..end].split_whitespace().collect::<Vec<_>>().join(" ");
+        let found = self.0.as_ref().and_then(|r| r.find(text));
+        let (first, first_end) = found.map_or((0, 0), |m| (m.start(), m.end()));
+        // CONTEXT_CHARS characters before the match and twice that after, as byte offsets...
+        let mut start = text[..first].char_indices().rev().nth(CONTEXT_CHARS - 1).map_or(0, |(i, _)| i);
+        let mut end = text[first..].char_indices().nth(CONTEXT_CHARS * 2).map_or(text.len(), |(i, _)| first + i);
+        // ...moved to the edge of the word they fall in, when there is one in the window (text
+        // without spaces, as in Chinese, is cut where it is).
+        if start > 0 && !text[..start].ends_with(char::is_whitespace) {
+            if let Some(gap) = text[start..first].find(char::is_whitespace) {
+                start += gap;
+            }
+        }
+        if end < text.len() && !text[end..].starts_with(char::is_whitespace) {
+            if let Some(gap) = text[first_end.min(end)..end].rfind(char::is_whitespace) {
+                end = first_end.min(end) + gap;
+            }
+        }
+        let mut snippet = plain(&text[start..end]).split_whitespace().collect::<Vec<_>>().join(" ");
         if start > 0 {
             snippet.insert(0, '…');
         }
@@ -155,6 +168,22 @@ impl Words {
     }
 }
 
+/// Markdown as the plain text it reads as: no emphasis or code marks, a link as its words, no
+/// heading, quote or list markers. A snippet is shown as text, where `**` would show as is.
+fn plain(markdown: &str) -> String {
+    use std::sync::LazyLock;
+    static LINK: LazyLock<regex::Regex> = LazyLock::new(|| regex::Regex::new(r"!?\[([^\]]*)\]\([^)]*\)").expect("link pattern"));
+    static LINE_MARK: LazyLock<regex::Regex> =
+        LazyLock::new(|| regex::Regex::new(r"(?m)^[ \t]{0,3}(?:#{1,6}|>+|[-*+]|\d{1,9}[.)])[ \t]+").expect("line mark pattern"));
+    static MARKS: LazyLock<regex::Regex> = LazyLock::new(|| regex::Regex::new(r"\*\*|__|~~|`+").expect("marks pattern"));
+    static EMPHASIS: LazyLock<regex::Regex> =
+        LazyLock::new(|| regex::Regex::new(r"(^|[^\w*])[*_]([^\s*_](?:[^*_]*[^\s*_])?)[*_]($|[^\w*])").expect("emphasis pattern"));
+    let text = LINK.replace_all(markdown, "$1");
+    let text = LINE_MARK.replace_all(&text, "");
+    let text = MARKS.replace_all(&text, "");
+    EMPHASIS.replace_all(&text, "$1$2$3").into_owned()
+}
+
 /// [`Words::excerpt`] for words given once.
 pub fn excerpt(text: &str, words: &[&str]) -> (String, Vec<[usize; 2]>) {
     Words::new(words).excerpt(text)
@@ -163,6 +192,24 @@ pub fn excerpt(text: &str, words: &[&str]) -> (String, Vec<[usize; 2]>) {
 #[cfg(test)]
 mod tests {
     use super::excerpt;
+
+    #[test]
+    fn snippets_are_plain_text_cut_at_word_edges() {
+        let (s, h) = excerpt("# Plan\n\n**Bold** words, `code`, a [link](http://x) and *the budget* list:\n- one item", &["budget"]);
+        assert_eq!(s, "Plan Bold words, code, a link and the budget list: one item", "no Markdown marks show in a snippet");
+        assert_eq!(s.chars().skip(h[0][0]).take(6).collect::<String>(), "budget", "and the highlight is where the word is");
+        let long = format!("{} the budget {}", "alpha beta gamma ".repeat(20), "delta epsilon zeta ".repeat(20));
+        let (s, _) = excerpt(&long, &["budget"]);
+        let inner = s.trim_start_matches('…').trim_end_matches('…');
+        for word in inner.split(' ') {
+            assert!(
+                ["alpha", "beta", "gamma", "the", "budget", "delta", "epsilon", "zeta"].contains(&word),
+                "{word:?} is a cut word in {s:?}"
+            );
+        }
+        let (s, _) = excerpt(&format!("{}예산{}", "가".repeat(100), "나".repeat(200)), &["예산"]);
+        assert!(s.contains("예산") && s.chars().count() < 200, "text without spaces is still cut: {s}");
+    }
 
     #[test]
     fn excerpts_mark_every_word_in_characters() {
