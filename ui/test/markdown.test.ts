@@ -2,7 +2,7 @@
 // (DOMPurify's parsing needs a DOM that walks the tree as browsers do; happy-dom drops the first
 // element's tag.)
 import { describe, expect, it } from 'vitest';
-import { MarkdownStream, renderMarkdown, renderMarkdownHtml, safeHref, splitPoint } from '../src/lib/markdown';
+import { MarkdownStream, renderMarkdown, renderMarkdownHtml, safeHref, splitPoint, splitUnfinished } from '../src/lib/markdown';
 
 function html(src: string): string {
   const div = document.createElement('div');
@@ -239,6 +239,104 @@ describe('markdown: streaming', () => {
     // sanitiser in this test DOM (jsdom, several times slower than a browser's) about as much
     // again; `npm run bench` prints the figures.
     expect(elapsed).toBeLessThan(1000);
+  });
+});
+
+describe('markdown: unfinished math and code while streaming', () => {
+  const streamed = (text: string) => {
+    const into = document.createElement('div');
+    new MarkdownStream().render(text, into);
+    return into;
+  };
+
+  it('holds back an open $$ block, and renders it once it closes', () => {
+    expect(splitUnfinished('Sum:\n\n$$\n\\sum_i')).toEqual({ done: 'Sum:\n\n', pending: '$$\n\\sum_i', kind: 'math' });
+    expect(splitUnfinished('Sum:\n\n$$ \\frac{1}')).toEqual({ done: 'Sum:\n\n', pending: '$$ \\frac{1}', kind: 'math' });
+    expect(splitUnfinished('Sum:\n\n$$')).toEqual({ done: 'Sum:\n\n', pending: '$$', kind: 'math' });
+    const closed = 'Sum:\n\n$$\n\\sum_i i\n$$\n';
+    expect(splitUnfinished(closed)).toEqual({ done: closed, pending: '', kind: null });
+    expect(splitUnfinished('$$x^2$$\n\nmore').pending).toBe('');
+
+    const open = streamed('Sum:\n\n$$\n\\frac{<b>1</b>}{');
+    expect(open.querySelector('p')?.textContent).toBe('Sum:');
+    expect(open.querySelector('.katex, .katex-error'), 'no half-formed math').toBeNull();
+    const pending = open.querySelector('p.pending-text');
+    expect(pending?.textContent).toBe('$$\n\\frac{<b>1</b>}{');
+    expect(pending?.querySelector('b'), 'pending text is escaped').toBeNull();
+
+    const done = streamed('Sum:\n\n$$\n\\frac{1}{2}\n$$\n');
+    expect(done.querySelector('.katex-display .mfrac')).not.toBeNull();
+    expect(done.querySelector('.pending')).toBeNull();
+  });
+
+  it('holds back an open \\[ block', () => {
+    expect(splitUnfinished('a\n\n\\[\nx +')).toEqual({ done: 'a\n\n', pending: '\\[\nx +', kind: 'math' });
+    expect(splitUnfinished('a\n\n\\[\nx + 1\n\\]\n').pending).toBe('');
+    expect(streamed('a\n\n\\[\nx + 1\n\\]\n').querySelector('.katex-display')).not.toBeNull();
+  });
+
+  it('does not count $$ inside a code fence, and holds back an open fence', () => {
+    const fenced = 'Shell:\n\n```sh\necho $$\n```\n\nDone.';
+    expect(splitUnfinished(fenced)).toEqual({ done: fenced, pending: '', kind: null });
+    expect(splitUnfinished('Shell:\n\n~~~sh\necho $$\n~~~\n').pending).toBe('');
+    expect(splitUnfinished('Code:\n\n```py\ndef f():\n    return "$$"')).toEqual({ done: 'Code:\n\n', pending: '```py\ndef f():\n    return "$$"', kind: 'code' });
+    expect(splitUnfinished('Code:\n\n~~~\nx\n```\n').kind, 'a ``` line does not close a ~~~ fence').toBe('code');
+    expect(splitUnfinished('Code:\n\n````\n```\nx').kind, 'nor does a shorter run').toBe('code');
+    // A fence inside display math is its content.
+    expect(splitUnfinished('$$\n```\n$$\n').pending).toBe('');
+
+    const open = streamed('Code:\n\n```js\nlet a = "<i>1</i>";');
+    expect(open.querySelector('.code-block'), 'no half-formed code block').toBeNull();
+    const pre = open.querySelector('pre.pending');
+    expect(pre?.textContent).toBe('```js\nlet a = "<i>1</i>";');
+    expect(pre?.querySelector('i')).toBeNull();
+    expect(open.querySelector('p')?.textContent).toBe('Code:');
+
+    const done = streamed('Code:\n\n```js\nlet a = 1;\n```\n');
+    expect(done.querySelector('.code-block .hljs-keyword')?.textContent).toBe('let');
+    expect(done.querySelector('.pending')).toBeNull();
+  });
+
+  it('holds back a fence in a list item or a quote', () => {
+    expect(splitUnfinished('- item\n  ```py\n  x = 1')).toEqual({ done: '- item\n', pending: '  ```py\n  x = 1', kind: 'code' });
+    expect(splitUnfinished('> $$\n> x').kind).toBe('math');
+  });
+
+  it('leaves inline math alone', () => {
+    for (const text of ['Cost is $x$ and', 'It runs in $O(n \\log n)$ time', 'an inline $$x$$ here', 'price $5 and $$']) {
+      expect(splitUnfinished(text)).toEqual({ done: text, pending: '', kind: null });
+    }
+    expect(streamed('It runs in $O(n)$ time').querySelector('p .katex')).not.toBeNull();
+  });
+
+  it('holds nothing back once the reply is complete: it renders as the Markdown library does', () => {
+    // A finished reply is drawn by renderMarkdown, which renders an unclosed block as markdown-it does.
+    const div = document.createElement('div');
+    div.appendChild(renderMarkdown('Code:\n\n```py\nx = 1'));
+    expect(div.querySelector('.code-block pre code')?.textContent).toBe('x = 1');
+    expect(div.querySelector('.pending')).toBeNull();
+    const math = document.createElement('div');
+    math.appendChild(renderMarkdown('Sum:\n\n$$\n\\frac{1}{2}'));
+    expect(math.querySelector('.katex-display')).not.toBeNull();
+    expect(math.querySelector('.pending')).toBeNull();
+  });
+
+  it('streams a reply with code and math to exactly the finished rendering, keeping the blocks before', () => {
+    const text = ['Intro.', '', '```py', 'x = "$$"', '```', '', '$$', '\\frac{1}{2}', '$$', '', 'The end.', ''].join('\n');
+    const stream = new MarkdownStream();
+    const into = document.createElement('div');
+    let intro: Node | null = null;
+    for (let i = 1; i <= text.length; i++) {
+      stream.render(text.slice(0, i), into);
+      if (i > 14 && !intro) intro = into.firstChild;
+      expect(into.querySelector('.katex-error'), `no KaTeX error at ${i}`).toBeNull();
+      const open = splitUnfinished(text.slice(0, i));
+      expect(into.querySelectorAll('.pending').length).toBe(open.pending ? 1 : 0);
+    }
+    stream.render(text, into);
+    const squeeze = (s: string) => s.replace(/>\n+</g, '><');
+    expect(squeeze(into.innerHTML)).toBe(squeeze(dom(text).innerHTML));
+    expect(into.firstChild).toBe(intro);
   });
 });
 

@@ -9,7 +9,8 @@
 // While a reply streams, `MarkdownStream` renders each completed block once and re-renders only
 // the block still being written (see `splitPoint`). Footnotes are the exception: their
 // definitions come at the end of a reply, after the blocks that cite them were rendered, so once a
-// definition has arrived the reply is rendered whole.
+// definition has arrived the reply is rendered whole. A code fence or display math block still
+// open at the end is shown as plain, muted text until it closes (see `splitUnfinished`).
 
 import { footnote } from '@mdit/plugin-footnote';
 import { katex } from '@mdit/plugin-katex';
@@ -281,6 +282,62 @@ export function splitPoint(src: string, from = 0): number {
   return best;
 }
 
+// A line's container marks (blockquote `>`, a list item's marker) and indentation, before a fence
+// or display math that sits inside one.
+const CONTAINER_PREFIX = /^(?:[ \t]*>)*[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?/;
+
+/**
+ * While a reply streams: the text before a code fence or display math block (`$$ …`, `\[ …`)
+ * that is still open at the end of `text` (`done`), and that block from its opening line on
+ * (`pending`), which is shown as plain text until it closes. Half a block would render
+ * half-formed (math as a red KaTeX error). A `$$` inside a fence, or a fence inside math, is
+ * their content; inline math (`$x$`, `$$x$$` within a line) is never held back. With nothing
+ * open, all of `text` is `done`.
+ */
+export function splitUnfinished(text: string): { done: string; pending: string; kind: 'code' | 'math' | null } {
+  let fence: string | null = null; // the fence's marker run while inside one
+  let math: '$$' | '\\]' | null = null; // the closing delimiter while inside display math
+  let start = 0; // where the open block's line begins
+  let pos = 0;
+  while (pos < text.length) {
+    let end = text.indexOf('\n', pos);
+    if (end === -1) end = text.length;
+    const raw = text.slice(pos, end);
+    const line = raw.slice(CONTAINER_PREFIX.exec(raw)![0].length);
+    if (fence) {
+      const m = FENCE_OPEN.exec(line);
+      if (m && m[1][0] === fence[0] && m[1].length >= fence.length && m[2].trim() === '') fence = null;
+    } else if (math) {
+      if (line.trimEnd().endsWith(math)) math = null;
+    } else {
+      const m = FENCE_OPEN.exec(line);
+      const t = line.trimEnd();
+      if (m && !(m[1][0] === '`' && m[2].includes('`'))) {
+        fence = m[1];
+        start = pos;
+      } else if (t.startsWith('$$') && !(t.length >= 4 && t.endsWith('$$'))) {
+        math = '$$';
+        start = pos;
+      } else if (t.startsWith('\\[') && !(t.length >= 4 && t.endsWith('\\]'))) {
+        math = '\\]';
+        start = pos;
+      }
+    }
+    pos = end + 1;
+  }
+  if (!fence && !math) return { done: text, pending: '', kind: null };
+  return { done: text.slice(0, start), pending: text.slice(start), kind: fence ? 'code' : 'math' };
+}
+
+/** The held-back tail as escaped, muted text: preformatted for code, a paragraph for math. */
+function pendingNode(pending: string, kind: 'code' | 'math', doc: Document): ChildNode {
+  const el = doc.createElement(kind === 'code' ? 'pre' : 'p');
+  el.className = kind === 'code' ? 'pending pending-code' : 'pending pending-text';
+  // textContent: the text is never parsed as HTML.
+  el.textContent = pending.replace(/\n$/, '');
+  return el;
+}
+
 /**
  * Renders a reply that grows while it streams. The completed blocks are rendered once and their
  * nodes kept in the element given; each `render` parses only the text after them (the block
@@ -299,14 +356,17 @@ export class MarkdownStream {
   constructor(private readonly opts: RenderOptions = {}, private readonly doc: Document = document) {}
 
   /** Fills `into` with the rendering of `src`; pass the same element every frame. */
-  render(src: string, into: Element): void {
+  render(text: string, into: Element): void {
+    // A code fence or display math still open at the end is held back as plain text.
+    const { done: src, pending, kind } = splitUnfinished(text);
+    const pendingNodes = pending && kind ? [pendingNode(pending, kind, this.doc)] : [];
     if (FOOTNOTE_DEFINITION.test(src)) {
       // The blocks citing a note were rendered before it was defined: all of it from here (notes
       // come last, so these are the reply's last frames), but a long reply, whose whole rendering
       // takes a while, at most a tenth of the time.
       const now = performance.now();
       if (into === this.into && this.wholeCost > 16 && now - this.wholeAt < this.wholeCost * 10) return;
-      into.replaceChildren(...toFragment(renderMarkdownHtml(src, this.opts), this.doc).childNodes);
+      into.replaceChildren(...toFragment(renderMarkdownHtml(src, this.opts), this.doc).childNodes, ...pendingNodes);
       this.wholeAt = performance.now();
       this.wholeCost = this.wholeAt - now;
       this.doneSrc = '';
@@ -320,7 +380,10 @@ export class MarkdownStream {
       this.doneNodes = [];
       this.into = null;
     }
-    const cut = splitPoint(src, this.doneSrc.length);
+    // The text before an open block is complete as soon as the block's first line is (a cut
+    // there keeps it between frames); a cut is never past what is shown.
+    let cut = splitPoint(text, this.doneSrc.length);
+    if (cut > src.length) cut = splitPoint(src, this.doneSrc.length);
     const done: Node[] = [];
     if (cut > this.doneSrc.length) {
       done.push(...toFragment(renderMarkdownHtml(src.slice(this.doneSrc.length, cut), this.opts), this.doc).childNodes);
@@ -328,6 +391,7 @@ export class MarkdownStream {
     }
     const tail = src.slice(this.doneSrc.length);
     const tailNodes = tail ? [...toFragment(renderMarkdownHtml(tail, this.opts), this.doc).childNodes] : [];
+    tailNodes.push(...pendingNodes);
     const kept = this.doneNodes.length ? this.doneNodes[this.doneNodes.length - 1] : null;
     const intact = into === this.into && (!kept || kept.parentNode === into) && this.tailNodes.every((n) => n.parentNode === into) &&
       into.lastChild === (this.tailNodes.length ? this.tailNodes[this.tailNodes.length - 1] : kept);
