@@ -29,6 +29,23 @@ async fn read(bytes: &[u8]) -> Result<(Outcome, Vec<Piece>), Note> {
     read_at_most(bytes, 1_000_000).await
 }
 
+/// A PDF of `objects` (object 1 the catalog), with its cross-reference table.
+fn assemble(objects: &[String]) -> Vec<u8> {
+    let mut pdf = b"%PDF-1.4\n".to_vec();
+    let mut offsets = vec![];
+    for (i, o) in objects.iter().enumerate() {
+        offsets.push(pdf.len());
+        pdf.extend_from_slice(format!("{} 0 obj\n{o}\nendobj\n", i + 1).as_bytes());
+    }
+    let xref = pdf.len();
+    pdf.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
+    for off in offsets {
+        pdf.extend_from_slice(format!("{off:010} 00000 n \n").as_bytes());
+    }
+    pdf.extend_from_slice(format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1).as_bytes());
+    pdf
+}
+
 /// A PDF with one page per text, in Helvetica: the smallest PDF most readers accept.
 fn pdf(pages: &[&str]) -> Vec<u8> {
     let n = pages.len();
@@ -46,19 +63,7 @@ fn pdf(pages: &[&str]) -> Vec<u8> {
         ));
         objects.push(format!("<< /Length {} >>\nstream\n{body}\nendstream", body.len()));
     }
-    let mut pdf = b"%PDF-1.4\n".to_vec();
-    let mut offsets = vec![];
-    for (i, o) in objects.iter().enumerate() {
-        offsets.push(pdf.len());
-        pdf.extend_from_slice(format!("{} 0 obj\n{o}\nendobj\n", i + 1).as_bytes());
-    }
-    let xref = pdf.len();
-    pdf.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
-    for off in offsets {
-        pdf.extend_from_slice(format!("{off:010} 00000 n \n").as_bytes());
-    }
-    pdf.extend_from_slice(format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1).as_bytes());
-    pdf
+    assemble(&objects)
 }
 
 #[tokio::test]
@@ -118,19 +123,7 @@ fn inflating_pdf() -> Vec<u8> {
         form(&calls("X0"), &format!("{font} /XObject << /X0 8 0 R >>")),
         form(&text, font),
     ];
-    let mut pdf = b"%PDF-1.4\n".to_vec();
-    let mut offsets = vec![];
-    for (i, o) in objects.iter().enumerate() {
-        offsets.push(pdf.len());
-        pdf.extend_from_slice(format!("{} 0 obj\n{o}\nendobj\n", i + 1).as_bytes());
-    }
-    let xref = pdf.len();
-    pdf.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
-    for off in offsets {
-        pdf.extend_from_slice(format!("{off:010} 00000 n \n").as_bytes());
-    }
-    pdf.extend_from_slice(format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1).as_bytes());
-    pdf
+    assemble(&objects)
 }
 
 #[tokio::test]

@@ -339,11 +339,7 @@ async fn ttft_http() {
     });
     api::update_settings(&app, serde_json::from_value(settings).unwrap()).await.unwrap();
     let sid = api::create_session(&app, sessions::NewSession { title: "ttft".into(), project_id: None }).await.unwrap().id;
-    let opts =
-        maru::server::ServeOptions { host: "127.0.0.1".into(), port: 0, token: Some("bench".into()), allow_remote: false, ui_dir: None };
-    let bound = maru::server::bind(app.clone(), &opts).await.unwrap();
-    let maru_url = format!("http://{}", bound.addr);
-    tokio::spawn(bound.run());
+    let maru_url = serve_http(&app).await;
     let http = reqwest::Client::new();
     let model = app
         .resolve_model(
@@ -418,6 +414,16 @@ async fn ttft_http() {
 
 const HTTP_PAIRS: usize = 40;
 
+/// `maru serve` on `app`, in this process, with the token "bench": its address.
+async fn serve_http(app: &Arc<App>) -> String {
+    let opts =
+        maru::server::ServeOptions { host: "127.0.0.1".into(), port: 0, token: Some("bench".into()), allow_remote: false, ui_dir: None };
+    let bound = maru::server::bind(app.clone(), &opts).await.unwrap();
+    let url = format!("http://{}", bound.addr);
+    tokio::spawn(bound.run());
+    url
+}
+
 /// Where Maru's share of the time to first token goes, against a model server that answers at
 /// once: from the client's request to the model server's receiving Maru's (before), and from the
 /// model server's first token to the client's `token` event (after).
@@ -428,11 +434,7 @@ async fn ttft_split() {
     let settings = json!({ "endpoint_url": url, "model": "bench", "memory_mode": "off", "context_length": 32768 });
     api::update_settings(&app, serde_json::from_value(settings).unwrap()).await.unwrap();
     let sid = api::create_session(&app, sessions::NewSession { title: "split".into(), project_id: None }).await.unwrap().id;
-    let opts =
-        maru::server::ServeOptions { host: "127.0.0.1".into(), port: 0, token: Some("bench".into()), allow_remote: false, ui_dir: None };
-    let bound = maru::server::bind(app.clone(), &opts).await.unwrap();
-    let maru_url = format!("http://{}", bound.addr);
-    tokio::spawn(bound.run());
+    let maru_url = serve_http(&app).await;
     let http = reqwest::Client::new();
     let (mut before, mut after) = (vec![], vec![]);
     for i in 0..RUNS + 10 {

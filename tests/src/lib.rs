@@ -6,3 +6,14 @@ pub mod fake_openai;
 pub mod llama;
 pub mod pdf;
 pub mod server;
+
+/// Polls until `f` holds, or panics with `what` after 20 s.
+pub async fn eventually<F: std::future::Future<Output = bool>>(what: &str, mut f: impl FnMut() -> F) {
+    for _ in 0..2000 {
+        if f().await {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    panic!("{what} did not happen within 20 s");
+}

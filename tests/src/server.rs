@@ -106,6 +106,17 @@ impl TestServer {
         self.call(Method::DELETE, path, None).await
     }
 
+    /// Uploads `bytes` as `name` to a session or project (`field` is `session_id` or
+    /// `project_id`); the status and the JSON body (Null when there is none).
+    pub async fn upload(&self, field: &str, id: i64, name: &str, bytes: Vec<u8>) -> (StatusCode, Value) {
+        let form = reqwest::multipart::Form::new()
+            .text(field.to_string(), id.to_string())
+            .part("file", reqwest::multipart::Part::bytes(bytes).file_name(name.to_string()));
+        let res = self.http.post(self.url("/api/attachments")).bearer_auth(&self.token).multipart(form).send().await.unwrap();
+        let status = res.status();
+        (status, res.json().await.unwrap_or(Value::Null))
+    }
+
     /// Creates a project and returns its id.
     pub async fn project(&self, name: &str) -> i64 {
         let (s, p) = self.post("/api/projects", serde_json::json!({ "name": name })).await;

@@ -9,18 +9,8 @@ use maru_tests::server::{with_fake_model as setup, TestServer};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-/// Uploads `bytes` as `name` to a session or project (`field` is `session_id` or `project_id`).
-async fn upload(s: &TestServer, field: &str, id: i64, name: &str, bytes: Vec<u8>) -> (StatusCode, Value) {
-    let form = reqwest::multipart::Form::new()
-        .text(field.to_string(), id.to_string())
-        .part("file", reqwest::multipart::Part::bytes(bytes).file_name(name.to_string()));
-    let res = s.http.post(s.url("/api/attachments")).bearer_auth(&s.token).multipart(form).send().await.unwrap();
-    let status = res.status();
-    (status, res.json().await.unwrap())
-}
-
 async fn attach(s: &TestServer, field: &str, id: i64, name: &str, bytes: impl Into<Vec<u8>>) -> Value {
-    let (st, a) = upload(s, field, id, name, bytes.into()).await;
+    let (st, a) = s.upload(field, id, name, bytes.into()).await;
     assert_eq!(st, StatusCode::OK, "attaching {name}: {a}");
     a
 }
@@ -103,11 +93,11 @@ async fn bad_files_are_refused_and_nothing_is_stored() {
         ("big.txt", vec![b'a'; 2 << 20], "file_too_large"),
     ];
     for (name, bytes, code) in cases {
-        let (st, body) = upload(&s, "session_id", a, name, bytes).await;
+        let (st, body) = s.upload("session_id", a, name, bytes).await;
         assert_eq!((st, body["code"].as_str()), (StatusCode::BAD_REQUEST, Some(code)), "{name}: {body}");
         assert!(body["message"].as_str().unwrap().len() > 10, "{name}: the message tells the user what to do");
     }
-    let (st, body) = upload(&s, "session_id", 999_999, "a.txt", b"x".to_vec()).await;
+    let (st, body) = s.upload("session_id", 999_999, "a.txt", b"x".to_vec()).await;
     assert_eq!((st, body["code"].as_str()), (StatusCode::NOT_FOUND, Some("not_found")), "{body}");
     let (_, listed) = s.get(&format!("/api/attachments?session_id={a}")).await;
     assert_eq!(listed, json!([]), "nothing half-stored");

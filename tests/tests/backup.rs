@@ -55,12 +55,9 @@ fn craft_zip(entries: &[(&str, &[u8])]) -> Vec<u8> {
 }
 
 async fn upload(s: &TestServer, field: &str, id: i64, name: &str, bytes: &[u8]) -> Value {
-    let form = reqwest::multipart::Form::new()
-        .text(field.to_string(), id.to_string())
-        .part("file", reqwest::multipart::Part::bytes(bytes.to_vec()).file_name(name.to_string()));
-    let res = s.http.post(s.url("/api/attachments")).bearer_auth(&s.token).multipart(form).send().await.unwrap();
-    assert_eq!(res.status(), StatusCode::OK, "attaching {name}");
-    res.json().await.unwrap()
+    let (status, file) = s.upload(field, id, name, bytes.to_vec()).await;
+    assert_eq!(status, StatusCode::OK, "attaching {name}");
+    file
 }
 
 #[tokio::test]

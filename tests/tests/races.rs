@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use maru_tests::eventually;
 use maru_tests::fake_openai::Reply;
 use maru_tests::server::{with_fake_model as setup, Event, TestServer, Turn};
 use reqwest::StatusCode;
@@ -22,17 +23,6 @@ async fn first_token(turn: &mut Turn) -> Event {
             return e;
         }
     }
-}
-
-/// Polls until `f` holds (or panics with `what` after 10 s).
-async fn eventually<F: std::future::Future<Output = bool>>(what: &str, mut f: impl FnMut() -> F) {
-    for _ in 0..1000 {
-        if f().await {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("{what} did not happen within 10 s");
 }
 
 fn texts(history: &[Value]) -> Vec<String> {

@@ -3,31 +3,12 @@
 
 use std::time::Duration;
 
+use maru_tests::eventually;
 use maru_tests::fake_openai::Reply;
 use maru_tests::server::{with_fake_model as setup, TestServer};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use tokio::io::AsyncWriteExt;
-
-async fn upload(s: &TestServer, field: &str, id: i64, name: &str, bytes: Vec<u8>) -> (StatusCode, Value) {
-    let form = reqwest::multipart::Form::new()
-        .text(field.to_string(), id.to_string())
-        .part("file", reqwest::multipart::Part::bytes(bytes).file_name(name.to_string()));
-    let res = s.http.post(s.url("/api/attachments")).bearer_auth(&s.token).multipart(form).send().await.unwrap();
-    let status = res.status();
-    (status, res.json().await.unwrap_or(Value::Null))
-}
-
-/// Polls until `f` holds (or panics with `what` after 20 s).
-async fn eventually<F: std::future::Future<Output = bool>>(what: &str, mut f: impl FnMut() -> F) {
-    for _ in 0..2000 {
-        if f().await {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("{what} did not happen within 20 s");
-}
 
 #[tokio::test]
 async fn a_file_deleted_and_attached_elsewhere_at_once_keeps_its_content() {
@@ -36,11 +17,11 @@ async fn a_file_deleted_and_attached_elsewhere_at_once_keeps_its_content() {
     let mut survivors = vec![];
     for i in 0..300 {
         let bytes = format!("notes of pair {i}\nthe same bytes, attached twice\n").into_bytes();
-        let (st, first) = upload(&s, "session_id", a, "notes.md", bytes.clone()).await;
+        let (st, first) = s.upload("session_id", a, "notes.md", bytes.clone()).await;
         assert_eq!(st, StatusCode::OK, "{first}");
         let path = format!("/api/attachments/{}", first["id"]);
         let gone = s.delete(&path);
-        let again = upload(&s, "session_id", b, "notes.md", bytes.clone());
+        let again = s.upload("session_id", b, "notes.md", bytes.clone());
         let ((st_del, _), (st_up, second)) = tokio::join!(gone, again);
         assert_eq!((st_del, st_up), (StatusCode::OK, StatusCode::OK), "{second}");
         survivors.push((second["id"].as_i64().unwrap(), bytes));
@@ -210,7 +191,7 @@ async fn uploads_that_are_not_what_they_say_get_a_json_error() {
     let s = TestServer::start().await;
     let chat = s.session(None, "").await;
     let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
-    let (st, body) = upload(&s, "session_id", chat, "photo.jpg", png).await;
+    let (st, body) = s.upload("session_id", chat, "photo.jpg", png).await;
     assert_eq!((st, body["code"].as_str()), (StatusCode::BAD_REQUEST, Some("type_mismatch")), "a PNG named .jpg: {body}");
     for (content_type, body) in [
         ("text/plain", "just text".to_string()),
@@ -244,7 +225,7 @@ async fn a_file_whose_text_inflates_is_cut_at_the_limit_and_says_so() {
     assert_eq!(st, StatusCode::OK);
     // One line of three million characters: once stored as one passage.
     let line = format!("needle-at-start {}", "filler ".repeat(430_000));
-    let (st, file) = upload(&s, "session_id", chat, "huge.txt", line.into_bytes()).await;
+    let (st, file) = s.upload("session_id", chat, "huge.txt", line.into_bytes()).await;
     assert_eq!(st, StatusCode::OK, "{file}");
     let id = file["id"].as_i64().unwrap();
     eventually("indexing", || async { s.get(&format!("/api/attachments/{id}")).await.1["status"] != "indexing" }).await;
@@ -291,7 +272,7 @@ async fn every_tool_the_prompt_names_is_offered() {
         s.post("/api/memories", json!({ "content": format!("Fact number {n} about the user, told at some length to fill section five.") }))
             .await;
     }
-    upload(&s, "session_id", chat, "notes.md", b"# notes\nsome text".to_vec()).await;
+    s.upload("session_id", chat, "notes.md", b"# notes\nsome text".to_vec()).await;
     for (mode, budget) in [("off", 500), ("review", 500), ("off", 12_000), ("auto", 12_000)] {
         let (st, body) = s.patch("/api/settings", json!({ "memory_mode": mode, "memory_budget_chars": budget })).await;
         assert_eq!(st, StatusCode::OK, "{body}");
@@ -317,7 +298,7 @@ async fn a_deleted_projects_files_stay_with_its_chats_only() {
     let p = s.project("Trip").await;
     let (in_a, in_b) = (s.session(Some(p), "A").await, s.session(Some(p), "B").await);
     let elsewhere = s.session(None, "elsewhere").await;
-    let (st, _) = upload(&s, "project_id", p, "itinerary.md", b"# Day one\nfly to Jeju".to_vec()).await;
+    let (st, _) = s.upload("project_id", p, "itinerary.md", b"# Day one\nfly to Jeju".to_vec()).await;
     assert_eq!(st, StatusCode::OK);
     let (st, _) = s.delete(&format!("/api/projects/{p}")).await;
     assert_eq!(st, StatusCode::OK);

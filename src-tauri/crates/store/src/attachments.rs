@@ -382,31 +382,20 @@ pub fn images_in_scope(conn: &Connection, ids: &[i64], session_id: i64, project_
     Ok(out)
 }
 
-/// The most a search may take, in all.
-pub const SEARCH_BUDGET: std::time::Duration = std::time::Duration::from_millis(45);
-/// The most ranking one set of matches may take; past it, matches are taken in the order of the
-/// index, unranked (a query of common words matches most passages, and ranking them is the cost).
-const RANKING_BUDGET: std::time::Duration = std::time::Duration::from_millis(30);
-
 /// Ranked passages for what was asked, only from files the session can see (its own and its
-/// current project's), optionally only from files named `file`, within [`SEARCH_BUDGET`].
+/// current project's), optionally only from files named `file`, within [`super::SEARCH_BUDGET`].
 ///
 /// Passages with every word come first; only when there are too few are passages with any of
 /// them searched. The index holds every file of every project: the best-ranked candidates are
 /// taken first (a bounded sort inside FTS5) and filtered by scope, and only when that leaves too
 /// few is the whole match list filtered.
 pub fn search(conn: &Connection, asked: &str, session_id: i64, project_id: i64, file: Option<&str>, limit: usize) -> Result<Vec<Hit>> {
-    let deadline = std::time::Instant::now() + SEARCH_BUDGET;
+    let deadline = std::time::Instant::now() + super::SEARCH_BUDGET;
     let mut hits = vec![];
     for query in [terms::query_all(asked), terms::query(asked)].into_iter().flatten() {
         for candidates in [(limit * 40).max(200) as i64, -1] {
             let among = |ranked| search_among(conn, &query, session_id, project_id, file, limit, candidates, ranked);
-            let ranking = deadline.min(std::time::Instant::now() + RANKING_BUDGET);
-            let found = match super::until(conn, ranking, || among(true))? {
-                Some(found) => found,
-                None => super::until(conn, deadline, || among(false))?.unwrap_or_default(),
-            };
-            for hit in found {
+            for hit in super::ranked_or_not(conn, deadline, among)? {
                 if hits.len() < limit && !hits.iter().any(|h: &Hit| h.text == hit.text && h.name == hit.name) {
                     hits.push(hit);
                 }

@@ -242,6 +242,22 @@ fn restrict_permissions(path: &Path) {
 #[cfg(not(unix))]
 fn restrict_permissions(_path: &Path) {}
 
+/// The most one search (of chats or of files) may take, in all.
+pub const SEARCH_BUDGET: Duration = Duration::from_millis(45);
+/// The most ranking one set of matches may take; past it, matches are taken unranked (a query of
+/// common words matches most of the index, and ranking them all is the cost).
+const RANKING_BUDGET: Duration = Duration::from_millis(30);
+
+/// `find(true)`, the ranked matches, when they come within [`RANKING_BUDGET`] (and `deadline`);
+/// else `find(false)`, unranked ones, until `deadline`; else nothing.
+pub fn ranked_or_not<T: Default>(conn: &Connection, deadline: std::time::Instant, find: impl Fn(bool) -> rusqlite::Result<T>) -> Result<T> {
+    let ranking = deadline.min(std::time::Instant::now() + RANKING_BUDGET);
+    match until(conn, ranking, || find(true))? {
+        Some(found) => Ok(found),
+        None => Ok(until(conn, deadline, || find(false))?.unwrap_or_default()),
+    }
+}
+
 /// Runs the statements of `f` on `conn` until `deadline`: SQLite interrupts one still running
 /// then, and `None` says so. Searches use it, so that what a query costs is bounded whatever it
 /// asks for (a pasted paragraph of common words would otherwise rank most of the index).

@@ -2,7 +2,7 @@
 //! matching passage of its best message and where the words are in it (the UI highlights those
 //! ranges as text, never as HTML).
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use rusqlite::{params, Connection};
 use serde::{Deserialize, Serialize};
@@ -27,18 +27,12 @@ pub struct ChatHit {
     pub highlights: Vec<[usize; 2]>,
 }
 
-/// The most a chat search may take, in all.
-pub const SEARCH_BUDGET: Duration = Duration::from_millis(45);
-/// The most ranking the matches of one query may take; past it, the newest matches are taken
-/// unranked (a query of common words matches most messages, and ranking them all is the cost).
-const RANKING_BUDGET: Duration = Duration::from_millis(30);
-
-/// Up to `limit` sessions matching `query`, in every project, within [`SEARCH_BUDGET`].
+/// Up to `limit` sessions matching `query`, in every project, within [`super::SEARCH_BUDGET`].
 pub fn chats(conn: &Connection, query: &str, limit: usize) -> Result<Vec<ChatHit>> {
     let Some(any) = terms::query(query) else { return Ok(vec![]) };
     let all = terms::query_all(query).unwrap_or_else(|| any.clone());
     let words = Words::new(&terms::query_words(query));
-    let deadline = Instant::now() + SEARCH_BUDGET;
+    let deadline = Instant::now() + super::SEARCH_BUDGET;
     let mut hits = message_hits(conn, &all, &words, limit, deadline)?;
     if hits.len() < limit && all != any {
         for hit in message_hits(conn, &any, &words, limit, deadline)? {
@@ -53,39 +47,34 @@ pub fn chats(conn: &Connection, query: &str, limit: usize) -> Result<Vec<ChatHit
 }
 
 /// The best message of each of the best `limit` chats matching the FTS5 `fts`: ranked when that
-/// fits in [`RANKING_BUDGET`], else the newest matches; none when even that runs out of time.
+/// fits the ranking budget, else the newest matches; none when even that runs out of time.
 fn message_hits(conn: &Connection, fts: &str, words: &Words, limit: usize, deadline: Instant) -> Result<Vec<ChatHit>> {
-    const RANKED: &str =
-        "SELECT rowid AS id, bm25(messages_fts) AS rank FROM messages_fts WHERE messages_fts MATCH ?1 ORDER BY rank LIMIT 2000";
-    const NEWEST: &str = "SELECT rowid AS id, -rowid AS rank FROM messages_fts WHERE messages_fts MATCH ?1 ORDER BY rowid DESC LIMIT 2000";
-    let ranking = deadline.min(Instant::now() + RANKING_BUDGET);
-    for (candidates, until) in [(RANKED, ranking), (NEWEST, deadline)] {
-        let found = super::until(conn, until, || {
-            let mut stmt = conn.prepare_cached(&format!(
-                "WITH hits AS MATERIALIZED ({candidates})
-                 SELECT m.session_id, s.project_id, s.title, m.id, m.content, min(h.rank) AS best
-                 FROM hits h JOIN messages m ON m.id = h.id AND m.on_path = 1 JOIN sessions s ON s.id = m.session_id
-                 GROUP BY m.session_id
-                 ORDER BY best
-                 LIMIT ?2"
-            ))?;
-            let rows = stmt.query_map(params![fts, limit as i64], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?, r.get::<_, i64>(3)?, r.get::<_, String>(4)?))
-            })?;
-            rows.collect::<rusqlite::Result<Vec<_>>>()
+    let rows = super::ranked_or_not(conn, deadline, |ranked| {
+        let candidates = match ranked {
+            true => "SELECT rowid AS id, bm25(messages_fts) AS rank FROM messages_fts WHERE messages_fts MATCH ?1 ORDER BY rank LIMIT 2000",
+            false => "SELECT rowid AS id, -rowid AS rank FROM messages_fts WHERE messages_fts MATCH ?1 ORDER BY rowid DESC LIMIT 2000",
+        };
+        let mut stmt = conn.prepare_cached(&format!(
+            "WITH hits AS MATERIALIZED ({candidates})
+             SELECT m.session_id, s.project_id, s.title, m.id, m.content, min(h.rank) AS best
+             FROM hits h JOIN messages m ON m.id = h.id AND m.on_path = 1 JOIN sessions s ON s.id = m.session_id
+             GROUP BY m.session_id
+             ORDER BY best
+             LIMIT ?2"
+        ))?;
+        let rows = stmt.query_map(params![fts, limit as i64], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?, r.get::<_, i64>(3)?, r.get::<_, String>(4)?))
         })?;
-        if let Some(rows) = found {
-            // Excerpts outside the deadline: linear in each message, and at most `limit` of them.
-            return Ok(rows
-                .into_iter()
-                .map(|(session_id, project_id, title, message_id, content)| {
-                    let (snippet, highlights) = words.excerpt(&content);
-                    ChatHit { session_id, project_id, title, message_id: Some(message_id), snippet, highlights }
-                })
-                .collect());
-        }
-    }
-    Ok(vec![])
+        rows.collect::<rusqlite::Result<Vec<_>>>()
+    })?;
+    // Excerpts outside the deadline: linear in each message, and at most `limit` of them.
+    Ok(rows
+        .into_iter()
+        .map(|(session_id, project_id, title, message_id, content)| {
+            let (snippet, highlights) = words.excerpt(&content);
+            ChatHit { session_id, project_id, title, message_id: Some(message_id), snippet, highlights }
+        })
+        .collect())
 }
 
 fn add_titles(conn: &Connection, query: &str, words: &Words, limit: usize, hits: &mut Vec<ChatHit>, deadline: Instant) -> Result<()> {

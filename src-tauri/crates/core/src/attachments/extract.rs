@@ -381,19 +381,14 @@ impl pdf_extract::ConvertToFmt for Capped<'_> {
 pub fn print_pdf_pages(bytes: &[u8], max_chars: usize, out: &mut impl std::io::Write) -> std::io::Result<()> {
     let pages = std::panic::catch_unwind(|| pdf_pages_bounded(bytes, max_chars))
         .unwrap_or_else(|_| Err("the PDF reader failed on this file (it may be damaged)".into()));
-    let (pages, mut cut_page) = match pages {
+    let (pages, cut_page) = match pages {
         Ok(read) => read,
         Err(e) => return writeln!(out, "{}", serde_json::json!({ "error": e })),
     };
-    let mut left = max_chars;
-    for (n, page) in pages.iter().enumerate() {
-        // The whole limit may be spent on one page: the rest are sent empty, so they still count.
-        let end = page.char_indices().nth(left).map_or(page.len(), |(i, _)| i);
-        if end < page.len() && cut_page.is_none() {
-            cut_page = Some(n + 1);
-        }
-        left -= page[..end].chars().count();
-        writeln!(out, "{}", serde_json::Value::String(page[..end].to_string()))?;
+    // Already within the limit: the pages past the cut are empty, so they still count.
+    for page in &pages {
+        serde_json::to_writer(&mut *out, page).map_err(std::io::Error::from)?;
+        writeln!(out)?;
     }
     writeln!(out, "{}", serde_json::json!({ "done": pages.len(), "cut_page": cut_page }))
 }

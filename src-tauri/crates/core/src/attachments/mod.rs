@@ -131,50 +131,20 @@ impl Files {
         let (pieces, mut arriving) = tokio::sync::mpsc::channel(4);
         let reading = extract::read(kind, self.blobs.path(sha256), &self.pdf, max_chars, pieces);
         let indexing = async {
-            let (mut batch, mut seq, mut any) = (vec![], 0i64, false);
-            loop {
-                let piece = arriving.recv().await;
-                let last = piece.is_none();
-                batch.extend(piece);
-                let size: usize = batch.iter().map(|p| p.text.len()).sum();
-                if batch.is_empty() || (!last && size < BATCH_BYTES) {
-                    if last {
-                        return Ok::<_, crate::error::Error>((true, any));
+            // (the content is still there, it has any passage): stops as soon as it is gone.
+            let (mut batch, mut size, mut seq) = (vec![], 0, 0i64);
+            while let Some(piece) = arriving.recv().await {
+                size += piece.text.len();
+                batch.push(piece);
+                if size >= BATCH_BYTES {
+                    size = 0;
+                    if !add_batch(store, sha256, run, &mut seq, std::mem::take(&mut batch)).await? {
+                        return Ok::<_, crate::error::Error>((false, seq > 0));
                     }
-                    continue;
-                }
-                let pieces = std::mem::take(&mut batch);
-                let found = tokio::task::spawn_blocking(move || {
-                    pieces.iter().flat_map(passages::split).map(|p| (terms::index_terms(&p.text), p)).collect::<Vec<_>>()
-                })
-                .await
-                .map_err(|e| anyhow::anyhow!("splitting a file failed: {e}"))?;
-                any |= !found.is_empty();
-                let first = seq;
-                seq += found.len() as i64;
-                let sha = sha256.to_string();
-                let more = store
-                    .write(move |tx| {
-                        let rows: Vec<NewPassage> = found
-                            .iter()
-                            .map(|(terms, p)| NewPassage {
-                                page: p.page,
-                                line_start: p.line_start,
-                                line_end: p.line_end,
-                                text: &p.text,
-                                terms,
-                            })
-                            .collect();
-                        table::add_passages(tx, &sha, run, first, &rows)
-                    })
-                    .await?;
-                if !more {
-                    return Ok((false, any)); // deleted while it was being read
-                }
-                if last {
-                    return Ok((true, any));
                 }
             }
+            let there = batch.is_empty() || add_batch(store, sha256, run, &mut seq, batch).await?;
+            Ok((there, seq > 0))
         };
         let (read, indexed) = tokio::join!(reading, indexing);
         let (still_there, any) = indexed?;
@@ -202,6 +172,27 @@ impl Files {
 
 /// Pieces of text split and written together: one short transaction per quarter megabyte or so.
 const BATCH_BYTES: usize = 256 * 1024;
+
+/// Splits `pieces` into passages and adds them to the index as passages `seq`, `seq + 1`, …;
+/// false when the run is over (the content was deleted while it was read).
+async fn add_batch(store: &Store, sha256: &str, run: i64, seq: &mut i64, pieces: Vec<extract::Piece>) -> Result<bool> {
+    let found = tokio::task::spawn_blocking(move || {
+        pieces.iter().flat_map(passages::split).map(|p| (terms::index_terms(&p.text), p)).collect::<Vec<_>>()
+    })
+    .await
+    .map_err(|e| anyhow::anyhow!("splitting a file failed: {e}"))?;
+    let (first, sha) = (*seq, sha256.to_string());
+    *seq += found.len() as i64;
+    store
+        .write(move |tx| {
+            let rows: Vec<NewPassage> = found
+                .iter()
+                .map(|(terms, p)| NewPassage { page: p.page, line_start: p.line_start, line_end: p.line_end, text: &p.text, terms })
+                .collect();
+            table::add_passages(tx, &sha, run, first, &rows)
+        })
+        .await
+}
 
 /// "only the first 10,000,000 characters were indexed": the code carries `chars` (kept), `max`
 /// (the setting) and, for a PDF, `page` (where the text was cut).
