@@ -5,9 +5,9 @@
 // Server-Sent Events answering a POST (or the GET of `/events`), read from the response's body,
 // since EventSource cannot POST.
 
-import type { ChatHit, TurnEvent } from './types';
-import { createApi, present, type Ok } from './api';
-import { ApiError, type Backend, type DownloadedFile, type TurnSink } from './backend';
+import type { ChatHit, ExportFormat, TurnEvent } from './types';
+import { createApi, present, type Body, type Ok, type Query } from './api';
+import { ApiError, type DownloadedFile, type TurnSink } from './backend';
 import { readSse } from './sse';
 
 export interface HttpBackendOptions {
@@ -39,7 +39,10 @@ async function ok<T>(call: Promise<{ data?: T; error?: unknown }>): Promise<T> {
 type Streamed = Promise<{ data?: ReadableStream<Uint8Array> | null; response: Response }>;
 type Downloaded = Promise<{ data?: Blob; response: Response }>;
 
-export function httpBackend(opts: HttpBackendOptions): Backend {
+/** Maru's API as the UI calls it: one method per operation, typed by the generated `paths`. */
+export type Backend = ReturnType<typeof httpBackend>;
+
+export function httpBackend(opts: HttpBackendOptions) {
   const api = createApi({
     baseUrl: opts.baseUrl ?? window.location.origin,
     token: opts.token,
@@ -53,54 +56,76 @@ export function httpBackend(opts: HttpBackendOptions): Backend {
     health: () => ok(api.GET('/api/health')),
 
     listProjects: () => ok(api.GET('/api/projects')),
-    createProject: (project) => ok(api.POST('/api/projects', { body: project })),
-    updateProject: (projectId, patch) => ok(api.PATCH('/api/projects/{id}', { ...byId(projectId), body: patch })),
-    deleteProject: (projectId) => ok(api.DELETE('/api/projects/{id}', byId(projectId))),
+    createProject: (project: Body<'/api/projects', 'post'>) => ok(api.POST('/api/projects', { body: project })),
+    updateProject: (projectId: number, patch: Body<'/api/projects/{id}', 'patch'>) =>
+      ok(api.PATCH('/api/projects/{id}', { ...byId(projectId), body: patch })),
+    deleteProject: (projectId: number) => ok(api.DELETE('/api/projects/{id}', byId(projectId))),
 
-    listSessions: (query) => ok(api.GET('/api/sessions', { params: { query: present(query) } })),
-    createSession: (session) => ok(api.POST('/api/sessions', { body: session })),
-    getSession: (sessionId) => ok(api.GET('/api/sessions/{id}', byId(sessionId))),
-    updateSession: (sessionId, patch) => ok(api.PATCH('/api/sessions/{id}', { ...byId(sessionId), body: patch })),
-    deleteSession: async (sessionId) => {
+    listSessions: (query: Query<'/api/sessions', 'get'>) => ok(api.GET('/api/sessions', { params: { query: present(query) } })),
+    createSession: (session: Body<'/api/sessions', 'post'>) => ok(api.POST('/api/sessions', { body: session })),
+    getSession: (sessionId: number) => ok(api.GET('/api/sessions/{id}', byId(sessionId))),
+    updateSession: (sessionId: number, patch: Body<'/api/sessions/{id}', 'patch'>) =>
+      ok(api.PATCH('/api/sessions/{id}', { ...byId(sessionId), body: patch })),
+    deleteSession: async (sessionId: number): Promise<void> => {
       await ok(api.DELETE('/api/sessions/{id}', byId(sessionId)));
     },
 
-    listMessages: (sessionId, query = {}) =>
+    listMessages: (sessionId: number, query: Query<'/api/sessions/{id}/messages', 'get'> = {}) =>
       ok(api.GET('/api/sessions/{id}/messages', { params: { path: { id: sessionId }, query: present(query) } })),
-    editMessage: (messageId, content) => ok(api.PATCH('/api/messages/{id}', { ...byId(messageId), body: { content } })),
-    deleteMessage: async (messageId) => {
+    editMessage: (messageId: number, content: string) => ok(api.PATCH('/api/messages/{id}', { ...byId(messageId), body: { content } })),
+    deleteMessage: async (messageId: number): Promise<void> => {
       await ok(api.DELETE('/api/messages/{id}', byId(messageId)));
     },
-    chooseVersion: (messageId) => ok(api.POST('/api/messages/{id}/choose', byId(messageId))),
+    /** Shows another version of a message; the newest page of the chat as it then reads. */
+    chooseVersion: (messageId: number) => ok(api.POST('/api/messages/{id}/choose', byId(messageId))),
 
     getSettings: () => ok(api.GET('/api/settings')),
-    updateSettings: (patch) => ok(api.PATCH('/api/settings', { body: patch })),
+    updateSettings: (patch: Body<'/api/settings', 'patch'>) => ok(api.PATCH('/api/settings', { body: patch })),
 
-    listMemories: (status) => ok(api.GET('/api/memories', { params: { query: present({ status }) } })),
-    createMemory: (memory) => ok(api.POST('/api/memories', { body: memory })),
-    updateMemory: (memoryId, patch) => ok(api.PATCH('/api/memories/{id}', { ...byId(memoryId), body: patch })),
-    acceptMemory: (memoryId) => ok(api.POST('/api/memories/{id}/accept', byId(memoryId))),
-    deleteMemory: async (memoryId) => {
+    /**
+     * Long-term memory. The accepted facts (the ones the prompt's memory part uses) by default;
+     * `'pending'`: the model's proposals waiting for the user; `'all'`: both. A fact that looks
+     * like a secret is refused everywhere with `secret_refused`.
+     */
+    listMemories: (status?: Query<'/api/memories', 'get'>['status']) => ok(api.GET('/api/memories', { params: { query: present({ status }) } })),
+    createMemory: (memory: Body<'/api/memories', 'post'>) => ok(api.POST('/api/memories', { body: memory })),
+    /** Edits a fact or a proposal (a proposal stays pending). */
+    updateMemory: (memoryId: number, patch: Body<'/api/memories/{id}', 'patch'>) =>
+      ok(api.PATCH('/api/memories/{id}', { ...byId(memoryId), body: patch })),
+    /** Accepts a proposal: from the next prompt on it is in the prompt's memory part. */
+    acceptMemory: (memoryId: number) => ok(api.POST('/api/memories/{id}/accept', byId(memoryId))),
+    /** Deletes a fact, or dismisses a proposal. */
+    deleteMemory: async (memoryId: number): Promise<void> => {
       await ok(api.DELETE('/api/memories/{id}', byId(memoryId)));
     },
 
     listPresets: () => ok(api.GET('/api/presets')),
-    createPreset: (preset) => ok(api.POST('/api/presets', { body: preset })),
-    updatePreset: (presetId, patch) => ok(api.PATCH('/api/presets/{id}', { ...byId(presetId), body: patch })),
-    deletePreset: (presetId) => ok(api.DELETE('/api/presets/{id}', byId(presetId))),
+    createPreset: (preset: Body<'/api/presets', 'post'>) => ok(api.POST('/api/presets', { body: preset })),
+    updatePreset: (presetId: number, patch: Body<'/api/presets/{id}', 'patch'>) =>
+      ok(api.PATCH('/api/presets/{id}', { ...byId(presetId), body: patch })),
+    deletePreset: (presetId: number) => ok(api.DELETE('/api/presets/{id}', byId(presetId))),
 
     listModels: () => ok(api.GET('/api/models')),
     probeServers: () => ok(api.GET('/api/servers')),
+    /** The small demo model: whether it can run on this machine, and its address while it runs. */
     demoModel: () => ok(api.GET('/api/demo')),
+    /** Starts it (once) and resolves when it answers; point the settings at `base_url` to use it. */
     startDemoModel: () => ok(api.POST('/api/demo')),
 
     // openapi-fetch's `Readable` (for readOnly/writeOnly markers, of which Maru's document has
     // none) widens tuples to arrays: `TemplateInfo.meta`'s `[key, value]` pairs would read `string[][]`.
-    context: async (sessionId) =>
+    context: async (sessionId: number) =>
       (await ok(api.GET('/api/sessions/{id}/context', byId(sessionId)))) as Ok<'/api/sessions/{id}/context', 'get'>,
-    compact: (sessionId) => ok(api.POST('/api/sessions/{id}/compact', byId(sessionId))),
+    /** Summarises everything but the last turn now; `compacted` is false when nothing was older. */
+    compact: (sessionId: number) => ok(api.POST('/api/sessions/{id}/compact', byId(sessionId))),
 
-    uploadAttachment: (scope, file, name) => {
+    /**
+     * Files. A chat sees its own files and its project's; `scope` names exactly one of the two.
+     * An upload answers at once with `status: 'indexing'`; poll `getAttachment` until it is
+     * `ready` or `failed` (with a `note`). A refused file rejects with the server's `ApiError`
+     * (`empty_file`, `binary_file`, `type_mismatch`, `file_too_large`, `scope_full`, …).
+     */
+    uploadAttachment: (scope: Query<'/api/attachments', 'get'>, file: Blob, name: string) => {
       // As a File of that name: the part's file name is what the server shows.
       const part = file instanceof File && file.name === name ? file : new File([file], name, { type: file.type });
       return ok(api.POST('/api/attachments', {
@@ -115,30 +140,49 @@ export function httpBackend(opts: HttpBackendOptions): Backend {
         },
       }));
     },
-    listAttachments: (scope) => ok(api.GET('/api/attachments', { params: { query: present(scope) } })),
-    getAttachment: (attachmentId) => ok(api.GET('/api/attachments/{id}', byId(attachmentId))),
-    deleteAttachment: (attachmentId) => ok(api.DELETE('/api/attachments/{id}', byId(attachmentId))),
-    downloadAttachment: async (attachmentId) =>
+    listAttachments: (scope: Query<'/api/attachments', 'get'>) => ok(api.GET('/api/attachments', { params: { query: present(scope) } })),
+    getAttachment: (attachmentId: number) => ok(api.GET('/api/attachments/{id}', byId(attachmentId))),
+    deleteAttachment: (attachmentId: number) => ok(api.DELETE('/api/attachments/{id}', byId(attachmentId))),
+    /** The file's bytes as attached (the route needs the token, so a plain link cannot fetch it). */
+    downloadAttachment: async (attachmentId: number): Promise<Blob> =>
       (await download(api.GET('/api/attachments/{id}/content', { ...byId(attachmentId), ...FILE }), '')).blob,
 
-    exportChat: (sessionId, format) =>
+    /** A chat as Markdown (to read) or JSON (to import again), a project as a zip, and everything as
+     *  one backup zip (without the API key; `maru restore` puts it back). Through fetch: the token.
+     *  (`format` is ts-rs's: the document names its schema, `ExportFormat`, without defining it.) */
+    exportChat: (sessionId: number, format: ExportFormat) =>
       download(
         api.GET('/api/sessions/{id}/export', { params: { path: { id: sessionId }, query: { format } }, ...FILE }),
         `chat-${sessionId}.${format === 'json' ? 'json' : 'md'}`,
       ),
-    exportProject: (projectId) => download(api.GET('/api/projects/{id}/export', { ...byId(projectId), ...FILE }), `project-${projectId}.zip`),
+    exportProject: (projectId: number) =>
+      download(api.GET('/api/projects/{id}/export', { ...byId(projectId), ...FILE }), `project-${projectId}.zip`),
     backup: () => download(api.GET('/api/backup', FILE), 'maru-backup.zip'),
-    importChat: (chat) => ok(api.POST('/api/import', { body: chat })),
+    /** Adds a chat exported by Maru as JSON as a new chat, in its project when one of that name
+     *  exists, else in Default (refused: `unsupported_import`, `unsupported_import_version`). */
+    importChat: (chat: Body<'/api/import', 'post'>) => ok(api.POST('/api/import', { body: chat })),
 
-    // ts-rs's `ChatHit`: the document types `highlights` as `number[][]`, not as pairs.
-    searchChats: async (q, limit) => (await ok(api.GET('/api/search', { params: { query: present({ q, limit }) } }))) as ChatHit[],
+    /** Chats across every project whose messages or title match `q`, best first. ts-rs's `ChatHit`:
+     *  the document types `highlights` as `number[][]`, not as `[start, end]` pairs. */
+    searchChats: async (q: Query<'/api/search', 'get'>['q'], limit?: Query<'/api/search', 'get'>['limit']) =>
+      (await ok(api.GET('/api/search', { params: { query: present({ q, limit }) } }))) as ChatHit[],
 
-    sendMessage: (sessionId, content, sink, images = []) =>
+    // Turns. Each resolves when the turn's stream has ended (after `done` or `error` reached the
+    // sink, or the connection closed early); a refused turn rejects with an `ApiError` before any
+    // event (e.g. `turn_running`, `empty_message`).
+    /** `images`: image attachments of the chat or its project to send with it, for models that see. */
+    sendMessage: (sessionId: number, content: string, sink: TurnSink, images: number[] = []) =>
       turn(api.POST('/api/sessions/{id}/messages', { ...byId(sessionId), body: images.length ? { content, images } : { content }, ...STREAM }), sink),
-    regenerate: (sessionId, sink) => turn(api.POST('/api/sessions/{id}/regenerate', { ...byId(sessionId), ...STREAM }), sink),
-    resend: (messageId, content, sink) => turn(api.POST('/api/messages/{id}/resend', { ...byId(messageId), body: { content }, ...STREAM }), sink),
-    stop: (sessionId) => ok(api.POST('/api/sessions/{id}/stop', byId(sessionId))),
-    attach: (sessionId, sink) => turn(api.GET('/api/sessions/{id}/events', { ...byId(sessionId), ...STREAM }), sink),
+    regenerate: (sessionId: number, sink: TurnSink) => turn(api.POST('/api/sessions/{id}/regenerate', { ...byId(sessionId), ...STREAM }), sink),
+    resend: (messageId: number, content: string, sink: TurnSink) =>
+      turn(api.POST('/api/messages/{id}/resend', { ...byId(messageId), body: { content }, ...STREAM }), sink),
+    stop: (sessionId: number) => ok(api.POST('/api/sessions/{id}/stop', byId(sessionId))),
+    /**
+     * Follows the turn running in a chat (started by another window, or before a reload): replays
+     * what streamed so far, then the rest as it comes. Rejects with `no_turn_running` (409) when
+     * nothing is being written.
+     */
+    attach: (sessionId: number, sink: TurnSink) => turn(api.GET('/api/sessions/{id}/events', { ...byId(sessionId), ...STREAM }), sink),
   };
 }
 
