@@ -8,7 +8,7 @@ import { h, icon, replaceChildren } from '../lib/dom';
 import { language, t } from '../lib/i18n';
 import { mountComposer } from './composer';
 import { mountDropZone } from './files';
-import { showMenu } from './menu';
+import { showMenu, type MenuItem } from './menu';
 import { pendingBadge } from './memoryPanel';
 import { liveNode, messageNode, updateLiveNode } from './message';
 import { openSettingsDialog } from './settingsDialog';
@@ -23,19 +23,51 @@ const STEP = 25;
 const SETTINGS_CODES = new Set(['invalid_url', 'unreachable', 'dns', 'timeout_connect', 'timeout_first_byte', 'timeout_idle', 'unauthorized', 'unknown_model', 'not_found', 'no_model']
   .map((c) => `model_server.${c}`));
 
-/** The chat's model: the global one by default, or one of the server's (a name no longer listed still shows). */
-function modelPicker(app: App, model: string | null): HTMLElement {
+/**
+ * The chat's preset and model as one control: a button naming both, and a menu to choose either.
+ * The model is the global one by default, or one of the server's (a name no longer listed still
+ * shows, and so does a preset that no longer exists, so the control never lies). A chat not yet
+ * saved has a preset only.
+ */
+function setupControl(app: App, presetValue: string, model: string | null, saved: boolean): HTMLElement {
+  const preset = app.presets.find((p) => p.key === presetValue);
+  const presetLabel = !presetValue ? t('basePrompt') : preset ? presetName(preset) : presetValue;
   const global = app.settings?.model || t('modelServerFirst');
-  const names = model && !app.models.includes(model) ? [...app.models, model] : app.models;
-  const select = h('select', {
-    class: 'preset-select model-select', 'aria-label': t('chatModel'), title: t('chatModel'), 'data-testid': 'model-picker',
-    onChange: (e: Event) => void app.setModel((e.target as HTMLSelectElement).value || null),
+  const modelLabel = model ?? global;
+  const summary = saved ? t('presetAndModelIs', { preset: presetLabel, model: modelLabel }) : t('presetIs', { preset: presetLabel });
+  const menu = (): MenuItem[] => {
+    const builtin = app.presets.filter((p) => p.builtin);
+    const mine = app.presets.filter((p) => !p.builtin);
+    const presetItem = (key: string, label: string, title?: string): MenuItem => ({
+      label, title, icon: 'layers', checked: key === presetValue, onSelect: () => void app.setPreset(key || null),
+    });
+    const items: MenuItem[] = [
+      { label: t('preset'), heading: true },
+      presetItem('', t('basePrompt')),
+      ...builtin.map((p) => presetItem(p.key, presetName(p), presetDescription(p))),
+      ...(mine.length ? [{ label: t('yourPresets'), heading: true }, ...mine.map((p) => presetItem(p.key, p.name, p.description || undefined))] : []),
+      ...(presetValue && !preset ? [presetItem(presetValue, presetValue)] : []),
+    ];
+    if (!saved) return items;
+    const names = model && !app.models.includes(model) ? [...app.models, model] : app.models;
+    return [
+      ...items,
+      { label: t('chatModel'), heading: true },
+      { label: t('globalModel', { model: global }), icon: 'cpu', checked: model === null, onSelect: () => void app.setModel(null) },
+      ...names.map((m): MenuItem => ({ label: m, icon: 'cpu', checked: m === model, onSelect: () => void app.setModel(m) })),
+    ];
+  };
+  return h('button', {
+    class: 'btn setup-btn', type: 'button', 'data-testid': 'chat-setup', 'aria-haspopup': 'menu',
+    'aria-label': summary, title: summary,
+    onClick: (e: Event) => showMenu(e.currentTarget as HTMLElement, menu(), t('presetAndModel')),
   },
-    h('option', { value: '' }, t('globalModel', { model: global })),
-    names.map((m) => h('option', { value: m }, m)),
-  ) as HTMLSelectElement;
-  select.value = model ?? '';
-  return h('label', { class: 'preset-picker' }, icon('cpu'), select);
+    icon('layers'),
+    h('span', { class: 'setup-text' },
+      h('span', { class: 'setup-preset', 'data-testid': 'chat-preset' }, presetLabel),
+      saved ? h('span', { class: 'setup-model', 'data-testid': 'chat-model' }, modelLabel) : null),
+    h('span', { class: 'setup-caret' }, icon('chevron')),
+  );
 }
 
 export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void): void {
@@ -83,23 +115,6 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
     if (sig === headSig) return;
     headSig = sig;
     document.title = s ? `${sessionTitle(s)} · ${t('appName')}` : t('appName');
-    const builtin = app.presets.filter((p) => p.builtin);
-    const mine = app.presets.filter((p) => !p.builtin);
-    const select = h('select', {
-      class: 'preset-select',
-      'aria-label': t('preset'),
-      title: t('preset'),
-      'data-testid': 'preset-picker',
-      onChange: (e: Event) => void app.setPreset((e.target as HTMLSelectElement).value || null),
-    },
-      h('option', { value: '' }, t('basePrompt')),
-      builtin.length ? h('optgroup', { label: t('builtinPresets') }, builtin.map((p) => h('option', { value: p.key, title: presetDescription(p) }, presetName(p)))) : null,
-      mine.length ? h('optgroup', { label: t('yourPresets') }, mine.map((p) => h('option', { value: p.key, title: p.description }, p.name))) : null,
-    );
-    // A preset that no longer exists still shows, so the picker never lies.
-    if (presetValue && !app.presets.some((p) => p.key === presetValue)) select.appendChild(h('option', { value: presetValue }, presetValue));
-    select.value = presetValue;
-
     replaceChildren(head,
       h('button', { class: 'icon-btn sidebar-toggle', type: 'button', 'aria-label': t('projects'), onClick: toggleSidebar }, icon('menu')),
       h('div', { class: 'crumbs' },
@@ -110,8 +125,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
           : h('span', { class: 'chat-title draft' }, t('newChat')),
       ),
       h('div', { class: 'head-actions' },
-        h('label', { class: 'preset-picker' }, icon('layers'), select),
-        s ? modelPicker(app, s.model) : null,
+        setupControl(app, presetValue, s?.model ?? null, !!s),
         h('button', {
           class: ['btn', 'btn-ghost', 'files-btn', app.panel === 'files' && 'active'], type: 'button', 'data-testid': 'open-files',
           'aria-pressed': String(app.panel === 'files'),
@@ -129,7 +143,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
           onClick: () => app.togglePanel('memory'),
         }, icon('brain'), h('span', { class: 'label' }, t('memory')), pendingBadge(app)),
         s ? h('button', {
-          class: 'icon-btn', type: 'button', 'aria-label': t('edit'), 'data-testid': 'chat-menu',
+          class: 'icon-btn chat-menu-btn', type: 'button', 'aria-label': t('chatMenu'), title: t('chatMenu'), 'data-testid': 'chat-menu', 'aria-haspopup': 'menu',
           onClick: (e: Event) => showMenu(e.currentTarget as HTMLElement, sessionMenu(app, s, e.currentTarget as HTMLElement)),
         }, icon('more')) : null,
       ),
