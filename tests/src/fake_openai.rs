@@ -12,7 +12,8 @@
 //! ```
 //!
 //! Chat completions take replies from a FIFO script; with the script empty they stream
-//! "Hello from the fake server." with usage. `GET /v1/models` is vLLM-like (`max_model_len`),
+//! "Hello from the fake server." with usage, or, after `forward_to`, are passed to a real server
+//! (so a test scripts the rounds a tiny model would not make and a real one reads the rest). `GET /v1/models` is vLLM-like (`max_model_len`),
 //! `GET /props` is llama.cpp-like (off by default), `POST /tokenize` answers in vLLM's shape
 //! by default (one token per whitespace-separated word), `GET /health` answers 200.
 
@@ -305,6 +306,8 @@ struct Inner {
     api_key: Option<String>,
     extraction_replies: VecDeque<Reply>,
     extractions: Vec<RecordedRequest>,
+    /// Where chat requests go when the script is empty (`…/v1`).
+    upstream: Option<String>,
 }
 
 #[derive(Clone)]
@@ -327,6 +330,7 @@ impl FakeOpenAi {
                 api_key: None,
                 extraction_replies: VecDeque::new(),
                 extractions: Vec::new(),
+                upstream: None,
             }),
             peer_closed: AtomicUsize::new(0),
         });
@@ -380,6 +384,12 @@ impl FakeOpenAi {
     /// The JSON body of the last chat-completions request.
     pub fn last_chat_body(&self) -> Option<Value> {
         self.chat_requests().pop().map(|r| r.body)
+    }
+
+    /// From now on a chat request that finds the script empty goes to this real server
+    /// (`…/v1`), and its answer streams back as it came.
+    pub fn forward_to(&self, base_url: impl Into<String>) {
+        self.lock().upstream = Some(base_url.into());
     }
 
     pub fn set_models(&self, models: Vec<FakeModel>) {
@@ -537,12 +547,31 @@ fn tokenize(tokenizer: Tokenizer, body: &Value, models: &[FakeModel]) -> Respons
 }
 
 async fn chat(state: AppState, body: &Value) -> Response {
-    let reply = {
+    let (reply, upstream) = {
         let mut inner = state.shared.inner.lock().unwrap_or_else(|e| e.into_inner());
-        inner.script.pop_front()
+        (inner.script.pop_front(), inner.upstream.clone())
     };
+    if let (None, Some(upstream)) = (&reply, upstream) {
+        return forward(&upstream, body).await;
+    }
     let reply = reply.unwrap_or_else(|| Reply::text(["Hello", " from", " the", " fake", " server."]).with_usage(12, 6, None));
     respond(state, body, reply).await
+}
+
+/// The real server's answer to `body`, streamed through as it comes.
+async fn forward(upstream: &str, body: &Value) -> Response {
+    match reqwest::Client::new().post(format!("{upstream}/chat/completions")).json(body).send().await {
+        Ok(res) => {
+            let status = StatusCode::from_u16(res.status().as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
+            let kind = res.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("application/json").to_string();
+            Response::builder()
+                .status(status)
+                .header(header::CONTENT_TYPE, kind)
+                .body(Body::from_stream(res.bytes_stream()))
+                .unwrap_or_else(|_| StatusCode::BAD_GATEWAY.into_response())
+        }
+        Err(e) => json_response(StatusCode::BAD_GATEWAY, json!({"error": {"message": format!("the real server is not reachable: {e}")}})),
+    }
 }
 
 /// Answers a chat request with `reply`, streamed when the request asks for a stream.

@@ -117,6 +117,21 @@ impl TestServer {
         (status, res.json().await.unwrap_or(Value::Null))
     }
 
+    /// Attaches `text` as a file of the session and waits until it is indexed (or failed).
+    pub async fn attach_indexed(&self, session_id: i64, name: &str, text: &str) -> Value {
+        let (status, file) = self.upload("session_id", session_id, name, text.as_bytes().to_vec()).await;
+        assert_eq!(status, StatusCode::OK, "attaching {name}: {file}");
+        let path = format!("/api/attachments/{}", file["id"]);
+        for _ in 0..1000 {
+            let (_, seen) = self.get(&path).await;
+            if seen["status"] != "indexing" {
+                return seen;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        panic!("{name} was still indexing after 20 s");
+    }
+
     /// Creates a project and returns its id.
     pub async fn project(&self, name: &str) -> i64 {
         let (s, p) = self.post("/api/projects", serde_json::json!({ "name": name })).await;

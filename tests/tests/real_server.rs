@@ -205,3 +205,57 @@ async fn a_first_run_chats_with_the_demo_model_maru_starts() {
     assert_eq!(done.data["message"]["status"], "complete");
     assert_eq!(done.data["message"]["model"], demo["model"], "the reply names the demo model");
 }
+
+#[tokio::test]
+#[ignore = "needs llama-server: run through make test"]
+async fn tool_results_keep_the_real_servers_prefix_cache_across_turns() {
+    use maru_tests::fake_openai::{FakeOpenAi, Reply};
+    let llama = llama().await;
+    // The fake server scripts the tool calls a tiny model would not make; every other request
+    // goes to llama.cpp, which reads the results and reports what it reused.
+    let fake = FakeOpenAi::start().await;
+    fake.forward_to(llama.base_url.clone());
+    let s = TestServer::start().await;
+    let settings = json!({
+        "endpoint_url": fake.base_url(), "model": "fake-model", "context_length": 4096, "temperature": 0.0,
+        "max_tokens": 16, "memory_mode": "off", "tool_output_inline_tokens": 300
+    });
+    assert_eq!(s.patch("/api/settings", settings).await.0, 200);
+    let sess = s.session(None, "").await;
+    let report: String = (1..=30)
+        .map(|i| {
+            format!(
+                "Budget item {i}: the family budget for month {i} sets aside money for rent, food, school and savings, \
+                 reviewed at the budget meeting with every receipt of the month listed line by line.\n\n"
+            )
+        })
+        .chain(["The zebra crossing is repainted in spring.\n".to_string()])
+        .collect();
+    assert_eq!(s.attach_indexed(sess, "report.txt", &report).await["status"], "ready");
+    fake.push(Reply::tool_calls([
+        ("search_attachment", r#"{"query": "budget", "limit": 10}"#),
+        ("search_attachment", r#"{"query": "zebra", "limit": 1}"#),
+    ]));
+    let mut turns = vec![];
+    for question in ["What does the report cover?", "Which month has rent?", "Is the crossing repainted?"] {
+        let events = s.say(sess, question).await;
+        let done = events.iter().find(|e| e.name == "done").unwrap_or_else(|| panic!("{question}: {events:?}"));
+        let m = &done.data["message"];
+        turns.push((m["prompt_tokens"].as_i64().expect("llama.cpp counts the prompt"), m["cached_tokens"].as_i64().unwrap_or(0)));
+    }
+    let tools: Vec<String> = s.history(sess).await.iter().filter(|m| m["role"] == "tool").map(|m| m["content"].to_string()).collect();
+    assert!(tools.len() >= 2 && tools[0].contains("[This output is long") && !tools[1].contains("[This output is long"), "{tools:?}");
+    let whole = s.app.store.with(|c| maru::store::tool_outputs::get(c, sess, 1)).unwrap().expect("the large result is kept");
+    assert!(whole.content.len() > 4_000, "a result a turn later used to be cut to a receipt: {} bytes", whole.content.len());
+    for (i, pair) in turns.windows(2).enumerate() {
+        let ratio = pair[1].1 as f64 / pair[0].0 as f64;
+        println!(
+            "turn {}: {} of its prompt reused from the cache, {:.3} of the previous turn's {} tokens",
+            i + 2,
+            pair[1].1,
+            ratio,
+            pair[0].0
+        );
+        assert!(ratio >= 0.95, "turn {} re-read what the turn before had sent ({ratio:.3}): {turns:?}", i + 2);
+    }
+}

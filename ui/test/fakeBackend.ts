@@ -54,6 +54,7 @@ export function settingsView(over: Partial<SettingsView> = {}): SettingsView {
     memory_mode: 'review',
     prompt_budget_chars: 48000,
     memory_budget_chars: 12000,
+    tool_output_inline_tokens: 2000,
     ...over,
   };
 }

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 // (DOMPurify's parsing needs a DOM that walks the tree as browsers do; happy-dom drops the first
 // element's tag.)
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { MarkdownStream, renderMarkdown, renderMarkdownHtml, safeHref, splitPoint, splitUnfinished } from '../src/lib/markdown';
 
 function html(src: string): string {
@@ -215,7 +215,9 @@ describe('markdown: streaming', () => {
 
   it('shows footnotes as they will be once their notes arrive, the cited blocks included', () => {
     const text = 'vLLM batches requests.[^paged]\n\nIt also caches prefixes.[^cache]\n\n[^paged]: PagedAttention, 2023.\n[^cache]: Automatic prefix caching.\n';
-    const stream = new MarkdownStream();
+    // A clock that never moves: every whole rendering takes no time, so none is skipped (the
+    // skipping has its own test below).
+    const stream = new MarkdownStream({}, document, () => 0);
     const into = document.createElement('div');
     for (let i = 1; i <= text.length; i += 2) stream.render(text.slice(0, i), into);
     stream.render(text, into);
@@ -225,6 +227,27 @@ describe('markdown: streaming', () => {
     expect([...into.querySelectorAll('.footnotes li')].map((e) => e.textContent?.trim())).toEqual(['PagedAttention, 2023.', 'Automatic prefix caching.']);
     expect(into.textContent, 'no reference is left as raw text').not.toContain('[^');
     expect(into.querySelector('[id]'), 'no ids: they would repeat across replies').toBeNull();
+  });
+
+  it('renders a slow reply with footnotes whole at most a tenth of the time, and always its last frame', () => {
+    vi.useFakeTimers();
+    try {
+      // The clock's readings, in turn: the first whole rendering takes 20 ms (0 → 20), the next
+      // frame comes 1 ms later.
+      let times = [0, 20, 21];
+      const stream = new MarkdownStream({}, document, () => (times.length > 1 ? times.shift()! : times[0]));
+      const into = document.createElement('div');
+      const text = (words: string) => `Cited.[^a] ${words}\n\n[^a]: The note.\n`;
+      stream.render(text('first'), into);
+      expect(into.textContent).toContain('first');
+      stream.render(text('second'), into);
+      expect(into.textContent, 'a frame within ten times the cost of the last whole rendering waits').toContain('first');
+      times = [300];
+      vi.advanceTimersByTime(250);
+      expect(into.textContent, 'the frame that waited shows once its time has come, so the reply never ends stale').toContain('second');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('renders an 80,000-character paragraph in one pass (no quadratic parsing)', () => {

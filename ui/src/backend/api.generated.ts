@@ -1129,6 +1129,8 @@ export interface components {
             /** Format: float */
             temperature?: number | null;
             theme?: null | components["schemas"]["Theme"];
+            /** Format: int32 */
+            tool_output_inline_tokens?: number | null;
             /** Format: float */
             top_p?: number | null;
         };
@@ -1159,6 +1161,8 @@ export interface components {
             /** Format: float */
             temperature: number | null;
             theme: components["schemas"]["Theme"];
+            /** Format: int32 */
+            tool_output_inline_tokens: number;
             /** Format: float */
             top_p: number | null;
         };

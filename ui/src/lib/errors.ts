@@ -109,6 +109,9 @@ const MARU = {
   invalid_attachment_limit: { en: 'The file size limit must be between 1 and 1024 MB.', ko: '파일 최대 크기는 1 MB에서 1024 MB 사이여야 합니다.' },
   invalid_text_limit: { en: 'The text indexed per file must be between 10,000 and 100,000,000 characters.', ko: '파일당 색인할 텍스트는 10,000자에서 100,000,000자 사이여야 합니다.',
     named: '파일당 색인할 텍스트는 {min}자에서 {max}자 사이여야 합니다.' },
+  invalid_tool_output_limit: { en: 'The size up to which a tool result is sent whole must be between 200 and 1,000,000 tokens.',
+    ko: '도구 결과를 통째로 보내는 크기는 200에서 1,000,000 토큰 사이여야 합니다.',
+    named: '도구 결과를 통째로 보내는 크기는 {min}에서 {max} 토큰 사이여야 합니다.' },
   invalid_budget: { en: 'This budget is out of range.', ko: '예산 값이 허용 범위를 벗어났습니다.' },
   // Requests.
   invalid_json: { en: 'The request is not valid JSON.', ko: '요청이 올바른 JSON이 아닙니다.', detail: true },

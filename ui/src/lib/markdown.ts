@@ -352,22 +352,35 @@ export class MarkdownStream {
   /** When the reply was last rendered whole (footnotes), and how long that took, in ms. */
   private wholeAt = 0;
   private wholeCost = 0;
+  /** A frame skipped to keep to that share: rendered once the time has come, unless a newer one was. */
+  private skipped: ReturnType<typeof setTimeout> | null = null;
 
-  constructor(private readonly opts: RenderOptions = {}, private readonly doc: Document = document) {}
+  constructor(
+    private readonly opts: RenderOptions = {},
+    private readonly doc: Document = document,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
   /** Fills `into` with the rendering of `src`; pass the same element every frame. */
   render(text: string, into: Element): void {
+    if (this.skipped) clearTimeout(this.skipped);
+    this.skipped = null;
     // A code fence or display math still open at the end is held back as plain text.
     const { done: src, pending, kind } = splitUnfinished(text);
     const pendingNodes = pending && kind ? [pendingNode(pending, kind, this.doc)] : [];
     if (FOOTNOTE_DEFINITION.test(src)) {
       // The blocks citing a note were rendered before it was defined: all of it from here (notes
       // come last, so these are the reply's last frames), but a long reply, whose whole rendering
-      // takes a while, at most a tenth of the time.
-      const now = performance.now();
-      if (into === this.into && this.wholeCost > 16 && now - this.wholeAt < this.wholeCost * 10) return;
+      // takes a while, at most a tenth of the time. A frame skipped is rendered when its time
+      // comes, so the last one always shows.
+      const now = this.now();
+      const wait = this.wholeAt + this.wholeCost * 10 - now;
+      if (into === this.into && this.wholeCost > 16 && wait > 0) {
+        this.skipped = setTimeout(() => this.render(text, into), wait);
+        return;
+      }
       into.replaceChildren(...toFragment(renderMarkdownHtml(src, this.opts), this.doc).childNodes, ...pendingNodes);
-      this.wholeAt = performance.now();
+      this.wholeAt = this.now();
       this.wholeCost = this.wholeAt - now;
       this.doneSrc = '';
       this.doneNodes = [];

@@ -53,6 +53,7 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
   const attachmentTextMax = numberInput(s.attachment_text_max_chars, { ...b.attachment_text_max_chars, step: 10000 }, t('timeoutDefault'));
   const promptBudget = numberInput(s.prompt_budget_chars, { ...b.prompt_budget_chars, step: 1000 }, t('timeoutDefault'));
   const memoryBudget = numberInput(s.memory_budget_chars, { ...b.memory_budget_chars, step: 500 }, t('timeoutDefault'));
+  const toolOutputInline = numberInput(s.tool_output_inline_tokens, { ...b.tool_output_inline_tokens, step: 100 }, t('timeoutDefault'));
   const instructions = h('textarea', { class: 'input textarea', rows: 12, placeholder: t('customInstructionsPlaceholder'), 'data-testid': 'custom-instructions' });
   instructions.value = s.custom_instructions;
   const theme = h('select', { class: 'input', name: 'theme' },
@@ -160,6 +161,7 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
         h('legend', null, t('filesSettings')),
         field(t('attachmentMaxMb'), attachmentMax, t('attachmentMaxMbHint')),
         field(t('attachmentTextMaxChars'), attachmentTextMax, t('attachmentTextMaxCharsHint')),
+        field(t('toolOutputInlineTokens'), toolOutputInline, t('toolOutputInlineTokensHint')),
       ),
     ),
     instructions: h('div', { class: 'pane form' }, field(t('customInstructions'), instructions, t('customInstructionsHint'))),
@@ -215,6 +217,7 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
         attachment_text_max_chars: numberValue(attachmentTextMax),
         prompt_budget_chars: numberValue(promptBudget),
         memory_budget_chars: numberValue(memoryBudget),
+        tool_output_inline_tokens: numberValue(toolOutputInline),
         custom_instructions: instructions.value,
         memory_mode: memoryMode(),
         theme: theme.value as Theme,
@@ -264,7 +267,8 @@ function numberValue(input: HTMLInputElement): number | null {
 
 /** What the form holds: the settings less the key, and a number field left empty is `null` (the
  *  default). The language is sent on its own: only when the user changed it (see the save). */
-type Editable = Omit<SettingsView, 'api_key_set' | 'language' | 'first_byte_timeout_secs' | 'idle_timeout_secs' | 'attachment_max_mb' | 'attachment_text_max_chars' | 'prompt_budget_chars' | 'memory_budget_chars'> & {
+type Editable = Omit<SettingsView, 'api_key_set' | 'language' | 'first_byte_timeout_secs' | 'idle_timeout_secs' | 'attachment_max_mb' | 'attachment_text_max_chars' | 'prompt_budget_chars' | 'memory_budget_chars' | 'tool_output_inline_tokens'> & {
+  tool_output_inline_tokens: number | null;
   prompt_budget_chars: number | null;
   memory_budget_chars: number | null;
   first_byte_timeout_secs: number | null;

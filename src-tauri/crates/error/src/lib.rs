@@ -89,6 +89,7 @@ codes! {
         InvalidScope = "invalid_scope",
         InvalidTemperature = "invalid_temperature",
         InvalidTextLimit = "invalid_text_limit",
+        InvalidToolOutputLimit = "invalid_tool_output_limit",
         InvalidTimeout = "invalid_timeout",
         InvalidTitle = "invalid_title",
         InvalidTopP = "invalid_top_p",

@@ -54,6 +54,7 @@ pub mod terms;
 #[cfg(test)]
 mod tests;
 pub mod text;
+pub mod tool_outputs;
 pub mod turns;
 
 use std::path::{Path, PathBuf};

@@ -32,6 +32,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!(12, "0012_session_model"),
     migration!(13, "0013_reply_versions"),
     migration!(14, "0014_turns_in_flight_and_indexing_runs"),
+    migration!(15, "0015_tool_outputs"),
 ];
 
 pub fn latest_version() -> i64 {

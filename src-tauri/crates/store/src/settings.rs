@@ -72,6 +72,7 @@ pub struct SettingBounds {
     pub attachment_text_max_chars: Bounds,
     pub prompt_budget_chars: Bounds,
     pub memory_budget_chars: Bounds,
+    pub tool_output_inline_tokens: Bounds,
 }
 
 pub const BOUNDS: SettingBounds = SettingBounds {
@@ -85,6 +86,7 @@ pub const BOUNDS: SettingBounds = SettingBounds {
     attachment_text_max_chars: Bounds::new(10_000.0, 100_000_000.0),
     prompt_budget_chars: Bounds::new(2_000.0, 1_000_000.0),
     memory_budget_chars: Bounds::new(500.0, 1_000_000.0),
+    tool_output_inline_tokens: Bounds::new(200.0, 1_000_000.0),
 };
 
 #[derive(Clone, Serialize, Deserialize, PartialEq)]
@@ -119,6 +121,9 @@ pub struct Settings {
     pub prompt_budget_chars: u32,
     /// Section ⑤'s budget in characters (facts beyond it are left to `search_memory`).
     pub memory_budget_chars: u32,
+    /// A tool result of up to this many tokens is sent whole; a larger one is kept aside and the
+    /// model gets its first lines and a reference to read on (`read_tool_output`).
+    pub tool_output_inline_tokens: u32,
 }
 
 impl Default for Settings {
@@ -143,6 +148,10 @@ impl Default for Settings {
             memory_mode: MemoryMode::Review,
             prompt_budget_chars: 48_000,
             memory_budget_chars: 12_000,
+            // A tenth of the 20,000 that suits a 200,000-token window, for the 8,000 to 32,000
+            // of a local model: a default search (five passages) is still sent whole, a whole
+            // document or a big listing is not.
+            tool_output_inline_tokens: 2_000,
         }
     }
 }
@@ -179,6 +188,7 @@ pub struct SettingsView {
     pub memory_mode: MemoryMode,
     pub prompt_budget_chars: u32,
     pub memory_budget_chars: u32,
+    pub tool_output_inline_tokens: u32,
 }
 
 impl From<&Settings> for SettingsView {
@@ -201,6 +211,7 @@ impl From<&Settings> for SettingsView {
             memory_mode: s.memory_mode,
             prompt_budget_chars: s.prompt_budget_chars,
             memory_budget_chars: s.memory_budget_chars,
+            tool_output_inline_tokens: s.tool_output_inline_tokens,
         }
     }
 }
@@ -246,6 +257,8 @@ pub struct SettingsPatch {
     pub prompt_budget_chars: Option<Option<u32>>,
     #[serde(default, deserialize_with = "present")]
     pub memory_budget_chars: Option<Option<u32>>,
+    #[serde(default, deserialize_with = "present")]
+    pub tool_output_inline_tokens: Option<Option<u32>>,
 }
 
 /// Like `Settings`, a patch never shows the API key in logs or panics.
@@ -343,6 +356,7 @@ pub fn update(conn: &Connection, patch: &SettingsPatch) -> Result<Settings> {
     apply!(memory_mode);
     apply!(prompt_budget_chars);
     apply!(memory_budget_chars);
+    apply!(tool_output_inline_tokens);
     s.endpoint_url = s.endpoint_url.trim().trim_end_matches('/').to_string();
     s.model = s.model.trim().to_string();
     if s.api_key.as_deref().is_some_and(|k| k.trim().is_empty()) {
@@ -429,6 +443,13 @@ fn validate(s: &Settings) -> Result<()> {
     }
     if !b.memory_budget_chars.holds(s.memory_budget_chars) {
         return outside(Code::InvalidBudget, "the memory budget, in characters,", &b.memory_budget_chars);
+    }
+    if !b.tool_output_inline_tokens.holds(s.tool_output_inline_tokens) {
+        return outside(
+            Code::InvalidToolOutputLimit,
+            "the size up to which a tool result is sent whole, in tokens,",
+            &b.tool_output_inline_tokens,
+        );
     }
     Ok(())
 }

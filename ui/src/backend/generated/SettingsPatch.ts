@@ -10,4 +10,4 @@ export type SettingsPatch = { custom_instructions?: string | null, endpoint_url?
 /**
  * A string sets the key; `null` or "" removes it.
  */
-api_key?: string | null, model?: string | null, temperature?: number | null, top_p?: number | null, max_tokens?: number | null, context_length?: number | null, first_byte_timeout_secs?: number | null, idle_timeout_secs?: number | null, language?: Language | null, theme?: Theme | null, attachment_max_mb?: number | null, attachment_text_max_chars?: number | null, memory_mode?: MemoryMode | null, prompt_budget_chars?: number | null, memory_budget_chars?: number | null, };
+api_key?: string | null, model?: string | null, temperature?: number | null, top_p?: number | null, max_tokens?: number | null, context_length?: number | null, first_byte_timeout_secs?: number | null, idle_timeout_secs?: number | null, language?: Language | null, theme?: Theme | null, attachment_max_mb?: number | null, attachment_text_max_chars?: number | null, memory_mode?: MemoryMode | null, prompt_budget_chars?: number | null, memory_budget_chars?: number | null, tool_output_inline_tokens?: number | null, };

@@ -42,5 +42,9 @@ export const SETTING_BOUNDS: SettingBounds = {
   "memory_budget_chars": {
     "min": 500.0,
     "max": 1000000.0
+  },
+  "tool_output_inline_tokens": {
+    "min": 200.0,
+    "max": 1000000.0
   }
 };

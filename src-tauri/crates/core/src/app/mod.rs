@@ -66,6 +66,7 @@ impl App {
         let tools = ToolRegistry::default();
         tools.register(Arc::new(attachments::tool::SearchAttachment::new(templates.clone())));
         crate::memory::tools::register(&tools, &templates);
+        tools.register(Arc::new(crate::tools::output::ReadToolOutput::new(templates.clone())));
         let app = Arc::new(App {
             store,
             data_dir: data_dir.to_path_buf(),

@@ -18,24 +18,20 @@ pub fn runtime_note(templates: &Templates, at: DateTime<Local>) -> Result<String
     templates.render("runtime_note", &json!({ "time": time }))
 }
 
-/// Builds the request's messages. Two repairs keep strict chat templates (which demand that
-/// roles alternate and that every tool call is answered) from rejecting a history that a failed
-/// or interrupted turn left behind: a user message whose reply failed is joined with the next
-/// one, and tool calls that never got a result are left out.
-/// A tool result from an earlier turn longer than this is sent as a one-line receipt: the model
-/// read it then, and it would fill the window every turn after.
-pub const RECEIPT_OVER_CHARS: usize = 4_000;
-
 /// Images by attachment id, as the `data:` URLs a request carries.
 pub type Images = std::collections::HashMap<i64, String>;
 
+/// Builds the request's messages. Two repairs keep strict chat templates (which demand that
+/// roles alternate and that every tool call is answered) from rejecting a history that a failed
+/// or interrupted turn left behind: a user message whose reply failed is joined with the next
+/// one, and tool calls that never got a result are left out. A tool result is sent as it was
+/// stored (its form was decided when it came back: `tools::output`), in every later turn alike.
 pub fn request_messages(templates: &Templates, system_prompt: &str, history: &[Message], images: &Images) -> Result<Vec<ChatMessage>> {
     let answered: HashSet<&str> = history.iter().filter(|m| m.role == Role::Tool).filter_map(|m| m.tool_call_id.as_deref()).collect();
     let mut out = Vec::with_capacity(history.len() + 1);
     out.push(ChatMessage::system(system_prompt));
     let mut pending_user: Option<(String, Vec<&str>)> = None;
-    let current_turn = history.iter().rposition(|m| m.role == Role::User).unwrap_or(0);
-    for (i, m) in history.iter().enumerate() {
+    for m in history {
         if m.role == Role::User {
             let text = match &m.runtime_note {
                 Some(note) => format!("{}\n\n{note}", m.content),
@@ -69,12 +65,7 @@ pub fn request_messages(templates: &Templates, system_prompt: &str, history: &[M
             }
             Role::Tool => {
                 let tool = m.tool_name.as_deref().unwrap_or("tool");
-                let wrapped = if i < current_turn && m.content.chars().count() > RECEIPT_OVER_CHARS {
-                    let tokens = crate::prompt::render::estimate_tokens(&m.content);
-                    templates.render("tool_receipt", &json!({ "tool": tool, "tokens": tokens }))?
-                } else {
-                    templates.render("tool_result", &json!({ "tool": tool, "output": m.content }))?
-                };
+                let wrapped = templates.render("tool_result", &json!({ "tool": tool, "output": m.content }))?;
                 ChatMessage::tool(m.tool_call_id.clone().unwrap_or_default(), wrapped)
             }
         };
@@ -170,21 +161,22 @@ mod tests {
     }
 
     #[test]
-    fn bulky_tool_results_of_earlier_turns_become_receipts() {
+    fn a_tool_result_is_sent_the_same_in_every_later_turn() {
         let call = ToolCall { id: "a".into(), name: "search_attachment".into(), arguments: "{}".into() };
         let mut asked = msg(Role::Assistant, "", Status::Complete);
         asked.tool_calls = vec![call];
         let mut result = msg(Role::Tool, &"passage ".repeat(1000), Status::Complete);
         result.tool_call_id = Some("a".into());
         result.tool_name = Some("search_attachment".into());
-        let history = [msg(Role::User, "q", Status::Complete), asked, result.clone(), msg(Role::Assistant, "answer", Status::Complete)];
+        let history = [msg(Role::User, "q", Status::Complete), asked, result, msg(Role::Assistant, "answer", Status::Complete)];
         let now = request_messages(&Templates::bundled(), "sys", &history, &Images::new()).unwrap();
-        assert!(shape(&now)[3].1.contains("passage passage"), "in its own turn the model reads the whole result");
         let later = [&history[..], &[msg(Role::User, "next", Status::Complete)]].concat();
-        let out = request_messages(&Templates::bundled(), "sys", &later, &Images::new()).unwrap();
-        let sent = &shape(&out)[3].1;
-        assert!(sent.starts_with("[tool output trimmed: about 2000 tokens from search_attachment"), "a turn later it is a receipt: {sent}");
-        assert!(result.content.len() > 4000, "the stored result is whole");
+        let after = request_messages(&Templates::bundled(), "sys", &later, &Images::new()).unwrap();
+        assert_eq!(
+            after[..now.len()],
+            now[..],
+            "the next turn's request begins with this one's messages, byte for byte: the server's cached prefix holds and the model keeps what it read"
+        );
     }
 
     #[test]

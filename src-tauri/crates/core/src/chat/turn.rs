@@ -21,7 +21,8 @@ use crate::llm::{CancellationToken, ChatRequest, Delta, LlmError, ToolCall};
 use crate::prompt::{self, Budgets};
 use crate::store::messages::{self, NewMessage, ReplyStats, Role, Status, CONTENT_MAX_CHARS};
 use crate::store::settings::{self, Settings};
-use crate::store::{attachments, sessions, summaries, turns};
+use crate::store::{attachments, sessions, summaries, tool_outputs, turns};
+use crate::tools::output;
 
 pub use super::machine::MAX_TOOL_ROUNDS;
 /// Partial replies are saved at most this often, so a crash loses at most this much text.
@@ -368,34 +369,41 @@ async fn run_rounds(
         for call in ending.message.tool_calls.clone() {
             feed.push(TurnEvent::ToolCall { id: call.id.clone(), name: call.name.clone(), arguments: call.arguments.clone() });
             let result = app.tools.call(ctx.clone(), &call.name, &call.arguments).await;
-            let (content, is_error) = match result {
+            let (result, is_error) = match result {
                 Ok(text) => (text, false),
                 Err(msg) => (format!("error: {msg}"), true),
             };
-            let (id, name, text) = (call.id.clone(), call.name.clone(), content.clone());
+            let (id, name, templates) = (call.id.clone(), call.name.clone(), app.templates.clone());
+            let inline_tokens = settings.tool_output_inline_tokens;
+            // The result's form is decided here, once: what is stored is what every later
+            // request sends.
             let stored = app
                 .store
                 .write(move |tx| {
                     if sessions::get(tx, session_id).is_err() {
-                        return Ok(false);
+                        return Ok(None);
                     }
-                    messages::insert(
+                    let decided = output::decide(tx, &templates, session_id, &name, result, inline_tokens)?;
+                    let m = messages::insert(
                         tx,
                         &NewMessage {
                             session_id,
                             role: Role::Tool,
-                            content: &text,
+                            content: &decided.sent,
                             tool_call_id: Some(&id),
                             tool_name: Some(&name),
                             ..Default::default()
                         },
                     )?;
-                    Ok(true)
+                    if let Some(kept) = decided.kept {
+                        tool_outputs::attach(tx, kept, m.id)?;
+                    }
+                    Ok(Some(decided.sent))
                 })
                 .await?;
-            if !stored {
+            let Some(content) = stored else {
                 return Err(Halt::ReplyGone);
-            }
+            };
             feed.push(TurnEvent::ToolResult { id: call.id, name: call.name, content, is_error });
         }
         step = turn.tools_done();

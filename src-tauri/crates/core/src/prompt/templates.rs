@@ -24,7 +24,7 @@ const BUNDLED: &[(&str, &str)] = &[
     ("sections/memory", include_str!("../../../../../prompts/sections/memory.md")),
     ("runtime_note", include_str!("../../../../../prompts/runtime_note.md")),
     ("tool_result", include_str!("../../../../../prompts/tool_result.md")),
-    ("tool_receipt", include_str!("../../../../../prompts/tool_receipt.md")),
+    ("tool_output_kept", include_str!("../../../../../prompts/tool_output_kept.md")),
     ("summarize", include_str!("../../../../../prompts/summarize.md")),
     ("summaries", include_str!("../../../../../prompts/summaries.md")),
     ("extract_memory", include_str!("../../../../../prompts/extract_memory.md")),
@@ -35,6 +35,8 @@ const BUNDLED: &[(&str, &str)] = &[
     ("tools/forget", include_str!("../../../../../prompts/tools/forget.md")),
     ("tools/search_memory", include_str!("../../../../../prompts/tools/search_memory.md")),
     ("tools/memory_result", include_str!("../../../../../prompts/tools/memory_result.md")),
+    ("tools/read_tool_output", include_str!("../../../../../prompts/tools/read_tool_output.md")),
+    ("tools/read_tool_output_result", include_str!("../../../../../prompts/tools/read_tool_output_result.md")),
     ("presets/code-reviewer", include_str!("../../../../../prompts/presets/code-reviewer.md")),
     ("presets/writing-helper", include_str!("../../../../../prompts/presets/writing-helper.md")),
 ];

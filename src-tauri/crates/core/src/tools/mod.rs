@@ -1,6 +1,9 @@
 //! Tools the model may call. Each capability brings its own (`attachments::tool`); the registry
 //! holds them, and a turn offers their specs and runs the calls. The scope a tool works in
-//! (session, project) comes from the turn, never from the model's arguments.
+//! (session, project) comes from the turn, never from the model's arguments. How a result is
+//! sent is decided once, when it comes back (`output`).
+
+pub mod output;
 
 use std::sync::{Arc, RwLock};
 
