@@ -103,9 +103,9 @@ export async function startFakeOpenAi({ pieceDelayMs = 120, port: wanted = 0, to
           res.end(JSON.stringify({ error: { message: 'bad json' } }));
           return;
         }
-        // Maru's background memory extraction (its template's first words) is answered with an
+        // Maru's background memory extraction (the chat, then its task: the template's first words) is answered with an
         // empty list and kept apart, so that turn assertions count only the turns' requests.
-        if (textOf(parsed.messages?.[0] ?? {}).startsWith('Find lasting facts about the user')) {
+        if (textOf(parsed.messages?.at(-1) ?? {}).startsWith('Find lasting facts about the user')) {
           extractions.push(parsed);
           res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
           res.write(`data: ${JSON.stringify({ id: 'extract', object: 'chat.completion.chunk', created: 0, model: MODEL, choices: [{ index: 0, delta: { content: '[]' }, finish_reason: 'stop' }] })}\n\n`);

@@ -308,6 +308,8 @@ struct Inner {
     extractions: Vec<RecordedRequest>,
     /// Where chat requests go when the script is empty (`…/v1`).
     upstream: Option<String>,
+    /// What the real server answered, with the request it answered: the whole SSE text.
+    forwarded: Vec<(Value, String)>,
 }
 
 #[derive(Clone)]
@@ -331,6 +333,7 @@ impl FakeOpenAi {
                 extraction_replies: VecDeque::new(),
                 extractions: Vec::new(),
                 upstream: None,
+                forwarded: Vec::new(),
             }),
             peer_closed: AtomicUsize::new(0),
         });
@@ -390,6 +393,11 @@ impl FakeOpenAi {
     /// (`…/v1`), and its answer streams back as it came.
     pub fn forward_to(&self, base_url: impl Into<String>) {
         self.lock().upstream = Some(base_url.into());
+    }
+
+    /// The forwarded requests that have been answered, each with the real server's whole answer.
+    pub fn forwarded_answers(&self) -> Vec<(Value, String)> {
+        self.lock().forwarded.clone()
     }
 
     pub fn set_models(&self, models: Vec<FakeModel>) {
@@ -469,12 +477,15 @@ async fn handle(State(state): State<AppState>, req: Request) -> Response {
     // Maru's background memory extraction is kept apart, so that it never takes a reply
     // scripted for a turn and turn tests count only their own requests.
     if is_extraction(&body) {
-        let reply = {
+        let (reply, upstream) = {
             let mut inner = state.shared.inner.lock().unwrap_or_else(|e| e.into_inner());
             inner.extractions.push(recorded);
-            inner.extraction_replies.pop_front().unwrap_or_else(|| Reply::text(["[]"]))
+            (inner.extraction_replies.pop_front(), inner.upstream.clone())
         };
-        return respond(state, &body, reply).await;
+        if let (None, Some(upstream)) = (&reply, upstream) {
+            return forward(&state, &upstream, &body).await;
+        }
+        return respond(state, &body, reply.unwrap_or_else(|| Reply::text(["[]"]))).await;
     }
     let (required_key, models, props, tokenizer) = {
         let mut inner = state.shared.inner.lock().unwrap_or_else(|e| e.into_inner());
@@ -500,9 +511,10 @@ async fn handle(State(state): State<AppState>, req: Request) -> Response {
     }
 }
 
-/// A request from Maru's memory extraction (its template's first words).
+/// A request from Maru's memory extraction: the chat, then its task (the template's first words).
 fn is_extraction(body: &Value) -> bool {
-    body["messages"][0]["content"].as_str().is_some_and(|s| s.starts_with("Find lasting facts about the user"))
+    let last = body["messages"].as_array().and_then(|m| m.last());
+    last.is_some_and(|m| m["role"] == "user" && m["content"].as_str().is_some_and(|s| s.starts_with("Find lasting facts about the user")))
 }
 
 fn headers_of(headers: &HeaderMap) -> Vec<(String, String)> {
@@ -552,26 +564,42 @@ async fn chat(state: AppState, body: &Value) -> Response {
         (inner.script.pop_front(), inner.upstream.clone())
     };
     if let (None, Some(upstream)) = (&reply, upstream) {
-        return forward(&upstream, body).await;
+        return forward(&state, &upstream, body).await;
     }
     let reply = reply.unwrap_or_else(|| Reply::text(["Hello", " from", " the", " fake", " server."]).with_usage(12, 6, None));
     respond(state, body, reply).await
 }
 
-/// The real server's answer to `body`, streamed through as it comes.
-async fn forward(upstream: &str, body: &Value) -> Response {
+/// The real server's answer to `body`, streamed through as it comes and recorded whole once it
+/// has ended (`forwarded_answers`).
+async fn forward(state: &AppState, upstream: &str, body: &Value) -> Response {
     match reqwest::Client::new().post(format!("{upstream}/chat/completions")).json(body).send().await {
         Ok(res) => {
             let status = StatusCode::from_u16(res.status().as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
             let kind = res.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("application/json").to_string();
+            let (shared, request, seen) = (state.shared.clone(), body.clone(), Arc::new(Mutex::new(Vec::new())));
+            let stream = futures_util::StreamExt::map(res.bytes_stream(), move |chunk| {
+                if let Ok(bytes) = &chunk {
+                    seen.lock().unwrap_or_else(|e| e.into_inner()).extend_from_slice(bytes);
+                    if bytes.ends_with(b"data: [DONE]\n\n") || !kind_is_stream(&request) {
+                        let answer = String::from_utf8_lossy(&seen.lock().unwrap_or_else(|e| e.into_inner())).into_owned();
+                        shared.inner.lock().unwrap_or_else(|e| e.into_inner()).forwarded.push((request.clone(), answer));
+                    }
+                }
+                chunk
+            });
             Response::builder()
                 .status(status)
                 .header(header::CONTENT_TYPE, kind)
-                .body(Body::from_stream(res.bytes_stream()))
+                .body(Body::from_stream(stream))
                 .unwrap_or_else(|_| StatusCode::BAD_GATEWAY.into_response())
         }
         Err(e) => json_response(StatusCode::BAD_GATEWAY, json!({"error": {"message": format!("the real server is not reachable: {e}")}})),
     }
+}
+
+fn kind_is_stream(body: &Value) -> bool {
+    body["stream"].as_bool().unwrap_or(false)
 }
 
 /// Answers a chat request with `reply`, streamed when the request asks for a stream.

@@ -17,11 +17,17 @@ impl LlamaServer {
 
     /// The same with a context window of `n_ctx` tokens.
     pub async fn start_with_context(n_ctx: u32) -> Option<LlamaServer> {
+        Self::start_with(n_ctx, &[]).await
+    }
+
+    /// The same with more of llama-server's arguments (`-np 1`: one slot).
+    pub async fn start_with(n_ctx: u32, extra: &[&str]) -> Option<LlamaServer> {
         let bin = std::env::var("LLAMA_SERVER").ok()?;
         let gguf = std::env::var("SMOLLM_GGUF").ok()?;
         let port = std::net::TcpListener::bind("127.0.0.1:0").ok()?.local_addr().ok()?.port();
         let child = Command::new(bin)
             .args(["-m", &gguf, "--host", "127.0.0.1", "--port", &port.to_string(), "-c", &n_ctx.to_string(), "--jinja"])
+            .args(extra)
             .stdout(Stdio::null())
             // MARU_LLAMA_LOG=<file> keeps the server's log, to see why it failed.
             .stderr(std::env::var("MARU_LLAMA_LOG").ok().and_then(|p| std::fs::File::create(p).ok()).map_or(Stdio::null(), Stdio::from))

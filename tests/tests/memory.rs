@@ -116,7 +116,21 @@ async fn facts_are_extracted_after_a_turn_and_malformed_answers_are_dropped() {
     assert_eq!(pending.len(), 1, "the durable fact is proposed, the secret never: {pending:?}");
     assert_eq!(pending[0]["content"], "Prefers answers in Korean.");
     let asked = &fake.extraction_requests()[0].body;
-    assert!(asked["messages"][1]["content"].as_str().unwrap().contains("answer in Korean"), "the extraction reads the last exchange");
+    let turn = fake.last_chat_body().unwrap();
+    let (conversation, task) = asked["messages"].as_array().unwrap().split_at(asked["messages"].as_array().unwrap().len() - 1);
+    let sent = turn["messages"].as_array().unwrap();
+    assert_eq!(
+        conversation[..sent.len()],
+        sent[..],
+        "the extraction begins with the turn's own request, byte for byte: the server answers it from the chat's cached prompt and keeps that prompt"
+    );
+    assert_eq!(
+        conversation[sent.len()],
+        json!({ "role": "assistant", "content": "알겠습니다." }),
+        "then the answer, as the next turn sends it"
+    );
+    assert!(task[0]["content"].as_str().unwrap().starts_with("Find lasting facts"), "and the task comes last: {task:?}");
+    assert_eq!(asked["tools"], turn["tools"], "with the same tools, which open the prompt");
 
     fake.push_extraction(Reply::text(["I think the user likes tea."]));
     fake.push(Reply::text(["ok"]));

@@ -259,3 +259,63 @@ async fn tool_results_keep_the_real_servers_prefix_cache_across_turns() {
         assert!(ratio >= 0.95, "turn {} re-read what the turn before had sent ({ratio:.3}): {turns:?}", i + 2);
     }
 }
+
+/// `(prompt tokens, cached tokens)` of a forwarded answer, as llama.cpp reported them.
+fn reuse(answer: &str) -> (i64, i64) {
+    let last = answer
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .filter_map(|d| serde_json::from_str::<serde_json::Value>(d).ok())
+        .rfind(|v| v["usage"].is_object())
+        .unwrap_or_else(|| panic!("llama.cpp reports usage: {answer}"));
+    let cached = last["usage"]["prompt_tokens_details"]["cached_tokens"].as_i64().or(last["timings"]["cache_n"].as_i64()).unwrap_or(0);
+    (last["usage"]["prompt_tokens"].as_i64().unwrap(), cached)
+}
+
+#[tokio::test]
+#[ignore = "needs llama-server: run through make test"]
+async fn memory_extraction_keeps_a_single_slot_servers_cache() {
+    use maru_tests::fake_openai::FakeOpenAi;
+    // One slot, no second copy of a prompt, and `/props` hidden behind the forwarder: Maru cannot
+    // know, as with Ollama serving one request at a time.
+    let llama = LlamaServer::start_with(4096, &["-np", "1", "--cache-ram", "0"]).await.expect("set LLAMA_SERVER and SMOLLM_GGUF");
+    let fake = FakeOpenAi::start().await;
+    fake.forward_to(llama.base_url.clone());
+    let s = TestServer::start().await;
+    let settings = json!({
+        "endpoint_url": fake.base_url(), "model": "fake-model", "context_length": 4096, "temperature": 0.0,
+        "max_tokens": 16, "memory_mode": "review"
+    });
+    assert_eq!(s.patch("/api/settings", settings).await.0, 200);
+    let sess = s.session(None, "").await;
+    let mut turns = vec![];
+    for i in 0..10 {
+        let events = s.say(sess, &format!("I live in city number {i} and I like tea number {i}. Say hello.")).await;
+        let done = events.iter().find(|e| e.name == "done").unwrap_or_else(|| panic!("turn {i}: {events:?}"));
+        turns.push((done.data["message"]["prompt_tokens"].as_i64().unwrap(), done.data["message"]["cached_tokens"].as_i64().unwrap_or(0)));
+        // The extraction runs to its end before the next question (a new turn would cancel it).
+        maru_tests::eventually("the extraction ends", || async { fake.extraction_requests().len() > i && !s.app.runs.extracting(sess) })
+            .await;
+    }
+    let extractions: Vec<(i64, i64)> = fake
+        .forwarded_answers()
+        .iter()
+        .filter(|(req, _)| req["messages"].to_string().contains("Find lasting facts"))
+        .map(|(_, a)| reuse(a))
+        .collect();
+    assert_eq!(extractions.len(), 10, "every turn had its extraction answered by the real server");
+    for (i, pair) in turns.windows(2).enumerate() {
+        let ratio = pair[1].1 as f64 / pair[0].0 as f64;
+        println!("turn {}: reused {:.3} of the previous turn's prompt ({} of {})", i + 2, ratio, pair[1].1, pair[0].0);
+        assert!(ratio >= 0.95, "turn {}: the extraction between turns evicted the chat's prompt ({ratio:.3}): {turns:?}", i + 2);
+    }
+    // An extraction is its turn's prompt, the answer and the task: all but the task is reused.
+    for (i, ((prompt, cached), (turn_prompt, _))) in extractions.iter().zip(&turns).enumerate() {
+        println!(
+            "extraction {}: reused {cached} of its {prompt} prompt tokens, {:.3} of its turn's prompt ({turn_prompt})",
+            i + 1,
+            *cached as f64 / *turn_prompt as f64
+        );
+        assert!(cached >= turn_prompt, "extraction {} re-read the chat instead of reusing it: {extractions:?} {turns:?}", i + 1);
+    }
+}

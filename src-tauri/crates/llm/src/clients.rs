@@ -33,8 +33,6 @@ pub struct Clients {
     listed_model: Mutex<Option<(String, String)>>,
     /// Context lengths the server listed, by (endpoint url, model id); `None`: it did not say.
     context: Mutex<std::collections::HashMap<(String, String), Option<u32>>>,
-    /// llama.cpp's slot count by endpoint url (`None`: not llama.cpp), asked once.
-    slots: Mutex<std::collections::HashMap<String, Option<u64>>>,
 }
 
 impl Clients {
@@ -90,20 +88,9 @@ impl Clients {
         found
     }
 
-    /// Whether the server at `url` is a llama.cpp with a single slot (asked once per endpoint).
-    pub async fn single_slot(&self, client: &Client, url: &str) -> bool {
-        if let Some(known) = self.slots.lock().unwrap_or_else(|p| p.into_inner()).get(url) {
-            return *known == Some(1);
-        }
-        let slots = client.total_slots().await;
-        self.slots.lock().unwrap_or_else(|p| p.into_inner()).insert(url.to_string(), slots);
-        slots == Some(1)
-    }
-
     /// Forgets the listed model (the server said it does not know it: it was swapped).
     pub fn forget_listed_model(&self) {
         *self.listed_model.lock().unwrap_or_else(|p| p.into_inner()) = None;
         self.context.lock().unwrap_or_else(|p| p.into_inner()).clear();
-        self.slots.lock().unwrap_or_else(|p| p.into_inner()).clear();
     }
 }

@@ -129,19 +129,6 @@ impl Client {
     }
 }
 
-impl Client {
-    /// llama.cpp's number of parallel slots (`/props` `total_slots`); `None` for other servers.
-    /// With one slot, any other request evicts the conversation's cached prompt.
-    pub async fn total_slots(&self) -> Option<u64> {
-        let url = self.endpoint().root_url("props").ok()?;
-        let (status, body) = self.small_call(|| self.http().get(url.clone()), &url).await.ok()?;
-        if !status.is_success() {
-            return None;
-        }
-        serde_json::from_str::<Value>(&body).ok()?.get("total_slots")?.as_u64()
-    }
-}
-
 /// Model families known to take images, by the names servers list them under.
 fn vision_by_name(model: &str) -> bool {
     let m = model.to_lowercase();

@@ -1,8 +1,12 @@
 //! Memory extraction after a turn: in the background, the model is asked for lasting facts
 //! about the user in the last exchange (`prompts/extract_memory.md`); each becomes a proposal
 //! as if the model had called `remember`. It never delays the reply (it starts after it) or the
-//! next turn (a new turn in the session cancels it), and it is skipped on a single-slot llama.cpp
-//! server, where it would evict the conversation's prompt cache.
+//! next turn (a new turn in the session cancels it).
+//!
+//! The request is the chat's own conversation, byte for byte as the next turn will send it, with
+//! the task as one more message at the end. So the server answers it from the chat's cached
+//! prompt, and the chat's next turn still finds that prompt cached, even on a server with a
+//! single slot that keeps no second copy.
 
 use std::sync::Arc;
 
@@ -20,12 +24,13 @@ use crate::store::settings::MemoryMode;
 /// Tools whose call in the turn means the model already took care of memory.
 const MEMORY_TOOLS: [&str; 3] = ["remember", "update_memory", "forget"];
 
-pub fn after_turn(app: Arc<App>, session_id: i64) {
+/// `chat`: the turn's last request with its answer appended (see `turn::run_rounds`).
+pub fn after_turn(app: Arc<App>, session_id: i64, chat: ChatRequest) {
     let (n, cancel) = app.runs.begin_extraction(session_id);
     tokio::spawn(async move {
         tokio::select! {
             _ = cancel.cancelled() => tracing::debug!(session_id, "memory extraction cancelled by a new turn"),
-            done = extract(&app, session_id) => if let Err(e) = done {
+            done = extract(&app, session_id, chat) => if let Err(e) = done {
                 tracing::info!(session_id, "memory extraction failed: {e}");
             },
         }
@@ -33,33 +38,31 @@ pub fn after_turn(app: Arc<App>, session_id: i64) {
     });
 }
 
-async fn extract(app: &App, session_id: i64) -> Result<()> {
-    let (settings, exchange, known) = app
+async fn extract(app: &App, session_id: i64, chat: ChatRequest) -> Result<()> {
+    let (settings, question, known) = app
         .store
         .read(move |c| {
             // Only the last exchange: from the last question on.
             let from = messages::last_user_id(c, session_id)?.map_or(0, |id| id - 1);
             let history = messages::history_after(c, session_id, from)?;
             let known: Vec<String> = memories::list(c, memories::MemoryFilter::All)?.into_iter().map(|m| m.content).collect();
-            Ok((settings::for_session(c, session_id)?, last_exchange(&history), known))
+            Ok((settings::for_session(c, session_id)?, last_question(&history), known))
         })
         .await?;
-    let Some((question_id, transcript)) = exchange else { return Ok(()) };
+    let Some(question_id) = question else { return Ok(()) };
     let mode = settings.memory_mode;
     if mode == MemoryMode::Off {
         return Ok(());
     }
     let client = app.llm_client(&settings);
-    // A llama.cpp server with one slot would drop the chat's cached prompt to answer this, and
-    // the next turn would re-read the whole conversation: there the `remember` tool suffices.
-    if app.clients.single_slot(&client, &settings.endpoint_url).await {
-        return Ok(());
-    }
-    let model = app.resolve_model(&client, &settings).await?;
-    let system = app.templates.render("extract_memory", &serde_json::json!({ "known": known }))?;
-    let mut request = ChatRequest::new(model, vec![ChatMessage::system(system), ChatMessage::user(transcript)]);
+    let task = app.templates.render("extract_memory", &serde_json::json!({ "known": known }))?;
+    // The chat's tools stay offered, as they open the prompt; an answer that calls one instead
+    // of listing facts is dropped like any other that is not a list.
+    let mut request = chat;
+    request.messages.push(ChatMessage::user(task.trim_end()));
     request.max_tokens = Some(300);
     request.temperature = Some(0.0);
+    request.tool_choice = None;
     let mut answer = String::new();
     let mut stream = client.stream_chat(&request, Default::default()).await?;
     while let Some(delta) = stream.next().await {
@@ -81,14 +84,14 @@ async fn extract(app: &App, session_id: i64) -> Result<()> {
     Ok(())
 }
 
-/// The last question and its complete answer, as text, unless the turn already used the memory
-/// tools. With the question's id (the facts' source).
-fn last_exchange(history: &[messages::Message]) -> Option<(i64, String)> {
+/// The last question, when it has a complete answer and the turn did not use the memory tools
+/// (the model already took care of memory): its id is the facts' source.
+fn last_question(history: &[messages::Message]) -> Option<i64> {
     let question = history.iter().rposition(|m| m.role == Role::User)?;
     let after = &history[question + 1..];
     if after.iter().any(|m| m.tool_name.as_deref().is_some_and(|t| MEMORY_TOOLS.contains(&t))) {
         return None;
     }
-    let answer = after.iter().rfind(|m| m.role == Role::Assistant && m.status == Status::Complete && !m.content.is_empty())?;
-    Some((history[question].id, format!("User: {}\n\nAssistant: {}", history[question].content, answer.content)))
+    after.iter().rfind(|m| m.role == Role::Assistant && m.status == Status::Complete && !m.content.is_empty())?;
+    Some(history[question].id)
 }

@@ -235,10 +235,10 @@ impl From<Error> for Halt {
 async fn run(app: Arc<App>, guard: RunGuard, session_id: i64, settings: Settings, first: Option<Round>) {
     let RunGuard { ref cancel, ref feed, .. } = guard;
     match run_rounds(&app, session_id, &settings, first, cancel, feed).await {
-        Ok(()) if settings.memory_mode != crate::store::settings::MemoryMode::Off && !cancel.is_cancelled() => {
-            super::extract::after_turn(app.clone(), session_id)
+        Ok(Some(chat)) if settings.memory_mode != crate::store::settings::MemoryMode::Off && !cancel.is_cancelled() => {
+            super::extract::after_turn(app.clone(), session_id, chat)
         }
-        Ok(()) => {}
+        Ok(_) => {}
         Err(Halt::ReplyGone) => {
             tracing::info!(session_id, "the reply was deleted while streaming; the turn ends without writing");
             feed.push(TurnEvent::Error {
@@ -281,7 +281,9 @@ async fn run(app: Arc<App>, guard: RunGuard, session_id: i64, settings: Settings
 }
 
 /// Drives the turn's machine: each round streams a reply, the machine decides how it ends and
-/// what follows, and this stores it, runs the tools and reports.
+/// what follows, and this stores it, runs the tools and reports. A turn that answered gives back
+/// its conversation as the next turn will send it (the last request and its answer): background
+/// requests begin with it, so they reuse the server's cached prompt and leave it in place.
 async fn run_rounds(
     app: &Arc<App>,
     session_id: i64,
@@ -289,7 +291,7 @@ async fn run_rounds(
     mut next: Option<Round>,
     cancel: &CancellationToken,
     feed: &Feed,
-) -> Result<(), Halt> {
+) -> Result<Option<ChatRequest>, Halt> {
     let client = app.llm_client(settings);
     let mut turn = Turn::default();
     let mut step = turn.start();
@@ -326,7 +328,7 @@ async fn run_rounds(
         };
         // The round's request, again after compacting everything but the last turn when the
         // machine says so (the server's window was full).
-        let (ending, then) = loop {
+        let (ending, then, request) = loop {
             let Step::Request { compact_all, .. } = step else { unreachable!("a round streams after a request") };
             let summaries = context.fit(&prompt, &history, stored.clone(), compact_all).await?;
             stored.clone_from(&summaries);
@@ -349,7 +351,7 @@ async fn run_rounds(
                     tracing::info!(session_id, "the server's window was full: compacting once and retrying");
                     context.window = context.window.or(Some(compact::estimate_request(&request) as u32));
                 }
-                Step::End { ending, next } => break (reply.end(streamed, ending).await?, *next),
+                Step::End { ending, next } => break (reply.end(streamed, ending).await?, *next, request),
             }
         };
         match then {
@@ -357,11 +359,13 @@ async fn run_rounds(
                 let code = ending.error_code.clone().unwrap_or_default();
                 tracing::warn!(message_id = reply_id, code, "reply failed: {}", ending.error.as_deref().unwrap_or(""));
                 feed.push(TurnEvent::Error { code, message: ending.error.unwrap_or_default(), message_id: Some(reply_id) });
-                return Ok(());
+                return Ok(None);
             }
             Next::Done => {
+                let mut chat = request;
+                chat.messages.push(crate::llm::ChatMessage::assistant(ending.message.content.clone()));
                 feed.push(TurnEvent::Done { message: Box::new(ending.message) });
-                return Ok(());
+                return Ok(Some(chat));
             }
             Next::RunTools => {}
         }
