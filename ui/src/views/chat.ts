@@ -74,8 +74,11 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
   const head = h('header', { class: 'chat-head' });
   const list = h('div', { class: 'messages', 'data-testid': 'messages' });
   const scroller = h('div', { class: 'scroller' }, list);
+  // While a reply is written and the end is out of view: a way back to it, which follows again.
+  const jumpLabel = h('span', null, t('jumpToLatest'));
+  const jump = h('button', { class: 'btn jump-latest', type: 'button', hidden: true, 'data-testid': 'jump-latest', onClick: () => jumpToLatest() }, icon('chevron'), jumpLabel);
   const composerRoot = h('footer', { class: 'composer-wrap' });
-  root.append(head, scroller, composerRoot);
+  root.append(head, h('div', { class: 'scroll-area' }, scroller, jump), composerRoot);
   const composer = mountComposer(app, composerRoot);
   mountDropZone(root, () => t('dropFiles'), (files) => void app.attachToChat(files));
 
@@ -88,6 +91,22 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
   const toBottom = () => {
     scroller.scrollTop = scroller.scrollHeight;
   };
+  /** Shown while a reply is being written and its end is out of view (or not drawn: older messages are read). */
+  const updateJump = () => {
+    jump.hidden = !app.currentLive() || (endId === null && nearBottom());
+    jumpLabel.textContent = t('jumpToLatest');
+  };
+  const jumpToLatest = () => {
+    if (endId !== null) {
+      // The window goes back to the newest messages (and the reply being written).
+      endId = null;
+      startId = null;
+      renderList();
+    }
+    toBottom();
+    updateJump();
+  };
+  scroller.addEventListener('scroll', () => updateJump(), { passive: true });
 
   // Copy buttons inside rendered code blocks.
   list.addEventListener('click', async (e) => {
@@ -303,6 +322,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
     if (stick) toBottom();
     else if (anchor && anchor.el.isConnected) scroller.scrollTop += anchor.el.getBoundingClientRect().top - anchor.top;
     showFocused();
+    updateJump();
   };
 
   /** A reply that failed for a reason the settings fix (address, key, model, timeouts): a button to them. */
@@ -402,6 +422,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
       const stick = nearBottom();
       updateLiveNode(liveEl, current);
       if (stick) toBottom();
+      updateJump();
     });
   };
 
