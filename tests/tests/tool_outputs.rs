@@ -129,3 +129,31 @@ async fn a_kept_result_is_read_only_from_its_own_chat_and_bad_reads_say_why() {
     let (status, refused) = s.patch("/api/settings", json!({ "tool_output_inline_tokens": 10 })).await;
     assert_eq!((status.as_u16(), refused["code"].as_str()), (400, Some("invalid_tool_output_limit")), "{refused}");
 }
+
+#[tokio::test]
+async fn the_inspector_lists_each_tool_offered_with_its_size_and_every_argument_says_what_it_is() {
+    let (s, fake, sess) = chat_with_report().await;
+    s.patch("/api/settings", json!({ "memory_mode": "review", "context_length": 8192 })).await;
+    let (_, ctx) = s.get(&format!("/api/sessions/{sess}/context")).await;
+    let tools = ctx["tools"].as_array().expect("the inspector lists the tools");
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    for name in ["search_attachment", "remember", "search_memory", "read_tool_output"] {
+        assert!(names.contains(&name), "{name} is offered in a chat with files and memory on: {names:?}");
+    }
+    let total: i64 = tools.iter().map(|t| t["tokens"].as_i64().unwrap()).sum();
+    assert!(tools.iter().all(|t| t["tokens"].as_i64() > Some(20)), "each tool has its size: {tools:?}");
+    assert_eq!(ctx["token_plan"]["tools"].as_i64(), Some(total), "the plan counts the tools against the window: {}", ctx["token_plan"]);
+
+    fake.push(Reply::text(["ok"]));
+    s.say(sess, "hi").await;
+    let sent = fake.last_chat_body().unwrap();
+    assert_eq!(tool_names(&sent), names, "the inspector shows what the request offers, in its order");
+    for tool in sent["tools"].as_array().unwrap() {
+        let f = &tool["function"];
+        assert!(!f["description"].as_str().unwrap_or_default().is_empty(), "{f}");
+        for (arg, schema) in f["parameters"]["properties"].as_object().unwrap() {
+            let said = schema["description"].as_str().unwrap_or_default();
+            assert!(said.len() > 5, "the model is told what {}'s argument {arg} is: {schema}", f["name"]);
+        }
+    }
+}

@@ -33,10 +33,11 @@ describe('the context inspector', () => {
     document.body.replaceChildren();
   });
 
-  it('draws how the next request spends the window: system, summaries, history, reserve and what is left', async () => {
+  it('draws how the next request spends the window: system, tools, summaries, history, reserve and what is left', async () => {
     const { root, calls } = await open(contextView({
-      token_plan: { context: 10000, system: 1000, summaries: 500, history: 6000, reserve: 2000 },
+      token_plan: { context: 10000, system: 1000, tools: 1000, summaries: 500, history: 5000, reserve: 2000 },
       summaries: [summary()],
+      tools: [{ name: 'search_attachment', chars: 2400, tokens: 600 }, { name: 'read_tool_output', chars: 1600, tokens: 400 }],
     }));
     expect(calls.map((c) => c.method)).toEqual(['context']);
     const card = root.querySelector<HTMLElement>('[data-testid=context-window]')!;
@@ -44,15 +45,17 @@ describe('the context inspector', () => {
     expect(card.textContent).toContain('10,000 tokens');
     expect(segments(root)).toEqual([
       { part: 'system', tokens: '1000', width: '10%' },
+      { part: 'tools', tokens: '1000', width: '10%' },
       { part: 'summaries', tokens: '500', width: '5%' },
-      { part: 'history', tokens: '6000', width: '60%' },
+      { part: 'history', tokens: '5000', width: '50%' },
       { part: 'reserve', tokens: '2000', width: '20%' },
       { part: 'free', tokens: '500', width: '5%' },
     ]);
     expect(legend(root)).toEqual([
       'System prompt | 1,000 | 10%',
+      'Tools | 1,000 | 10%',
       'Summaries | 500 | 5%',
-      'Chat history | 6,000 | 60%',
+      'Chat history | 5,000 | 50%',
       'Reserved for the reply | 2,000 | 20%',
       'Free | 500 | 5%',
     ]);
@@ -65,9 +68,17 @@ describe('the context inspector', () => {
     expect(root.querySelector('[data-testid=window-unknown]')).toBeNull();
   });
 
+  it('lists each tool offered with what it takes of the window, so a user sees why the prompt is bigger than its text', async () => {
+    const { root } = await open(contextView({ tools: [{ name: 'search_attachment', chars: 1000, tokens: 250 }, { name: 'remember', chars: 400, tokens: 100 }] }));
+    const rows = [...root.querySelectorAll('[data-testid=context-tools] li')].map((li) => li.textContent);
+    expect(rows, 'one row per tool, in the order they are offered').toEqual(['search_attachment250 tokens', 'remember100 tokens']);
+    const none = await open(contextView({ tools: [] }));
+    expect(none.root.querySelector('[data-testid=context-tools]')?.textContent, 'a chat without tools says so').toContain('No tools are offered');
+  });
+
   it('leaves empty parts out of the bar but keeps them in the legend, and shows by how much a request overflows', async () => {
     const { root } = await open(contextView({
-      token_plan: { context: 8000, system: 2000, summaries: 0, history: 6000, reserve: 2000 },
+      token_plan: { context: 8000, system: 2000, tools: 0, summaries: 0, history: 6000, reserve: 2000 },
       compacts_next: true,
     }));
     expect(segments(root).map((s) => [s.part, s.width])).toEqual([['system', '20%'], ['history', '60%'], ['reserve', '20%']]);

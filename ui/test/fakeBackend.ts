@@ -79,8 +79,9 @@ export function contextView(over: Partial<ContextView> = {}): ContextView {
     last_reply: null,
     overrides: [],
     summaries: [],
-    token_plan: { context: 16384, system: 1200, summaries: 0, history: 3000, reserve: 2048 },
+    token_plan: { context: 16384, system: 1200, tools: 0, summaries: 0, history: 3000, reserve: 2048 },
     compacts_next: false,
+    tools: [],
     ...over,
   };
 }

@@ -703,6 +703,8 @@ export interface components {
              *     by how the last reply's prompt_tokens compared with the estimate; else "estimate".
              */
             tokens_source: string;
+            /** @description The tools the next request offers, each with its size as sent (name, description, schema). */
+            tools: components["schemas"]["ToolOffered"][];
         };
         /** @description A cut that was made, for the inspector. */
         Cut: {
@@ -1238,6 +1240,8 @@ export interface components {
             reserve: number;
             summaries: number;
             system: number;
+            /** @description The tools offered: their names, descriptions and argument schemas. */
+            tools: number;
         };
         /** @description A call the model made */
         ToolCall: {
@@ -1249,6 +1253,13 @@ export interface components {
             id: string;
             /** @enum {string} */
             type: "function";
+        };
+        /** @description A tool a request offers, and what it costs of the window. */
+        ToolOffered: {
+            chars: number;
+            name: string;
+            /** @description Estimated. */
+            tokens: number;
         };
         TurnEvent: {
             text: string;

@@ -6,7 +6,7 @@
 
 import type { App } from '../app';
 import { errorMessage } from '../backend/backend';
-import type { ContextView, SectionReport, Summary, TemplateInfo, TokenPlan } from '../backend/types';
+import type { ContextView, SectionReport, Summary, TemplateInfo, TokenPlan, ToolOffered } from '../backend/types';
 import { copyText } from '../lib/clipboard';
 import { h, icon, replaceChildren, type Child } from '../lib/dom';
 import { count, dateTime, ms, percent, rate, relative, shortSha } from '../lib/format';
@@ -99,6 +99,7 @@ function body(app: App, v: ContextView, staleError: string | null): Child[] {
         )
       : null,
     h('ol', { class: 'sections', 'data-testid': 'context-sections' }, v.sections.map((s, i) => section(s, i + 1, presetSourceText(s.source, app.presets, t('preset'))))),
+    toolsOffered(v.tools),
     summaries(v.summaries),
     h('section', { class: 'card' },
       h('details', { class: 'full-prompt' },
@@ -111,8 +112,8 @@ function body(app: App, v: ContextView, staleError: string | null): Child[] {
   ];
 }
 
-type Part = 'system' | 'summaries' | 'history' | 'reserve' | 'free';
-const PART_LABELS: Record<Part, Key> = { system: 'planSystem', summaries: 'planSummaries', history: 'planHistory', reserve: 'planReserve', free: 'planFree' };
+type Part = 'system' | 'tools' | 'summaries' | 'history' | 'reserve' | 'free';
+const PART_LABELS: Record<Part, Key> = { system: 'planSystem', tools: 'planTools', summaries: 'planSummaries', history: 'planHistory', reserve: 'planReserve', free: 'planFree' };
 
 /**
  * The next request against the model's window: one stacked bar (system, summaries, history, the
@@ -153,9 +154,10 @@ function contextWindow(app: App, plan: TokenPlan | null, compactsNext: boolean):
       compacts,
     );
   }
-  const used = plan.system + plan.summaries + plan.history + plan.reserve;
+  const used = plan.system + plan.tools + plan.summaries + plan.history + plan.reserve;
   const parts: [Part, number][] = [
-    ['system', plan.system], ['summaries', plan.summaries], ['history', plan.history], ['reserve', plan.reserve], ['free', Math.max(0, plan.context - used)],
+    ['system', plan.system], ['tools', plan.tools], ['summaries', plan.summaries], ['history', plan.history], ['reserve', plan.reserve],
+    ['free', Math.max(0, plan.context - used)],
   ];
   // Against the window, or against what is asked when that is more (the bar then stays full).
   const whole = Math.max(plan.context, used, 1);
@@ -183,6 +185,20 @@ function contextWindow(app: App, plan: TokenPlan | null, compactsNext: boolean):
         : null,
     ),
     compacts,
+  );
+}
+
+/** The tools the next request offers, each with what it takes of the window. */
+function toolsOffered(tools: ToolOffered[]): HTMLElement {
+  return h('section', { class: 'card', 'data-testid': 'context-tools' },
+    h('h3', null, t('toolsOffered')),
+    tools.length
+      ? [
+          h('p', { class: 'hint' }, t('toolsOfferedHint')),
+          h('ul', { class: 'tool-sizes' }, tools.map((x) =>
+            h('li', { dataset: { tool: x.name } }, h('span', { class: 'name' }, x.name), h('span', { class: 'n' }, t('tokens', { n: count(x.tokens) }))))),
+        ]
+      : h('p', { class: 'hint' }, t('noToolsOffered')),
   );
 }
 

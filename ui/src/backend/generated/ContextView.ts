@@ -6,6 +6,7 @@ import type { SectionReport } from "./SectionReport";
 import type { Summary } from "./Summary";
 import type { TemplateInfo } from "./TemplateInfo";
 import type { TokenPlan } from "./TokenPlan";
+import type { ToolOffered } from "./ToolOffered";
 
 export type ContextView = { session_id: number, 
 /**
@@ -53,4 +54,8 @@ token_plan: TokenPlan | null,
 /**
  * The next turn will first summarise older turns to fit the window.
  */
-compacts_next: boolean, };
+compacts_next: boolean, 
+/**
+ * The tools the next request offers, each with its size as sent (name, description, schema).
+ */
+tools: Array<ToolOffered>, };

@@ -3,4 +3,8 @@
 /**
  * How the tokens of the next request are spent, for the inspector.
  */
-export type TokenPlan = { context: number, system: number, summaries: number, history: number, reserve: number, };
+export type TokenPlan = { context: number, system: number, 
+/**
+ * The tools offered: their names, descriptions and argument schemas.
+ */
+tools: number, summaries: number, history: number, reserve: number, };

@@ -67,6 +67,7 @@ export type { TemplateSource } from './TemplateSource';
 export type { Theme } from './Theme';
 export type { TokenPlan } from './TokenPlan';
 export type { ToolCall } from './ToolCall';
+export type { ToolOffered } from './ToolOffered';
 export type { TurnEvent } from './TurnEvent';
 export type { UploadForm } from './UploadForm';
 export type { UpstreamCode } from './UpstreamCode';

@@ -106,6 +106,18 @@ pub struct ContextView {
     pub token_plan: Option<crate::chat::plan::TokenPlan>,
     /// The next turn will first summarise older turns to fit the window.
     pub compacts_next: bool,
+    /// The tools the next request offers, each with its size as sent (name, description, schema).
+    pub tools: Vec<ToolOffered>,
+}
+
+/// A tool a request offers, and what it costs of the window.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ToolOffered {
+    pub name: String,
+    pub chars: usize,
+    /// Estimated.
+    pub tokens: usize,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
@@ -137,21 +149,26 @@ pub struct ReplyFigures {
 pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
     let templates = app.templates.clone();
     let today = chrono::Local::now().date_naive();
-    let (current, snapshot, history, settings, summaries) = app
+    let (current, snapshot, history, settings, summaries, offer) = app
         .store
         .read(move |c| {
             let budgets = Budgets::from_settings(&settings::load(c)?);
             let (_, report) = prompt::render_current(c, &templates, session_id, today, &budgets)?;
             let summaries = crate::store::summaries::list(c, session_id)?;
-            Ok((
-                report,
-                snapshots::get(c, session_id)?,
-                messages::history(c, session_id)?,
-                settings::for_session(c, session_id)?,
-                summaries,
-            ))
+            let settings = settings::for_session(c, session_id)?;
+            let offer = crate::tools::Offer::for_session(c, session_id, &settings)?;
+            Ok((report, snapshots::get(c, session_id)?, messages::history(c, session_id)?, settings, summaries, offer))
         })
         .await?;
+    let tools: Vec<ToolOffered> = app
+        .tools
+        .specs(&offer)
+        .iter()
+        .map(|t| {
+            let (chars, tokens) = chat::compact::tool_size(t);
+            ToolOffered { name: t.name.clone(), chars, tokens }
+        })
+        .collect();
     let window = match settings.context_length {
         Some(n) => Some(n),
         None => {
@@ -161,7 +178,8 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
             tokio::time::timeout(Duration::from_secs(2), ask).await.ok().flatten()
         }
     };
-    let preview = chat::compact::plan_preview(&settings, window, &current.rendered.text, &summaries, &history);
+    let tool_tokens = tools.iter().map(|t| t.tokens).sum();
+    let preview = chat::compact::plan_preview(&settings, window, &current.rendered.text, tool_tokens, &summaries, &history);
     let last_reply = history.iter().rfind(|m| m.role == messages::Role::Assistant && m.status != messages::Status::Streaming).cloned();
     let (pending_changes, pending_change) = snapshot
         .as_ref()
@@ -223,6 +241,7 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
         summaries,
         token_plan: preview.as_ref().map(|p| p.0.clone()),
         compacts_next: preview.is_some_and(|p| p.1),
+        tools,
     })
 }
 

@@ -15,7 +15,7 @@ use ts_rs::{Config, TS};
 /// Every type that crosses the API as JSON, each written to `dir` with the types it depends on.
 fn export_types(dir: &Path) {
     use crate::api::attachments::{AttachmentScope, UploadForm};
-    use crate::api::chat::{ContextView, DeletedPreset, LastSent, NewTurn, PresetView, ReplyFigures, Stopped};
+    use crate::api::chat::{ContextView, DeletedPreset, LastSent, NewTurn, PresetView, ReplyFigures, Stopped, ToolOffered};
     use crate::api::export::{ExportFormat, ExportQuery};
     use crate::api::Deleted;
     use crate::api::{Health, MemoryStatusQuery, MessageEdit, MessageQuery, SearchQuery, SessionQuery};
@@ -97,6 +97,7 @@ fn export_types(dir: &Path) {
         NewTurn,
         Stopped,
         ContextView,
+        ToolOffered,
         LastSent,
         ReplyFigures,
         PresetView,

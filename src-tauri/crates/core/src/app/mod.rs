@@ -63,7 +63,7 @@ impl App {
         let files = Files::new(data_dir);
         let unindexed = files.recover(&store)?;
         // Every capability's tools; each is offered only when it has something to work on.
-        let tools = ToolRegistry::default();
+        let tools = ToolRegistry::new(templates.clone());
         tools.register(Arc::new(attachments::tool::SearchAttachment::new(templates.clone())));
         crate::memory::tools::register(&tools, &templates);
         tools.register(Arc::new(crate::tools::output::ReadToolOutput::new(templates.clone())));

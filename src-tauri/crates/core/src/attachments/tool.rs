@@ -12,7 +12,7 @@ use crate::llm::ToolSpec;
 use crate::prompt::Templates;
 use crate::store::attachments as table;
 use crate::store::terms;
-use crate::tools::{Offer, Tool, ToolContext};
+use crate::tools::{self, Offer, Tool, ToolContext};
 
 pub const NAME: &str = "search_attachment";
 const LIMIT_DEFAULT: usize = 5;
@@ -21,31 +21,28 @@ const LIMIT_MAX: usize = 10;
 pub struct SearchAttachment {
     templates: Arc<Templates>,
     /// Rendered once: the templates do not change while Maru runs.
-    description: String,
+    spec: ToolSpec,
 }
 
 impl SearchAttachment {
     pub fn new(templates: Arc<Templates>) -> SearchAttachment {
-        let description = templates.render("tools/search_attachment", &json!({})).unwrap_or_default().trim().to_string();
-        SearchAttachment { templates, description }
+        let parameters = json!({
+            "type": "object",
+            "properties": {
+                "query": { "type": "string" },
+                "file": { "type": "string" },
+                "limit": { "type": "integer", "minimum": 1, "maximum": LIMIT_MAX }
+            },
+            "required": ["query"]
+        });
+        let spec = tools::spec(&templates, NAME, &json!({ "limit": LIMIT_DEFAULT, "limit_max": LIMIT_MAX }), parameters);
+        SearchAttachment { templates, spec }
     }
 }
 
 impl Tool for SearchAttachment {
     fn spec(&self) -> ToolSpec {
-        ToolSpec {
-            name: NAME.into(),
-            description: self.description.clone(),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "query": { "type": "string", "description": "keywords to look for" },
-                    "file": { "type": "string", "description": "only this file, by its name as listed" },
-                    "limit": { "type": "integer", "minimum": 1, "maximum": LIMIT_MAX, "description": "how many passages (default 5)" }
-                },
-                "required": ["query"]
-            }),
-        }
+        self.spec.clone()
     }
 
     fn offered(&self, turn: &Offer) -> bool {
@@ -55,12 +52,15 @@ impl Tool for SearchAttachment {
     fn call(&self, ctx: ToolContext, args: Value) -> BoxFuture<'static, Result<String, String>> {
         let templates = self.templates.clone();
         Box::pin(async move {
-            let query =
-                args["query"].as_str().map(str::trim).filter(|q| !q.is_empty()).ok_or("`query` is required: the words to look for")?;
+            let query = args["query"]
+                .as_str()
+                .map(str::trim)
+                .filter(|q| !q.is_empty())
+                .ok_or_else(|| tools::say(&templates, "query_required", json!({})))?;
             let file = args["file"].as_str().map(str::trim).filter(|f| !f.is_empty()).map(str::to_string);
             let limit = args["limit"].as_u64().map_or(LIMIT_DEFAULT, |l| (l as usize).clamp(1, LIMIT_MAX));
             if terms::query(query).is_none() {
-                return Err(format!("{query:?} has no words to search for"));
+                return Err(tools::say(&templates, "no_search_words", json!({ "query": query })));
             }
             let asked = query.to_string();
             let (session_id, project_id) = (ctx.session_id, ctx.project_id);

@@ -27,6 +27,8 @@ pub(super) struct Context<'a> {
     /// The model's context length; `None` when neither the server nor the settings say.
     pub window: Option<u32>,
     pub reserve: usize,
+    /// The tools offered, in tokens.
+    pub tools: usize,
 }
 
 impl Context<'_> {
@@ -45,7 +47,8 @@ impl Context<'_> {
             let through = stored.last().map(|s| s.through_id);
             let summary_tokens: usize = stored.iter().map(|s| estimate_tokens(&s.content)).sum();
             let window = plan::Window { context: window as usize, reserve: self.reserve };
-            let end = match plan::plan(window, estimate_tokens(prompt), summary_tokens, through, &items) {
+            let fixed = plan::Fixed { system: estimate_tokens(prompt), tools: self.tools, summaries: summary_tokens };
+            let end = match plan::plan(window, fixed, through, &items) {
                 plan::Plan::Compact { end } => end,
                 plan::Plan::Fits(_) if squeeze => match items.iter().rposition(|i| i.starts_turn) {
                     Some(last) if history.get(last.wrapping_sub(1)).is_some_and(|m| through.is_none_or(|t| m.id > t)) => last,
@@ -69,11 +72,12 @@ impl Context<'_> {
     /// Asks the model for a summary of `part` and stores it for the session.
     async fn summarise(&self, part: &[messages::Message], context: usize) -> Result<summaries::Summary, Halt> {
         let templates = &self.app.templates;
-        let mut transcript = String::new();
-        for m in part.iter().filter(|m| matches!(m.role, Role::User | Role::Assistant) && !m.content.trim().is_empty()) {
-            let who = if m.role == Role::User { "User" } else { "Assistant" };
-            transcript.push_str(&format!("{who}: {}\n\n", m.content.trim()));
-        }
+        let said: Vec<_> = part
+            .iter()
+            .filter(|m| matches!(m.role, Role::User | Role::Assistant) && !m.content.trim().is_empty())
+            .map(|m| serde_json::json!({ "user": m.role == Role::User, "text": m.content.trim() }))
+            .collect();
+        let mut transcript = templates.render("summary_transcript", &serde_json::json!({ "messages": said }))?;
         // The part itself must fit the window: keep its end when it does not.
         let limit = context / 2;
         while estimate_tokens(&transcript) > limit {
@@ -93,7 +97,7 @@ impl Context<'_> {
         }
         let turns = part.iter().filter(|m| m.role == Role::User).count() as i64;
         if text.trim().is_empty() {
-            text = format!("({turns} earlier turns are left out: the model gave no summary of them.)");
+            text = templates.render("summary_missing", &serde_json::json!({ "turns": turns }))?;
         }
         let (session_id, through) = (self.session_id, part.last().map_or(0, |m| m.id));
         let content = text.trim().to_string();
@@ -122,7 +126,7 @@ pub async fn now(app: &Arc<App>, session_id: i64) -> Result<Compacted> {
     let slot = app.runs.hold(session_id)?;
     let templates = app.templates.clone();
     let today = chrono::Local::now().date_naive();
-    let (settings, prompt, stored, history) = app
+    let (settings, prompt, stored, history, offer) = app
         .store
         .read(move |c| {
             let settings = crate::store::settings::for_session(c, session_id)?;
@@ -130,7 +134,8 @@ pub async fn now(app: &Arc<App>, session_id: i64) -> Result<Compacted> {
             let (_, report) = crate::prompt::render_current(c, &templates, session_id, today, &budgets)?;
             let stored = summaries::list(c, session_id)?;
             let history = messages::history_after(c, session_id, stored.last().map_or(0, |s| s.through_id))?;
-            Ok((settings, report.rendered.text, stored, history))
+            let offer = crate::tools::Offer::for_session(c, session_id, &settings)?;
+            Ok((settings, report.rendered.text, stored, history, offer))
         })
         .await?;
     let client = app.llm_client(&settings);
@@ -148,6 +153,7 @@ pub async fn now(app: &Arc<App>, session_id: i64) -> Result<Compacted> {
         cancel: &slot.cancel,
         window: window.or(Some(UNKNOWN_WINDOW)),
         reserve: 0,
+        tools: tool_tokens(&app.tools.specs(&offer)),
     };
     let summaries = context.fit(&prompt, &history, stored, true).await.map_err(|halt| match halt {
         Halt::Failed(e) => e,
@@ -176,14 +182,26 @@ pub fn plan_preview(
     settings: &Settings,
     window: Option<u32>,
     prompt: &str,
+    tools: usize,
     stored: &[summaries::Summary],
     history: &[messages::Message],
 ) -> Option<(plan::TokenPlan, bool)> {
     let window = window?;
     let items: Vec<plan::Item> = history.iter().filter(|m| m.status != Status::Streaming).map(plan_item).collect();
-    let summary_tokens = stored.iter().map(|s| estimate_tokens(&s.content)).sum();
+    let fixed = plan::Fixed { system: estimate_tokens(prompt), tools, summaries: stored.iter().map(|s| estimate_tokens(&s.content)).sum() };
     let w = plan::Window { context: window as usize, reserve: reserve(settings, Some(window)) };
-    Some(plan::preview(w, estimate_tokens(prompt), summary_tokens, stored.last().map(|s| s.through_id), &items))
+    Some(plan::preview(w, fixed, stored.last().map(|s| s.through_id), &items))
+}
+
+/// The tools' size in a request, as the estimate counts their JSON.
+pub fn tool_tokens(tools: &[crate::llm::ToolSpec]) -> usize {
+    tools.iter().map(tool_size).map(|(_, tokens)| tokens).sum()
+}
+
+/// One tool's size as it is sent: (characters, tokens) of its JSON.
+pub fn tool_size(tool: &crate::llm::ToolSpec) -> (usize, usize) {
+    let json = serde_json::to_string(tool).unwrap_or_default();
+    (json.chars().count(), estimate_tokens(&json))
 }
 
 fn plan_item(m: &messages::Message) -> plan::Item {

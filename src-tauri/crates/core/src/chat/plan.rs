@@ -35,9 +35,36 @@ pub struct Window {
 pub struct TokenPlan {
     pub context: usize,
     pub system: usize,
+    /// The tools offered: their names, descriptions and argument schemas.
+    pub tools: usize,
     pub summaries: usize,
     pub history: usize,
     pub reserve: usize,
+}
+
+/// What every request carries before the history: the system prompt, the tools, the summaries.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Fixed {
+    pub system: usize,
+    pub tools: usize,
+    pub summaries: usize,
+}
+
+impl Fixed {
+    fn total(&self) -> usize {
+        self.system + self.tools + self.summaries
+    }
+
+    fn spent(&self, window: Window, history: usize) -> TokenPlan {
+        TokenPlan {
+            context: window.context,
+            system: self.system,
+            tools: self.tools,
+            summaries: self.summaries,
+            history,
+            reserve: window.reserve,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -49,13 +76,13 @@ pub enum Plan {
 }
 
 /// Plans a request. `items` are the session's messages oldest first; those with an id up to
-/// `summarised_through` are covered by the summaries (`summary_tokens`).
-pub fn plan(window: Window, system_tokens: usize, summary_tokens: usize, summarised_through: Option<i64>, items: &[Item]) -> Plan {
+/// `summarised_through` are covered by the summaries (`fixed.summaries`).
+pub fn plan(window: Window, fixed: Fixed, summarised_through: Option<i64>, items: &[Item]) -> Plan {
     let first = items.iter().position(|i| summarised_through.is_none_or(|t| i.id > t)).unwrap_or(items.len());
     let history: usize = items[first..].iter().map(|i| i.tokens).sum();
     let limit = ((window.context as f64 * FILL) as usize).saturating_sub(window.reserve);
-    let fixed = system_tokens + summary_tokens;
-    let spent = TokenPlan { context: window.context, system: system_tokens, summaries: summary_tokens, history, reserve: window.reserve };
+    let spent = fixed.spent(window, history);
+    let fixed = fixed.total();
     if fixed + history <= limit {
         return Plan::Fits(spent);
     }
@@ -85,17 +112,11 @@ pub fn plan(window: Window, system_tokens: usize, summary_tokens: usize, summari
 
 /// What the inspector shows: how the next request would spend the window, and whether it will
 /// summarise older turns first.
-pub fn preview(
-    window: Window,
-    system_tokens: usize,
-    summary_tokens: usize,
-    summarised_through: Option<i64>,
-    items: &[Item],
-) -> (TokenPlan, bool) {
+pub fn preview(window: Window, fixed: Fixed, summarised_through: Option<i64>, items: &[Item]) -> (TokenPlan, bool) {
     let first = items.iter().position(|i| summarised_through.is_none_or(|t| i.id > t)).unwrap_or(items.len());
     let history = items[first..].iter().map(|i| i.tokens).sum();
-    let spent = TokenPlan { context: window.context, system: system_tokens, summaries: summary_tokens, history, reserve: window.reserve };
-    let compacts = matches!(plan(window, system_tokens, summary_tokens, summarised_through, items), Plan::Compact { .. });
+    let spent = fixed.spent(window, history);
+    let compacts = matches!(plan(window, fixed, summarised_through, items), Plan::Compact { .. });
     (spent, compacts)
 }
 
@@ -109,28 +130,43 @@ mod tests {
 
     const WINDOW: Window = Window { context: 4096, reserve: 512 };
 
+    fn system(system: usize, summaries: usize) -> Fixed {
+        Fixed { system, tools: 0, summaries }
+    }
+
+    #[test]
+    fn the_tools_count_against_the_window() {
+        let items = turns(10, 100);
+        assert!(matches!(plan(WINDOW, system(800, 0), None, &items), Plan::Fits(_)), "2,000 tokens of chat fit beside 800 of prompt");
+        let with_tools = Fixed { system: 800, tools: 900, summaries: 0 };
+        assert!(
+            matches!(plan(WINDOW, with_tools, None, &items), Plan::Compact { .. }),
+            "900 tokens of tool schemas leave no room: the plan must compact rather than overflow the server's window"
+        );
+    }
+
     #[test]
     fn a_short_chat_is_sent_whole() {
-        assert!(matches!(plan(WINDOW, 800, 0, None, &turns(5, 100)), Plan::Fits(p) if p.history == 1000));
+        assert!(matches!(plan(WINDOW, system(800, 0), None, &turns(5, 100)), Plan::Fits(p) if p.history == 1000));
     }
 
     #[test]
     fn a_long_chat_summarises_its_oldest_turns_at_a_turn_boundary() {
         let items = turns(20, 100);
-        let Plan::Compact { end } = plan(WINDOW, 800, 0, None, &items) else { panic!("4,000 tokens of history cannot fit") };
+        let Plan::Compact { end } = plan(WINDOW, system(800, 0), None, &items) else { panic!("4,000 tokens of history cannot fit") };
         assert!(items[end].starts_turn, "the kept part starts with a question");
         let kept: usize = items[end..].iter().map(|i| i.tokens).sum();
         assert!(kept > 0 && 800 + kept + 512 <= (4096.0 * FILL) as usize, "what is kept fits with room to spare: {kept}");
         // Once summarised (say in 300 tokens), the plan fits.
         let through = items[end - 1].id;
-        assert!(matches!(plan(WINDOW, 800, 300, Some(through), &items), Plan::Fits(_)));
+        assert!(matches!(plan(WINDOW, system(800, 300), Some(through), &items), Plan::Fits(_)));
     }
 
     #[test]
     fn the_last_question_is_never_summarised() {
         let mut items = turns(3, 50);
         items.push(Item { id: 99, tokens: 3000, starts_turn: true });
-        match plan(WINDOW, 800, 0, None, &items) {
+        match plan(WINDOW, system(800, 0), None, &items) {
             Plan::Compact { end } => assert!(end <= 6, "the huge last question is kept: {end}"),
             Plan::Fits(_) => {}
         }

@@ -317,6 +317,9 @@ async fn run_rounds(
                 () = cancel.cancelled() => None,
             },
         };
+        // The same tools every round, so that every tool the prompt names is offered; the last
+        // round forbids calling them.
+        let tools = app.tools.specs(&Offer { has_files, memory_on: settings.memory_mode != crate::store::settings::MemoryMode::Off });
         let mut context = compact::Context {
             app,
             client: &client,
@@ -325,6 +328,7 @@ async fn run_rounds(
             cancel,
             window,
             reserve: compact::reserve(settings, window),
+            tools: compact::tool_tokens(&tools),
         };
         // The round's request, again after compacting everything but the last turn when the
         // machine says so (the server's window was full).
@@ -337,10 +341,7 @@ async fn run_rounds(
             request.temperature = settings.temperature;
             request.top_p = settings.top_p;
             request.max_tokens = settings.max_tokens;
-            // The same tools every round, so that every tool the prompt names is offered; the
-            // last round forbids calling them.
-            request.tools =
-                app.tools.specs(&Offer { has_files, memory_on: settings.memory_mode != crate::store::settings::MemoryMode::Off });
+            request.tools = tools.clone();
             if !tools_allowed {
                 request.tool_choice = Some("none".into());
             }

@@ -13,14 +13,13 @@ use crate::prompt::Templates;
 use crate::store::memories::{self, Proposed};
 use crate::store::settings;
 use crate::store::settings::MemoryMode;
-use crate::tools::{Offer, Tool, ToolContext, ToolRegistry};
+use crate::tools::{self, Offer, Tool, ToolContext, ToolRegistry};
 
 pub fn register(registry: &ToolRegistry, templates: &Arc<Templates>) {
     for op in [Op::Remember, Op::Update, Op::Forget, Op::Search] {
-        let name = MemoryTool::name(op);
         // Rendered once: the templates do not change while Maru runs.
-        let description = templates.render(&format!("tools/{name}"), &json!({})).unwrap_or_default().trim().to_string();
-        registry.register(Arc::new(MemoryTool { op, templates: templates.clone(), description }));
+        let spec = tools::spec(templates, MemoryTool::name(op), &json!({}), MemoryTool::parameters(op));
+        registry.register(Arc::new(MemoryTool { op, templates: templates.clone(), spec }));
     }
 }
 
@@ -35,7 +34,7 @@ enum Op {
 struct MemoryTool {
     op: Op,
     templates: Arc<Templates>,
-    description: String,
+    spec: crate::llm::ToolSpec,
 }
 
 impl MemoryTool {
@@ -49,9 +48,9 @@ impl MemoryTool {
     }
 }
 
-impl Tool for MemoryTool {
-    fn spec(&self) -> crate::llm::ToolSpec {
-        let parameters = match self.op {
+impl MemoryTool {
+    fn parameters(op: Op) -> Value {
+        match op {
             Op::Remember => json!({ "type": "object", "properties": { "fact": { "type": "string" } }, "required": ["fact"] }),
             Op::Update => json!({
                 "type": "object",
@@ -60,8 +59,13 @@ impl Tool for MemoryTool {
             }),
             Op::Forget => json!({ "type": "object", "properties": { "id": { "type": "integer" } }, "required": ["id"] }),
             Op::Search => json!({ "type": "object", "properties": { "query": { "type": "string" } }, "required": ["query"] }),
-        };
-        crate::llm::ToolSpec { name: Self::name(self.op).into(), description: self.description.clone(), parameters }
+        }
+    }
+}
+
+impl Tool for MemoryTool {
+    fn spec(&self) -> crate::llm::ToolSpec {
+        self.spec.clone()
     }
 
     fn offered(&self, turn: &Offer) -> bool {
@@ -79,11 +83,11 @@ impl Tool for MemoryTool {
                 .write(move |tx| {
                     let mode = settings::load(tx)?.memory_mode;
                     if mode == MemoryMode::Off {
-                        return Ok(json!({ "error": "saving facts is turned off in settings" }));
+                        return Ok(json!({ "error": "memory_off" }));
                     }
                     Ok(match op {
                         Op::Remember => {
-                            let Some(fact) = fact else { return Ok(json!({ "error": "`fact` is required" })) };
+                            let Some(fact) = fact else { return Ok(json!({ "error": "fact_required" })) };
                             match memories::propose(tx, &fact, mode, Some(session_id), message_id)? {
                                 Proposed::Added(m) if m.status == memories::MemoryStatus::Pending => json!({ "outcome": "pending", "id": m.id, "fact": m.content }),
                                 Proposed::Added(m) => json!({ "outcome": "saved", "id": m.id, "fact": m.content }),
@@ -91,12 +95,12 @@ impl Tool for MemoryTool {
                             }
                         }
                         Op::Update | Op::Forget => {
-                            let Some(id) = id else { return Ok(json!({ "error": "`id` is required (search_memory gives the ids)" })) };
+                            let Some(id) = id else { return Ok(json!({ "error": "id_required" })) };
                             memories::get(tx, id)?;
                             match (op, mode) {
                                 (_, MemoryMode::Review) => json!({ "outcome": "needs_review", "id": id }),
                                 (Op::Update, _) => {
-                                    let Some(fact) = fact else { return Ok(json!({ "error": "`fact` is required" })) };
+                                    let Some(fact) = fact else { return Ok(json!({ "error": "fact_required" })) };
                                     let patch = memories::MemoryPatch { content: Some(fact), pinned: None };
                                     let m = memories::update(tx, id, &patch)?;
                                     json!({ "outcome": "updated", "id": m.id, "fact": m.content })
@@ -117,8 +121,8 @@ impl Tool for MemoryTool {
                 .await
                 // A refusal (a secret, no such fact) is the model's to read and tell the user.
                 .map_err(|e| e.body().message)?;
-            if let Some(error) = outcome["error"].as_str() {
-                return Err(error.to_string());
+            if let Some(key) = outcome["error"].as_str() {
+                return Err(tools::say(&templates, key, json!({})));
             }
             templates.render("tools/memory_result", &outcome).map(|t| t.trim().to_string()).map_err(|e| e.body().message)
         })

@@ -37,6 +37,9 @@ const BUNDLED: &[(&str, &str)] = &[
     ("tools/memory_result", include_str!("../../../../../prompts/tools/memory_result.md")),
     ("tools/read_tool_output", include_str!("../../../../../prompts/tools/read_tool_output.md")),
     ("tools/read_tool_output_result", include_str!("../../../../../prompts/tools/read_tool_output_result.md")),
+    ("tools/messages", include_str!("../../../../../prompts/tools/messages.md")),
+    ("summary_transcript", include_str!("../../../../../prompts/summary_transcript.md")),
+    ("summary_missing", include_str!("../../../../../prompts/summary_missing.md")),
     ("presets/code-reviewer", include_str!("../../../../../prompts/presets/code-reviewer.md")),
     ("presets/writing-helper", include_str!("../../../../../prompts/presets/writing-helper.md")),
 ];

@@ -11,6 +11,7 @@ use futures_util::future::BoxFuture;
 use serde_json::Value;
 
 use crate::llm::ToolSpec;
+use crate::prompt::Templates;
 use crate::store::Store;
 
 /// What a turn has for tools to work on.
@@ -20,6 +21,21 @@ pub struct Offer {
     pub has_files: bool,
     /// Long-term memory is not turned off.
     pub memory_on: bool,
+}
+
+impl Offer {
+    /// What a session's turns offer tools to work on, as the store says now.
+    pub fn for_session(
+        conn: &rusqlite::Connection,
+        session_id: i64,
+        settings: &crate::store::settings::Settings,
+    ) -> crate::error::Result<Offer> {
+        let session = crate::store::sessions::get(conn, session_id)?;
+        Ok(Offer {
+            has_files: crate::store::attachments::any_in_scope(conn, session_id, session.project_id)?,
+            memory_on: settings.memory_mode != crate::store::settings::MemoryMode::Off,
+        })
+    }
 }
 
 /// Where a call happens: the tool may only look at what this session can see, through the
@@ -43,12 +59,17 @@ pub trait Tool: Send + Sync {
     fn call(&self, ctx: ToolContext, arguments: Value) -> BoxFuture<'static, Result<String, String>>;
 }
 
-#[derive(Default, Clone)]
+#[derive(Clone)]
 pub struct ToolRegistry {
     tools: Arc<RwLock<Vec<Arc<dyn Tool>>>>,
+    templates: Arc<Templates>,
 }
 
 impl ToolRegistry {
+    pub fn new(templates: Arc<Templates>) -> ToolRegistry {
+        ToolRegistry { tools: Default::default(), templates }
+    }
+
     pub fn register(&self, tool: Arc<dyn Tool>) {
         let mut tools = self.tools.write().unwrap_or_else(|p| p.into_inner());
         let name = tool.spec().name;
@@ -65,13 +86,43 @@ impl ToolRegistry {
     pub async fn call(&self, ctx: ToolContext, name: &str, arguments: &str) -> Result<String, String> {
         let tool = self.tools.read().unwrap_or_else(|p| p.into_inner()).iter().find(|t| t.spec().name == name).cloned();
         let Some(tool) = tool else {
-            return Err(format!("there is no tool named {name:?}"));
+            return Err(say(&self.templates, "no_such_tool", serde_json::json!({ "name": name })));
         };
         let args: Value = if arguments.trim().is_empty() {
             Value::Object(Default::default())
         } else {
-            serde_json::from_str(arguments).map_err(|e| format!("the arguments are not valid JSON: {e}"))?
+            serde_json::from_str(arguments)
+                .map_err(|e| say(&self.templates, "bad_arguments", serde_json::json!({ "detail": e.to_string() })))?
         };
         tool.call(ctx, args).await
     }
+}
+
+/// A tool's spec with its words for the model from `prompts/tools/<name>.md` (rendered with
+/// `vars`): the description, then after a line `---` one line per argument, `argument: what it
+/// is`, which goes into the argument's schema. The schema's shape stays in code.
+pub fn spec(templates: &Templates, name: &str, vars: &Value, mut parameters: Value) -> ToolSpec {
+    let text = templates.render(&format!("tools/{name}"), vars).unwrap_or_else(|e| {
+        tracing::warn!("the words of the tool {name} do not render: {e}");
+        String::new()
+    });
+    let (description, arguments) = text.split_once("\n---\n").unwrap_or((&text, ""));
+    for line in arguments.lines() {
+        if let Some((arg, what)) = line.split_once(':') {
+            if let Some(property) = parameters["properties"].get_mut(arg.trim()) {
+                property["description"] = Value::String(what.trim().to_string());
+            }
+        }
+    }
+    ToolSpec { name: name.into(), description: description.trim().to_string(), parameters }
+}
+
+/// What a tool tells the model besides its result (`prompts/tools/messages.md`): a refused call
+/// or a note, by its key, with what the sentence names.
+pub fn say(templates: &Templates, key: &str, mut params: Value) -> String {
+    params["say"] = Value::String(key.into());
+    templates.render("tools/messages", &params).map(|t| t.trim().to_string()).unwrap_or_else(|e| {
+        tracing::warn!("the tool message {key} does not render: {e}");
+        key.to_string()
+    })
 }

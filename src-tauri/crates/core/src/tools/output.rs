@@ -50,7 +50,7 @@ pub fn decide(
         return Ok(Decided { sent: result, kept: None });
     }
     let whole = match result.char_indices().nth(KEPT_MAX_CHARS) {
-        Some((cut, _)) => format!("{}\n[cut: the tool returned more than {KEPT_MAX_CHARS} characters]", &result[..cut]),
+        Some((cut, _)) => format!("{}\n{}", &result[..cut], super::say(templates, "output_cut", json!({ "max": KEPT_MAX_CHARS }))),
         None => result,
     };
     let id = tool_outputs::insert(tx, session_id, tool, &whole)?;
@@ -105,31 +105,28 @@ fn fitting(lines: &[&str], start: usize, limit: usize, tokens: usize) -> usize {
 /// `read_tool_output(ref, offset?, limit?)`: a page of a kept result of the turn's own chat.
 pub struct ReadToolOutput {
     templates: Arc<Templates>,
-    description: String,
+    spec: ToolSpec,
 }
 
 impl ReadToolOutput {
     pub fn new(templates: Arc<Templates>) -> ReadToolOutput {
-        let description = templates.render("tools/read_tool_output", &json!({})).unwrap_or_default().trim().to_string();
-        ReadToolOutput { templates, description }
+        let parameters = json!({
+            "type": "object",
+            "properties": {
+                "ref": { "type": "string" },
+                "offset": { "type": "integer", "minimum": 1 },
+                "limit": { "type": "integer", "minimum": 1 }
+            },
+            "required": ["ref"]
+        });
+        let spec = super::spec(&templates, NAME, &json!({}), parameters);
+        ReadToolOutput { templates, spec }
     }
 }
 
 impl Tool for ReadToolOutput {
     fn spec(&self) -> ToolSpec {
-        ToolSpec {
-            name: NAME.into(),
-            description: self.description.clone(),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "ref": { "type": "string", "description": "the stored output's reference, like \"out-12\"" },
-                    "offset": { "type": "integer", "minimum": 1, "description": "the line to start from (default 1)" },
-                    "limit": { "type": "integer", "minimum": 1, "description": "at most this many lines (default: a page)" }
-                },
-                "required": ["ref"]
-            }),
-        }
+        self.spec.clone()
     }
 
     /// Offered with any other tool: results only come from tools, and the tools a chat is offered
@@ -142,10 +139,11 @@ impl Tool for ReadToolOutput {
         let templates = self.templates.clone();
         Box::pin(async move {
             let asked = args["ref"].as_str().map(str::trim).unwrap_or_default().to_string();
-            let id =
-                asked.strip_prefix(REF_PREFIX).unwrap_or(&asked).parse::<i64>().map_err(|_| {
-                    format!("{asked:?} is not a stored output's reference; use the one the long output names, like \"out-12\"")
-                })?;
+            let id = asked
+                .strip_prefix(REF_PREFIX)
+                .unwrap_or(&asked)
+                .parse::<i64>()
+                .map_err(|_| super::say(&templates, "not_a_reference", json!({ "asked": asked })))?;
             let offset = args["offset"].as_u64().unwrap_or(1).max(1) as usize;
             let limit = args["limit"].as_u64().map_or(usize::MAX, |l| l.max(1) as usize);
             let session_id = ctx.session_id;
@@ -154,10 +152,10 @@ impl Tool for ReadToolOutput {
                 .read(move |c| Ok((tool_outputs::get(c, session_id, id)?, settings::load(c)?.tool_output_inline_tokens)))
                 .await
                 .map_err(|e| e.body().message)?;
-            let output = output.ok_or_else(|| format!("there is no stored output {asked:?} in this chat"))?;
+            let output = output.ok_or_else(|| super::say(&templates, "no_stored_output", json!({ "asked": asked })))?;
             let lines = lines(&output.content);
             if offset > lines.len() {
-                return Err(format!("{} has {} lines; start at an offset from 1 to {}", reference(id), lines.len(), lines.len()));
+                return Err(super::say(&templates, "offset_past_end", json!({ "ref": reference(id), "lines": lines.len() })));
             }
             let page = inline_tokens as usize * PAGE_SHARE.0 / PAGE_SHARE.1;
             let n = fitting(&lines, offset - 1, limit, page);
