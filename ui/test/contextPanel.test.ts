@@ -63,7 +63,7 @@ describe('the context inspector', () => {
     const bar = root.querySelector('[data-testid=plan-bar]')!;
     expect(bar.getAttribute('role')).toBe('img');
     expect(bar.getAttribute('aria-label')).toBe(
-      'Next request: System prompt 1,000 tokens, Summaries 500 tokens, Chat history 6,000 tokens, Reserved for the reply 2,000 tokens, Free 500 tokens, of a 10,000-token window');
+      'Next request: System prompt 1,000 tokens, Tools 1,000 tokens, Summaries 500 tokens, Chat history 5,000 tokens, Reserved for the reply 2,000 tokens, Free 500 tokens, of a 10,000-token window');
     expect(root.querySelector('[data-testid=compacts-next]')).toBeNull();
     expect(root.querySelector('[data-testid=window-unknown]')).toBeNull();
   });
