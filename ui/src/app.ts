@@ -11,6 +11,7 @@ import { PanelsState } from './state/panels';
 import { SearchState } from './state/search';
 import { SessionsState } from './state/sessions';
 import { SettingsState } from './state/settings';
+import { Undoable } from './state/undo';
 import { toast } from './views/toast';
 
 export type { LiveTool, LiveTurn } from './state/chat';
@@ -30,11 +31,11 @@ const CHAT = ['session', 'draftProjectId', 'draftPreset', 'messages', 'olderBefo
   'resend', 'chooseVersion', 'stop', 'currentLive', 'lastEnded'] as const satisfies readonly (keyof ChatState)[];
 const FILES = ['files', 'uploads', 'chatFiles', 'loadChatFiles', 'loadFiles', 'attachToChat', 'attachToProject', 'deleteFile', 'dismissUpload'] as const satisfies readonly (keyof FilesState)[];
 const MEMORY = ['memories', 'pendingMemories', 'memoriesLoaded', 'memoriesError', 'sourceTitles', 'loadMemories', 'pendingCount', 'sourceTitle',
-  'addMemory', 'updateMemory', 'acceptMemory', 'dismissMemory', 'deleteMemory'] as const satisfies readonly (keyof MemoryState)[];
+  'addMemory', 'updateMemory', 'acceptMemory', 'dismissMemory', 'deleteMemory', 'focusMemoryId', 'showMemory'] as const satisfies readonly (keyof MemoryState)[];
 const SEARCH = ['searchChats', 'openHit'] as const satisfies readonly (keyof SearchState)[];
 const SETTINGS = ['settings', 'presets', 'models', 'serverOffer', 'version', 'saveSettings', 'checkModelServer', 'useServer', 'startDemo', 'dismissServerOffer',
   'refreshPresets', 'createPreset', 'updatePreset', 'deletePreset', 'presetName'] as const satisfies readonly (keyof SettingsState)[];
-const PANELS = ['panel', 'context', 'contextError', 'contextLoading', 'togglePanel', 'closePanel', 'contextChanged', 'loadContext'] as const satisfies readonly (keyof PanelsState)[];
+const PANELS = ['panel', 'context', 'contextError', 'contextLoading', 'togglePanel', 'openPanel', 'closePanel', 'contextChanged', 'loadContext'] as const satisfies readonly (keyof PanelsState)[];
 
 export interface App extends Pick<SessionsState, (typeof SESSIONS)[number]>, Pick<ChatState, (typeof CHAT)[number]>,
   Pick<FilesState, (typeof FILES)[number]>, Pick<MemoryState, (typeof MEMORY)[number]>, Pick<SearchState, (typeof SEARCH)[number]>,
@@ -48,6 +49,8 @@ export class App {
   readonly search = new SearchState(this);
   readonly config = new SettingsState(this);
   readonly panels = new PanelsState(this);
+  /** Deletes waiting a few seconds for Undo. */
+  readonly undo = new Undoable();
 
   reachable = true;
   unauthorized = false;

@@ -112,7 +112,7 @@ describe('the files panel', () => {
     expect(rows.map((r) => r.dataset.scope)).toEqual(['chat', 'project']);
     expect(rows[0].querySelector('[data-testid=file-name]')?.textContent).toBe('<b>notes</b>.txt');
     expect(root.querySelector('b')).toBeNull();
-    expect(rows[0].textContent).toContain('Text · 2.0 KB');
+    expect(rows[0].textContent, 'the size as the prompt names it').toContain('Text · 2 KB');
     expect(rows[0].querySelector('[data-testid=file-status]')?.textContent).toBe('Ready');
     expect(rows[0].querySelector('[data-testid=file-delete]')?.getAttribute('aria-label')).toBe('Delete <b>notes</b>.txt');
     expect(rows[0].querySelector('[data-testid=file-download]')?.getAttribute('aria-label')).toBe('Download <b>notes</b>.txt');

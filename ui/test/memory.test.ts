@@ -1,6 +1,7 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { App } from '../src/app';
-import type { Backend } from '../src/backend/backend';
+import { ApiError, type Backend } from '../src/backend/backend';
+import { UNDO_MS } from '../src/state/undo';
 import type { Message, Project, Session, TurnEvent } from '../src/backend/types';
 import { setLanguage } from '../src/lib/i18n';
 import { mountChat } from '../src/views/chat';
@@ -103,19 +104,53 @@ describe('the memory panel', () => {
     expect(app.pendingCount).toBe(1);
   });
 
-  it('dismisses a proposal, and the section goes when none is left', async () => {
-    const { app, root, calls } = setup();
-    await app.loadMemories();
-    click(proposals(root)[1].querySelector('[data-testid=memory-dismiss]'));
-    await sleep(10);
-    expect(calls.filter((c) => c.method === 'deleteMemory').map((c) => c.args)).toEqual([[2]]);
-    expect(texts(proposals(root))).toEqual(['Prefers answers in Korean.']);
-    click(proposals(root)[0].querySelector('[data-testid=memory-dismiss]'));
-    await sleep(10);
-    expect(root.querySelector('[data-testid=memory-proposals]')).toBeNull();
-    expect([...root.querySelectorAll('h3')].length).toBe(0);
-    expect(texts(facts(root))).toEqual(['Lives in Seoul.']);
-    expect(app.pendingCount).toBe(0);
+  it('dismisses a proposal at once, offers Undo, and deletes it only once Undo is gone', async () => {
+    vi.useFakeTimers();
+    try {
+      const { app, root, calls } = setup();
+      await app.loadMemories();
+      const deletes = () => calls.filter((c) => c.method === 'deleteMemory').map((c) => c.args[0]);
+      click(proposals(root)[1].querySelector('[data-testid=memory-dismiss]'));
+      await vi.advanceTimersByTimeAsync(10);
+      expect(texts(proposals(root)), 'a dismissed proposal goes at once').toEqual(['Prefers answers in Korean.']);
+      expect(app.pendingCount).toBe(1);
+      expect(deletes(), 'nothing is deleted while Undo is offered').toEqual([]);
+      const undo = document.querySelector<HTMLElement>('[data-testid=toast-action]');
+      expect(undo?.textContent).toBe('Undo');
+      expect(undo?.closest('[data-testid=toast]')?.textContent).toContain('Dismissed the proposal');
+      click(undo);
+      await vi.advanceTimersByTimeAsync(UNDO_MS + 100);
+      expect(texts(proposals(root)), 'Undo brings the proposal back').toEqual(['Prefers answers in Korean.', 'Likes <b>bold</b> coffee']);
+      expect(deletes(), 'an undone dismissal never reaches the server').toEqual([]);
+
+      click(proposals(root)[1].querySelector('[data-testid=memory-dismiss]'));
+      click(proposals(root)[0].querySelector('[data-testid=memory-dismiss]'));
+      await vi.advanceTimersByTimeAsync(10);
+      expect(root.querySelector('[data-testid=memory-proposals]')).toBeNull();
+      await vi.advanceTimersByTimeAsync(UNDO_MS + 100);
+      expect(deletes(), 'once Undo is gone, each is deleted').toEqual([2, 1]);
+      expect([...root.querySelectorAll('h3')].length).toBe(0);
+      expect(texts(facts(root))).toEqual(['Lives in Seoul.']);
+      expect(app.pendingCount).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('puts a deleted fact back when the server refuses the delete', async () => {
+    vi.useFakeTimers();
+    try {
+      const { app, root } = setup({ deleteMemory: async () => { throw new ApiError('internal', 'the disk is full', 500); } });
+      await app.loadMemories();
+      await app.deleteMemory(3);
+      await vi.advanceTimersByTimeAsync(10);
+      expect(texts(facts(root))).toEqual([]);
+      await vi.advanceTimersByTimeAsync(UNDO_MS + 100);
+      expect(texts(facts(root)), 'a refused delete loses nothing').toEqual(['Lives in Seoul.']);
+      expect(document.querySelector('.toast-error')?.textContent).toContain('the disk is full');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('edits a proposal, then accepts it with the new words; a secret in the edit is refused and stays to fix', async () => {

@@ -20,7 +20,7 @@ describe('plurals', () => {
     expect(t('chatsCount', { n: 0 })).toBe('0 chats');
     expect(t('deleteProjectDone', { n: 1 })).toBe('Project deleted; 1 chat moved to Default');
     expect(t('deleteProjectBody', { n: 2 })).toBe('Its 2 chats move to the Default project; nothing in them is lost.');
-    expect(t('imagesSent', { n: 1 })).toBe('1 image sent with this message');
+    expect(t('toolFactsLong', { n: 1 })).toBe('1 saved fact matched:');
     expect(t('tokens', { n: '1,234' })).toBe('1,234 tokens');
     expect(t('memoryPending', { n: 1 })).toBe('1 proposed fact waits for review');
   });

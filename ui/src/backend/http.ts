@@ -59,15 +59,16 @@ export function httpBackend(opts: HttpBackendOptions) {
     createProject: (project: Body<'/api/projects', 'post'>) => ok(api.POST('/api/projects', { body: project })),
     updateProject: (projectId: number, patch: Body<'/api/projects/{id}', 'patch'>) =>
       ok(api.PATCH('/api/projects/{id}', { ...byId(projectId), body: patch })),
-    deleteProject: (projectId: number) => ok(api.DELETE('/api/projects/{id}', byId(projectId))),
+    /** `keepalive` (here and in the other deletes): sent as the page closes, and to outlive it. */
+    deleteProject: (projectId: number, keepalive?: boolean) => ok(api.DELETE('/api/projects/{id}', { ...byId(projectId), keepalive })),
 
     listSessions: (query: Query<'/api/sessions', 'get'>) => ok(api.GET('/api/sessions', { params: { query: present(query) } })),
     createSession: (session: Body<'/api/sessions', 'post'>) => ok(api.POST('/api/sessions', { body: session })),
     getSession: (sessionId: number) => ok(api.GET('/api/sessions/{id}', byId(sessionId))),
     updateSession: (sessionId: number, patch: Body<'/api/sessions/{id}', 'patch'>) =>
       ok(api.PATCH('/api/sessions/{id}', { ...byId(sessionId), body: patch })),
-    deleteSession: async (sessionId: number): Promise<void> => {
-      await ok(api.DELETE('/api/sessions/{id}', byId(sessionId)));
+    deleteSession: async (sessionId: number, keepalive?: boolean): Promise<void> => {
+      await ok(api.DELETE('/api/sessions/{id}', { ...byId(sessionId), keepalive }));
     },
 
     listMessages: (sessionId: number, query: Query<'/api/sessions/{id}/messages', 'get'> = {}) =>
@@ -95,8 +96,8 @@ export function httpBackend(opts: HttpBackendOptions) {
     /** Accepts a proposal: from the next prompt on it is in the prompt's memory part. */
     acceptMemory: (memoryId: number) => ok(api.POST('/api/memories/{id}/accept', byId(memoryId))),
     /** Deletes a fact, or dismisses a proposal. */
-    deleteMemory: async (memoryId: number): Promise<void> => {
-      await ok(api.DELETE('/api/memories/{id}', byId(memoryId)));
+    deleteMemory: async (memoryId: number, keepalive?: boolean): Promise<void> => {
+      await ok(api.DELETE('/api/memories/{id}', { ...byId(memoryId), keepalive }));
     },
 
     listPresets: () => ok(api.GET('/api/presets')),

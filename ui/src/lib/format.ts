@@ -34,17 +34,22 @@ export function relative(unixMs: number, now = Date.now()): string {
   return dateTime(unixMs);
 }
 
-/** A file size: "812 B", "14.2 KB", "3.1 MB" (units of 1024). */
+/**
+ * A file size as the prompt names it (`human_size` in the server's prompt/render.rs), so that the
+ * files panel, a message's file chips and the system prompt agree: "812 B", "15 KB" (kilobytes
+ * rounded up, whole), "3.1 MB" (tenths, ties to even, as Rust's `{:.1}` rounds the exact value).
+ */
 export function fileSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KB', 'MB', 'GB'];
-  let n = bytes / 1024;
-  let i = 0;
-  while (n >= 1024 && i < units.length - 1) {
-    n /= 1024;
-    i++;
-  }
-  return `${n >= 100 ? Math.round(n) : n.toFixed(1)} ${units[i]}`;
+  const KB = 1024;
+  const MB = KB * KB;
+  if (bytes < KB) return `${bytes} B`;
+  if (bytes < MB) return `${Math.ceil(bytes / KB)} KB`;
+  // Tenths of a megabyte in whole numbers: bytes * 10 / MB, rounded half to even.
+  const scaled = bytes * 10;
+  let tenths = Math.floor(scaled / MB);
+  const rest = scaled - tenths * MB;
+  if (rest * 2 > MB || (rest * 2 === MB && tenths % 2 === 1)) tenths++;
+  return `${Math.floor(tenths / 10)}.${tenths % 10} MB`;
 }
 
 export function shortSha(sha: string): string {

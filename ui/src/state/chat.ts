@@ -404,8 +404,15 @@ export class ChatState {
     // A new chat gets its title (and its project's count) from its first message, stored by the
     // time the reply's first event arrives.
     let untitled = !session.title.trim();
+    let accepted = false;
     const sink = (ev: TurnEvent) => {
       this.onEvent(live, ev);
+      // The message is stored: its files show on it now, no longer as chips in the composer.
+      if (!accepted) {
+        accepted = true;
+        app.uploads = app.uploads.filter((u) => u.sessionId !== sid);
+        app.emit('files');
+      }
       if (untitled) {
         untitled = false;
         void this.firstMessageStored(sid);
@@ -418,8 +425,6 @@ export class ChatState {
       this.refused(sid, e);
       return false;
     }
-    app.uploads = app.uploads.filter((u) => u.sessionId !== sid);
-    app.emit('files');
     await this.finish(live);
     return true;
   }

@@ -6,6 +6,7 @@ import { ApiError, errorMessage } from '../backend/backend';
 import type { Memory, MemoryPatch } from '../backend/types';
 import { t } from '../lib/i18n';
 import { toast } from '../views/toast';
+import { alreadyGone } from './undo';
 
 export class MemoryState {
   /** The accepted facts (section ⑤ uses them). */
@@ -16,6 +17,10 @@ export class MemoryState {
   memoriesError: string | null = null;
   /** Titles of the chats facts came from, by id, for the ones not in the sidebar's lists. */
   sourceTitles = new Map<number, string | null>();
+  /** A fact or proposal to bring into view in the memory panel (from a tool call's chip). */
+  focusMemoryId: number | null = null;
+  /** Facts deleted and proposals dismissed a moment ago, waiting for Undo: not listed meanwhile. */
+  private readonly hidden = new Set<number>();
 
   private memoriesAsked = 0;
 
@@ -32,8 +37,8 @@ export class MemoryState {
       const [accepted, pending] = await Promise.all([app.backend.listMemories(), app.backend.listMemories('pending')]);
       // A later load (another change meanwhile) has the newer lists.
       if (asked !== this.memoriesAsked) return;
-      this.memories = accepted;
-      this.pendingMemories = pending.filter((m) => m.status === 'pending');
+      this.memories = accepted.filter((m) => !this.hidden.has(m.id));
+      this.pendingMemories = pending.filter((m) => m.status === 'pending' && !this.hidden.has(m.id));
       this.memoriesLoaded = true;
       this.memoriesError = null;
       void this.loadSourceTitles();
@@ -108,18 +113,59 @@ export class MemoryState {
     return ok;
   }
 
-  /** Drops one of the model's proposals. */
+  /** Drops one of the model's proposals (undoable for a few seconds). */
   async dismissMemory(id: number): Promise<boolean> {
-    return this.memoryAction(async () => {
-      await this.app.backend.deleteMemory(id);
-    });
+    this.deleteLater(id, t('proposalDismissed'));
+    return true;
   }
 
+  /** Deletes a fact (undoable for a few seconds). */
   async deleteMemory(id: number): Promise<void> {
-    await this.memoryAction(async () => {
-      await this.app.backend.deleteMemory(id);
-    });
-    this.app.contextChanged();
+    this.deleteLater(id, t('memoryDeleted'));
+  }
+
+  /** Hides a fact or proposal at once; the server deletes it once Undo is no longer offered. */
+  private deleteLater(id: number, message: string): void {
+    const app = this.app;
+    if (this.hidden.has(id)) return;
+    this.hidden.add(id);
+    this.memories = this.memories.filter((m) => m.id !== id);
+    this.pendingMemories = this.pendingMemories.filter((m) => m.id !== id);
+    app.emit('memories');
+    const restore = () => {
+      this.hidden.delete(id);
+      void this.loadMemories(true);
+    };
+    app.undo.offer(`memory:${id}`, message, async (closing) => {
+      try {
+        await app.backend.deleteMemory(id, closing);
+      } catch (e) {
+        if (closing) return;
+        if (!alreadyGone(e)) {
+          app.fail(e);
+          restore();
+          return;
+        }
+      }
+      this.hidden.delete(id);
+      if (closing) return;
+      await this.loadMemories(true);
+      app.contextChanged();
+    }, restore);
+  }
+
+  /** Opens the memory panel at a fact or proposal (a tool call's chip links to it); says so when
+   *  it is no longer there. */
+  async showMemory(id: number): Promise<void> {
+    const app = this.app;
+    this.focusMemoryId = id;
+    app.openPanel('memory');
+    await this.loadMemories();
+    if (this.focusMemoryId !== id) return;
+    if (![...this.pendingMemories, ...this.memories].some((m) => m.id === id)) {
+      this.focusMemoryId = null;
+      toast(t('memoryGone'));
+    }
   }
 
   /** A change to memory, then the lists again (also after a failure: the change may have half-happened). */

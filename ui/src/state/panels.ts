@@ -22,6 +22,11 @@ export class PanelsState {
     if (this.panel === 'files') void this.app.loadChatFiles();
   }
 
+  /** Opens a panel (left open when it is). */
+  openPanel(panel: Exclude<Panel, null>): void {
+    if (this.panel !== panel) this.togglePanel(panel);
+  }
+
   closePanel(): void {
     this.panel = null;
     this.app.emit('panel');

@@ -7,8 +7,10 @@ export class SearchState {
   constructor(private readonly app: App) {}
 
   /** Chats in every project matching the words, best first. */
-  searchChats(q: string, limit = 20): Promise<ChatHit[]> {
-    return this.app.backend.searchChats(q, limit);
+  async searchChats(q: string, limit = 20): Promise<ChatHit[]> {
+    const hits = await this.app.backend.searchChats(q, limit);
+    // A chat deleted a moment ago (Undo still offered) is not found.
+    return hits.filter((h) => !this.app.sessions.hiddenSessions.has(h.session_id));
   }
 
   /** Opens a search result's chat, at its message when it has one. */

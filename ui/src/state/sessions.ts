@@ -1,10 +1,11 @@
 // Projects and their chats, as the sidebar lists them.
 
 import type { App } from '../app';
-import type { Project, ProjectPatch, Session } from '../backend/types';
+import type { DeletedProject, Project, ProjectPatch, Session } from '../backend/types';
 import { t } from '../lib/i18n';
 import { toast } from '../views/toast';
 import { scopeKey } from './files';
+import { alreadyGone } from './undo';
 
 export interface ProjectEntry {
   project: Project;
@@ -19,6 +20,9 @@ const SESSION_PAGE = 30;
 
 export class SessionsState {
   projects: ProjectEntry[] = [];
+  /** Chats and projects deleted a moment ago, whose delete waits for Undo: not listed meanwhile. */
+  readonly hiddenSessions = new Set<number>();
+  readonly hiddenProjects = new Set<number>();
 
   constructor(private readonly app: App) {}
 
@@ -32,7 +36,7 @@ export class SessionsState {
 
   setProjects(projects: Project[]): void {
     const old = new Map(this.projects.map((e) => [e.project.id, e]));
-    this.projects = projects.map((project) => {
+    this.projects = projects.filter((p) => !this.hiddenProjects.has(p.id)).map((project) => {
       const prev = old.get(project.id);
       return prev ? { ...prev, project } : { project, sessions: [], nextCursor: null, loaded: false, loading: false, expanded: false };
     });
@@ -75,22 +79,53 @@ export class SessionsState {
     return !!ok;
   }
 
+  /**
+   * Deletes a project: it goes from the sidebar at once, and is deleted when Undo is no longer
+   * offered (its chats then move to the Default project).
+   */
   async deleteProject(id: number): Promise<void> {
     const app = this.app;
-    await app.attempt(async () => {
-      const res = await app.backend.deleteProject(id);
-      toast(t('deleteProjectDone', { n: res.moved_sessions }));
-      if (app.draftProjectId === id) app.draftProjectId = res.default_project_id;
-      await this.refreshProjects();
-      await this.loadSessions(res.default_project_id);
-      app.files.delete(scopeKey({ project_id: id }));
-      if (app.session && app.session.project_id === id) {
-        app.session = { ...app.session, project_id: res.default_project_id };
-        app.emit('chat');
-        app.contextChanged();
+    const e = this.entry(id);
+    if (!e || e.project.is_default || this.hiddenProjects.has(id)) return;
+    this.hiddenProjects.add(id);
+    this.projects = this.projects.filter((x) => x.project.id !== id);
+    if (app.draftProjectId === id && !app.session) app.draftProjectId = this.defaultProjectId();
+    app.emit('sidebar', 'chat');
+    const restore = () => {
+      this.hiddenProjects.delete(id);
+      void app.attempt(() => this.refreshProjects());
+    };
+    app.undo.offer(`project:${id}`, t('projectDeleted', { name: e.project.name }), async (closing) => {
+      let res: DeletedProject;
+      try {
+        res = await app.backend.deleteProject(id, closing);
+      } catch (err) {
+        if (closing) return;
+        if (alreadyGone(err)) {
+          this.hiddenProjects.delete(id);
+          await app.attempt(() => this.refreshProjects());
+          return;
+        }
+        app.fail(err);
+        restore();
+        return;
       }
-      void app.loadChatFiles();
-    });
+      this.hiddenProjects.delete(id);
+      if (closing) return;
+      toast(t('deleteProjectDone', { n: res.moved_sessions }));
+      await app.attempt(async () => {
+        if (app.draftProjectId === id) app.draftProjectId = res.default_project_id;
+        await this.refreshProjects();
+        await this.loadSessions(res.default_project_id);
+        app.files.delete(scopeKey({ project_id: id }));
+        if (app.session && app.session.project_id === id) {
+          app.session = { ...app.session, project_id: res.default_project_id };
+          app.emit('chat');
+          app.contextChanged();
+        }
+        void app.loadChatFiles();
+      });
+    }, restore);
   }
 
   /** The first page of a project's chats (or as many as are shown, to keep the list stable). */
@@ -102,7 +137,7 @@ export class SessionsState {
     try {
       const limit = Math.min(200, Math.max(SESSION_PAGE, e.sessions.length));
       const page = await this.app.backend.listSessions({ project_id: projectId, limit });
-      e.sessions = page.sessions;
+      e.sessions = page.sessions.filter((s) => !this.hiddenSessions.has(s.id));
       e.nextCursor = page.next_cursor;
       e.loaded = true;
     } finally {
@@ -119,7 +154,7 @@ export class SessionsState {
     await this.app.attempt(async () => {
       const page = await this.app.backend.listSessions({ project_id: projectId, cursor: e.nextCursor, limit: SESSION_PAGE });
       const known = new Set(e.sessions.map((s) => s.id));
-      e.sessions.push(...page.sessions.filter((s) => !known.has(s.id)));
+      e.sessions.push(...page.sessions.filter((s) => !known.has(s.id) && !this.hiddenSessions.has(s.id)));
       e.nextCursor = page.next_cursor;
     });
     e.loading = false;
@@ -171,15 +206,50 @@ export class SessionsState {
     });
   }
 
+  /**
+   * Deletes a chat: it goes from the sidebar (and from view, when open) at once, and is deleted
+   * when Undo is no longer offered. Undo brings it back, and opens it again if it was open and no
+   * other chat has been opened since.
+   */
   async deleteSession(id: number): Promise<void> {
     const app = this.app;
     const s = this.findSession(id);
-    await app.attempt(async () => {
-      await app.backend.deleteSession(id);
-      if (app.session?.id === id) app.newChat(s?.project_id);
+    if (this.hiddenSessions.has(id)) return;
+    this.hiddenSessions.add(id);
+    const wasOpen = app.session?.id === id;
+    for (const e of this.projects) {
+      if (!e.sessions.some((x) => x.id === id)) continue;
+      e.sessions = e.sessions.filter((x) => x.id !== id);
+      e.project = { ...e.project, session_count: Math.max(0, e.project.session_count - 1) };
+    }
+    if (wasOpen) app.newChat(s?.project_id);
+    app.emit('sidebar');
+    const relist = async () => {
       await this.refreshProjects();
       if (s) await this.loadSessions(s.project_id);
-    });
+    };
+    const restore = () => {
+      this.hiddenSessions.delete(id);
+      void app.attempt(relist);
+      if (wasOpen && !app.session) void app.openSession(id);
+    };
+    app.undo.offer(`session:${id}`, t('chatDeleted', { title: s?.title.trim() || t('untitled') }), async (closing) => {
+      try {
+        await app.backend.deleteSession(id, closing);
+      } catch (err) {
+        if (closing) return;
+        if (alreadyGone(err)) {
+          this.hiddenSessions.delete(id);
+          await app.attempt(relist);
+          return;
+        }
+        app.fail(err);
+        restore();
+        return;
+      }
+      this.hiddenSessions.delete(id);
+      if (!closing) await app.attempt(relist);
+    }, restore);
   }
 
   projectName(p: Project | undefined | null): string {

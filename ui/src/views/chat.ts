@@ -10,7 +10,7 @@ import { mountComposer } from './composer';
 import { mountDropZone } from './files';
 import { showMenu, type MenuItem } from './menu';
 import { pendingBadge } from './memoryPanel';
-import { liveNode, messageNode, updateLiveNode } from './message';
+import { entryNode, filesSentWith, groupReplies, liveNode, updateLiveNode, type Entry } from './message';
 import { openSettingsDialog } from './settingsDialog';
 import { renameSession, sessionMenu, sessionTitle } from './sidebar';
 import { toast } from './toast';
@@ -182,10 +182,13 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
   const topSentinel = h('div', { class: 'older', 'data-testid': 'older' }, olderButton);
   const bottomSentinel = h('div', { class: 'newer', 'aria-hidden': 'true' });
 
-  const indexOf = (visible: Message[], id: number | null) => (id === null ? -1 : visible.findIndex((m) => m.id === id));
+  /** The open chat's entries: a reply with all its rounds (tool calls, results, what followed) is one. */
+  const shown = (): Entry[] => groupReplies(app.shownMessages());
+  /** The entry that is, or holds, message `id`. */
+  const indexOf = (visible: Entry[], id: number | null) => (id === null ? -1 : visible.findIndex((e) => e.id === id || e.parts.some((m) => m.id === id)));
 
   /** The drawn window [start, end) over the messages shown; at most MAX_SHOWN, the newest kept when following the end. */
-  const bounds = (visible: Message[]): [number, number] => {
+  const bounds = (visible: Entry[]): [number, number] => {
     const n = visible.length;
     let end = endId === null ? n : indexOf(visible, endId) + 1;
     if (end <= 0) {
@@ -220,8 +223,8 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
     }
     shownSession = s?.id ?? null;
     const live = app.currentLive();
-    const visible = app.shownMessages();
-    if (editingId !== null && !visible.some((m) => m.id === editingId)) editingId = null;
+    const visible = shown();
+    if (editingId !== null && !visible.some((e) => e.id === editingId)) editingId = null;
 
     if (visible.length === 0 && !live) {
       liveEl = null;
@@ -247,6 +250,8 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
     }
     // A message a search result points at, outside the window: the window moves to it.
     const focusAt = indexOf(visible, app.focusMessageId);
+    // Shown as part of its reply: the reply is what is brought into view.
+    if (focusAt !== -1) app.focusMessageId = visible[focusAt].id;
     if (focusAt !== -1 && !drawn.has(visible[focusAt].id)) {
       startId = visible[Math.max(0, focusAt - STEP)].id;
       endId = focusAt + STEP >= visible.length ? null : visible[focusAt + STEP].id;
@@ -260,21 +265,29 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
     const last = visible[visible.length - 1];
     const wanted: HTMLElement[] = [];
     const keep = new Set<number>();
+    const chatFiles = app.chatFiles();
+    const sentFiles = filesSentWith(visible, chatFiles.own, app.olderBefore === null);
+    const fileNames = new Map([...chatFiles.own, ...chatFiles.project].map((a) => [a.id, a.name]));
     for (let i = start; i < end; i++) {
-      const m = visible[i];
-      const regenerable = !live && m === last && m.id > 0 && (m.role === 'assistant' || m.role === 'user');
+      const entry = visible[i];
+      const m = entry.parts[0];
+      const regenerable = !live && entry === last && m.id > 0 && (m.role === 'assistant' || m.role === 'user');
       const editing = editingId === m.id;
+      const files = sentFiles.get(m.id);
+      // A user's message shows its files and images by name: drawn again when they change.
+      const filesKey = m.role === 'user' ? JSON.stringify([files?.map((a) => [a.id, a.name, a.size]), m.images.map((id) => fileNames.get(id) ?? null)]) : '';
       // What the element shows besides the message itself (the same object while unchanged);
       // a turn running disables buttons: in the message edited, the one Regenerate answers and those
       // with versions they are drawn again, elsewhere (Edit, marked `idle-only`) switched below.
-      const key = [m, regenerable, editing, (editing || regenerable || m.versions.length > 1) && !!live, lang, app.replyErrors.get(m.id)];
+      const tail = entry.parts[entry.parts.length - 1];
+      const key = [regenerable, editing, (editing || regenerable || m.versions.length > 1) && !!live, lang, app.replyErrors.get(tail.id), filesKey, ...entry.parts];
       let d = drawn.get(m.id);
-      if (!d || d.key.some((v, j) => v !== key[j])) {
+      if (!d || d.key.length !== key.length || d.key.some((v, j) => v !== key[j])) {
         d?.el.remove();
         d = {
           key,
-          el: messageNode(app, m, {
-            regenerable, busy: !!live, editing,
+          el: entryNode(app, entry, {
+            regenerable, busy: !!live, editing, sentFiles: files,
             onEdit: () => {
               editingId = m.id;
               renderList();
@@ -285,7 +298,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
             },
           }),
         };
-        offerSettings(d.el, m);
+        offerSettings(d.el, tail);
         drawn.set(m.id, d);
       }
       keep.add(m.id);
@@ -298,7 +311,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
     }
     const showLive = live && following;
     if (!showLive) liveEl = null;
-    else if (!liveEl) liveEl = liveNode(live);
+    else if (!liveEl) liveEl = liveNode(live, app);
     if (liveEl) wanted.push(liveEl);
 
     // In order, moving only what is out of place; whatever else is there goes.
@@ -342,13 +355,13 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
     extending = true;
     let changed = false;
     try {
-      let visible = app.shownMessages();
+      let visible = shown();
       let [start, end] = bounds(visible);
       if (start === 0 && app.olderBefore !== null) {
         const sid = app.session.id;
         await app.loadOlder();
         if (app.session?.id !== sid) return;
-        visible = app.shownMessages();
+        visible = shown();
         [start, end] = bounds(visible);
       }
       if (start === 0) return;
@@ -367,7 +380,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
   /** Near the bottom of a window that does not reach the end: newer messages are drawn again. */
   const extendBottom = () => {
     if (endId === null) return;
-    const visible = app.shownMessages();
+    const visible = shown();
     const [start, end] = bounds(visible);
     const to = Math.min(visible.length, end + STEP);
     endId = to >= visible.length ? null : visible[to - 1].id;
@@ -420,7 +433,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
       const current = app.currentLive();
       if (!current || !liveEl) return;
       const stick = nearBottom();
-      updateLiveNode(liveEl, current);
+      updateLiveNode(liveEl, current, app);
       if (stick) toBottom();
       updateJump();
     });
@@ -435,6 +448,8 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
   app.on('panel', renderHead);
   app.on('sidebar', renderHead);
   app.on('files', renderHead);
+  // A message of the user's names the files and images it went with.
+  app.on('files', () => renderList());
   app.on('memories', renderHead);
   renderHead();
   renderList();

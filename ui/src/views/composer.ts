@@ -7,6 +7,7 @@ import type { App } from '../app';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { t } from '../lib/i18n';
 import { filePicker, filesToAttach, uploadChip } from './files';
+import { keepToastsAbove } from './toast';
 
 export function mountComposer(app: App, root: HTMLElement): { focus(): void } {
   /** What was typed in each chat and not sent ("new" for a new chat). */
@@ -129,6 +130,8 @@ export function mountComposer(app: App, root: HTMLElement): { focus(): void } {
   app.on('settings', renderButton);
 
   replaceChildren(root, h('div', { class: 'composer' }, chips, h('div', { class: 'composer-row' }, attach, area, button), picker.input), hint);
+  // Notices (an Undo among them) never cover what is being typed, or Send.
+  keepToastsAbove(root);
   renderButton();
   renderChips();
   return { focus: () => area.focus() };

@@ -14,11 +14,16 @@ import { openSettingsDialog } from './settingsDialog';
 
 const MODE_LINES: Record<MemoryMode, Key> = { off: 'memoryModeLineOff', review: 'memoryModeLineReview', auto: 'memoryModeLineAuto' };
 
+/** How long a fact brought into view is flashed (the `flash` animation's length). */
+const FLASH_MS = 2400;
+
 const isSubmit = (e: KeyboardEvent) => e.key === 'Enter' && !e.shiftKey && !e.isComposing && e.keyCode !== 229;
 
 export function mountMemoryPanel(app: App, root: HTMLElement, onClose: () => void): () => void {
   /** The fact or proposal being edited, and its text so far (kept across redraws). */
   let editing: { id: number; text: string } | null = null;
+  /** The fact flashed as it was brought into view, and since when. */
+  let flashing: { id: number; since: number } | null = null;
   const addArea = h('textarea', { class: 'input textarea', rows: 2, placeholder: t('memoryAddPlaceholder'), 'data-testid': 'memory-input', maxlength: 2000 });
   const add = async () => {
     const content = addArea.value.trim();
@@ -166,6 +171,23 @@ export function mountMemoryPanel(app: App, root: HTMLElement, onClose: () => voi
     if (typing) {
       addArea.focus();
       addArea.setSelectionRange(typing[0], typing[1]);
+    }
+    // A fact a tool call's chip pointed at: brought into view and flashed once listed (a redraw
+    // meanwhile, as the lists load again, goes on with the flash where it was).
+    const focus = app.focusMemoryId;
+    const found = focus !== null ? root.querySelector<HTMLElement>(`[data-memory-id="${focus}"]`) : null;
+    if (found) {
+      app.focusMemoryId = null;
+      flashing = { id: focus!, since: performance.now() };
+      found.scrollIntoView({ block: 'center' });
+    }
+    const elapsed = flashing ? performance.now() - flashing.since : Infinity;
+    const lit = flashing && elapsed < FLASH_MS ? root.querySelector<HTMLElement>(`[data-memory-id="${flashing.id}"]`) : null;
+    if (lit) {
+      lit.classList.add('flash');
+      lit.style.animationDelay = `-${Math.round(elapsed)}ms`;
+    } else {
+      flashing = null;
     }
   };
   const redraw = () => {

@@ -1,16 +1,72 @@
-// One message of a chat: the user's (plain text, edit-and-resend, copy), a reply (Markdown,
-// reasoning, tool calls, status badge, figures, copy, regenerate), a tool result, and the reply
-// being written while a turn streams. A message with versions (regenerated, edited and resent)
-// has ‹ 2 / 3 › to switch between them.
+// One entry of a chat: the user's message (plain text, its images and files, edit-and-resend,
+// copy), or a reply (Markdown, reasoning, status badge, figures, copy, regenerate) with every round
+// of it: a reply that called tools is stored as several messages (the model's calls, the tools'
+// results, what it wrote next) and shows as one, with a compact chip per call. The reply being
+// written while a turn streams looks the same. An entry with versions (regenerated, edited and
+// resent) has ‹ 2 / 3 › to switch between them.
 
 import type { App, LiveTurn } from '../app';
-import type { Message } from '../backend/types';
+import type { Attachment, Message } from '../backend/types';
 import { copyText } from '../lib/clipboard';
 import { h, icon, replaceChildren, type Child } from '../lib/dom';
-import { count, dateTime, ms, rate } from '../lib/format';
-import { errorText, t } from '../lib/i18n';
+import { count, dateTime, fileSize, ms, rate } from '../lib/format';
+import { errorText, t, type Key } from '../lib/i18n';
 import { MarkdownStream, renderMarkdown, type RenderOptions } from '../lib/markdown';
+import { clip, MEMORY_TOOLS, shortArgs, toolOutcome, type ToolCallView, type ToolOutcome } from '../lib/tools';
+import { openDialog } from './dialog';
+import { downloadFile } from './files';
 import { toast } from './toast';
+
+/**
+ * One entry of the chat as drawn: a message of the user's, or a reply with all its rounds (the
+ * assistant messages and tool results up to the next message of the user's). `id`: its first
+ * message's.
+ */
+export interface Entry {
+  id: number;
+  parts: Message[];
+}
+
+/** The messages (oldest first) as entries: each reply's tool rounds joined to the reply they belong to. */
+export function groupReplies(messages: readonly Message[]): Entry[] {
+  const out: Entry[] = [];
+  for (const m of messages) {
+    const prev = out.at(-1);
+    const last = prev?.parts.at(-1);
+    // A tool result follows a call, and the model's next round follows the results (a reply that
+    // called no tool is complete: another message after it starts a new entry).
+    const continues = m.role !== 'user' && prev && prev.parts[0].role !== 'user' && last
+      && (m.role === 'tool' || last.role === 'tool' || last.tool_calls.length > 0);
+    if (continues) prev.parts.push(m);
+    else out.push({ id: m.id, parts: [m] });
+  }
+  return out;
+}
+
+/**
+ * The chat's own files (not images: a message names those itself) that went with each of the
+ * user's messages: attached after the user's previous message and before this one, as the
+ * composer shows them until the message is sent. `complete`: the entries start at the chat's
+ * first message (else the first message's earlier bound is not known, and it gets none).
+ */
+export function filesSentWith(entries: readonly Entry[], files: readonly Attachment[], complete: boolean): Map<number, Attachment[]> {
+  const out = new Map<number, Attachment[]>();
+  const docs = files.filter((a) => a.kind !== 'image');
+  let after: number | null = complete ? -Infinity : null;
+  for (const e of entries) {
+    const m = e.parts[0];
+    if (m.role !== 'user') continue;
+    // A message not stored yet was just sent: everything attached since the previous one.
+    const until = m.id < 0 ? Infinity : m.created_at;
+    if (after !== null && docs.length) {
+      const from = after;
+      const sent = docs.filter((a) => a.created_at > from && a.created_at <= until);
+      if (sent.length) out.set(m.id, sent);
+    }
+    after = until;
+  }
+  return out;
+}
 
 export interface MessageContext {
   /** The reply that Regenerate would replace (the chat's last message). */
@@ -20,12 +76,18 @@ export interface MessageContext {
   editing: boolean;
   onEdit(): void;
   onCancelEdit(): void;
+  /** A message of the user's: the chat's files that went with it (`filesSentWith`). */
+  sentFiles?: Attachment[];
 }
 
+export function entryNode(app: App, e: Entry, ctx: MessageContext): HTMLElement {
+  if (e.parts[0].role === 'user') return userNode(app, e.parts[0], ctx);
+  return replyNode(app, e.parts, ctx);
+}
+
+/** One message on its own (a reply without its other rounds, a tool result). */
 export function messageNode(app: App, m: Message, ctx: MessageContext): HTMLElement {
-  if (m.role === 'user') return userNode(app, m, ctx);
-  if (m.role === 'tool') return toolNode(m);
-  return replyNode(app, m, ctx);
+  return entryNode(app, { id: m.id, parts: [m] }, ctx);
 }
 
 function copyButton(text: () => string): HTMLElement {
@@ -52,8 +114,8 @@ function userNode(app: App, m: Message, ctx: MessageContext): HTMLElement {
   const pending = m.id < 0;
   if (ctx.editing) return editorNode(app, m, ctx);
   return h('article', { class: ['msg', 'msg-user', pending && 'sending'], dataset: { messageId: String(m.id), role: 'user' }, 'data-testid': 'message-user' },
-    h('div', { class: 'bubble', title: dateTime(m.created_at) }, h('div', { class: 'user-text' }, m.content),
-      m.images.length ? h('div', { class: 'user-images muted', 'data-testid': 'message-images' }, icon('image'), ' ', t('imagesSent', { n: m.images.length })) : null),
+    attachmentsNode(app, m, ctx.sentFiles ?? []),
+    h('div', { class: 'bubble', title: dateTime(m.created_at) }, h('div', { class: 'user-text' }, m.content)),
     pending ? null : h('div', { class: 'msg-actions' },
       versionsNode(app, m, ctx.busy),
       // `idle-only`: the chat enables it again when the reply ends, without drawing the message again.
@@ -62,6 +124,70 @@ function userNode(app: App, m: Message, ctx: MessageContext): HTMLElement {
       ctx.regenerable ? h('button', { class: 'act', type: 'button', disabled: ctx.busy, title: t('answerAgain'), onClick: () => void app.regenerate() }, icon('refresh'), h('span', { class: 'act-label' }, t('answerAgain'))) : null,
     ),
   );
+}
+
+/** Object URLs of images shown, by attachment id (the route needs the token: fetched, not linked). */
+const imageUrls = new Map<number, Promise<string>>();
+
+function imageUrl(app: App, id: number): Promise<string> {
+  let url = imageUrls.get(id);
+  if (!url) {
+    url = app.backend.downloadAttachment(id).then((blob) => URL.createObjectURL(blob));
+    // Failed (deleted since, offline): asked again the next time it is drawn.
+    url.catch(() => imageUrls.delete(id));
+    imageUrls.set(id, url);
+  }
+  return url;
+}
+
+/** What went with a message of the user's: its images as thumbnails (a click shows one large)
+ *  and its files as chips (a click saves the file). */
+function attachmentsNode(app: App, m: Message, files: Attachment[]): HTMLElement | null {
+  if (m.images.length === 0 && files.length === 0) return null;
+  const { own, project } = app.chatFiles();
+  const known = new Map([...own, ...project].map((a) => [a.id, a]));
+  return h('div', { class: 'msg-attachments', role: 'group', 'aria-label': t('sentWithMessage'), 'data-testid': 'message-attachments' },
+    m.images.map((id) => imageThumb(app, id, known.get(id) ?? null)),
+    files.map((a) => fileChip(app, a)),
+  );
+}
+
+function imageThumb(app: App, id: number, a: Attachment | null): HTMLElement {
+  const name = a?.name ?? t('imageSent');
+  const img = h('img', { class: 'thumb-img', alt: name, decoding: 'async' });
+  const btn = h('button', {
+    class: 'thumb', type: 'button', title: t('viewImage', { name }), 'aria-label': t('viewImage', { name }), 'data-testid': 'message-image',
+    dataset: { attachmentId: String(id) }, onClick: () => void viewImage(app, id, name),
+  }, img);
+  imageUrl(app, id).then((url) => {
+    img.src = url;
+  }, () => {
+    btn.classList.add('thumb-gone');
+    btn.disabled = true;
+    btn.title = t('imageGone');
+    replaceChildren(btn, icon('image'), h('span', null, t('imageGone')));
+  });
+  return btn;
+}
+
+/** The image large, in a dialog (Escape or a click beside it closes it). */
+async function viewImage(app: App, id: number, name: string): Promise<void> {
+  const url = await app.attempt(() => imageUrl(app, id));
+  if (!url) return;
+  const handle = openDialog({
+    title: name,
+    wide: true,
+    className: 'image-dialog',
+    body: h('img', { class: 'image-large', src: url, alt: name, 'data-testid': 'image-large' }),
+    footer: h('button', { class: 'btn', type: 'button', onClick: () => handle.close() }, t('close')),
+  });
+}
+
+function fileChip(app: App, a: Attachment): HTMLElement {
+  return h('button', {
+    class: 'file-chip', type: 'button', title: t('downloadFile', { name: a.name }), 'data-testid': 'message-file', dataset: { attachmentId: String(a.id) },
+    onClick: () => void downloadFile(app, a),
+  }, icon('file'), h('span', { class: 'file-chip-name' }, a.name), h('span', { class: 'file-chip-size' }, fileSize(a.size)));
 }
 
 function editorNode(app: App, m: Message, ctx: MessageContext): HTMLElement {
@@ -141,18 +267,114 @@ function reasoningNode(text: string, open: boolean): HTMLElement | null {
   return h('details', { class: 'reasoning', open }, h('summary', null, t('reasoning')), h('div', { class: 'reasoning-text' }, text));
 }
 
-/** The memory tools (remember, update_memory, forget, search_memory) show as memory; the rest as search. */
-const MEMORY_TOOLS = new Set(['remember', 'update_memory', 'forget', 'search_memory']);
-const toolIcon = (name: string | null) => icon(name && MEMORY_TOOLS.has(name) ? 'brain' : 'search');
+/** How the chat names Maru's tools (another tool shows by its own name). */
+const TOOL_LABELS: Record<string, Key> = {
+  remember: 'toolRemember', update_memory: 'toolUpdateMemory', forget: 'toolForget', search_memory: 'toolSearchMemory', search_attachment: 'toolSearchFiles',
+  read_tool_output: 'toolReadOutput',
+};
+const toolLabel = (name: string) => (TOOL_LABELS[name] ? t(TOOL_LABELS[name]) : name);
 
-function toolCallsNode(calls: { id: string; name: string; arguments: string; result?: string; isError?: boolean }[]): HTMLElement | null {
+const STATUS: Record<ToolOutcome['kind'], Key> = {
+  running: 'toolRunning', unanswered: 'toolUnanswered', error: 'toolFailed', proposed: 'toolProposed', saved: 'toolSaved', merged: 'toolMerged',
+  updated: 'toolUpdated', forgotten: 'toolForgotten', needsReview: 'toolNeedsReview', facts: 'toolFound', passages: 'toolFound',
+  nothingFound: 'toolNothingFound', text: 'toolDone',
+};
+
+/** The chip's few words on how the call went: "proposed", "3 found", "failed". */
+function statusText(o: ToolOutcome): string {
+  if (o.kind === 'facts') return t('toolFound', { n: o.facts.length });
+  if (o.kind === 'passages') return t('toolFound', { n: o.passages.length });
+  return t(STATUS[o.kind]);
+}
+
+/** The calls of a reply's rounds, each with its result (a result whose call is on a page not
+ *  loaded shows on its own). A stored result does not say it failed but by its text. */
+export function replyCalls(parts: readonly Message[]): ToolCallView[] {
+  const results = new Map<string, Message>();
+  for (const p of parts) if (p.role === 'tool' && p.tool_call_id) results.set(p.tool_call_id, p);
+  const calls: ToolCallView[] = [];
+  const seen = new Set<string>();
+  for (const p of parts) {
+    if (p.role === 'assistant') {
+      for (const c of p.tool_calls) {
+        seen.add(c.id);
+        calls.push({ id: c.id, name: c.function.name, arguments: c.function.arguments, result: results.get(c.id)?.content });
+      }
+    } else if (p.role === 'tool' && !(p.tool_call_id && seen.has(p.tool_call_id))) {
+      calls.push({ id: p.tool_call_id ?? `tool-${p.id}`, name: p.tool_name ?? t('tool'), arguments: '', result: p.content });
+    }
+  }
+  return calls;
+}
+
+function toolChipsNode(calls: readonly ToolCallView[], live: boolean, app: App | null): HTMLElement | null {
   if (calls.length === 0) return null;
-  return h('div', { class: 'tool-calls' }, calls.map((c) =>
-    h('details', { class: ['tool-call', c.isError && 'tool-error'] },
-      h('summary', null, toolIcon(c.name), c.isError ? t('toolError', { name: c.name }) : t('toolCall', { name: c.name })),
-      h('pre', { class: 'tool-args' }, prettyJson(c.arguments)),
-      c.result !== undefined ? h('pre', { class: 'tool-result' }, c.result) : null,
-    )));
+  return h('div', { class: 'tool-calls', 'data-testid': 'tool-calls' }, calls.map((c) => toolChip(c, live, app)));
+}
+
+/** One call: the tool, its arguments in short and how it went; opened, what it did and its arguments. */
+function toolChip(call: ToolCallView, live: boolean, app: App | null): HTMLElement {
+  const o = toolOutcome(call, live);
+  const args = shortArgs(call);
+  return h('details', { class: ['tool-chip', `tool-${o.kind}`], 'data-testid': 'tool-chip', dataset: { tool: call.name, outcome: o.kind, callId: call.id } },
+    h('summary', { title: t('toolShowDetails') },
+      icon(MEMORY_TOOLS.has(call.name) ? 'brain' : 'search'),
+      h('span', { class: 'tool-name' }, toolLabel(call.name)),
+      args ? h('span', { class: 'tool-short', 'data-testid': 'tool-short' }, args) : null,
+      h('span', { class: 'tool-status', 'data-testid': 'tool-status' },
+        o.kind === 'running' ? h('span', { class: 'spinner', 'aria-hidden': 'true' }) : o.kind === 'error' ? icon('warn') : null,
+        statusText(o)),
+    ),
+    h('div', { class: 'tool-body' },
+      resultNode(o, app),
+      call.arguments.trim() ? h('div', { class: 'tool-section' }, h('div', { class: 'tool-section-label' }, t('toolArguments')), h('pre', { class: 'tool-args' }, prettyJson(call.arguments))) : null,
+    ),
+  );
+}
+
+/** What the call did, for the user: the fact proposed or saved (with the way to it in the memory
+ *  panel), the facts or passages found, nothing found, or why it failed. */
+function resultNode(o: ToolOutcome, app: App | null): HTMLElement {
+  const box = (...children: Child[]) => h('div', { class: 'tool-result', 'data-testid': 'tool-result' }, ...children);
+  const line = (key: Key, vars?: Record<string, string | number>) => h('p', { class: 'tool-line' }, t(key, vars));
+  const fact = (text: string) => h('blockquote', { class: 'tool-fact', 'data-testid': 'tool-fact' }, text);
+  const open = (id: number, key: Key) => app ? h('button', {
+    class: 'btn btn-small tool-open-memory', type: 'button', 'data-testid': 'tool-open-memory', dataset: { memoryId: String(id) },
+    onClick: () => void app.showMemory(id),
+  }, icon('brain'), t(key)) : null;
+  switch (o.kind) {
+    case 'running':
+      return box(line('toolRunningLong'));
+    case 'unanswered':
+      return box(line('toolUnansweredLong'));
+    case 'error':
+      return box(line('toolFailedLong'), h('p', { class: 'tool-error-text' }, o.message));
+    case 'proposed':
+      return box(line('toolProposedLong'), fact(o.fact), open(o.id, 'toolReview'));
+    case 'saved':
+      return box(line('toolSavedLong'), fact(o.fact), open(o.id, 'toolShowInMemory'));
+    case 'merged':
+      return box(line(o.pending ? 'toolMergedPendingLong' : 'toolMergedLong'), fact(o.fact), open(o.id, o.pending ? 'toolReview' : 'toolShowInMemory'));
+    case 'updated':
+      return box(line('toolUpdatedLong'), fact(o.fact), open(o.id, 'toolShowInMemory'));
+    case 'forgotten':
+      return box(line('toolForgottenLong'));
+    case 'needsReview':
+      return box(line('toolNeedsReviewLong'), open(o.id, 'toolShowInMemory'));
+    case 'facts':
+      return box(line('toolFactsLong', { n: o.facts.length }), h('ul', { class: 'tool-found' }, o.facts.map((f) => h('li', null, f.content))));
+    case 'passages': {
+      const files = [...new Set(o.passages.map((p) => p.file))];
+      return box(line('toolPassagesLong', { n: o.passages.length, files: files.join(', ') }),
+        h('ol', { class: 'tool-found' }, o.passages.map((p) => h('li', { 'data-testid': 'tool-passage' },
+          h('div', { class: 'passage-source' }, [p.file, p.page !== null ? t('passagePage', { n: p.page }) : null, p.lines ? t('passageLines', { from: p.lines[0], to: p.lines[1] }) : null].filter(Boolean).join(' · ')),
+          h('div', { class: 'passage-text' }, clip(p.text, 600))))));
+    }
+    case 'nothingFound':
+      return box(line('toolNothingFoundLong', { query: o.query }));
+    case 'text':
+      return box(h('pre', { class: 'tool-text' }, o.text));
+  }
 }
 
 function prettyJson(s: string): string {
@@ -192,50 +414,63 @@ function replyError(app: App, m: Message): string {
   return code ? errorText({ code, message: m.error ?? '' }) : m.error ?? '';
 }
 
-function replyNode(app: App, m: Message, ctx: MessageContext): HTMLElement {
-  const note = m.status === 'interrupted' ? t('interruptedNote') : null;
-  const empty = !m.content.trim();
-  return h('article', { class: ['msg', 'msg-assistant', `status-${m.status}`], dataset: { messageId: String(m.id), role: 'assistant' }, 'data-testid': 'message-assistant' },
+/** The figures of a reply's rounds: the last round's prompt, cache and speed (its prompt holds
+ *  every earlier round), the tokens written in all of them, and the wait for the first. */
+function replyFigures(replies: readonly Message[]): Parameters<typeof figures>[0] {
+  const last = replies[replies.length - 1];
+  const written = replies.reduce<number | null>((n, r) => (r.completion_tokens == null ? n : (n ?? 0) + r.completion_tokens), null);
+  return {
+    model: last.model, prompt_tokens: last.prompt_tokens, completion_tokens: written, cached_tokens: last.cached_tokens,
+    ttft_ms: replies.find((r) => r.ttft_ms != null)?.ttft_ms ?? null, tokens_per_second: last.tokens_per_second,
+  };
+}
+
+function replyNode(app: App, parts: readonly Message[], ctx: MessageContext): HTMLElement {
+  const head = parts[0];
+  const replies = parts.filter((p) => p.role === 'assistant');
+  // How the reply ended is its last round's (a tool result on its own, from a page not loaded, is complete).
+  const last = replies[replies.length - 1] ?? head;
+  const note = last.status === 'interrupted' ? t('interruptedNote') : null;
+  const texts = replies.map((r) => r.content).filter((c) => c.trim());
+  const reasoning = replies.map((r) => r.reasoning ?? '').filter((r) => r.trim()).join('\n\n');
+  return h('article', {
+    class: ['msg', 'msg-assistant', `status-${last.status}`],
+    dataset: { messageId: String(head.id), messageIds: parts.map((p) => p.id).join(' '), role: 'assistant' },
+    'data-testid': 'message-assistant',
+  },
     h('div', { class: 'msg-head' },
       h('span', { class: 'avatar', 'aria-hidden': 'true' }, icon('logo')),
       h('span', { class: 'who' }, t('assistant')),
-      statusBadge(m.status),
-      h('time', { class: 'when', datetime: new Date(m.created_at).toISOString() }, dateTime(m.created_at)),
+      statusBadge(last.status),
+      h('time', { class: 'when', datetime: new Date(head.created_at).toISOString() }, dateTime(head.created_at)),
     ),
-    reasoningNode(m.reasoning ?? '', false),
-    toolCallsNode(m.tool_calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }))),
-    empty ? null : markdownNode(m.content),
-    m.error ? h('div', { class: 'msg-error', role: 'note' }, icon('warn'), h('span', null, replyError(app, m))) : null,
+    reasoningNode(reasoning, false),
+    toolChipsNode(replyCalls(parts), false, app),
+    texts.map(markdownNode),
+    last.error ? h('div', { class: 'msg-error', role: 'note' }, icon('warn'), h('span', null, replyError(app, last))) : null,
     note ? h('div', { class: 'msg-note' }, note) : null,
     h('div', { class: 'msg-foot' },
-      figures(m),
+      replies.length ? figures(replyFigures(replies)) : null,
       h('div', { class: 'msg-actions' },
-        versionsNode(app, m, ctx.busy),
-        empty ? null : copyButton(() => m.content),
+        versionsNode(app, head, ctx.busy),
+        texts.length ? copyButton(() => texts.join('\n\n')) : null,
         ctx.regenerable ? h('button', { class: 'act', type: 'button', disabled: ctx.busy, title: t('regenerate'), 'data-testid': 'regenerate', onClick: () => void app.regenerate() }, icon('refresh'), h('span', { class: 'act-label' }, t('regenerate'))) : null,
       ),
     ),
   );
 }
 
-function toolNode(m: Message): HTMLElement {
-  const name = m.tool_name ?? t('tool');
-  return h('article', { class: 'msg msg-tool', dataset: { messageId: String(m.id), role: 'tool' } },
-    h('details', { class: 'tool-call' },
-      h('summary', null, toolIcon(m.tool_name), t('toolResult', { name })),
-      h('pre', { class: 'tool-result' }, m.content),
-    ),
-  );
-}
-
 /** The reply being written. Redrawn (cheaply) on every streamed event. */
-export function liveNode(live: LiveTurn): HTMLElement {
+export function liveNode(live: LiveTurn, app: App | null = null): HTMLElement {
   const el = h('article', { class: 'msg msg-assistant live', 'data-testid': 'message-live', 'aria-live': 'polite', 'aria-busy': 'true' });
-  updateLiveNode(el, live);
+  updateLiveNode(el, live, app);
   return el;
 }
 
-export function updateLiveNode(el: HTMLElement, live: LiveTurn): void {
+/** `app`: for the way from a call's chip to the memory panel (without it the chip has none). */
+export function updateLiveNode(el: HTMLElement, live: LiveTurn, app: App | null = null): void {
+  // A chip the user opened stays open while the reply goes on.
+  const opened = new Set([...el.querySelectorAll<HTMLElement>('.tool-chip[open]')].map((d) => d.dataset.callId));
   const waiting = !live.text && !live.reasoning && live.tools.length === 0 && !live.error;
   const usage = live.usage;
   replaceChildren(el,
@@ -245,12 +480,13 @@ export function updateLiveNode(el: HTMLElement, live: LiveTurn): void {
       live.error ? h('span', { class: 'badge badge-error' }, t('statusError')) : h('span', { class: 'badge badge-streaming' }, live.stopping ? t('stop') + '…' : t('statusStreaming')),
     ),
     reasoningNode(live.reasoning, !live.text),
-    toolCallsNode(live.tools),
+    toolChipsNode(live.tools, !live.error, app),
     waiting ? h('div', { class: 'typing' }, h('span'), h('span'), h('span')) : null,
     live.text ? liveMarkdownNode(el, live.text) : null,
     live.error ? h('div', { class: 'msg-error', role: 'alert' }, icon('warn'), h('span', null, errorText(live.error))) : null,
     usage ? h('div', { class: 'msg-foot' }, figures({ model: null, prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, cached_tokens: usage.cached_tokens, ttft_ms: null, tokens_per_second: null })) : null,
   );
+  for (const d of el.querySelectorAll<HTMLDetailsElement>('.tool-chip')) if (opened.has(d.dataset.callId)) d.open = true;
   const md = el.querySelector('.md');
   if (md && !live.error) {
     const last = md.lastElementChild;

@@ -1,0 +1,150 @@
+// What a tool call did, in the user's terms. The server stores a tool's result as the text the
+// model reads (prompts/tools/*_result.md, version 1): sentences addressed to the model ("do not
+// repeat it in your answer") and passages with their sources. These functions read that text back
+// into what happened (a fact proposed, passages found, nothing found, a failure), so the chat can
+// say it to the user; a result they do not recognise is shown as it is.
+
+/** The tools Maru offers, and how the chat names them. */
+export type ToolName = 'remember' | 'update_memory' | 'forget' | 'search_memory' | 'search_attachment' | 'read_tool_output';
+
+export const MEMORY_TOOLS: ReadonlySet<string> = new Set(['remember', 'update_memory', 'forget', 'search_memory']);
+
+export interface Passage {
+  file: string;
+  page: number | null;
+  lines: [number, number] | null;
+  text: string;
+}
+
+export type ToolOutcome =
+  /** No result yet: the tool is running (live), or the turn ended before it answered (stored). */
+  | { kind: 'running' }
+  | { kind: 'unanswered' }
+  | { kind: 'error'; message: string }
+  /** A fact the model proposed, waiting for the user's review. */
+  | { kind: 'proposed'; id: number; fact: string }
+  | { kind: 'saved'; id: number; fact: string }
+  /** The fact was already there; it now reads `fact` (`pending`: the change waits for review). */
+  | { kind: 'merged'; id: number; fact: string; pending: boolean }
+  | { kind: 'updated'; id: number; fact: string }
+  | { kind: 'forgotten'; id: number }
+  /** The model asked to change or forget a saved fact; in review mode the user does it. */
+  | { kind: 'needsReview'; id: number }
+  | { kind: 'facts'; facts: { id: number; content: string }[] }
+  | { kind: 'passages'; passages: Passage[] }
+  | { kind: 'nothingFound'; query: string }
+  /** A result in no form known here: its text. */
+  | { kind: 'text'; text: string };
+
+/** The stored content of a failed call starts so (`format!("error: {msg}")` in the turn). */
+const ERROR_PREFIX = 'error: ';
+
+/** A call as the chat shows it: from a stored reply and its tool messages, or from a live turn. */
+export interface ToolCallView {
+  id: string;
+  name: string;
+  arguments: string;
+  /** The tool's result as stored or streamed; undefined while there is none. */
+  result?: string;
+  /** Known for a live turn (`tool_result.is_error`); read from the text for a stored one. */
+  isError?: boolean;
+}
+
+/** The call's arguments as an object (an empty one when the model wrote invalid JSON). */
+export function toolArgs(call: Pick<ToolCallView, 'arguments'>): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(call.arguments);
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** What the call did; `live`: the turn is still running (no result yet means it is running). */
+export function toolOutcome(call: ToolCallView, live = false): ToolOutcome {
+  const result = call.result;
+  if (result === undefined) return live ? { kind: 'running' } : { kind: 'unanswered' };
+  // A long result is kept aside and the model gets its first lines under a line saying so
+  // (prompts/tool_output_kept.md); a page read on (`read_tool_output`) has a line naming it.
+  let text = result.trim();
+  const kept = /^\[This output is long \([^\n]*\]\n?/.exec(text) ?? (call.name === 'read_tool_output' ? /^\[out-\d+ [^\n]*\]\n?/.exec(text) : null);
+  if (kept) text = text.slice(kept[0].length);
+  if (call.isError || (call.isError === undefined && text.startsWith(ERROR_PREFIX))) {
+    return { kind: 'error', message: text.startsWith(ERROR_PREFIX) ? text.slice(ERROR_PREFIX.length) : text };
+  }
+  const read = call.name === 'search_attachment' ? readPassages(text) : MEMORY_TOOLS.has(call.name) ? readMemoryResult(text) : null;
+  return read ?? { kind: 'text', text };
+}
+
+/** prompts/tools/memory_result.md, read back. */
+function readMemoryResult(text: string): ToolOutcome | null {
+  let m: RegExpExecArray | null;
+  if ((m = /^Proposed fact #(\d+): "([\s\S]*)"\. The user reviews it before it is kept/.exec(text))) return { kind: 'proposed', id: Number(m[1]), fact: m[2] };
+  if ((m = /^Saved fact #(\d+): "([\s\S]*)"\.$/.exec(text))) return { kind: 'saved', id: Number(m[1]), fact: m[2] };
+  if ((m = /^Fact #(\d+) already said this; it now reads: "([\s\S]*)"\.( The user reviews the change before it is kept\.)?$/.exec(text))) {
+    return { kind: 'merged', id: Number(m[1]), fact: m[2], pending: !!m[3] };
+  }
+  if ((m = /^Fact #(\d+) now reads: "([\s\S]*)"\.$/.exec(text))) return { kind: 'updated', id: Number(m[1]), fact: m[2] };
+  if ((m = /^Fact #(\d+) is forgotten\.$/.exec(text))) return { kind: 'forgotten', id: Number(m[1]) };
+  if ((m = /^The user reviews changes to saved facts:[\s\S]*fact #(\d+)/.exec(text))) return { kind: 'needsReview', id: Number(m[1]) };
+  if ((m = /^No saved fact matches "([\s\S]*)"\.$/.exec(text))) return { kind: 'nothingFound', query: m[1] };
+  if (text.startsWith('#')) {
+    // search_memory: `#id: content` a line each (a fact's own line breaks continue it).
+    const facts: { id: number; content: string }[] = [];
+    for (const line of text.split('\n')) {
+      const f = /^#(\d+): (.*)$/.exec(line);
+      if (f) facts.push({ id: Number(f[1]), content: f[2] });
+      else if (facts.length) facts[facts.length - 1].content += '\n' + line;
+    }
+    if (facts.length) return { kind: 'facts', facts: facts.map((f) => ({ ...f, content: f.content.trim() })) };
+  }
+  return null;
+}
+
+/** prompts/tools/search_attachment_result.md, read back: `[name, page p, lines a-b]` and the passage. */
+function readPassages(text: string): ToolOutcome | null {
+  const none = /^No passage matches "([\s\S]*?)"/.exec(text);
+  if (none) return { kind: 'nothingFound', query: none[1] };
+  const passages: Passage[] = [];
+  for (const line of text.split('\n')) {
+    const head = /^\[(.+?)(?:, page (\d+))?, lines (\d+)-(\d+)\]$/.exec(line);
+    if (head) passages.push({ file: head[1], page: head[2] ? Number(head[2]) : null, lines: [Number(head[3]), Number(head[4])], text: '' });
+    else if (passages.length) passages[passages.length - 1].text += line + '\n';
+  }
+  if (passages.length === 0) return null;
+  return { kind: 'passages', passages: passages.map((p) => ({ ...p, text: p.text.trim() })) };
+}
+
+/** The words of the call's arguments worth showing on its chip: the fact, the query, the fact's number. */
+export function shortArgs(call: ToolCallView): string {
+  const args = toolArgs(call);
+  const str = (k: string) => (typeof args[k] === 'string' ? (args[k] as string).trim() : '');
+  let s: string;
+  switch (call.name) {
+    case 'remember':
+      s = str('fact');
+      break;
+    case 'update_memory':
+      s = [args.id !== undefined ? `#${String(args.id)}` : '', str('fact')].filter(Boolean).join(' ');
+      break;
+    case 'forget':
+      s = args.id !== undefined ? `#${String(args.id)}` : '';
+      break;
+    case 'read_tool_output':
+      s = [str('ref'), args.offset !== undefined ? `@${String(args.offset)}` : ''].filter(Boolean).join(' ');
+      break;
+    case 'search_memory':
+    case 'search_attachment':
+      s = str('query') ? `“${str('query')}”` : '';
+      if (str('file')) s += ` · ${str('file')}`;
+      break;
+    default:
+      s = Object.values(args).filter((v) => typeof v === 'string' || typeof v === 'number').join(' · ') || call.arguments.trim();
+  }
+  return clip(s.replace(/\s+/g, ' '), 60);
+}
+
+export function clip(s: string, max: number): string {
+  const chars = Array.from(s);
+  return chars.length > max ? chars.slice(0, max - 1).join('').trimEnd() + '…' : s;
+}

@@ -1,0 +1,108 @@
+// Deleting a chat or a project can be undone for a few seconds: it goes from view at once, a
+// notice offers Undo, and the server is asked to delete only when that has gone (or the page closes).
+
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Project, Session } from '../src/backend/types';
+import { setLanguage } from '../src/lib/i18n';
+import { UNDO_MS } from '../src/state/undo';
+import { appInProject } from './fakeBackend';
+
+const DEFAULT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, session_count: 2, created_at: 0, updated_at: 0 };
+const WORK: Project = { id: 2, name: 'Work', instructions: '', is_default: false, session_count: 0, created_at: 0, updated_at: 0 };
+const TRIP: Session = { id: 9, project_id: 1, title: 'Trip to Busan', preset: null, model: null, created_at: 0, updated_at: 0 };
+const DINNER: Session = { id: 3, project_id: 1, title: 'Dinner', preset: null, model: null, created_at: 0, updated_at: 0 };
+
+/** An app whose server holds two chats in Default and a Work project, and deletes on request. */
+function setup() {
+  let sessions = [TRIP, DINNER];
+  let projects = [DEFAULT, WORK];
+  const fake = appInProject({
+    deleteSession: async (id: number) => {
+      sessions = sessions.filter((s) => s.id !== id);
+    },
+    deleteProject: async (id: number) => {
+      projects = projects.filter((p) => p.id !== id);
+      return { id, moved_sessions: 0, default_project_id: 1 };
+    },
+    listSessions: async () => ({ sessions, next_cursor: null }),
+    listProjects: async () => projects.map((p) => (p.id === 1 ? { ...p, session_count: sessions.length } : p)),
+    getSession: async (id: number) => sessions.find((s) => s.id === id)!,
+    listMessages: async () => ({ messages: [], next_before: null }),
+    listAttachments: async () => [],
+  }, DEFAULT, { sessions: [TRIP, DINNER] });
+  fake.app.projects.push({ project: WORK, sessions: [], nextCursor: null, loaded: true, loading: false, expanded: false });
+  const listed = () => fake.app.projects.flatMap((e) => e.sessions.map((s) => s.title));
+  const deletes = (method: string) => fake.calls.filter((c) => c.method === method).map((c) => c.args);
+  const undo = () => document.querySelector<HTMLElement>('[data-testid=toast-action]');
+  return { ...fake, listed, deletes, undo };
+}
+
+describe('deleting a chat', () => {
+  beforeEach(() => {
+    setLanguage('en');
+    document.body.replaceChildren();
+    vi.useFakeTimers();
+  });
+  afterEach(() => vi.useRealTimers());
+
+  it('hides it at once and deletes it only once Undo is no longer offered', async () => {
+    const { app, listed, deletes, undo } = setup();
+    await app.deleteSession(9);
+    expect(listed(), 'gone from the sidebar at once').toEqual(['Dinner']);
+    expect(app.projects[0].project.session_count).toBe(1);
+    expect(deletes('deleteSession'), 'not deleted yet: Undo is offered').toEqual([]);
+    expect(undo()?.closest('[data-testid=toast]')?.textContent).toContain('Deleted “Trip to Busan”');
+    await vi.advanceTimersByTimeAsync(UNDO_MS + 50);
+    expect(deletes('deleteSession')).toEqual([[9, false]]);
+    expect(listed()).toEqual(['Dinner']);
+    expect(undo(), 'the notice goes with its chance to undo').toBeNull();
+  });
+
+  it('Undo brings it back, reopened when it was open, and nothing is deleted', async () => {
+    const { app, listed, deletes, undo } = setup();
+    app.session = TRIP;
+    await app.deleteSession(9);
+    expect(app.session, 'the open chat leaves the view').toBeNull();
+    undo()!.click();
+    await vi.advanceTimersByTimeAsync(UNDO_MS + 50);
+    expect(deletes('deleteSession'), 'a misclick loses nothing').toEqual([]);
+    expect(listed().sort()).toEqual(['Dinner', 'Trip to Busan']);
+    expect(app.session?.id, 'and it is open again').toBe(9);
+  });
+
+  it('is sent as the page closes, to outlive it; not when the page is only put in the back-forward cache', async () => {
+    const { app, deletes } = setup();
+    await app.deleteSession(9);
+    window.dispatchEvent(Object.assign(new Event('pagehide'), { persisted: true }));
+    expect(deletes('deleteSession'), 'a cached page may come back with its Undo').toEqual([]);
+    window.dispatchEvent(Object.assign(new Event('pagehide'), { persisted: false }));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(deletes('deleteSession'), 'closing: sent at once, with keepalive').toEqual([[9, true]]);
+    await vi.advanceTimersByTimeAsync(UNDO_MS + 50);
+    expect(deletes('deleteSession').length, 'and only once').toBe(1);
+  });
+});
+
+describe('deleting a project', () => {
+  beforeEach(() => {
+    setLanguage('en');
+    document.body.replaceChildren();
+    vi.useFakeTimers();
+  });
+  afterEach(() => vi.useRealTimers());
+
+  it('hides it at once, offers Undo, and deletes it after', async () => {
+    const { app, deletes, undo } = setup();
+    await app.deleteProject(2);
+    expect(app.projects.map((e) => e.project.name)).toEqual(['Default']);
+    expect(deletes('deleteProject')).toEqual([]);
+    undo()!.click();
+    await vi.advanceTimersByTimeAsync(UNDO_MS + 50);
+    expect(deletes('deleteProject'), 'undone: not deleted').toEqual([]);
+    expect(app.projects.map((e) => e.project.name), 'and listed again').toEqual(['Default', 'Work']);
+    await app.deleteProject(2);
+    await vi.advanceTimersByTimeAsync(UNDO_MS + 50);
+    expect(deletes('deleteProject')).toEqual([[2, false]]);
+    expect(app.projects.map((e) => e.project.name)).toEqual(['Default']);
+  });
+});
