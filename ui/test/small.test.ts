@@ -49,7 +49,8 @@ describe("Default's menu", () => {
     const items = projectMenu(new App(fakeBackend({}).backend), { project: DEFAULT, sessions: [], nextCursor: null, loaded: true, loading: false, expanded: true });
     const edit = items.find((i) => i.label === t('editInstructions'))!;
     expect(edit.disabled).toBe(true);
-    expect(edit.title).toMatch(/Settings → Custom instructions/);
+    // The tab is called Instructions: the tooltip must name it as the dialog does.
+    expect(edit.title).toMatch(/Settings → Instructions\)/);
     expect(edit.title).not.toMatch(/renamed/);
   });
 });

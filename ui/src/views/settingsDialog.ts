@@ -40,7 +40,7 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
   const removeKey = h('input', { type: 'checkbox', name: 'remove_key' });
   const modelSelect = h('select', { class: 'input', name: 'model', 'data-testid': 'model-select' });
   const modelText = h('input', { class: 'input', type: 'text', value: s.model, placeholder: t('modelName'), spellcheck: 'false' });
-  const modelStatus = h('div', { class: 'field-hint' });
+  const modelStatus = h('div', { class: 'field-hint', 'data-testid': 'models-status', 'aria-live': 'polite' });
   // Bounds come from the server's one declaration (store::settings::BOUNDS), generated.
   const b = SETTING_BOUNDS;
   const contextLength = numberInput(s.context_length, { ...b.context_length, step: 256 });
@@ -90,15 +90,25 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
     if (modelSelect.value !== CUSTOM_MODEL) modelText.value = modelSelect.value;
     else modelText.focus();
   });
+  // Only the latest check answers: an earlier one (about an address since changed) may come back after it.
+  let asked = 0;
   const loadModels = async () => {
+    const mine = ++asked;
     modelStatus.textContent = t('modelsLoading');
     modelStatus.className = 'field-hint';
+    let found: ModelInfo[] = [];
+    let failure: unknown = null;
     try {
-      models = await app.backend.listModels();
-      modelStatus.textContent = t('modelsFound', { n: models.length, url: endpointNow() });
+      found = await app.backend.listModels();
     } catch (e) {
-      models = [];
-      modelStatus.textContent = t('modelsFailed', { error: errorMessage(e) });
+      failure = e;
+    }
+    if (mine !== asked) return;
+    models = found;
+    if (failure === null) {
+      modelStatus.textContent = t('modelsFound', { n: models.length, url: endpointNow() });
+    } else {
+      modelStatus.textContent = t('modelsFailed', { error: errorMessage(failure) });
       modelStatus.className = 'field-hint field-error';
     }
     fillModels(currentModel());
@@ -106,11 +116,18 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
   const currentModel = () => (modelSelect.value === CUSTOM_MODEL || modelSelect.options.length === 0 ? modelText.value.trim() : modelSelect.value);
   const endpointNow = () => app.settings?.endpoint_url ?? '';
   // Checking the server saves its address and key first: the model list comes from there.
+  let checkedUrl = s.endpoint_url;
   const check = async () => {
+    checkedUrl = endpoint.value.trim();
     const patch: SettingsPatch = {};
     if (endpoint.value.trim() !== app.settings?.endpoint_url) patch.endpoint_url = endpoint.value.trim();
     if (apiKey.value) patch.api_key = apiKey.value;
-    if (Object.keys(patch).length && !(await app.saveSettings(patch))) return;
+    if (Object.keys(patch).length && !(await app.saveSettings(patch))) {
+      asked++;
+      modelStatus.textContent = t('addressNotSaved');
+      modelStatus.className = 'field-hint field-error';
+      return;
+    }
     if (patch.api_key) {
       apiKey.value = '';
       apiKey.placeholder = '••••••••';
@@ -119,6 +136,27 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
   };
   fillModels(s.model);
   void loadModels();
+  // A new address is checked as soon as the user is done with it (Enter, or leaving the field);
+  // while it is being typed, what was said about the old one no longer shows.
+  const addressDone = () => {
+    if (endpoint.value.trim() !== checkedUrl) void check();
+  };
+  endpoint.addEventListener('input', () => {
+    if (endpoint.value.trim() === checkedUrl) {
+      // Typed back to the address already checked: what it answered shows again.
+      if (modelStatus.textContent === t('modelsAddressEdited')) void loadModels();
+      return;
+    }
+    asked++;
+    modelStatus.textContent = t('modelsAddressEdited');
+    modelStatus.className = 'field-hint';
+  });
+  endpoint.addEventListener('change', addressDone);
+  endpoint.addEventListener('keydown', (e: KeyboardEvent) => {
+    if (e.key !== 'Enter') return;
+    e.preventDefault();
+    addressDone();
+  });
 
   // ---- local servers
   const found = h('ul', { class: 'found-servers' });
@@ -144,7 +182,7 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
       found,
       field(t('apiKey'), apiKey, s.api_key_set ? t('apiKeySet') : t('apiKeyNone')),
       s.api_key_set ? h('label', { class: 'check' }, removeKey, t('removeKey')) : null,
-      field(t('model'), h('div', { class: 'row' }, modelSelect, h('button', { class: 'icon-btn', type: 'button', title: t('checkServer'), 'aria-label': t('checkServer'), onClick: () => void check() }, icon('refresh'))), null, modelText, modelStatus),
+      field(t('model'), h('div', { class: 'row' }, modelSelect, h('button', { class: 'btn', type: 'button', title: t('checkServer'), 'data-testid': 'check-server', onClick: () => void check() }, icon('refresh'), t('refreshModels'))), null, modelText, modelStatus),
       h('fieldset', { class: 'grid' },
         h('legend', null, t('sampling')),
         field(t('temperature'), temperature, '0 – 2'),

@@ -60,7 +60,7 @@ export function mountSidebar(app: App, root: HTMLElement): { focusSearch(): void
           title: pending ? t('memoryPending', { n: pending }) : t('memoryTitle'), onClick: () => app.togglePanel('memory'),
         }, icon('brain'), t('memory'), pendingBadge(app)),
         h('button', { class: 'btn btn-ghost', type: 'button', 'data-testid': 'open-settings', onClick: () => openSettingsDialog(app) }, icon('gear'), t('settings')),
-      app.version ? h('span', { class: 'version', title: 'maru' }, `v${app.version}`) : null,
+      app.version ? h('span', { class: 'version', title: `maru ${app.version}`, 'data-testid': 'app-version' }, `v${app.version}`) : null,
     );
   };
   app.on('sidebar', render);
@@ -142,7 +142,7 @@ export function projectMenu(app: App, e: ProjectEntry): MenuItem[] {
   return [
     { label: t('newChat'), icon: 'plus', onSelect: () => app.newChat(p.id) },
     { label: t('rename'), icon: 'edit', disabled: p.is_default, title: p.is_default ? t('defaultCannotRename') : undefined, onSelect: () => openProjectDialog(app, p, 'name') },
-    { label: t('editInstructions'), icon: 'layers', disabled: p.is_default, title: p.is_default ? t('defaultUsesCustomInstructions') : undefined, onSelect: () => openProjectDialog(app, p, 'instructions') },
+    { label: t('editInstructions'), icon: 'layers', disabled: p.is_default, title: p.is_default ? t('defaultUsesCustomInstructions', { settings: t('settings'), tab: t('settingsInstructions') }) : undefined, onSelect: () => openProjectDialog(app, p, 'instructions') },
     { label: t('projectFilesMenu'), icon: 'paperclip', onSelect: () => openProjectFilesDialog(app, p) },
     { label: t('exportZip'), icon: 'download', onSelect: () => void exportProject(app, p) },
     {
