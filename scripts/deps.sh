@@ -4,8 +4,9 @@
 set -euo pipefail
 need=(pkg-config build-essential libssl-dev)
 case "${1:-run}" in
-  # chromium drives the browser tests; python3-venv hosts the test model server's build tools.
-  test) need+=(chromium python3-venv curl sqlite3) ;;
+  # chromium drives the browser tests (a Korean font, so Korean text is measured as a user sees
+  # it); python3-venv hosts the test model server's build tools; procps's pgrep finds tool servers.
+  test) need+=(chromium fonts-nanum python3-venv curl sqlite3 procps) ;;
   # the Tauri window: WebKitGTK and friends; for its tests Xvfb, ImageMagick, WebKitWebDriver and a D-Bus session.
   desktop) need+=(libwebkit2gtk-4.1-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev librsvg2-dev
                   libayatana-appindicator3-dev libssl-dev xvfb xauth imagemagick curl

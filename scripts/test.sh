@@ -22,6 +22,11 @@ eval "$(tests/real-server/setup.sh)"
 export LLAMA_SERVER SMOLLM_GGUF
 cargo test -p maru-tests --no-default-features --test real_server -- --include-ignored
 
+echo "== tool servers: real MCP servers from the npm registry (stdio and Streamable HTTP)" >&2
+npm ci --prefix tests/mcp --no-audit --no-fund
+cargo test -p maru-tests --no-default-features --test tool_servers -- --include-ignored
+cargo test -p maru --no-default-features --test tool_server_orphans -- --include-ignored
+
 echo "== browser end-to-end: maru serve + the web UI in Chromium" >&2
 cargo build -p maru --no-default-features
 MARU_BIN="$CARGO_TARGET_DIR/debug/maru" tests/e2e/run.sh

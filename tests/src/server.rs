@@ -211,6 +211,12 @@ impl Turn {
 }
 
 impl TestServer {
+    /// Follows the turn running in a chat, from its first event (as a second tab does).
+    pub async fn follow(&self, session_id: i64) -> Turn {
+        let res = self.http.get(self.url(&format!("/api/sessions/{session_id}/events"))).bearer_auth(&self.token).send().await.unwrap();
+        Turn::from_response(res)
+    }
+
     /// Starts a turn (POST that answers with an event stream).
     pub async fn turn(&self, path: &str, body: Option<Value>) -> Turn {
         let mut req = self.http.post(self.url(path)).bearer_auth(&self.token);

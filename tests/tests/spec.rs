@@ -267,6 +267,39 @@ async fn every_answer_matches_the_document() {
     c.ok(M::PATCH, &format!("/api/presets/{preset}"), Some(json!({ "description": "Arr!" }))).await;
     c.get("/api/presets").await;
 
+    // Tool servers: one that cannot start (its command does not exist), a small real one whose
+    // calls are approved and denied, and calls that no longer wait. The third-party servers are
+    // in tests/tool_servers.rs.
+    let server = json!({ "name": "missing", "transport": "stdio", "command": "no-such-command-maru-test", "env": { "TOKEN": "x" } });
+    let missing = c.ok(M::POST, "/api/tool-servers", Some(server)).await["id"].clone();
+    let (status, failed) = c.call(M::GET, &format!("/api/tool-servers/{missing}/tools"), None).await;
+    assert_eq!((status.as_u16(), failed["code"].as_str()), (409, Some("tool_server_failed")), "{failed}");
+    c.ok(M::PATCH, &format!("/api/tool-servers/{missing}"), Some(json!({ "enabled": false, "off_in": [1] }))).await;
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("mcp/mini_server.py");
+    let mini = json!({ "name": "mini", "transport": "stdio", "command": "python3", "args": [script] });
+    let mini = c.ok(M::POST, "/api/tool-servers", Some(mini)).await["id"].clone();
+    c.get(&format!("/api/tool-servers/{mini}/tools")).await;
+    c.get("/api/tool-servers").await;
+    for answer in ["approve", "deny"] {
+        fake.push(Reply::tool_call("mini__echo", r#"{"message": "hi"}"#));
+        fake.push(Reply::text(["ok"]));
+        let mut turn = s.turn(&format!("/api/sessions/{sess}/messages"), Some(json!({ "content": "echo" }))).await;
+        let asked = loop {
+            let e = turn.next().await.expect("the call waits for approval");
+            if e.name == "approval_needed" {
+                break e;
+            }
+        };
+        let path = format!("/api/tool-calls/{}/{answer}", asked.data["approval"].as_str().unwrap());
+        c.ok(M::POST, &path, (answer == "approve").then(|| json!({}))).await;
+        let (status, again) = c.call(M::POST, &path, (answer == "approve").then(|| json!({ "always": true }))).await;
+        assert_eq!((status.as_u16(), again["code"].as_str()), (409, Some("not_pending")), "{again}");
+        let rest = turn.collect().await;
+        assert!(rest.iter().any(|e| e.name == "tool_result"), "{rest:?}");
+    }
+    c.ok(M::DELETE, &format!("/api/tool-servers/{missing}"), None).await;
+    c.ok(M::DELETE, &format!("/api/tool-servers/{mini}"), None).await;
+
     // Turns: reasoning and usage; a tool call and its result; a failure; an edit and resend.
     let messages = format!("/api/sessions/{sess}/messages");
     fake.push(Reply::reasoning(["Think", "ing"], ["Hel", "lo"]).with_usage(120, 3, 96));

@@ -602,10 +602,111 @@ export interface paths {
         patch: operations["update_settings"];
         trace?: never;
     };
+    "/api/tool-calls/{approval}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Allow a tool call waiting for approval (once, or always for its tool) */
+        post: operations["approve_tool_call"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tool-calls/{approval}/deny": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deny a tool call waiting for approval: the model is told, and the turn goes on */
+        post: operations["deny_tool_call"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tool-servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The user's MCP tool servers, with their status and tools (never a secret's value) */
+        get: operations["list_tool_servers"];
+        put?: never;
+        /** Add a tool server (it starts when first needed) */
+        post: operations["create_tool_server"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tool-servers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a tool server; it stops */
+        delete: operations["delete_tool_server"];
+        options?: never;
+        head?: never;
+        /** Edit, turn on or off, always allow tools, or turn off in projects */
+        patch: operations["update_tool_server"];
+        trace?: never;
+    };
+    "/api/tool-servers/{id}/tools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A server's tools, starting it if it is not running */
+        get: operations["tool_server_tools"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Answered: {
+            approval: string;
+            decision: components["schemas"]["Decision"];
+            /**
+             * Format: int64
+             * @description The chat whose turn was waiting.
+             */
+            session_id: number;
+        };
+        /** @description The answer to a call waiting for approval. */
+        Approve: {
+            /** @description Let this tool run without asking from now on. */
+            always?: boolean | null;
+        };
         Attachment: {
             /** Format: int64 */
             created_at: number;
@@ -718,6 +819,8 @@ export interface components {
              */
             why: components["schemas"]["Reason"];
         };
+        /** @enum {string} */
+        Decision: "once" | "always" | "denied" | "timed_out";
         /** @description What a delete answers when there is nothing more to say. */
         Deleted: {
             deleted: boolean;
@@ -968,6 +1071,25 @@ export interface components {
             project_id?: number | null;
             title?: string;
         };
+        NewToolServer: {
+            args?: string[] | null;
+            /** @description stdio: the program to run, found on PATH or as a path. */
+            command?: string | null;
+            enabled?: boolean | null;
+            /** @description stdio: variables to set (secrets welcome: they are never shown again). */
+            env?: {
+                [key: string]: string;
+            } | null;
+            /** @description http: headers to send (an `Authorization` token, say); never shown again. */
+            headers?: {
+                [key: string]: string;
+            } | null;
+            /** @description Letters, digits, `-` and `_`: it names the server's tools for the model (`name__tool`). */
+            name: string;
+            transport: components["schemas"]["Transport"];
+            /** @description http: the server's Streamable HTTP address. */
+            url?: string | null;
+        };
         NewTurn: {
             content: string;
             /**
@@ -1066,6 +1188,16 @@ export interface components {
             text: string;
             tokens_estimate: number;
         };
+        /**
+         * @description Where a server is, for the settings' list.
+         * @enum {string}
+         */
+        ServerStatus: "stopped" | "starting" | "running" | "failed";
+        /** @description A tool a server offers, as the settings list it. */
+        ServerTool: {
+            description: string;
+            name: string;
+        };
         Session: {
             /** Format: int64 */
             created_at: number;
@@ -1132,6 +1264,8 @@ export interface components {
             temperature?: number | null;
             theme?: null | components["schemas"]["Theme"];
             /** Format: int32 */
+            tool_call_timeout_secs?: number | null;
+            /** Format: int32 */
             tool_output_inline_tokens?: number | null;
             /** Format: float */
             top_p?: number | null;
@@ -1163,6 +1297,8 @@ export interface components {
             /** Format: float */
             temperature: number | null;
             theme: components["schemas"]["Theme"];
+            /** Format: int32 */
+            tool_call_timeout_secs: number;
             /** Format: int32 */
             tool_output_inline_tokens: number;
             /** Format: float */
@@ -1261,6 +1397,57 @@ export interface components {
             /** @description Estimated. */
             tokens: number;
         };
+        /**
+         * @description A partial update. `env` and `headers` are merged: a name set to a string sets it, to `null`
+         *     removes it, and names left out keep their (unseen) values.
+         */
+        ToolServerPatch: {
+            /** @description The tools that run without asking, by the server's own names. */
+            always_allowed?: string[] | null;
+            args?: string[] | null;
+            command?: string | null;
+            enabled?: boolean | null;
+            env?: {
+                [key: string]: string | null;
+            } | null;
+            headers?: {
+                [key: string]: string | null;
+            } | null;
+            name?: string | null;
+            /** @description The projects the server is off in. */
+            off_in?: number[] | null;
+            url?: string | null;
+        };
+        /** @description A tool server, its secrets left out. */
+        ToolServerView: {
+            /** @description Tools that run without asking. */
+            always_allowed: string[];
+            args: string[];
+            command: string;
+            /** Format: int64 */
+            created_at: number;
+            enabled: boolean;
+            /** @description The names of the variables set for it; their values are never shown. */
+            env_keys: string[];
+            /** @description Why it failed to start or answer, as it said. */
+            error: string | null;
+            /** @description The names of the headers sent to it; their values are never shown. */
+            header_keys: string[];
+            /** Format: int64 */
+            id: number;
+            name: string;
+            /** @description Projects it is off in. */
+            off_in: number[];
+            status: components["schemas"]["ServerStatus"];
+            /** @description Its tools, once it has started. */
+            tools: components["schemas"]["ServerTool"][];
+            transport: components["schemas"]["Transport"];
+            /** Format: int64 */
+            updated_at: number;
+            url: string;
+        };
+        /** @enum {string} */
+        Transport: "stdio" | "http";
         TurnEvent: {
             text: string;
             /** @enum {string} */
@@ -1286,6 +1473,20 @@ export interface components {
             /** @enum {string} */
             type: "usage";
             usage: components["schemas"]["Usage"];
+        } | {
+            approval: string;
+            arguments: string;
+            /** @description The tool call's id, as in `tool_call`. */
+            id: string;
+            server: string;
+            tool: string;
+            /** @enum {string} */
+            type: "approval_needed";
+        } | {
+            approval: string;
+            decision: components["schemas"]["Decision"];
+            /** @enum {string} */
+            type: "approval_decided";
         } | {
             message: components["schemas"]["Message"];
             /** @enum {string} */
@@ -4097,6 +4298,408 @@ export interface operations {
             };
             /** @description `unauthorized`: missing or wrong access token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    approve_tool_call: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `approval` of the turn's `approval_needed` event */
+                approval: string;
+            };
+            cookie?: never;
+        };
+        /** @description `{}` for this call, `{"always": true}` to let the tool run without asking from now on */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Approve"];
+            };
+        };
+        responses: {
+            /** @description The call runs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Answered"];
+                };
+            };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_pending`: answered already, timed out, or its turn stopped */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deny_tool_call: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `approval` of the turn's `approval_needed` event */
+                approval: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The call does not run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Answered"];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_pending`: answered already, timed out, or its turn stopped */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_tool_servers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolServerView"][];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_tool_server: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewToolServer"];
+            };
+        };
+        responses: {
+            /** @description The new server */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolServerView"];
+                };
+            };
+            /** @description `invalid_json`, `invalid_name`, `invalid_tool_server` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `name_taken` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_tool_server: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A whole number, as the object's `id` field gives it */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            /** @description `invalid_id` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    update_tool_server: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A whole number, as the object's `id` field gives it */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ToolServerPatch"];
+            };
+        };
+        responses: {
+            /** @description The server as changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolServerView"];
+                };
+            };
+            /** @description `invalid_id`, `invalid_json`, `invalid_name`, `invalid_tool_server` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `name_taken` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    tool_server_tools: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A whole number, as the object's `id` field gives it */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Its tools as it lists them */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerTool"][];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `tool_server_off`, `tool_server_failed` (with what it said) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

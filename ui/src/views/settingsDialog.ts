@@ -49,6 +49,7 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
   const maxTokens = numberInput(s.max_tokens, { ...b.max_tokens, step: 1 });
   const firstByteTimeout = numberInput(s.first_byte_timeout_secs, { ...b.first_byte_timeout_secs, step: 1 }, t('timeoutDefault'));
   const idleTimeout = numberInput(s.idle_timeout_secs, { ...b.idle_timeout_secs, step: 1 }, t('timeoutDefault'));
+  const toolCallTimeout = numberInput(s.tool_call_timeout_secs, { ...b.tool_call_timeout_secs, step: 1 }, t('timeoutDefault'));
   const attachmentMax = numberInput(s.attachment_max_mb, { ...b.attachment_max_mb, step: 1 }, t('timeoutDefault'));
   const attachmentTextMax = numberInput(s.attachment_text_max_chars, { ...b.attachment_text_max_chars, step: 10000 }, t('timeoutDefault'));
   const promptBudget = numberInput(s.prompt_budget_chars, { ...b.prompt_budget_chars, step: 1000 }, t('timeoutDefault'));
@@ -194,6 +195,7 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
         h('legend', null, t('timeouts')),
         field(t('firstByteTimeout'), firstByteTimeout, t('firstByteTimeoutHint')),
         field(t('idleTimeout'), idleTimeout, t('idleTimeoutHint')),
+        field(t('toolCallTimeout'), toolCallTimeout, t('toolCallTimeoutHint')),
       ),
       h('fieldset', { class: 'grid' },
         h('legend', null, t('filesSettings')),
@@ -251,6 +253,7 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
         context_length: numberValue(contextLength),
         first_byte_timeout_secs: numberValue(firstByteTimeout),
         idle_timeout_secs: numberValue(idleTimeout),
+        tool_call_timeout_secs: numberValue(toolCallTimeout),
         attachment_max_mb: numberValue(attachmentMax),
         attachment_text_max_chars: numberValue(attachmentTextMax),
         prompt_budget_chars: numberValue(promptBudget),
@@ -305,7 +308,8 @@ function numberValue(input: HTMLInputElement): number | null {
 
 /** What the form holds: the settings less the key, and a number field left empty is `null` (the
  *  default). The language is sent on its own: only when the user changed it (see the save). */
-type Editable = Omit<SettingsView, 'api_key_set' | 'language' | 'first_byte_timeout_secs' | 'idle_timeout_secs' | 'attachment_max_mb' | 'attachment_text_max_chars' | 'prompt_budget_chars' | 'memory_budget_chars' | 'tool_output_inline_tokens'> & {
+type Editable = Omit<SettingsView, 'api_key_set' | 'language' | 'first_byte_timeout_secs' | 'idle_timeout_secs' | 'attachment_max_mb' | 'attachment_text_max_chars' | 'prompt_budget_chars' | 'memory_budget_chars' | 'tool_output_inline_tokens' | 'tool_call_timeout_secs'> & {
+  tool_call_timeout_secs: number | null;
   tool_output_inline_tokens: number | null;
   prompt_budget_chars: number | null;
   memory_budget_chars: number | null;

@@ -124,6 +124,8 @@ fn forget_secrets(snapshot: &Path) -> Result<(Vec<String>, i64)> {
     let conn = rusqlite::Connection::open(snapshot)?;
     conn.pragma_update(None, "secure_delete", "ON")?;
     conn.execute("DELETE FROM settings WHERE key = 'api_key'", [])?;
+    // Tool servers come back turned off, their variables' and headers' values emptied.
+    crate::store::tool_servers::forget_secrets(&conn)?;
     conn.execute_batch("VACUUM")?;
     let shas = conn.prepare("SELECT sha256 FROM blobs ORDER BY sha256")?.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
     let version = conn.query_row("SELECT coalesce(max(version), 0) FROM schema_migrations", [], |r| r.get(0)).unwrap_or(0);
@@ -159,6 +161,8 @@ pub struct Restored {
     pub sessions: i64,
     pub messages: i64,
     pub memories: i64,
+    /// Tool servers, turned off and without their secrets.
+    pub tool_servers: i64,
     pub files: usize,
     pub prompts: usize,
 }
@@ -169,6 +173,13 @@ impl std::fmt::Display for Restored {
         writeln!(f, "restored the backup of {} into {}", when.as_deref().unwrap_or("an unknown date"), self.data_dir.display())?;
         writeln!(f, "  {} projects, {} chats, {} messages, {} memories", self.projects, self.sessions, self.messages, self.memories)?;
         writeln!(f, "  {} stored files, {} prompt overrides", self.files, self.prompts)?;
+        if self.tool_servers > 0 {
+            writeln!(
+                f,
+                "  {} tool servers, turned off: their variables and headers are not in backups; fill them in and turn them on in the settings",
+                self.tool_servers
+            )?;
+        }
         write!(f, "the API key is not in backups: set it again in the settings")
     }
 }
@@ -292,6 +303,8 @@ fn check_restored(data_dir: &Path, manifest: &Manifest) -> Result<Restored> {
         sessions: count("sessions")?,
         messages: count("messages")?,
         memories: count("memories")?,
+        // A backup older than tool servers has none.
+        tool_servers: count("tool_servers").unwrap_or(0),
         files: count_files(&data_dir.join("blobs")),
         prompts: count_files(&data_dir.join("prompts")),
     };

@@ -14,6 +14,7 @@ use utoipa_axum::routes;
 use super::extract::{Id, Json, Multipart, Query};
 use crate::api::attachments::{AttachmentScope, UploadForm};
 use crate::api::chat::{ContextView, DeletedPreset, NewTurn, PresetView, Stopped};
+use crate::api::tool_servers::{Answered, Approve, ToolServerView};
 use crate::api::{self, Deleted, Health, MessageEdit, MessageQuery, SessionQuery};
 use crate::app::demo::DemoModel;
 use crate::app::{App, TurnEvent, TurnStream};
@@ -27,6 +28,9 @@ use crate::store::presets::{NewPreset, PresetPatch};
 use crate::store::projects::{DeletedProject, NewProject, Project, ProjectPatch};
 use crate::store::sessions::{NewSession, Session, SessionPage, SessionPatch};
 use crate::store::settings::{SettingsPatch, SettingsView};
+use crate::store::tool_servers::{NewToolServer, ToolServerPatch};
+use crate::tools::approvals::Decision;
+use crate::tools::servers::ServerTool;
 
 type AppState = State<Arc<App>>;
 type Reply<T> = Result<axum::Json<T>>;
@@ -60,6 +64,11 @@ pub(super) fn documented() -> (Router<Arc<App>>, utoipa::openapi::OpenApi) {
         .routes(routes!(search))
         .routes(routes!(list_presets, create_preset))
         .routes(routes!(update_preset, delete_preset))
+        .routes(routes!(list_tool_servers, create_tool_server))
+        .routes(routes!(update_tool_server, delete_tool_server))
+        .routes(routes!(tool_server_tools))
+        .routes(routes!(approve_tool_call))
+        .routes(routes!(deny_tool_call))
         .routes(routes!(list_models))
         .routes(routes!(probe_servers))
         .routes(routes!(demo_model, start_demo_model))
@@ -457,6 +466,84 @@ async fn update_preset(State(app): AppState, Id(id): Id, Json(p): Json<PresetPat
 ))]
 async fn delete_preset(State(app): AppState, Id(id): Id) -> Reply<DeletedPreset> {
     Ok(axum::Json(api::chat::delete_preset(&app, id).await?))
+}
+
+// ---- tool servers
+
+/// The user's MCP tool servers, with their status and tools (never a secret's value)
+#[utoipa::path(get, path = "/api/tool-servers", tag = "tool servers", responses((status = 200, description = "Oldest first", body = Vec<ToolServerView>)))]
+async fn list_tool_servers(State(app): AppState) -> Reply<Vec<ToolServerView>> {
+    Ok(axum::Json(api::tool_servers::list_tool_servers(&app).await?))
+}
+
+/// Add a tool server (it starts when first needed)
+#[utoipa::path(post, path = "/api/tool-servers", tag = "tool servers", request_body = NewToolServer, responses(
+    (status = 200, description = "The new server", body = ToolServerView),
+    (status = 400, description = "`invalid_json`, `invalid_name`, `invalid_tool_server`", body = ErrorBody),
+    (status = 409, description = "`name_taken`", body = ErrorBody),
+))]
+async fn create_tool_server(State(app): AppState, Json(new): Json<NewToolServer>) -> Reply<ToolServerView> {
+    Ok(axum::Json(api::tool_servers::create_tool_server(&app, new).await?))
+}
+
+/// Edit, turn on or off, always allow tools, or turn off in projects
+#[utoipa::path(patch, path = "/api/tool-servers/{id}", tag = "tool servers", params(Id), request_body = ToolServerPatch, responses(
+    (status = 200, description = "The server as changed", body = ToolServerView),
+    (status = 400, description = "`invalid_id`, `invalid_json`, `invalid_name`, `invalid_tool_server`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+    (status = 409, description = "`name_taken`", body = ErrorBody),
+))]
+async fn update_tool_server(State(app): AppState, Id(id): Id, Json(p): Json<ToolServerPatch>) -> Reply<ToolServerView> {
+    Ok(axum::Json(api::tool_servers::update_tool_server(&app, id, p).await?))
+}
+
+/// Remove a tool server; it stops
+#[utoipa::path(delete, path = "/api/tool-servers/{id}", tag = "tool servers", params(Id), responses(
+    (status = 200, description = "Removed", body = Deleted),
+    (status = 400, description = "`invalid_id`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+))]
+async fn delete_tool_server(State(app): AppState, Id(id): Id) -> Reply<Deleted> {
+    api::tool_servers::delete_tool_server(&app, id).await?;
+    Ok(axum::Json(Deleted { id, deleted: true }))
+}
+
+/// A server's tools, starting it if it is not running
+#[utoipa::path(get, path = "/api/tool-servers/{id}/tools", tag = "tool servers", params(Id), responses(
+    (status = 200, description = "Its tools as it lists them", body = Vec<ServerTool>),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+    (status = 409, description = "`tool_server_off`, `tool_server_failed` (with what it said)", body = ErrorBody),
+))]
+async fn tool_server_tools(State(app): AppState, Id(id): Id) -> Reply<Vec<ServerTool>> {
+    Ok(axum::Json(api::tool_servers::tool_server_tools(&app, id).await?))
+}
+
+/// Allow a tool call waiting for approval (once, or always for its tool)
+#[utoipa::path(post, path = "/api/tool-calls/{approval}/approve", tag = "tool servers",
+    params(("approval" = String, Path, description = "The `approval` of the turn's `approval_needed` event")),
+    request_body(content = Approve, description = "`{}` for this call, `{\"always\": true}` to let the tool run without asking from now on"), responses(
+    (status = 200, description = "The call runs", body = Answered),
+    (status = 400, description = "`invalid_json`", body = ErrorBody),
+    (status = 409, description = "`not_pending`: answered already, timed out, or its turn stopped", body = ErrorBody),
+))]
+async fn approve_tool_call(
+    State(app): AppState,
+    axum::extract::Path(approval): axum::extract::Path<String>,
+    Json(body): Json<Approve>,
+) -> Reply<Answered> {
+    let always = body.always.unwrap_or(false);
+    let decision = if always { Decision::Always } else { Decision::Once };
+    Ok(axum::Json(api::tool_servers::answer_tool_call(&app, approval, decision).await?))
+}
+
+/// Deny a tool call waiting for approval: the model is told, and the turn goes on
+#[utoipa::path(post, path = "/api/tool-calls/{approval}/deny", tag = "tool servers",
+    params(("approval" = String, Path, description = "The `approval` of the turn's `approval_needed` event")), responses(
+    (status = 200, description = "The call does not run", body = Answered),
+    (status = 409, description = "`not_pending`: answered already, timed out, or its turn stopped", body = ErrorBody),
+))]
+async fn deny_tool_call(State(app): AppState, axum::extract::Path(approval): axum::extract::Path<String>) -> Reply<Answered> {
+    Ok(axum::Json(api::tool_servers::answer_tool_call(&app, approval, Decision::Denied).await?))
 }
 
 // ---- the model server

@@ -55,6 +55,7 @@ pub mod terms;
 mod tests;
 pub mod text;
 pub mod tool_outputs;
+pub mod tool_servers;
 pub mod turns;
 
 use std::path::{Path, PathBuf};

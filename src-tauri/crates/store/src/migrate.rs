@@ -33,6 +33,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!(13, "0013_reply_versions"),
     migration!(14, "0014_turns_in_flight_and_indexing_runs"),
     migration!(15, "0015_tool_outputs"),
+    migration!(16, "0016_tool_servers"),
 ];
 
 pub fn latest_version() -> i64 {

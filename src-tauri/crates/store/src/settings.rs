@@ -73,6 +73,7 @@ pub struct SettingBounds {
     pub prompt_budget_chars: Bounds,
     pub memory_budget_chars: Bounds,
     pub tool_output_inline_tokens: Bounds,
+    pub tool_call_timeout_secs: Bounds,
 }
 
 pub const BOUNDS: SettingBounds = SettingBounds {
@@ -87,6 +88,7 @@ pub const BOUNDS: SettingBounds = SettingBounds {
     prompt_budget_chars: Bounds::new(2_000.0, 1_000_000.0),
     memory_budget_chars: Bounds::new(500.0, 1_000_000.0),
     tool_output_inline_tokens: Bounds::new(200.0, 1_000_000.0),
+    tool_call_timeout_secs: Bounds::new(5.0, 3600.0),
 };
 
 #[derive(Clone, Serialize, Deserialize, PartialEq)]
@@ -124,6 +126,8 @@ pub struct Settings {
     /// A tool result of up to this many tokens is sent whole; a larger one is kept aside and the
     /// model gets its first lines and a reference to read on (`read_tool_output`).
     pub tool_output_inline_tokens: u32,
+    /// Seconds a call of one of the user's tool servers may take (after its approval).
+    pub tool_call_timeout_secs: u32,
 }
 
 impl Default for Settings {
@@ -152,6 +156,7 @@ impl Default for Settings {
             // of a local model: a default search (five passages) is still sent whole, a whole
             // document or a big listing is not.
             tool_output_inline_tokens: 2_000,
+            tool_call_timeout_secs: 120,
         }
     }
 }
@@ -189,6 +194,7 @@ pub struct SettingsView {
     pub prompt_budget_chars: u32,
     pub memory_budget_chars: u32,
     pub tool_output_inline_tokens: u32,
+    pub tool_call_timeout_secs: u32,
 }
 
 impl From<&Settings> for SettingsView {
@@ -212,6 +218,7 @@ impl From<&Settings> for SettingsView {
             prompt_budget_chars: s.prompt_budget_chars,
             memory_budget_chars: s.memory_budget_chars,
             tool_output_inline_tokens: s.tool_output_inline_tokens,
+            tool_call_timeout_secs: s.tool_call_timeout_secs,
         }
     }
 }
@@ -259,6 +266,8 @@ pub struct SettingsPatch {
     pub memory_budget_chars: Option<Option<u32>>,
     #[serde(default, deserialize_with = "present")]
     pub tool_output_inline_tokens: Option<Option<u32>>,
+    #[serde(default, deserialize_with = "present")]
+    pub tool_call_timeout_secs: Option<Option<u32>>,
 }
 
 /// Like `Settings`, a patch never shows the API key in logs or panics.
@@ -357,6 +366,7 @@ pub fn update(conn: &Connection, patch: &SettingsPatch) -> Result<Settings> {
     apply!(prompt_budget_chars);
     apply!(memory_budget_chars);
     apply!(tool_output_inline_tokens);
+    apply!(tool_call_timeout_secs);
     s.endpoint_url = s.endpoint_url.trim().trim_end_matches('/').to_string();
     s.model = s.model.trim().to_string();
     if s.api_key.as_deref().is_some_and(|k| k.trim().is_empty()) {
@@ -429,7 +439,10 @@ fn validate(s: &Settings) -> Result<()> {
     if s.context_length.is_some_and(|c| !b.context_length.holds(c)) {
         return outside(Code::InvalidContextLength, "context_length, in tokens,", &b.context_length);
     }
-    if !b.first_byte_timeout_secs.holds(s.first_byte_timeout_secs) || !b.idle_timeout_secs.holds(s.idle_timeout_secs) {
+    if !b.first_byte_timeout_secs.holds(s.first_byte_timeout_secs)
+        || !b.idle_timeout_secs.holds(s.idle_timeout_secs)
+        || !b.tool_call_timeout_secs.holds(s.tool_call_timeout_secs)
+    {
         return outside(Code::InvalidTimeout, "timeouts, in seconds,", &b.idle_timeout_secs);
     }
     if !b.attachment_max_mb.holds(s.attachment_max_mb) {

@@ -46,5 +46,9 @@ export const SETTING_BOUNDS: SettingBounds = {
   "tool_output_inline_tokens": {
     "min": 200.0,
     "max": 1000000.0
+  },
+  "tool_call_timeout_secs": {
+    "min": 5.0,
+    "max": 3600.0
   }
 };

@@ -149,7 +149,7 @@ pub struct ReplyFigures {
 pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
     let templates = app.templates.clone();
     let today = chrono::Local::now().date_naive();
-    let (current, snapshot, history, settings, summaries, offer) = app
+    let (current, snapshot, history, settings, summaries, (mut offer, servers, project_id)) = app
         .store
         .read(move |c| {
             let budgets = Budgets::from_settings(&settings::load(c)?);
@@ -157,12 +157,19 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
             let summaries = crate::store::summaries::list(c, session_id)?;
             let settings = settings::for_session(c, session_id)?;
             let offer = crate::tools::Offer::for_session(c, session_id, &settings)?;
-            Ok((report, snapshots::get(c, session_id)?, messages::history(c, session_id)?, settings, summaries, offer))
+            let tools = (offer, crate::store::tool_servers::list(c)?, crate::store::sessions::get(c, session_id)?.project_id);
+            Ok((report, snapshots::get(c, session_id)?, messages::history(c, session_id)?, settings, summaries, tools))
         })
         .await?;
+    // The running servers' tools as the next request offers them (none is started to say so).
+    let from_servers = app.tool_servers.ready(&servers, project_id);
+    offer.servers = !from_servers.is_empty();
     let tools: Vec<ToolOffered> = app
         .tools
         .specs(&offer)
+        .into_iter()
+        .chain(from_servers.into_iter().map(|o| o.spec))
+        .collect::<Vec<_>>()
         .iter()
         .map(|t| {
             let (chars, tokens) = chat::compact::tool_size(t);

@@ -17,6 +17,7 @@ fn export_types(dir: &Path) {
     use crate::api::attachments::{AttachmentScope, UploadForm};
     use crate::api::chat::{ContextView, DeletedPreset, LastSent, NewTurn, PresetView, ReplyFigures, Stopped, ToolOffered};
     use crate::api::export::{ExportFormat, ExportQuery};
+    use crate::api::tool_servers::{Answered, Approve, ToolServerView};
     use crate::api::Deleted;
     use crate::api::{Health, MemoryStatusQuery, MessageEdit, MessageQuery, SearchQuery, SessionQuery};
     use crate::app::demo::DemoModel;
@@ -39,6 +40,9 @@ fn export_types(dir: &Path) {
     use crate::store::sessions::{NewSession, Session, SessionPage, SessionPatch};
     use crate::store::settings::{SettingBounds, SettingsPatch, SettingsView};
     use crate::store::summaries::Summary;
+    use crate::store::tool_servers::{NewToolServer, ToolServerPatch, Transport};
+    use crate::tools::approvals::Decision;
+    use crate::tools::servers::{ServerStatus, ServerTool};
 
     let cfg = Config::new().with_large_int("number").with_out_dir(dir);
     macro_rules! export {
@@ -103,6 +107,16 @@ fn export_types(dir: &Path) {
         PresetView,
         DeletedPreset,
         TurnEvent,
+        // tool servers
+        ToolServerView,
+        NewToolServer,
+        ToolServerPatch,
+        Transport,
+        ServerStatus,
+        ServerTool,
+        Decision,
+        Approve,
+        Answered,
         // prompt
         SectionId,
         SectionReport,

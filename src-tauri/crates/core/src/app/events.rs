@@ -38,6 +38,21 @@ pub enum TurnEvent {
     Usage {
         usage: Usage,
     },
+    /// A call of one of the user's tool servers waits for the user's approval (answer it with
+    /// `POST /api/tool-calls/{approval}/approve` or `/deny`).
+    ApprovalNeeded {
+        approval: String,
+        /// The tool call's id, as in `tool_call`.
+        id: String,
+        server: String,
+        tool: String,
+        arguments: String,
+    },
+    /// How it was answered (or that no answer came in time).
+    ApprovalDecided {
+        approval: String,
+        decision: crate::tools::approvals::Decision,
+    },
     /// The turn ended; `message` is the final assistant reply as stored (complete or stopped).
     Done {
         message: Box<Message>,
@@ -59,6 +74,8 @@ impl TurnEvent {
             TurnEvent::ToolCall { .. } => "tool_call",
             TurnEvent::ToolResult { .. } => "tool_result",
             TurnEvent::Usage { .. } => "usage",
+            TurnEvent::ApprovalNeeded { .. } => "approval_needed",
+            TurnEvent::ApprovalDecided { .. } => "approval_decided",
             TurnEvent::Done { .. } => "done",
             TurnEvent::Error { .. } => "error",
         }

@@ -34,6 +34,10 @@ pub struct App {
     pub templates: Arc<Templates>,
     pub runs: Runs,
     pub tools: ToolRegistry,
+    /// The user's MCP tool servers, started when first needed.
+    pub tool_servers: Arc<crate::tools::servers::ToolServers>,
+    /// Their calls waiting for the user's approval.
+    pub approvals: crate::tools::approvals::Approvals,
     pub clients: llm::Clients,
     /// Attached files: where they are stored and how their text is read.
     pub files: Files,
@@ -73,6 +77,8 @@ impl App {
             templates,
             runs: Runs::default(),
             tools,
+            tool_servers: Arc::default(),
+            approvals: Default::default(),
             clients: llm::Clients::default(),
             prompts: PromptCache::default(),
             demo: demo::Demo::find(),
@@ -101,6 +107,8 @@ impl App {
             tracing::info!(running, "stopping the replies being written before closing");
         }
         self.runs.stop_all(SHUTDOWN_GRACE).await;
+        // No tool server outlives Maru.
+        self.tool_servers.stop_all().await;
     }
 
     /// Indexes a content's text; failures are stored on the files and logged.

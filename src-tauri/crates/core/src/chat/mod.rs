@@ -9,6 +9,7 @@ pub mod extract;
 pub mod history;
 pub mod machine;
 pub mod plan;
+mod server_tools;
 pub mod title;
 pub mod turn;
 

@@ -295,6 +295,8 @@ async fn run_rounds(
     let client = app.llm_client(settings);
     let mut turn = Turn::default();
     let mut step = turn.start();
+    // The user's tool servers' tools, fixed for the turn (read with its first round).
+    let mut servers: Option<Vec<super::super::tools::servers::Offered>> = None;
     loop {
         let Step::Request { tools_allowed, .. } = step else { unreachable!("each round starts with a request") };
         let Round { model, prompt, history, summaries: mut stored, images, project_id, has_files, reply_id } = match next.take() {
@@ -319,7 +321,16 @@ async fn run_rounds(
         };
         // The same tools every round, so that every tool the prompt names is offered; the last
         // round forbids calling them.
-        let tools = app.tools.specs(&Offer { has_files, memory_on: settings.memory_mode != crate::store::settings::MemoryMode::Off });
+        if servers.is_none() {
+            servers = Some(app.tool_servers.offered(&app.store, project_id).await);
+        }
+        let from_servers = servers.as_deref().unwrap_or_default();
+        let mut tools = app.tools.specs(&Offer {
+            has_files,
+            memory_on: settings.memory_mode != crate::store::settings::MemoryMode::Off,
+            servers: !from_servers.is_empty(),
+        });
+        tools.extend(from_servers.iter().map(|o| o.spec.clone()));
         let mut context = compact::Context {
             app,
             client: &client,
@@ -373,7 +384,10 @@ async fn run_rounds(
         let ctx = ToolContext { session_id, project_id, message_id: Some(reply_id), store: app.store.clone() };
         for call in ending.message.tool_calls.clone() {
             feed.push(TurnEvent::ToolCall { id: call.id.clone(), name: call.name.clone(), arguments: call.arguments.clone() });
-            let result = app.tools.call(ctx.clone(), &call.name, &call.arguments).await;
+            let result = match servers.as_deref().unwrap_or_default().iter().find(|o| o.spec.name == call.name) {
+                Some(offered) => super::server_tools::call(app, offered, &call, session_id, settings, cancel, feed).await,
+                None => app.tools.call(ctx.clone(), &call.name, &call.arguments).await,
+            };
             let (result, is_error) = match result {
                 Ok(text) => (text, false),
                 Err(msg) => (format!("error: {msg}"), true),

@@ -3,7 +3,9 @@
 //! (session, project) comes from the turn, never from the model's arguments. How a result is
 //! sent is decided once, when it comes back (`output`).
 
+pub mod approvals;
 pub mod output;
+pub mod servers;
 
 use std::sync::{Arc, RwLock};
 
@@ -21,6 +23,8 @@ pub struct Offer {
     pub has_files: bool,
     /// Long-term memory is not turned off.
     pub memory_on: bool,
+    /// The user's tool servers offer tools too.
+    pub servers: bool,
 }
 
 impl Offer {
@@ -34,6 +38,7 @@ impl Offer {
         Ok(Offer {
             has_files: crate::store::attachments::any_in_scope(conn, session_id, session.project_id)?,
             memory_on: settings.memory_mode != crate::store::settings::MemoryMode::Off,
+            servers: false,
         })
     }
 }

@@ -1,0 +1,85 @@
+//! A call of one of the user's tool servers, inside a turn: it waits for the user's approval
+//! (unless the tool is always allowed), then runs with the settings' deadline. Whatever happens
+//! (denied, no answer, the server gone, too slow) the model is told so in words and the turn
+//! goes on; the result is data like any tool's, and its size is decided like theirs.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::app::{App, Feed, TurnEvent};
+use crate::llm::{CancellationToken, ToolCall};
+use crate::store::settings::Settings;
+use crate::store::tool_servers;
+use crate::tools::approvals::Decision;
+use crate::tools::say;
+use crate::tools::servers::Offered;
+
+/// How long a call waits for the user before it is skipped.
+const APPROVAL_WAIT: Duration = Duration::from_secs(600);
+
+pub async fn call(
+    app: &Arc<App>,
+    offered: &Offered,
+    call: &ToolCall,
+    session_id: i64,
+    settings: &Settings,
+    cancel: &CancellationToken,
+    feed: &Feed,
+) -> Result<String, String> {
+    let templates = &app.templates;
+    let server_id = offered.server_id;
+    let server = app.store.read(move |c| tool_servers::get(c, server_id)).await.map_err(|e| e.body().message)?;
+    if !server.always_allowed.contains(&offered.tool) {
+        let (approval, answered) = app.approvals.ask(session_id);
+        feed.push(TurnEvent::ApprovalNeeded {
+            approval: approval.clone(),
+            id: call.id.clone(),
+            server: offered.server.clone(),
+            tool: offered.tool.clone(),
+            arguments: call.arguments.clone(),
+        });
+        let decision = tokio::select! {
+            answer = tokio::time::timeout(APPROVAL_WAIT, answered) => answer.ok().and_then(Result::ok).unwrap_or(Decision::TimedOut),
+            () = cancel.cancelled() => Decision::TimedOut,
+        };
+        app.approvals.forget(&approval);
+        feed.push(TurnEvent::ApprovalDecided { approval, decision });
+        match decision {
+            Decision::Once => {}
+            Decision::Always => {
+                let tool = offered.tool.clone();
+                if let Err(e) = app.store.write(move |tx| tool_servers::always_allow(tx, server_id, &tool)).await {
+                    tracing::warn!(server = %offered.server, "cannot remember the always-allowed tool: {e}");
+                }
+            }
+            Decision::Denied => return Err(say(templates, "call_denied", json!({ "tool": offered.tool }))),
+            Decision::TimedOut => return Err(say(templates, "approval_timed_out", json!({ "tool": offered.tool }))),
+        }
+    }
+    let connection = app
+        .tool_servers
+        .connection(&server)
+        .await
+        .map_err(|e| say(templates, "server_unavailable", json!({ "server": offered.server, "detail": e })))?;
+    let arguments: serde_json::Value = if call.arguments.trim().is_empty() {
+        json!({})
+    } else {
+        serde_json::from_str(&call.arguments).map_err(|e| say(templates, "bad_arguments", json!({ "detail": e.to_string() })))?
+    };
+    let secs = settings.tool_call_timeout_secs;
+    let ran = tokio::select! {
+        ran = connection.call(&offered.tool, arguments, Duration::from_secs(secs.into())) => ran,
+        () = cancel.cancelled() => Err(maru_mcp::CallError::Timeout),
+    };
+    match ran {
+        Ok(outcome) if outcome.is_error => Err(outcome.text),
+        Ok(outcome) => Ok(outcome.text),
+        Err(maru_mcp::CallError::Timeout) => Err(say(templates, "call_timed_out", json!({ "tool": offered.tool, "secs": secs }))),
+        Err(e) => {
+            tracing::warn!(server = %offered.server, tool = %offered.tool, "tool call failed: {e}; {}", connection.last_words());
+            Err(say(templates, "server_failed", json!({ "tool": offered.tool, "detail": e.to_string() })))
+        }
+    }
+}

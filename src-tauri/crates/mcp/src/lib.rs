@@ -1,0 +1,237 @@
+//! A client of one of the user's MCP tool servers, over the official SDK (`rmcp`): started as a
+//! child process speaking stdio, or reached over Streamable HTTP. It lists the server's tools
+//! and calls them with a deadline; what a server writes to stderr goes to Maru's log, and its
+//! last lines explain a server that fails to start.
+//!
+//! A stdio server gets a clean environment (PATH, HOME and the language, then its own
+//! variables): Maru's environment may hold keys that are none of its business. It runs as the
+//! leader of its own process group, so closing the connection stops everything it started.
+
+use std::collections::VecDeque;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ContentBlock, Implementation, ProtocolVersion,
+    ResourceContents,
+};
+use rmcp::service::RunningService;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+/// How to reach a server.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Launch {
+    Stdio { command: String, args: Vec<String>, env: Vec<(String, String)> },
+    Http { url: String, headers: Vec<(String, String)> },
+}
+
+/// A tool as the server describes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolInfo {
+    pub name: String,
+    pub description: String,
+    /// The JSON Schema of its arguments.
+    pub input_schema: Value,
+}
+
+/// What a call gave: its content as text, and whether the server says it failed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub text: String,
+    pub is_error: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallError {
+    /// No answer within the deadline; the server was told to stop.
+    Timeout,
+    /// The connection is gone (the server exited or was killed).
+    Closed(String),
+    /// The server refused the request itself.
+    Refused(String),
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CallError::Timeout => write!(f, "no answer in time"),
+            CallError::Closed(why) => write!(f, "the connection to the server is gone ({why})"),
+            CallError::Refused(why) => write!(f, "the server refused the call: {why}"),
+        }
+    }
+}
+
+/// Variables a server's command needs to be found and run at all.
+const KEPT_ENV: [&str; 5] = ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR"];
+/// How many of a server's last stderr lines are kept to say why it failed.
+const STDERR_KEPT: usize = 20;
+
+/// An open connection to one server.
+pub struct Connection {
+    service: RunningService<RoleClient, ClientConfig>,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+    pub tools: Vec<ToolInfo>,
+}
+
+/// Starts (or reaches) the server `name`, does the handshake and lists its tools, all within
+/// `deadline`. The error says why, with the server's last words on stderr when it has any.
+pub async fn connect(name: &str, launch: &Launch, deadline: Duration) -> Result<Connection, String> {
+    let stderr = Arc::new(Mutex::new(VecDeque::new()));
+    let config = ClientConfig::new(ClientCapabilities::default(), Implementation::new("maru", env!("CARGO_PKG_VERSION")))
+        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE);
+    let started = async {
+        let service = match launch {
+            Launch::Stdio { command, args, env } => {
+                let mut cmd = tokio::process::Command::new(command);
+                cmd.args(args).env_clear();
+                for key in KEPT_ENV {
+                    if let Ok(v) = std::env::var(key) {
+                        cmd.env(key, v);
+                    }
+                }
+                cmd.envs(env.iter().cloned());
+                let mut cmd = process_wrap::tokio::CommandWrap::from(cmd);
+                #[cfg(unix)]
+                cmd.wrap(process_wrap::tokio::ProcessGroup::leader());
+                let (transport, err) =
+                    TokioChildProcess::builder(cmd).stderr(Stdio::piped()).spawn().map_err(|e| format!("cannot start {command:?}: {e}"))?;
+                if let Some(err) = err {
+                    tokio::spawn(drain(name.to_string(), err, stderr.clone()));
+                }
+                config.clone().serve(transport).await.map_err(|e| format!("the server did not start: {e}"))?
+            }
+            Launch::Http { url, headers } => {
+                let mut custom = std::collections::HashMap::new();
+                for (k, v) in headers {
+                    let key = http::HeaderName::from_bytes(k.as_bytes()).map_err(|_| format!("{k:?} is not a header name"))?;
+                    let mut value = http::HeaderValue::from_str(v).map_err(|_| format!("the value of the header {k} is not valid"))?;
+                    value.set_sensitive(true);
+                    custom.insert(key, value);
+                }
+                let transport = StreamableHttpClientTransport::from_config(
+                    StreamableHttpClientTransportConfig::with_uri(url.clone()).custom_headers(custom),
+                );
+                config.clone().serve(transport).await.map_err(|e| format!("the server at {url} did not answer: {e}"))?
+            }
+        };
+        let tools = service.peer().list_all_tools().await.map_err(|e| format!("the server did not list its tools: {e}"))?;
+        Ok::<_, String>((service, tools))
+    };
+    let outcome =
+        tokio::time::timeout(deadline, started).await.unwrap_or_else(|_| Err(format!("no answer within {} s", deadline.as_secs())));
+    match outcome {
+        Ok((service, tools)) => {
+            let tools = tools
+                .into_iter()
+                .map(|t| ToolInfo {
+                    name: t.name.to_string(),
+                    description: t.description.as_deref().unwrap_or_default().to_string(),
+                    input_schema: t.schema_as_json_value(),
+                })
+                .collect();
+            Ok(Connection { service, stderr, tools })
+        }
+        Err(why) => {
+            // The child's last words, once its pipe has been read to the end.
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            let said = last_words(&stderr);
+            Err(if said.is_empty() { why } else { format!("{why}; it said: {said}") })
+        }
+    }
+}
+
+/// Logs a server's stderr line by line, keeping the last few lines.
+async fn drain(name: String, err: tokio::process::ChildStderr, kept: Arc<Mutex<VecDeque<String>>>) {
+    let mut reader = BufReader::new(err);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {
+                let text = String::from_utf8_lossy(&line).trim_end().to_string();
+                tracing::info!(target: "tool_server", server = %name, "{text}");
+                let mut kept = kept.lock().unwrap_or_else(|p| p.into_inner());
+                if kept.len() == STDERR_KEPT {
+                    kept.pop_front();
+                }
+                kept.push_back(text);
+            }
+        }
+    }
+}
+
+fn last_words(kept: &Mutex<VecDeque<String>>) -> String {
+    let kept = kept.lock().unwrap_or_else(|p| p.into_inner());
+    kept.iter().filter(|l| !l.trim().is_empty()).cloned().collect::<Vec<_>>().join(" / ")
+}
+
+impl Connection {
+    /// Calls `tool`; a call past `deadline` is cancelled at the server.
+    pub async fn call(&self, tool: &str, arguments: Value, deadline: Duration) -> Result<Outcome, CallError> {
+        let arguments = match arguments {
+            Value::Object(map) => map,
+            _ => serde_json::Map::new(),
+        };
+        let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
+        // Dropping the call on the deadline sends the server `notifications/cancelled`.
+        match tokio::time::timeout(deadline, self.service.peer().call_tool(params)).await {
+            Err(_) => Err(CallError::Timeout),
+            Ok(Ok(result)) => Ok(outcome(&result)),
+            Ok(Err(e)) if self.is_closed() => Err(CallError::Closed(e.to_string())),
+            Ok(Err(rmcp::ServiceError::TransportClosed)) => Err(CallError::Closed("closed".into())),
+            Ok(Err(e)) => Err(CallError::Refused(e.to_string())),
+        }
+    }
+
+    /// The server has gone away (a stdio server that exited, a closed stream).
+    pub fn is_closed(&self) -> bool {
+        self.service.peer().is_transport_closed()
+    }
+
+    /// What the server last wrote to stderr.
+    pub fn last_words(&self) -> String {
+        last_words(&self.stderr)
+    }
+
+    /// Closes the connection: a stdio server gets end of input, then SIGTERM, then SIGKILL, to
+    /// its whole process group.
+    pub async fn close(self) {
+        let mut service = self.service;
+        let _ = service.close_with_timeout(Duration::from_secs(8)).await;
+    }
+}
+
+/// A call's content as the model reads it: text as it is, other content named by kind and size.
+fn outcome(r: &CallToolResult) -> Outcome {
+    let mut parts: Vec<String> = vec![];
+    for block in &r.content {
+        parts.push(match block {
+            ContentBlock::Text(t) => t.text.clone(),
+            ContentBlock::Image(i) => format!("[image {} ({} base64 characters)]", i.mime_type, i.data.len()),
+            ContentBlock::Audio(a) => format!("[audio {} ({} base64 characters)]", a.mime_type, a.data.len()),
+            ContentBlock::Resource(res) => match &res.resource {
+                ResourceContents::TextResourceContents { uri, text, .. } => format!("[resource {uri}]\n{text}"),
+                ResourceContents::BlobResourceContents { uri, mime_type, blob, .. } => format!(
+                    "[binary resource {uri} {} ({} base64 characters)]",
+                    mime_type.as_deref().unwrap_or("application/octet-stream"),
+                    blob.len()
+                ),
+                _ => "[resource]".to_string(),
+            },
+            ContentBlock::ResourceLink(l) => format!("[resource link {} <{}>]", l.name, l.uri),
+            _ => "[content of a kind Maru does not read]".to_string(),
+        });
+    }
+    if parts.is_empty() {
+        if let Some(v) = &r.structured_content {
+            parts.push(v.to_string());
+        }
+    }
+    Outcome { text: parts.join("\n"), is_error: r.is_error.unwrap_or(false) }
+}

@@ -1,0 +1,251 @@
+//! The user's MCP tool servers, against real third-party servers from the npm registry
+//! (`@modelcontextprotocol/server-everything` over stdio and Streamable HTTP,
+//! `@modelcontextprotocol/server-filesystem` over stdio), installed into `tests/mcp` by
+//! `make test`. The fake model server scripts the model's tool calls; the MCP side is real.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use maru_tests::fake_openai::{FakeOpenAi, Reply};
+use maru_tests::server::{with_fake_model, Event, TestServer, Turn};
+use serde_json::{json, Value};
+
+fn package(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("mcp/node_modules/@modelcontextprotocol").join(name);
+    assert!(dir.exists(), "install the test tool servers first: npm ci --prefix tests/mcp ({} is missing)", dir.display());
+    dir
+}
+
+/// server-everything over stdio; `marker` ends its command line, so a test can find its process.
+fn everything(name: &str, marker: &str) -> Value {
+    let script = package("server-everything").join("dist/index.js");
+    json!({ "name": name, "transport": "stdio", "command": "node", "args": [script, "stdio", marker] })
+}
+
+async fn add(s: &TestServer, server: Value) -> Value {
+    let (status, v) = s.post("/api/tool-servers", server).await;
+    assert_eq!(status, 200, "{v}");
+    v
+}
+
+/// Reads a turn's events up to the first `name`, which it returns.
+async fn until(turn: &mut Turn, name: &str, seen: &mut Vec<Event>) -> Event {
+    while let Some(e) = turn.next().await {
+        seen.push(e.clone());
+        if e.name == name {
+            return e;
+        }
+    }
+    panic!("the turn ended without {name}: {seen:?}");
+}
+
+/// A turn in which the model calls `tool` once with `args`, then answers "done".
+async fn turn_calling(s: &TestServer, fake: &FakeOpenAi, session: i64, tool: &str, args: Value) -> Turn {
+    fake.push(Reply::tool_call(tool, args.to_string()));
+    fake.push(Reply::text(["done"]));
+    let turn = s.turn(&format!("/api/sessions/{session}/messages"), Some(json!({ "content": "use the tool" }))).await;
+    assert_eq!(turn.status, 200, "{:?}", turn.refusal);
+    turn
+}
+
+fn tool_result(events: &[Event]) -> &Value {
+    &events.iter().find(|e| e.name == "tool_result").unwrap_or_else(|| panic!("no tool result: {events:?}")).data
+}
+
+fn pids(marker: &str) -> Vec<i32> {
+    let out = std::process::Command::new("pgrep").args(["-f", marker]).output().expect("pgrep runs");
+    String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| l.trim().parse().ok()).collect()
+}
+
+#[tokio::test]
+#[ignore = "needs the npm test tool servers: run through make test"]
+async fn a_stdio_server_starts_when_needed_and_each_call_waits_for_the_user() {
+    let (s, fake) = with_fake_model().await;
+    let marker = format!("maru-test-{}", std::process::id());
+    let mut server = everything("everything", &marker);
+    server["env"] = json!({ "SECRET_TOKEN": "s3cr3t-value" });
+    let added = add(&s, server).await;
+    let id = added["id"].as_i64().unwrap();
+    assert_eq!(added["status"], "stopped", "a server starts when first needed, not when added: {added}");
+    assert!(pids(&marker).is_empty(), "nothing runs before it is needed");
+    let (_, listed) = s.get("/api/tool-servers").await;
+    assert_eq!(listed[0]["env_keys"], json!(["SECRET_TOKEN"]), "the list names the variables");
+    assert!(!listed.to_string().contains("s3cr3t-value"), "and never shows a secret: {listed}");
+
+    let (status, tools) = s.get(&format!("/api/tool-servers/{id}/tools")).await;
+    assert_eq!(status, 200, "{tools}");
+    let names: Vec<&str> = tools.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert!(names.contains(&"echo") && names.contains(&"get-sum"), "{names:?}");
+    assert_eq!(s.get("/api/tool-servers").await.1[0]["status"], "running");
+
+    let chat = s.session(None, "").await;
+    let mut turn = turn_calling(&s, &fake, chat, "everything__get-sum", json!({ "a": 2, "b": 3 })).await;
+    let mut seen = vec![];
+    let asked = until(&mut turn, "approval_needed", &mut seen).await;
+    assert_eq!((asked.data["server"].as_str(), asked.data["tool"].as_str()), (Some("everything"), Some("get-sum")), "{asked:?}");
+    assert!(!seen.iter().any(|e| e.name == "tool_result"), "nothing runs before the user answers");
+    // A second tab follows the same turn and sees the question too.
+    let mut second = s.follow(chat).await;
+    let mut seen_there = vec![];
+    until(&mut second, "approval_needed", &mut seen_there).await;
+    let approval = asked.data["approval"].as_str().unwrap().to_string();
+    let (status, answered) = s.post(&format!("/api/tool-calls/{approval}/approve"), json!({})).await;
+    assert_eq!(status, 200, "{answered}");
+    let (status, again) = s.post(&format!("/api/tool-calls/{approval}/deny"), json!({})).await;
+    assert_eq!((status.as_u16(), again["code"].as_str()), (409, Some("not_pending")), "an answered call cannot be answered twice");
+    seen.extend(turn.collect().await);
+    let result = tool_result(&seen);
+    assert!(result["content"].as_str().unwrap().contains('5'), "the real server added 2 and 3: {result}");
+    let first = &fake.chat_requests()[0].body;
+    let offered: Vec<&str> = first["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
+    assert!(
+        offered.contains(&"everything__echo") && offered.contains(&"search_memory"),
+        "its tools are offered beside Maru's: {offered:?}"
+    );
+    let sent = fake.chat_requests()[1].body["messages"].to_string();
+    assert!(sent.contains("data returned by a tool"), "the result reaches the model as data, not instructions");
+
+    s.delete(&format!("/api/tool-servers/{id}")).await;
+    maru_tests::eventually("the removed server's processes end", || async { pids(&marker).is_empty() }).await;
+}
+
+#[tokio::test]
+#[ignore = "needs the npm test tool servers: run through make test"]
+async fn always_allow_skips_the_question_and_a_denied_call_tells_the_model() {
+    let (s, fake) = with_fake_model().await;
+    let id = add(&s, everything("ev", "maru-always")).await["id"].as_i64().unwrap();
+    let chat = s.session(None, "").await;
+
+    let mut turn = turn_calling(&s, &fake, chat, "ev__get-sum", json!({ "a": 1, "b": 1 })).await;
+    let mut seen = vec![];
+    let asked = until(&mut turn, "approval_needed", &mut seen).await;
+    let approval = asked.data["approval"].as_str().unwrap();
+    assert_eq!(s.post(&format!("/api/tool-calls/{approval}/approve"), json!({ "always": true })).await.0, 200);
+    seen.extend(turn.collect().await);
+    assert!(tool_result(&seen)["content"].as_str().unwrap().contains('2'));
+    let (_, listed) = s.get("/api/tool-servers").await;
+    assert_eq!(listed[0]["always_allowed"], json!(["get-sum"]), "the always-allowed list is kept and shown: {listed}");
+
+    let events = turn_calling(&s, &fake, chat, "ev__get-sum", json!({ "a": 2, "b": 2 })).await.collect().await;
+    assert!(!events.iter().any(|e| e.name == "approval_needed"), "an always-allowed tool runs without asking: {events:?}");
+    assert!(tool_result(&events)["content"].as_str().unwrap().contains('4'));
+
+    let mut turn = turn_calling(&s, &fake, chat, "ev__echo", json!({ "message": "hi" })).await;
+    let mut seen = vec![];
+    let asked = until(&mut turn, "approval_needed", &mut seen).await;
+    let approval = asked.data["approval"].as_str().unwrap();
+    assert_eq!(s.post(&format!("/api/tool-calls/{approval}/deny"), json!({})).await.0, 200);
+    seen.extend(turn.collect().await);
+    let denied = tool_result(&seen);
+    assert_eq!(denied["is_error"], true);
+    assert!(denied["content"].as_str().unwrap().contains("did not allow"), "the model is told: {denied}");
+    assert!(seen.iter().any(|e| e.name == "done"), "and the turn goes on to its answer: {seen:?}");
+
+    // Editable: the user takes it back.
+    s.patch(&format!("/api/tool-servers/{id}"), json!({ "always_allowed": [] })).await;
+    let mut turn = turn_calling(&s, &fake, chat, "ev__get-sum", json!({ "a": 3, "b": 3 })).await;
+    until(&mut turn, "approval_needed", &mut vec![]).await;
+    s.post(&format!("/api/sessions/{chat}/stop"), json!({})).await;
+    let rest = turn.collect().await;
+    assert!(rest.iter().any(|e| e.name == "approval_decided" && e.data["decision"] == "timed_out"), "stop ends the wait: {rest:?}");
+}
+
+#[tokio::test]
+#[ignore = "needs the npm test tool servers: run through make test"]
+async fn a_streamable_http_server_is_reached_with_its_headers() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let script = package("server-everything").join("dist/index.js");
+    let mut http_server = tokio::process::Command::new("node")
+        .args([script.to_str().unwrap(), "streamableHttp"])
+        .env("PORT", port.to_string())
+        .kill_on_drop(true)
+        .stderr(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("node runs");
+    maru_tests::eventually("the HTTP server listens", || async { tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() }).await;
+    let (s, fake) = with_fake_model().await;
+    let server = json!({
+        "name": "remote", "transport": "http", "url": format!("http://127.0.0.1:{port}/mcp"),
+        "headers": { "Authorization": "Bearer never-shown" }
+    });
+    let id = add(&s, server).await["id"].as_i64().unwrap();
+    let (status, tools) = s.get(&format!("/api/tool-servers/{id}/tools")).await;
+    assert_eq!(status, 200, "{tools}");
+    assert!(tools.to_string().contains("\"echo\""), "{tools}");
+    let (_, listed) = s.get("/api/tool-servers").await;
+    assert_eq!(listed[0]["header_keys"], json!(["Authorization"]));
+    assert!(!listed.to_string().contains("never-shown"), "{listed}");
+
+    s.patch(&format!("/api/tool-servers/{id}"), json!({ "always_allowed": ["echo"] })).await;
+    let chat = s.session(None, "").await;
+    let events = turn_calling(&s, &fake, chat, "remote__echo", json!({ "message": "over HTTP" })).await.collect().await;
+    assert!(tool_result(&events)["content"].as_str().unwrap().contains("Echo: over HTTP"), "{events:?}");
+    let _ = http_server.kill().await;
+}
+
+#[tokio::test]
+#[ignore = "needs the npm test tool servers: run through make test"]
+async fn a_server_that_fails_slow_calls_killed_servers_and_huge_results_never_break_a_turn() {
+    let (s, fake) = with_fake_model().await;
+    let chat = s.session(None, "").await;
+
+    // Exits at start: the list says why, and turns go on without it.
+    let script = package("server-filesystem").join("dist/index.js");
+    let broken = add(&s, json!({ "name": "broken", "transport": "stdio", "command": "node", "args": [script, "/no/such/dir"] })).await;
+    let (status, why) = s.get(&format!("/api/tool-servers/{}/tools", broken["id"])).await;
+    assert_eq!((status.as_u16(), why["code"].as_str()), (409, Some("tool_server_failed")), "{why}");
+    assert!(why["message"].as_str().unwrap().contains("accessible"), "the server's own words say why: {why}");
+    let (_, listed) = s.get("/api/tool-servers").await;
+    assert_eq!(listed[0]["status"], "failed");
+    assert!(listed[0]["error"].as_str().unwrap().contains("accessible"), "{listed}");
+    fake.push(Reply::text(["fine"]));
+    let events = s.say(chat, "hello").await;
+    assert!(events.iter().any(|e| e.name == "done"), "a broken server does not break the turn: {events:?}");
+    s.patch(&format!("/api/tool-servers/{}", broken["id"]), json!({ "enabled": false })).await;
+
+    // A slow call past the timeout is cancelled and the model is told.
+    assert_eq!(s.patch("/api/settings", json!({ "tool_call_timeout_secs": 5 })).await.0, 200);
+    let marker = format!("maru-slow-{}", std::process::id());
+    let ev = add(&s, everything("ev", &marker)).await;
+    s.patch(&format!("/api/tool-servers/{}", ev["id"]), json!({ "always_allowed": ["trigger-long-running-operation", "get-env"] })).await;
+    let started = std::time::Instant::now();
+    let events =
+        turn_calling(&s, &fake, chat, "ev__trigger-long-running-operation", json!({ "duration": 30, "steps": 30 })).await.collect().await;
+    let slow = tool_result(&events);
+    assert!(slow["content"].as_str().unwrap().contains("within 5 seconds"), "{slow}");
+    assert!(started.elapsed() < Duration::from_secs(25), "the turn did not wait for the 30 s call: {:?}", started.elapsed());
+
+    // Killed mid-call: the call fails in words, and the next one starts the server again.
+    s.patch("/api/settings", json!({ "tool_call_timeout_secs": 60 })).await;
+    let mut turn = turn_calling(&s, &fake, chat, "ev__trigger-long-running-operation", json!({ "duration": 30, "steps": 30 })).await;
+    until(&mut turn, "tool_call", &mut vec![]).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let running = pids(&marker);
+    assert!(!running.is_empty(), "the server runs the call");
+    for pid in &running {
+        unsafe { libc::kill(*pid, libc::SIGKILL) };
+    }
+    let events = turn.collect().await;
+    let killed = tool_result(&events);
+    assert_eq!(killed["is_error"], true, "{killed}");
+    assert!(events.iter().any(|e| e.name == "done"), "the turn goes on: {events:?}");
+    let events = turn_calling(&s, &fake, chat, "ev__get-env", json!({})).await.collect().await;
+    assert_eq!(tool_result(&events)["is_error"], false, "the server was started again: {events:?}");
+
+    // A huge result is kept aside like any tool's: the model gets its first lines.
+    let dir = tempfile::tempdir().unwrap();
+    let big: String = (0..60_000).map(|i| format!("line {i}: the quick brown fox jumps over the lazy dog\n")).collect();
+    std::fs::write(dir.path().join("big.txt"), &big).unwrap();
+    let fs = add(&s, json!({ "name": "fs", "transport": "stdio", "command": "node", "args": [script, dir.path()] })).await;
+    s.patch(&format!("/api/tool-servers/{}", fs["id"]), json!({ "always_allowed": ["read_text_file"] })).await;
+    let path = dir.path().join("big.txt");
+    let events = turn_calling(&s, &fake, chat, "fs__read_text_file", json!({ "path": path })).await.collect().await;
+    let huge = tool_result(&events)["content"].as_str().unwrap();
+    assert!(huge.starts_with("[This output is long") && huge.len() < 20_000, "{} characters reach the model", huge.len());
+    // Limited to its folder: the filesystem server refuses what is outside.
+    let events = turn_calling(&s, &fake, chat, "fs__read_text_file", json!({ "path": "/etc/hostname" })).await.collect().await;
+    assert_eq!(tool_result(&events)["is_error"], true, "{events:?}");
+    s.app.shutdown().await;
+    maru_tests::eventually("no tool server outlives Maru", || async { pids(&marker).is_empty() }).await;
+}
