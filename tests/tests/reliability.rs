@@ -266,8 +266,13 @@ async fn a_long_query_over_a_long_message_is_bounded() {
 async fn every_tool_the_prompt_names_is_offered() {
     let (s, fake) = setup().await;
     let chat = s.session(None, "").await;
-    let tool_names: Vec<String> =
-        s.app.tools.specs(&maru::app::Offer { has_files: true, memory_on: true, servers: false }).into_iter().map(|t| t.name).collect();
+    let tool_names: Vec<String> = s
+        .app
+        .tools
+        .specs(&maru::app::Offer { has_files: true, memory_on: true, ..Default::default() })
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
     for n in 0..60 {
         s.post("/api/memories", json!({ "content": format!("Fact number {n} about the user, told at some length to fill section five.") }))
             .await;

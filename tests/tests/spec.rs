@@ -267,6 +267,14 @@ async fn every_answer_matches_the_document() {
     c.ok(M::PATCH, &format!("/api/presets/{preset}"), Some(json!({ "description": "Arr!" }))).await;
     c.get("/api/presets").await;
 
+    // Skills.
+    let text = "---\nname: trip-plan\ndescription: Plan a trip day by day.\n---\nOne activity each morning.\n";
+    let skill =
+        c.ok(M::POST, "/api/skills", Some(json!({ "text": text, "files": [{ "path": "notes.md", "content": "Bring water." }] }))).await;
+    c.ok(M::PATCH, &format!("/api/skills/{}", skill["id"]), Some(json!({ "enabled": false, "off_in": [1] }))).await;
+    c.get("/api/skills").await;
+    c.ok(M::DELETE, &format!("/api/skills/{}", skill["id"]), None).await;
+
     // Tool servers: one that cannot start (its command does not exist), a small real one whose
     // calls are approved and denied, and calls that no longer wait. The third-party servers are
     // in tests/tool_servers.rs.

@@ -83,6 +83,7 @@ export function contextView(over: Partial<ContextView> = {}): ContextView {
     token_plan: { context: 16384, system: 1200, tools: 0, summaries: 0, history: 3000, reserve: 2048 },
     compacts_next: false,
     tools: [],
+    skills: [],
     ...over,
   };
 }

@@ -602,6 +602,42 @@ export interface paths {
         patch: operations["update_settings"];
         trace?: never;
     };
+    "/api/skills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every skill, global and per project, with its SKILL.md and reference files */
+        get: operations["list_skills"];
+        put?: never;
+        /** Add a skill (or import a skill folder: its SKILL.md and its other text files) */
+        post: operations["create_skill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/skills/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a skill */
+        delete: operations["delete_skill"];
+        options?: never;
+        head?: never;
+        /** Edit a skill's SKILL.md or files, turn it on or off, or off in projects */
+        patch: operations["update_skill"];
+        trace?: never;
+    };
     "/api/tool-calls/{approval}/approve": {
         parameters: {
             query?: never;
@@ -793,6 +829,8 @@ export interface components {
             /** Format: int64 */
             session_id: number;
             sha256: string;
+            /** @description The skills the prompt lists, and which this chat has loaded. */
+            skills: components["schemas"]["SkillOffered"][];
             /** @description Summaries standing in for older turns, oldest first, each with how many turns it replaces. */
             summaries: components["schemas"]["Summary"][];
             /** @description The system prompt the next request will carry, exactly. */
@@ -1071,6 +1109,17 @@ export interface components {
             project_id?: number | null;
             title?: string;
         };
+        NewSkill: {
+            /** @description Reference files beside it (an imported folder's other text files). */
+            files?: components["schemas"]["SkillFile"][] | null;
+            /**
+             * Format: int64
+             * @description A project's skill; absent: a global one.
+             */
+            project_id?: number | null;
+            /** @description The SKILL.md: `---`, `name: …`, `description: …`, `---`, then the procedure. */
+            text: string;
+        };
         NewToolServer: {
             args?: string[] | null;
             /** @description stdio: the program to run, found on PATH or as a path. */
@@ -1303,6 +1352,51 @@ export interface components {
             tool_output_inline_tokens: number;
             /** Format: float */
             top_p: number | null;
+        };
+        SkillFile: {
+            content: string;
+            /** @description Its path inside the skill's folder, like `reference/forms.md`. */
+            path: string;
+        };
+        /**
+         * @description A skill the prompt lists (by name and description: `listed_chars`); its procedure
+         *     (`body_chars`) reaches the model only once it is loaded.
+         */
+        SkillOffered: {
+            body_chars: number;
+            description: string;
+            listed_chars: number;
+            /** @description Loaded in this chat (its procedure is in the conversation). */
+            loaded: boolean;
+            name: string;
+        };
+        SkillPatch: {
+            enabled?: boolean | null;
+            /** @description Replaces the reference files. */
+            files?: components["schemas"]["SkillFile"][] | null;
+            /** @description The projects a global skill is off in. */
+            off_in?: number[] | null;
+            text?: string | null;
+        };
+        SkillView: {
+            /** Format: int64 */
+            created_at: number;
+            description: string;
+            enabled: boolean;
+            files: components["schemas"]["SkillFile"][];
+            /** Format: int64 */
+            id: number;
+            name: string;
+            off_in: number[];
+            /**
+             * Format: int64
+             * @description `null`: global (offered in every project it is not off in).
+             */
+            project_id: number | null;
+            /** @description The SKILL.md as written. */
+            text: string;
+            /** Format: int64 */
+            updated_at: number;
         };
         /** @enum {string} */
         Status: "complete" | "streaming" | "stopped" | "interrupted" | "error";
@@ -4298,6 +4392,244 @@ export interface operations {
             };
             /** @description `unauthorized`: missing or wrong access token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_skills: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description By name */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillView"][];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_skill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewSkill"];
+            };
+        };
+        responses: {
+            /** @description The new skill */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillView"];
+                };
+            };
+            /** @description `invalid_json`, `invalid_skill` (no front matter, no name or description, too long, a path outside its folder) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: no such project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `name_taken` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_skill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A whole number, as the object's `id` field gives it */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            /** @description `invalid_id` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    update_skill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A whole number, as the object's `id` field gives it */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SkillPatch"];
+            };
+        };
+        responses: {
+            /** @description The skill as changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillView"];
+                };
+            };
+            /** @description `invalid_id`, `invalid_json`, `invalid_skill` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `name_taken` */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -112,6 +112,7 @@ const MARU = {
   invalid_tool_output_limit: { en: 'The size up to which a tool result is sent whole must be between 200 and 1,000,000 tokens.',
     ko: '도구 결과를 통째로 보내는 크기는 200에서 1,000,000 토큰 사이여야 합니다.',
     named: '도구 결과를 통째로 보내는 크기는 {min}에서 {max} 토큰 사이여야 합니다.' },
+  invalid_skill: { en: 'This skill cannot be saved as it is.', ko: '이 스킬은 지금 상태로 저장할 수 없습니다.', detail: true },
   invalid_tool_server: { en: 'This tool server cannot be saved as it is.', ko: '이 도구 서버는 지금 상태로 저장할 수 없습니다.', detail: true },
   tool_server_failed: { en: 'The tool server does not start.', ko: '도구 서버가 시작되지 않습니다.', detail: true },
   tool_server_off: { en: 'This tool server is turned off.', ko: '이 도구 서버는 꺼져 있습니다.', named: '도구 서버 {name}은(는) 꺼져 있습니다.' },

@@ -94,6 +94,7 @@ codes! {
         NotPending = "not_pending",
         ToolServerFailed = "tool_server_failed",
         ToolServerOff = "tool_server_off",
+        InvalidSkill = "invalid_skill",
         InvalidTimeout = "invalid_timeout",
         InvalidTitle = "invalid_title",
         InvalidTopP = "invalid_top_p",

@@ -14,6 +14,7 @@ use utoipa_axum::routes;
 use super::extract::{Id, Json, Multipart, Query};
 use crate::api::attachments::{AttachmentScope, UploadForm};
 use crate::api::chat::{ContextView, DeletedPreset, NewTurn, PresetView, Stopped};
+use crate::api::skills::SkillView;
 use crate::api::tool_servers::{Answered, Approve, ToolServerView};
 use crate::api::{self, Deleted, Health, MessageEdit, MessageQuery, SessionQuery};
 use crate::app::demo::DemoModel;
@@ -28,6 +29,7 @@ use crate::store::presets::{NewPreset, PresetPatch};
 use crate::store::projects::{DeletedProject, NewProject, Project, ProjectPatch};
 use crate::store::sessions::{NewSession, Session, SessionPage, SessionPatch};
 use crate::store::settings::{SettingsPatch, SettingsView};
+use crate::store::skills::{NewSkill, SkillPatch};
 use crate::store::tool_servers::{NewToolServer, ToolServerPatch};
 use crate::tools::approvals::Decision;
 use crate::tools::servers::ServerTool;
@@ -64,6 +66,8 @@ pub(super) fn documented() -> (Router<Arc<App>>, utoipa::openapi::OpenApi) {
         .routes(routes!(search))
         .routes(routes!(list_presets, create_preset))
         .routes(routes!(update_preset, delete_preset))
+        .routes(routes!(list_skills, create_skill))
+        .routes(routes!(update_skill, delete_skill))
         .routes(routes!(list_tool_servers, create_tool_server))
         .routes(routes!(update_tool_server, delete_tool_server))
         .routes(routes!(tool_server_tools))
@@ -466,6 +470,47 @@ async fn update_preset(State(app): AppState, Id(id): Id, Json(p): Json<PresetPat
 ))]
 async fn delete_preset(State(app): AppState, Id(id): Id) -> Reply<DeletedPreset> {
     Ok(axum::Json(api::chat::delete_preset(&app, id).await?))
+}
+
+// ---- skills
+
+/// Every skill, global and per project, with its SKILL.md and reference files
+#[utoipa::path(get, path = "/api/skills", tag = "skills", responses((status = 200, description = "By name", body = Vec<SkillView>)))]
+async fn list_skills(State(app): AppState) -> Reply<Vec<SkillView>> {
+    Ok(axum::Json(api::skills::list_skills(&app).await?))
+}
+
+/// Add a skill (or import a skill folder: its SKILL.md and its other text files)
+#[utoipa::path(post, path = "/api/skills", tag = "skills", request_body = NewSkill, responses(
+    (status = 200, description = "The new skill", body = SkillView),
+    (status = 400, description = "`invalid_json`, `invalid_skill` (no front matter, no name or description, too long, a path outside its folder)", body = ErrorBody),
+    (status = 404, description = "`not_found`: no such project", body = ErrorBody),
+    (status = 409, description = "`name_taken`", body = ErrorBody),
+))]
+async fn create_skill(State(app): AppState, Json(new): Json<NewSkill>) -> Reply<SkillView> {
+    Ok(axum::Json(api::skills::create_skill(&app, new).await?))
+}
+
+/// Edit a skill's SKILL.md or files, turn it on or off, or off in projects
+#[utoipa::path(patch, path = "/api/skills/{id}", tag = "skills", params(Id), request_body = SkillPatch, responses(
+    (status = 200, description = "The skill as changed", body = SkillView),
+    (status = 400, description = "`invalid_id`, `invalid_json`, `invalid_skill`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+    (status = 409, description = "`name_taken`", body = ErrorBody),
+))]
+async fn update_skill(State(app): AppState, Id(id): Id, Json(p): Json<SkillPatch>) -> Reply<SkillView> {
+    Ok(axum::Json(api::skills::update_skill(&app, id, p).await?))
+}
+
+/// Delete a skill
+#[utoipa::path(delete, path = "/api/skills/{id}", tag = "skills", params(Id), responses(
+    (status = 200, description = "Deleted", body = Deleted),
+    (status = 400, description = "`invalid_id`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+))]
+async fn delete_skill(State(app): AppState, Id(id): Id) -> Reply<Deleted> {
+    api::skills::delete_skill(&app, id).await?;
+    Ok(axum::Json(Deleted { id, deleted: true }))
 }
 
 // ---- tool servers

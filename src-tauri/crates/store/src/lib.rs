@@ -48,6 +48,7 @@ pub mod search;
 pub mod secrets;
 pub mod sessions;
 pub mod settings;
+pub mod skills;
 pub mod snapshots;
 pub mod summaries;
 pub mod terms;

@@ -34,6 +34,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!(14, "0014_turns_in_flight_and_indexing_runs"),
     migration!(15, "0015_tool_outputs"),
     migration!(16, "0016_tool_servers"),
+    migration!(17, "0017_skills"),
 ];
 
 pub fn latest_version() -> i64 {

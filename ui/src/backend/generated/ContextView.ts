@@ -3,6 +3,7 @@ import type { LastSent } from "./LastSent";
 import type { Reason } from "./Reason";
 import type { ReplyFigures } from "./ReplyFigures";
 import type { SectionReport } from "./SectionReport";
+import type { SkillOffered } from "./SkillOffered";
 import type { Summary } from "./Summary";
 import type { TemplateInfo } from "./TemplateInfo";
 import type { TokenPlan } from "./TokenPlan";
@@ -58,4 +59,8 @@ compacts_next: boolean,
 /**
  * The tools the next request offers, each with its size as sent (name, description, schema).
  */
-tools: Array<ToolOffered>, };
+tools: Array<ToolOffered>, 
+/**
+ * The skills the prompt lists, and which this chat has loaded.
+ */
+skills: Array<SkillOffered>, };

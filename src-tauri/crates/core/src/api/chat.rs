@@ -108,6 +108,21 @@ pub struct ContextView {
     pub compacts_next: bool,
     /// The tools the next request offers, each with its size as sent (name, description, schema).
     pub tools: Vec<ToolOffered>,
+    /// The skills the prompt lists, and which this chat has loaded.
+    pub skills: Vec<SkillOffered>,
+}
+
+/// A skill the prompt lists (by name and description: `listed_chars`); its procedure
+/// (`body_chars`) reaches the model only once it is loaded.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct SkillOffered {
+    pub name: String,
+    pub description: String,
+    pub listed_chars: usize,
+    pub body_chars: usize,
+    /// Loaded in this chat (its procedure is in the conversation).
+    pub loaded: bool,
 }
 
 /// A tool a request offers, and what it costs of the window.
@@ -149,7 +164,7 @@ pub struct ReplyFigures {
 pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
     let templates = app.templates.clone();
     let today = chrono::Local::now().date_naive();
-    let (current, snapshot, history, settings, summaries, (mut offer, servers, project_id)) = app
+    let (current, snapshot, history, settings, summaries, (mut offer, servers, project_id, skills)) = app
         .store
         .read(move |c| {
             let budgets = Budgets::from_settings(&settings::load(c)?);
@@ -157,7 +172,9 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
             let summaries = crate::store::summaries::list(c, session_id)?;
             let settings = settings::for_session(c, session_id)?;
             let offer = crate::tools::Offer::for_session(c, session_id, &settings)?;
-            let tools = (offer, crate::store::tool_servers::list(c)?, crate::store::sessions::get(c, session_id)?.project_id);
+            let project_id = crate::store::sessions::get(c, session_id)?.project_id;
+            let skills = crate::store::skills::offered(c, project_id)?;
+            let tools = (offer, crate::store::tool_servers::list(c)?, project_id, skills);
             Ok((report, snapshots::get(c, session_id)?, messages::history(c, session_id)?, settings, summaries, tools))
         })
         .await?;
@@ -185,6 +202,22 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
             tokio::time::timeout(Duration::from_secs(2), ask).await.ok().flatten()
         }
     };
+    let loaded: Vec<String> = history
+        .iter()
+        .flat_map(|m| &m.tool_calls)
+        .filter(|c| c.name == crate::tools::skills::LOAD)
+        .filter_map(|c| serde_json::from_str::<serde_json::Value>(&c.arguments).ok()?["name"].as_str().map(str::to_lowercase))
+        .collect();
+    let skills = skills
+        .into_iter()
+        .map(|s| SkillOffered {
+            listed_chars: s.name.chars().count() + s.description.chars().count() + 4,
+            body_chars: s.body().chars().count(),
+            loaded: loaded.contains(&s.name.to_lowercase()),
+            name: s.name,
+            description: s.description,
+        })
+        .collect();
     let tool_tokens = tools.iter().map(|t| t.tokens).sum();
     let preview = chat::compact::plan_preview(&settings, window, &current.rendered.text, tool_tokens, &summaries, &history);
     let last_reply = history.iter().rfind(|m| m.role == messages::Role::Assistant && m.status != messages::Status::Streaming).cloned();
@@ -249,6 +282,7 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
         token_plan: preview.as_ref().map(|p| p.0.clone()),
         compacts_next: preview.is_some_and(|p| p.1),
         tools,
+        skills,
     })
 }
 

@@ -10,6 +10,7 @@ use tracing::{instrument, Level};
 pub mod attachments;
 pub mod chat;
 pub mod export;
+pub mod skills;
 pub mod tool_servers;
 #[cfg(test)]
 mod typescript;

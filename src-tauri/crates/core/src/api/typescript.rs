@@ -15,8 +15,9 @@ use ts_rs::{Config, TS};
 /// Every type that crosses the API as JSON, each written to `dir` with the types it depends on.
 fn export_types(dir: &Path) {
     use crate::api::attachments::{AttachmentScope, UploadForm};
-    use crate::api::chat::{ContextView, DeletedPreset, LastSent, NewTurn, PresetView, ReplyFigures, Stopped, ToolOffered};
+    use crate::api::chat::{ContextView, DeletedPreset, LastSent, NewTurn, PresetView, ReplyFigures, SkillOffered, Stopped, ToolOffered};
     use crate::api::export::{ExportFormat, ExportQuery};
+    use crate::api::skills::SkillView;
     use crate::api::tool_servers::{Answered, Approve, ToolServerView};
     use crate::api::Deleted;
     use crate::api::{Health, MemoryStatusQuery, MessageEdit, MessageQuery, SearchQuery, SessionQuery};
@@ -39,6 +40,7 @@ fn export_types(dir: &Path) {
     use crate::store::search::ChatHit;
     use crate::store::sessions::{NewSession, Session, SessionPage, SessionPatch};
     use crate::store::settings::{SettingBounds, SettingsPatch, SettingsView};
+    use crate::store::skills::{NewSkill, SkillFile, SkillPatch};
     use crate::store::summaries::Summary;
     use crate::store::tool_servers::{NewToolServer, ToolServerPatch, Transport};
     use crate::tools::approvals::Decision;
@@ -107,6 +109,12 @@ fn export_types(dir: &Path) {
         PresetView,
         DeletedPreset,
         TurnEvent,
+        SkillOffered,
+        // skills
+        SkillView,
+        NewSkill,
+        SkillPatch,
+        SkillFile,
         // tool servers
         ToolServerView,
         NewToolServer,

@@ -71,6 +71,8 @@ impl App {
         tools.register(Arc::new(attachments::tool::SearchAttachment::new(templates.clone())));
         crate::memory::tools::register(&tools, &templates);
         tools.register(Arc::new(crate::tools::output::ReadToolOutput::new(templates.clone())));
+        tools.register(Arc::new(crate::tools::skills::SkillTool::load(templates.clone())));
+        tools.register(Arc::new(crate::tools::skills::SkillTool::read_file(templates.clone())));
         let app = Arc::new(App {
             store,
             data_dir: data_dir.to_path_buf(),

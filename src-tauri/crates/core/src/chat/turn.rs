@@ -133,8 +133,8 @@ struct Round {
     /// Images the history carries (id, sha256, MIME), read after the transaction.
     images: Vec<(i64, String, String)>,
     project_id: i64,
-    /// The session can see attached files: file tools are offered.
-    has_files: bool,
+    /// What the chat's tools have to work on (files, memory, skills).
+    offer: Offer,
     reply_id: i64,
 }
 
@@ -152,7 +152,7 @@ fn open_round(tx: &rusqlite::Transaction, app: &App, session_id: i64, model: Str
         tx,
         &NewMessage { session_id, role: Role::Assistant, status: Status::Streaming, model: Some(&model), ..Default::default() },
     )?;
-    let has_files = attachments::any_in_scope(tx, session_id, session.project_id)?;
+    let offer = Offer::for_session(tx, session_id, settings)?;
     Ok(Round {
         model,
         prompt: prepared.rendered.text.clone(),
@@ -160,7 +160,7 @@ fn open_round(tx: &rusqlite::Transaction, app: &App, session_id: i64, model: Str
         summaries,
         images,
         project_id: session.project_id,
-        has_files,
+        offer,
         reply_id: reply.id,
     })
 }
@@ -299,7 +299,7 @@ async fn run_rounds(
     let mut servers: Option<Vec<super::super::tools::servers::Offered>> = None;
     loop {
         let Step::Request { tools_allowed, .. } = step else { unreachable!("each round starts with a request") };
-        let Round { model, prompt, history, summaries: mut stored, images, project_id, has_files, reply_id } = match next.take() {
+        let Round { model, prompt, history, summaries: mut stored, images, project_id, mut offer, reply_id } = match next.take() {
             Some(opened) => opened,
             None => {
                 let model = app.resolve_model(&client, settings).await?;
@@ -325,11 +325,8 @@ async fn run_rounds(
             servers = Some(app.tool_servers.offered(&app.store, project_id).await);
         }
         let from_servers = servers.as_deref().unwrap_or_default();
-        let mut tools = app.tools.specs(&Offer {
-            has_files,
-            memory_on: settings.memory_mode != crate::store::settings::MemoryMode::Off,
-            servers: !from_servers.is_empty(),
-        });
+        offer.servers = !from_servers.is_empty();
+        let mut tools = app.tools.specs(&offer);
         tools.extend(from_servers.iter().map(|o| o.spec.clone()));
         let mut context = compact::Context {
             app,

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::templates::Templates;
 use crate::error::{Code, Error, Result};
-use crate::store::{attachments, memories, presets, projects, sessions, settings};
+use crate::store::{attachments, memories, presets, projects, sessions, settings, skills};
 
 /// Everything that decides the system prompt. Equal inputs render a byte-identical prompt.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -15,6 +15,9 @@ pub struct PromptInputs {
     pub custom_instructions: String,
     pub project: ProjectInput,
     pub attachments: Vec<AttachmentInput>,
+    /// Skills the chat may load (`load_skill`), by name: listed in ④ beside the files, as the
+    /// other thing the model reads on demand.
+    pub skills: Vec<SkillInput>,
     pub memories: Vec<MemoryInput>,
     /// The memory tools are offered (memory is not off): only then may ⑤ point at search_memory.
     pub memory_tools: bool,
@@ -58,6 +61,12 @@ pub struct AttachmentInput {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SkillInput {
+    pub name: String,
+    pub description: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct MemoryInput {
     pub content: String,
     pub pinned: bool,
@@ -83,6 +92,10 @@ pub fn gather(conn: &Connection, templates: &Templates, session_id: i64, today: 
                 pages: a.pages.map(|p| p as u32),
                 project: a.project_id.is_some(),
             })
+            .collect(),
+        skills: skills::offered(conn, session.project_id)?
+            .into_iter()
+            .map(|s| SkillInput { name: s.name, description: s.description })
             .collect(),
         memories,
         memory_tools: settings.memory_mode != crate::store::settings::MemoryMode::Off,

@@ -115,8 +115,8 @@ pub fn render(templates: &Templates, b: &Budgeted) -> Result<Rendered> {
         cuts(SectionId::ProjectInstructions),
     ));
 
-    // ④ attachments in scope
-    let (text, absent) = if i.attachments.is_empty() && b.omitted_attachments == 0 {
+    // ④ what the model reads on demand: the files in scope, and the skills it may load
+    let (text, absent) = if i.attachments.is_empty() && b.omitted_attachments == 0 && i.skills.is_empty() {
         (String::new(), Some(Absent::new("no_attachments", "no files are attached to this session or its project")))
     } else {
         let files: Vec<_> = i
@@ -124,10 +124,11 @@ pub fn render(templates: &Templates, b: &Budgeted) -> Result<Rendered> {
             .iter()
             .map(|a| json!({ "name": a.name, "kind": a.kind, "size": human_size(a.size_bytes), "pages": a.pages, "project": a.project }))
             .collect();
-        let data = json!({ "files": files, "omitted": b.omitted_attachments });
-        (templates.render("sections/attachments", &data)?, None)
+        let data = json!({ "files": files, "omitted": b.omitted_attachments, "skills": i.skills });
+        // Two optional blocks: the one left out must not leave its line break behind.
+        (templates.render("sections/attachments", &data)?.trim().to_string(), None)
     };
-    let raw = i.attachments.len() + b.omitted_attachments;
+    let raw = i.attachments.len() + b.omitted_attachments + i.skills.len();
     sections.push(templated(templates, SectionId::Attachments, "sections/attachments", absent, raw, text, cuts(SectionId::Attachments)));
 
     // ⑤ long-term memory and the date: always present

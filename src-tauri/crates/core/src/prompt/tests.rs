@@ -13,6 +13,7 @@ fn inputs() -> PromptInputs {
         custom_instructions: String::new(),
         project: ProjectInput { name: "Default".into(), is_default: true, instructions: String::new() },
         attachments: vec![],
+        skills: vec![],
         memories: vec![],
         memory_tools: true,
         today: NaiveDate::from_ymd_opt(2026, 11, 29).unwrap(),

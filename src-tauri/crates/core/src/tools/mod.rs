@@ -6,6 +6,7 @@
 pub mod approvals;
 pub mod output;
 pub mod servers;
+pub mod skills;
 
 use std::sync::{Arc, RwLock};
 
@@ -25,6 +26,8 @@ pub struct Offer {
     pub memory_on: bool,
     /// The user's tool servers offer tools too.
     pub servers: bool,
+    /// The chat's project offers skills.
+    pub skills: bool,
 }
 
 impl Offer {
@@ -39,6 +42,7 @@ impl Offer {
             has_files: crate::store::attachments::any_in_scope(conn, session_id, session.project_id)?,
             memory_on: settings.memory_mode != crate::store::settings::MemoryMode::Off,
             servers: false,
+            skills: !crate::store::skills::offered(conn, session.project_id)?.is_empty(),
         })
     }
 }

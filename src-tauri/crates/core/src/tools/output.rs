@@ -132,7 +132,7 @@ impl Tool for ReadToolOutput {
     /// Offered with any other tool: results only come from tools, and the tools a chat is offered
     /// stay the same from turn to turn (they open the prompt the server caches).
     fn offered(&self, turn: &Offer) -> bool {
-        turn.has_files || turn.memory_on || turn.servers
+        turn.has_files || turn.memory_on || turn.servers || turn.skills
     }
 
     fn call(&self, ctx: ToolContext, args: Value) -> BoxFuture<'static, Result<String, String>> {
