@@ -21,7 +21,7 @@ use crate::llm::{CancellationToken, ChatRequest, Delta, LlmError, ToolCall};
 use crate::prompt::{self, Budgets};
 use crate::store::messages::{self, NewMessage, ReplyStats, Role, Status, CONTENT_MAX_CHARS};
 use crate::store::settings::{self, Settings};
-use crate::store::{attachments, sessions, summaries, tool_outputs, turns};
+use crate::store::{attachments, sessions, summaries, tool_outputs, tool_servers, turns};
 use crate::tools::output;
 
 pub use super::machine::MAX_TOOL_ROUNDS;
@@ -135,6 +135,8 @@ struct Round {
     project_id: i64,
     /// What the chat's tools have to work on (files, memory, skills).
     offer: Offer,
+    /// The user's tool servers on in the chat's project.
+    servers: Vec<crate::store::tool_servers::ToolServer>,
     reply_id: i64,
 }
 
@@ -153,6 +155,7 @@ fn open_round(tx: &rusqlite::Transaction, app: &App, session_id: i64, model: Str
         &NewMessage { session_id, role: Role::Assistant, status: Status::Streaming, model: Some(&model), ..Default::default() },
     )?;
     let offer = Offer::for_session(tx, session_id, settings)?;
+    let servers = tool_servers::list(tx)?.into_iter().filter(|s| s.on_in(session.project_id)).collect();
     Ok(Round {
         model,
         prompt: prepared.rendered.text.clone(),
@@ -161,6 +164,7 @@ fn open_round(tx: &rusqlite::Transaction, app: &App, session_id: i64, model: Str
         images,
         project_id: session.project_id,
         offer,
+        servers,
         reply_id: reply.id,
     })
 }
@@ -299,15 +303,16 @@ async fn run_rounds(
     let mut servers: Option<Vec<super::super::tools::servers::Offered>> = None;
     loop {
         let Step::Request { tools_allowed, .. } = step else { unreachable!("each round starts with a request") };
-        let Round { model, prompt, history, summaries: mut stored, images, project_id, mut offer, reply_id } = match next.take() {
-            Some(opened) => opened,
-            None => {
-                let model = app.resolve_model(&client, settings).await?;
-                let shared = app.clone();
-                let settings = settings.clone();
-                app.store.write(move |tx| open_round(tx, &shared, session_id, model, &settings)).await?
-            }
-        };
+        let Round { model, prompt, history, summaries: mut stored, images, project_id, mut offer, servers: on, reply_id } =
+            match next.take() {
+                Some(opened) => opened,
+                None => {
+                    let model = app.resolve_model(&client, settings).await?;
+                    let shared = app.clone();
+                    let settings = settings.clone();
+                    app.store.write(move |tx| open_round(tx, &shared, session_id, model, &settings)).await?
+                }
+            };
         let images = image_urls(app, images).await?;
         let reply = Reply { app, client: &client, session_id, id: reply_id, cancel, feed };
         let window = match settings.context_length {
@@ -322,7 +327,7 @@ async fn run_rounds(
         // The same tools every round, so that every tool the prompt names is offered; the last
         // round forbids calling them.
         if servers.is_none() {
-            servers = Some(app.tool_servers.offered(&app.store, project_id).await);
+            servers = Some(if on.is_empty() { vec![] } else { app.tool_servers.offered(on).await });
         }
         let from_servers = servers.as_deref().unwrap_or_default();
         offer.servers = !from_servers.is_empty();

@@ -15,7 +15,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::llm::ToolSpec;
 use crate::store::tool_servers::{ToolServer, Transport};
-use crate::store::Store;
 
 /// How long a server may take to start and list its tools (`npx` may first download it).
 const START_DEADLINE: Duration = Duration::from_secs(60);
@@ -149,18 +148,12 @@ impl ToolServers {
         }
     }
 
-    /// The tools of the servers on in `project_id`, waiting at most `TURN_WAIT` for them: a
-    /// server not ready by then goes on starting, and its tools come with a later turn.
-    pub async fn offered(self: &Arc<Self>, store: &Store, project_id: i64) -> Vec<Offered> {
-        let servers = match store.read(crate::store::tool_servers::list).await {
-            Ok(s) => s,
-            Err(e) => {
-                tracing::warn!("cannot read the tool servers: {e}");
-                return vec![];
-            }
-        };
+    /// The tools of `servers` (those on in the turn's project, read with its first round),
+    /// waiting at most `TURN_WAIT` for them: a server not ready by then goes on starting, and
+    /// its tools come with a later turn.
+    pub async fn offered(self: &Arc<Self>, servers: Vec<ToolServer>) -> Vec<Offered> {
         let mut waiting = vec![];
-        for server in servers.into_iter().filter(|s| s.on_in(project_id)) {
+        for server in servers {
             let me = self.clone();
             let s = server.clone();
             waiting.push((server, tokio::spawn(async move { me.connection(&s).await })));
