@@ -1,7 +1,8 @@
 // The UI's state and every action on it, composed from one module per domain (`state/`): the
-// sidebar's projects and chats, the open chat, files, memory, search, settings, the side panels.
-// Views read the state, call the actions (through `App`, which forwards them), and redraw when a
-// topic they listen to is emitted. Nothing here touches the DOM except the address bar.
+// sidebar's projects and chats, the open chat, files, memory, search, settings, the tool servers,
+// the side panels. Views read the state, call the actions (through `App`, which forwards them),
+// and redraw when a topic they listen to is emitted. Nothing here touches the DOM except the
+// address bar.
 
 import { ApiError, errorMessage, type Backend } from './backend/backend';
 import { ChatState } from './state/chat';
@@ -11,35 +12,38 @@ import { PanelsState } from './state/panels';
 import { SearchState } from './state/search';
 import { SessionsState } from './state/sessions';
 import { SettingsState } from './state/settings';
+import { ToolServersState } from './state/toolServers';
 import { Undoable } from './state/undo';
 import { toast } from './views/toast';
 
-export type { LiveTool, LiveTurn } from './state/chat';
+export type { ApprovalAnswer, LiveApproval, LiveTool, LiveTurn } from './state/chat';
 export { scopeKey, type FileToAttach, type Upload } from './state/files';
 export type { Panel } from './state/panels';
 export type { ProjectEntry } from './state/sessions';
 export type { ServerOffer } from './state/settings';
 
 export type Topic = 'sidebar' | 'chat' | 'live' | 'panel' | 'settings' | 'presets' | 'memories' | 'context' | 'connection' | 'serverOffer' | 'files'
-  | 'replyEnded';
+  | 'replyEnded' | 'toolServers';
 
 // What `App` forwards from each domain (checked against the domain's public members).
 const SESSIONS = ['projects', 'defaultProjectId', 'entry', 'refreshProjects', 'toggleProject', 'createProject', 'updateProject', 'deleteProject',
   'loadSessions', 'loadMoreSessions', 'findSession', 'sessionChanged', 'renameSession', 'moveSession', 'deleteSession', 'projectName'] as const satisfies readonly (keyof SessionsState)[];
 const CHAT = ['session', 'draftProjectId', 'draftPreset', 'messages', 'olderBefore', 'loadingMessages', 'live', 'replyErrors', 'focusMessageId',
   'openSession', 'newChat', 'currentProject', 'setPreset', 'setModel', 'loadMessages', 'shownMessages', 'loadOlder', 'send', 'ensureSession', 'regenerate',
-  'resend', 'chooseVersion', 'stop', 'currentLive', 'lastEnded'] as const satisfies readonly (keyof ChatState)[];
+  'resend', 'chooseVersion', 'stop', 'currentLive', 'lastEnded', 'answerToolCall'] as const satisfies readonly (keyof ChatState)[];
 const FILES = ['files', 'uploads', 'chatFiles', 'loadChatFiles', 'loadFiles', 'attachToChat', 'attachToProject', 'deleteFile', 'dismissUpload'] as const satisfies readonly (keyof FilesState)[];
 const MEMORY = ['memories', 'pendingMemories', 'memoriesLoaded', 'memoriesError', 'sourceTitles', 'loadMemories', 'pendingCount', 'sourceTitle',
   'addMemory', 'updateMemory', 'acceptMemory', 'dismissMemory', 'deleteMemory', 'focusMemoryId', 'showMemory'] as const satisfies readonly (keyof MemoryState)[];
 const SEARCH = ['searchChats', 'openHit'] as const satisfies readonly (keyof SearchState)[];
 const SETTINGS = ['settings', 'presets', 'models', 'serverOffer', 'version', 'saveSettings', 'checkModelServer', 'useServer', 'startDemo', 'dismissServerOffer',
   'refreshPresets', 'createPreset', 'updatePreset', 'deletePreset', 'presetName'] as const satisfies readonly (keyof SettingsState)[];
+const TOOL_SERVERS = ['toolServers', 'toolServersLoaded', 'toolServersError', 'startingServers', 'toolsProblems', 'loadToolServers', 'addToolServer',
+  'editToolServer', 'patchToolServer', 'removeToolServer', 'listServerTools'] as const satisfies readonly (keyof ToolServersState)[];
 const PANELS = ['panel', 'context', 'contextError', 'contextLoading', 'togglePanel', 'openPanel', 'closePanel', 'contextChanged', 'loadContext'] as const satisfies readonly (keyof PanelsState)[];
 
 export interface App extends Pick<SessionsState, (typeof SESSIONS)[number]>, Pick<ChatState, (typeof CHAT)[number]>,
   Pick<FilesState, (typeof FILES)[number]>, Pick<MemoryState, (typeof MEMORY)[number]>, Pick<SearchState, (typeof SEARCH)[number]>,
-  Pick<SettingsState, (typeof SETTINGS)[number]>, Pick<PanelsState, (typeof PANELS)[number]> {}
+  Pick<SettingsState, (typeof SETTINGS)[number]>, Pick<PanelsState, (typeof PANELS)[number]>, Pick<ToolServersState, (typeof TOOL_SERVERS)[number]> {}
 
 export class App {
   readonly sessions = new SessionsState(this);
@@ -49,6 +53,7 @@ export class App {
   readonly search = new SearchState(this);
   readonly config = new SettingsState(this);
   readonly panels = new PanelsState(this);
+  readonly tooling = new ToolServersState(this);
   /** Deletes waiting a few seconds for Undo. */
   readonly undo = new Undoable();
 
@@ -66,6 +71,7 @@ export class App {
     forward(this, this.search, SEARCH);
     forward(this, this.config, SETTINGS);
     forward(this, this.panels, PANELS);
+    forward(this, this.tooling, TOOL_SERVERS);
   }
 
   // ---- change notification

@@ -120,6 +120,38 @@ describe('the requests the client builds', () => {
   });
 });
 
+describe('tool servers and their calls', () => {
+  it('lists, adds, edits, lists the tools of and removes a server; answers a waiting call', async () => {
+    const { backend, sent } = backendWith(({ method, url }) => {
+      if (url.includes('/tool-calls/')) return Response.json({ approval: 'ap 1', decision: url.endsWith('/deny') ? 'denied' : 'once', session_id: 3 });
+      if (url.endsWith('/tools')) return Response.json([{ name: 'echo', description: 'Says it back.' }]);
+      if (method === 'DELETE') return Response.json({ id: 2, deleted: true });
+      return Response.json(method === 'GET' ? [] : { id: 2 });
+    });
+    await backend.listToolServers();
+    await backend.createToolServer({ name: 'mini', transport: 'stdio', command: 'python3', env: { KEY: 'v' } });
+    await backend.updateToolServer(2, { env: { KEY: null }, off_in: [4] });
+    expect(await backend.toolServerTools(2)).toEqual([{ name: 'echo', description: 'Says it back.' }]);
+    await backend.deleteToolServer(2);
+    await backend.approveToolCall('ap 1');
+    await backend.approveToolCall('ap 1', true);
+    expect((await backend.denyToolCall('ap 1')).decision).toBe('denied');
+    expect(lines(sent)).toEqual([
+      'GET http://127.0.0.1:9/api/tool-servers',
+      'POST http://127.0.0.1:9/api/tool-servers',
+      'PATCH http://127.0.0.1:9/api/tool-servers/2',
+      'GET http://127.0.0.1:9/api/tool-servers/2/tools',
+      'DELETE http://127.0.0.1:9/api/tool-servers/2',
+      'POST http://127.0.0.1:9/api/tool-calls/ap%201/approve',
+      'POST http://127.0.0.1:9/api/tool-calls/ap%201/approve',
+      'POST http://127.0.0.1:9/api/tool-calls/ap%201/deny',
+    ]);
+    expect(await sent[2].request.text(), 'a variable removed is sent as null').toBe('{"env":{"KEY":null},"off_in":[4]}');
+    expect(await sent[5].request.text(), 'Allow once').toBe('{}');
+    expect(await sent[6].request.text(), 'Always allow this tool').toBe('{"always":true}');
+  });
+});
+
 describe('failures', () => {
   it("turns the server's {code, message, params} into an ApiError", async () => {
     const { backend, reach } = backendWith(() =>
@@ -212,6 +244,20 @@ describe('turns', () => {
     expect(lines(sent)).toEqual(['GET http://127.0.0.1:9/api/sessions/4/events']);
     expect(sent[0].headers.get('accept')).toBe('text/event-stream');
     expect(events.map((e) => e.type)).toEqual(['token', 'done']);
+  });
+
+  it('hands on a tool server’s question and its answer from the stream (the card needs both)', async () => {
+    const { backend } = backendWith(() => sse([
+      'event: tool_call\ndata: {"id":"call_1","name":"mini__echo","arguments":"{}"}\n\n',
+      'event: approval_needed\ndata: {"approval":"ap-1","id":"call_1","server":"mini","tool":"echo","arguments":"{}"}\n\n',
+      'event: approval_decided\ndata: {"approval":"ap-1","decision":"denied"}\n\n',
+      'event: done\ndata: {"type":"done","message":{"id":9}}\n\n',
+    ]));
+    const events: TurnEvent[] = [];
+    await backend.attach(4, (e) => events.push(e));
+    expect(events.map((e) => e.type)).toEqual(['tool_call', 'approval_needed', 'approval_decided', 'done']);
+    expect(events[1]).toMatchObject({ approval: 'ap-1', server: 'mini', tool: 'echo' });
+    expect(events[2]).toMatchObject({ approval: 'ap-1', decision: 'denied' });
   });
 
   it('rejects an answer that is not an event stream', async () => {

@@ -20,7 +20,7 @@ export interface HttpBackendOptions {
   fetch?: (request: Request) => Promise<Response>;
 }
 
-const TURN_EVENTS = new Set(['token', 'reasoning', 'tool_call', 'tool_result', 'usage', 'done', 'error']);
+const TURN_EVENTS = new Set(['token', 'reasoning', 'tool_call', 'tool_result', 'usage', 'approval_needed', 'approval_decided', 'done', 'error']);
 
 /** A turn's answer: the event stream's bytes. */
 const STREAM = { parseAs: 'stream', headers: { Accept: 'text/event-stream' } } as const;
@@ -167,6 +167,25 @@ export function httpBackend(opts: HttpBackendOptions) {
      *  the document types `highlights` as `number[][]`, not as `[start, end]` pairs. */
     searchChats: async (q: Query<'/api/search', 'get'>['q'], limit?: Query<'/api/search', 'get'>['limit']) =>
       (await ok(api.GET('/api/search', { params: { query: present({ q, limit }) } }))) as ChatHit[],
+
+    /**
+     * The user's MCP tool servers, their secrets left out (`env_keys`, `header_keys`: names only).
+     * A server starts when first needed (a turn, or `toolServerTools`), not when added. `env` and
+     * `headers` of a patch are merged: a name set to a string sets it, to `null` removes it, and a
+     * name left out keeps its unseen value.
+     */
+    listToolServers: () => ok(api.GET('/api/tool-servers')),
+    createToolServer: (server: Body<'/api/tool-servers', 'post'>) => ok(api.POST('/api/tool-servers', { body: server })),
+    updateToolServer: (serverId: number, patch: Body<'/api/tool-servers/{id}', 'patch'>) =>
+      ok(api.PATCH('/api/tool-servers/{id}', { ...byId(serverId), body: patch })),
+    deleteToolServer: (serverId: number) => ok(api.DELETE('/api/tool-servers/{id}', byId(serverId))),
+    /** Its tools, starting it first (rejects with `tool_server_failed` in its own words, or `tool_server_off`). */
+    toolServerTools: (serverId: number) => ok(api.GET('/api/tool-servers/{id}/tools', byId(serverId))),
+    /** Answers a turn's `approval_needed`: run the call (`always`: and this tool from now on without
+     *  asking), or not. `not_pending` (409): answered already (another window), or the turn stopped. */
+    approveToolCall: (approval: string, always = false) =>
+      ok(api.POST('/api/tool-calls/{approval}/approve', { params: { path: { approval } }, body: always ? { always: true } : {} })),
+    denyToolCall: (approval: string) => ok(api.POST('/api/tool-calls/{approval}/deny', { params: { path: { approval } } })),
 
     // Turns. Each resolves when the turn's stream has ended (after `done` or `error` reached the
     // sink, or the connection closed early); a refused turn rejects with an `ApiError` before any

@@ -1,8 +1,9 @@
 // What a tool call did, in the user's terms. The server stores a tool's result as the text the
 // model reads (prompts/tools/*_result.md, version 1): sentences addressed to the model ("do not
 // repeat it in your answer") and passages with their sources. These functions read that text back
-// into what happened (a fact proposed, passages found, nothing found, a failure), so the chat can
-// say it to the user; a result they do not recognise is shown as it is.
+// into what happened (a fact proposed, passages found, nothing found, a failure, a tool server's
+// call the user did not allow), so the chat can say it to the user; a result they do not recognise
+// (a tool server's, mostly) is shown as it is.
 
 /** The tools Maru offers, and how the chat names them. */
 export type ToolName = 'remember' | 'update_memory' | 'forget' | 'search_memory' | 'search_attachment' | 'read_tool_output';
@@ -19,6 +20,11 @@ export interface Passage {
 export type ToolOutcome =
   /** No result yet: the tool is running (live), or the turn ended before it answered (stored). */
   | { kind: 'running' }
+  /** A tool server's call waiting for the user's approval (live). */
+  | { kind: 'waiting' }
+  /** The user did not allow a tool server's call; or no one answered in time (or the reply stopped). */
+  | { kind: 'denied' }
+  | { kind: 'notApproved' }
   | { kind: 'unanswered' }
   | { kind: 'error'; message: string }
   /** A fact the model proposed, waiting for the user's review. */
@@ -48,6 +54,15 @@ export interface ToolCallView {
   result?: string;
   /** Known for a live turn (`tool_result.is_error`); read from the text for a stored one. */
   isError?: boolean;
+  /** A tool server's call that asked the user: null while it waits, then how it was answered. */
+  approval?: { decision: string | null };
+}
+
+/** A tool server's tools reach the model as `server__tool` (Maru's own names have no `__`, nor
+ *  has a server's name): the server and the tool's name, or null for one of Maru's tools. */
+export function serverTool(name: string): { server: string; tool: string } | null {
+  const at = name.indexOf('__');
+  return at > 0 && at + 2 < name.length ? { server: name.slice(0, at), tool: name.slice(at + 2) } : null;
 }
 
 /** The call's arguments as an object (an empty one when the model wrote invalid JSON). */
@@ -63,17 +78,28 @@ export function toolArgs(call: Pick<ToolCallView, 'arguments'>): Record<string, 
 /** What the call did; `live`: the turn is still running (no result yet means it is running). */
 export function toolOutcome(call: ToolCallView, live = false): ToolOutcome {
   const result = call.result;
-  if (result === undefined) return live ? { kind: 'running' } : { kind: 'unanswered' };
+  if (result === undefined) {
+    if (!live) return { kind: 'unanswered' };
+    return call.approval && call.approval.decision === null ? { kind: 'waiting' } : { kind: 'running' };
+  }
   // A long result is kept aside and the model gets its first lines under a line saying so
   // (prompts/tool_output_kept.md); a page read on (`read_tool_output`) has a line naming it.
   let text = result.trim();
   const kept = /^\[This output is long \([^\n]*\]\n?/.exec(text) ?? (call.name === 'read_tool_output' ? /^\[out-\d+ [^\n]*\]\n?/.exec(text) : null);
   if (kept) text = text.slice(kept[0].length);
   if (call.isError || (call.isError === undefined && text.startsWith(ERROR_PREFIX))) {
-    return { kind: 'error', message: text.startsWith(ERROR_PREFIX) ? text.slice(ERROR_PREFIX.length) : text };
+    const message = text.startsWith(ERROR_PREFIX) ? text.slice(ERROR_PREFIX.length) : text;
+    return (serverTool(call.name) && readNotRun(message)) || { kind: 'error', message };
   }
   const read = call.name === 'search_attachment' ? readPassages(text) : MEMORY_TOOLS.has(call.name) ? readMemoryResult(text) : null;
   return read ?? { kind: 'text', text };
+}
+
+/** What a tool server's call that did not run tells the model (prompts/tools/messages.md), read back. */
+function readNotRun(text: string): ToolOutcome | null {
+  if (/^The user did not allow this call of /.test(text)) return { kind: 'denied' };
+  if (/^No one approved this call of [\s\S]* in time/.test(text)) return { kind: 'notApproved' };
+  return null;
 }
 
 /** prompts/tools/memory_result.md, read back. */

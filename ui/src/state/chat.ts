@@ -2,7 +2,7 @@
 
 import type { App } from '../app';
 import { ApiError, errorMessage } from '../backend/backend';
-import type { Message, Project, Session, TurnEvent, Usage } from '../backend/types';
+import type { Decision, Message, Project, Session, TurnEvent, Usage } from '../backend/types';
 import { t } from '../lib/i18n';
 import { toast } from '../views/toast';
 import { scopeKey } from './files';
@@ -13,7 +13,28 @@ export interface LiveTool {
   arguments: string;
   result?: string;
   isError?: boolean;
+  /** A call of one of the user's tool servers that asked the user first. */
+  approval?: LiveApproval;
 }
+
+/** A tool server's call waiting for the user (`approval_needed`), and how it was answered. */
+export interface LiveApproval {
+  /** The id to answer it by (`approveToolCall`, `denyToolCall`). */
+  id: string;
+  server: string;
+  tool: string;
+  /** JSON text, as the model wrote it. */
+  arguments: string;
+  /** How it was answered (here, in another window, or no answer: stopped, too late); null while it waits. */
+  decision: Decision | null;
+  /** This window's answer is on its way. */
+  answering: boolean;
+  /** This window's answer came too late: it was answered elsewhere (or the turn stopped). */
+  elsewhere: boolean;
+}
+
+/** How the user answers a call waiting for approval. */
+export type ApprovalAnswer = 'once' | 'always' | 'deny';
 
 /** A turn in flight, drawn as the reply being written. */
 export interface LiveTurn {
@@ -246,7 +267,7 @@ export class ChatState {
   private async followIfStreaming(sessionId: number): Promise<void> {
     const app = this.app;
     if (this.live.has(sessionId) || this.session?.id !== sessionId) return;
-    if (this.messages.at(-1)?.status !== 'streaming') return;
+    if (this.messages.at(-1)?.status !== 'streaming' && !betweenRounds(this.messages)) return;
     const live = this.begin(sessionId, null);
     live.attached = true;
     try {
@@ -331,6 +352,20 @@ export class ChatState {
         }
         break;
       }
+      case 'approval_needed': {
+        let call = live.tools.find((c) => c.id === ev.id);
+        if (!call) live.tools.push((call = { id: ev.id, name: `${ev.server}__${ev.tool}`, arguments: ev.arguments }));
+        call.approval = { id: ev.approval, server: ev.server, tool: ev.tool, arguments: ev.arguments, decision: null, answering: false, elsewhere: false };
+        break;
+      }
+      case 'approval_decided': {
+        const approval = live.tools.find((c) => c.approval?.id === ev.approval)?.approval;
+        if (approval) {
+          approval.decision = ev.decision;
+          approval.answering = false;
+        }
+        break;
+      }
       case 'usage':
         live.usage = ev.usage;
         break;
@@ -344,6 +379,18 @@ export class ChatState {
     if (this.session?.id === live.sessionId) this.app.emit('live');
   }
 
+  /** Reads the chat again a little later, to show the title the model writes after the first
+   *  exchange (a few hundred milliseconds on a fast server, seconds on a slow one). */
+  private followTitle(sid: number, title: string): void {
+    for (const wait of [1500, 5000]) {
+      setTimeout(() => {
+        void this.app.backend.getSession(sid).then((s) => {
+          if (s.title !== title) this.app.sessionChanged(s);
+        }, () => {});
+      }, wait);
+    }
+  }
+
   private async finish(live: LiveTurn): Promise<void> {
     const app = this.app;
     const sid = live.sessionId;
@@ -354,6 +401,8 @@ export class ChatState {
         const session = await app.backend.getSession(sid);
         app.sessionChanged(session);
         await this.loadMessages(sid, false, live.cutAfter);
+        // After the first exchange the model writes the chat's title, in the background.
+        if (this.messages.filter((m) => m.role === 'user').length === 1) this.followTitle(sid, session.title);
       }
     } catch (e) {
       app.fail(e);
@@ -532,6 +581,33 @@ export class ChatState {
     app.contextChanged();
   }
 
+  /**
+   * Answers a tool server's call waiting for the user. Whatever window answers, every window
+   * following the turn hears how (`approval_decided`); an answer that comes too late (answered
+   * in another window, or the turn stopped) says so on the card.
+   */
+  async answerToolCall(approvalId: string, answer: ApprovalAnswer): Promise<void> {
+    const app = this.app;
+    const found = [...this.live.values()].flatMap((live) => live.tools.map((c) => ({ live, approval: c.approval })))
+      .find((x) => x.approval?.id === approvalId);
+    const approval = found?.approval;
+    if (!found || !approval || approval.decision !== null || approval.answering) return;
+    const shown = () => {
+      if (this.session?.id === found.live.sessionId) app.emit('live');
+    };
+    approval.answering = true;
+    shown();
+    try {
+      const answered = answer === 'deny' ? await app.backend.denyToolCall(approvalId) : await app.backend.approveToolCall(approvalId, answer === 'always');
+      approval.decision ??= answered.decision;
+    } catch (e) {
+      if (e instanceof ApiError && e.code === 'not_pending') approval.elsewhere = true;
+      else app.fail(e);
+    }
+    approval.answering = false;
+    shown();
+  }
+
   async stop(): Promise<void> {
     const s = this.session;
     const live = s && this.live.get(s.id);
@@ -544,6 +620,25 @@ export class ChatState {
   currentLive(): LiveTurn | undefined {
     return this.session ? this.live.get(this.session.id) : undefined;
   }
+}
+
+/**
+ * The chat's stored messages end between two rounds of a reply: the model's calls are stored, and
+ * not every result yet. Its turn is running tools (a tool server's call may be waiting for the
+ * user), with no reply marked as being written until the next round begins.
+ */
+export function betweenRounds(messages: readonly Message[]): boolean {
+  const answered = new Set<string>();
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m.role === 'tool') {
+      if (m.tool_call_id) answered.add(m.tool_call_id);
+      continue;
+    }
+    if (m.role !== 'assistant' || m.status !== 'complete') return false;
+    return m.tool_calls.some((c) => !answered.has(c.id)) || answered.size > 0;
+  }
+  return false;
 }
 
 /** A message of the user's shown at once, before the server has stored it (a negative id). */

@@ -5,14 +5,14 @@
 // written while a turn streams looks the same. An entry with versions (regenerated, edited and
 // resent) has ‹ 2 / 3 › to switch between them.
 
-import type { App, LiveTurn } from '../app';
+import type { App, ApprovalAnswer, LiveApproval, LiveTurn } from '../app';
 import type { Attachment, Message } from '../backend/types';
 import { copyText } from '../lib/clipboard';
 import { h, icon, replaceChildren, type Child } from '../lib/dom';
 import { count, dateTime, fileSize, ms, rate } from '../lib/format';
 import { errorText, t, type Key } from '../lib/i18n';
 import { MarkdownStream, renderMarkdown, type RenderOptions } from '../lib/markdown';
-import { clip, MEMORY_TOOLS, shortArgs, toolOutcome, type ToolCallView, type ToolOutcome } from '../lib/tools';
+import { clip, MEMORY_TOOLS, serverTool, shortArgs, toolOutcome, type ToolCallView, type ToolOutcome } from '../lib/tools';
 import { openDialog } from './dialog';
 import { downloadFile } from './files';
 import { toast } from './toast';
@@ -272,10 +272,15 @@ const TOOL_LABELS: Record<string, Key> = {
   remember: 'toolRemember', update_memory: 'toolUpdateMemory', forget: 'toolForget', search_memory: 'toolSearchMemory', search_attachment: 'toolSearchFiles',
   read_tool_output: 'toolReadOutput',
 };
-const toolLabel = (name: string) => (TOOL_LABELS[name] ? t(TOOL_LABELS[name]) : name);
+/** A tool server's tool by its server and its own name ("files · read_file"). */
+function toolLabel(name: string): string {
+  if (TOOL_LABELS[name]) return t(TOOL_LABELS[name]);
+  const st = serverTool(name);
+  return st ? `${st.server} · ${st.tool}` : name;
+}
 
 const STATUS: Record<ToolOutcome['kind'], Key> = {
-  running: 'toolRunning', unanswered: 'toolUnanswered', error: 'toolFailed', proposed: 'toolProposed', saved: 'toolSaved', merged: 'toolMerged',
+  running: 'toolRunning', waiting: 'toolWaiting', denied: 'toolDenied', notApproved: 'toolNotApproved', unanswered: 'toolUnanswered', error: 'toolFailed', proposed: 'toolProposed', saved: 'toolSaved', merged: 'toolMerged',
   updated: 'toolUpdated', forgotten: 'toolForgotten', needsReview: 'toolNeedsReview', facts: 'toolFound', passages: 'toolFound',
   nothingFound: 'toolNothingFound', text: 'toolDone',
 };
@@ -318,11 +323,11 @@ function toolChip(call: ToolCallView, live: boolean, app: App | null): HTMLEleme
   const args = shortArgs(call);
   return h('details', { class: ['tool-chip', `tool-${o.kind}`], 'data-testid': 'tool-chip', dataset: { tool: call.name, outcome: o.kind, callId: call.id } },
     h('summary', { title: t('toolShowDetails') },
-      icon(MEMORY_TOOLS.has(call.name) ? 'brain' : 'search'),
+      icon(MEMORY_TOOLS.has(call.name) ? 'brain' : serverTool(call.name) ? 'tool' : 'search'),
       h('span', { class: 'tool-name' }, toolLabel(call.name)),
       args ? h('span', { class: 'tool-short', 'data-testid': 'tool-short' }, args) : null,
       h('span', { class: 'tool-status', 'data-testid': 'tool-status' },
-        o.kind === 'running' ? h('span', { class: 'spinner', 'aria-hidden': 'true' }) : o.kind === 'error' ? icon('warn') : null,
+        o.kind === 'running' ? h('span', { class: 'spinner', 'aria-hidden': 'true' }) : o.kind === 'error' ? icon('warn') : o.kind === 'waiting' ? icon('shield') : null,
         statusText(o)),
     ),
     h('div', { class: 'tool-body' },
@@ -345,6 +350,12 @@ function resultNode(o: ToolOutcome, app: App | null): HTMLElement {
   switch (o.kind) {
     case 'running':
       return box(line('toolRunningLong'));
+    case 'waiting':
+      return box(line('toolWaitingLong'));
+    case 'denied':
+      return box(line('toolDeniedLong'));
+    case 'notApproved':
+      return box(line('toolNotApprovedLong'));
     case 'unanswered':
       return box(line('toolUnansweredLong'));
     case 'error':
@@ -460,6 +471,46 @@ function replyNode(app: App, parts: readonly Message[], ctx: MessageContext): HT
   );
 }
 
+const DECIDED: Record<NonNullable<LiveApproval['decision']>, Key> = {
+  once: 'approvalDecidedOnce', always: 'approvalDecidedAlways', denied: 'approvalDecidedDenied', timed_out: 'approvalDecidedTimedOut',
+};
+
+/**
+ * A tool server's call waiting for the user, in the reply being written: the server, the tool and
+ * what it would be asked (the arguments as JSON, scrolling when long), and the three answers,
+ * disabled while one is on its way. Once answered (in this window or another, or no answer: the
+ * reply stopped) it says how, in a line.
+ */
+export function approvalCard(approval: LiveApproval, answer: (a: ApprovalAnswer) => void): HTMLElement {
+  const what = h('span', { class: 'approval-what' }, `${approval.server} · ${approval.tool}`);
+  const data = { approval: approval.id, decision: approval.decision ?? '' };
+  if (approval.decision !== null || approval.elsewhere) {
+    const key: Key = approval.decision !== null ? DECIDED[approval.decision] : 'approvalElsewhere';
+    const allowed = approval.decision === 'once' || approval.decision === 'always';
+    return h('div', { class: ['approval', 'approval-decided', allowed ? 'approval-allowed' : 'approval-refused'], 'data-testid': 'approval-decided', dataset: data, tabindex: '-1', role: 'status' },
+      icon(allowed ? 'check' : 'close'), h('span', { class: 'approval-decision', 'data-testid': 'approval-decision' }, t(key)), what);
+  }
+  const busy = approval.answering;
+  const button = (a: ApprovalAnswer, label: Key, cls: string) => h('button', {
+    class: ['btn', 'btn-small', cls], type: 'button', disabled: busy, 'data-testid': `approve-${a}`, onClick: () => answer(a),
+  }, t(label));
+  let args = approval.arguments.trim();
+  args = args === '' || args === '{}' ? '' : prettyJson(args);
+  return h('div', {
+    class: 'approval', role: 'group', tabindex: '-1', 'aria-label': t('approvalAsk', { server: approval.server, tool: approval.tool }), 'aria-busy': String(busy),
+    'data-testid': 'approval', dataset: data,
+  },
+    h('div', { class: 'approval-head' }, icon('shield'), h('span', { class: 'approval-title', 'data-testid': 'approval-title' }, t('approvalAsk', { server: approval.server, tool: approval.tool }))),
+    h('p', { class: 'approval-hint' }, t(args ? 'approvalHint' : 'approvalHintNoArgs')),
+    args ? h('pre', { class: 'approval-args', 'data-testid': 'approval-args', tabindex: '0', 'aria-label': t('toolArguments') }, args) : null,
+    h('div', { class: 'approval-actions' },
+      button('once', 'approveOnce', 'btn-primary'),
+      button('always', 'approveAlways', 'approve-always'),
+      button('deny', 'approveDeny', 'approve-deny'),
+    ),
+  );
+}
+
 /** The reply being written. Redrawn (cheaply) on every streamed event. */
 export function liveNode(live: LiveTurn, app: App | null = null): HTMLElement {
   const el = h('article', { class: 'msg msg-assistant live', 'data-testid': 'message-live', 'aria-live': 'polite', 'aria-busy': 'true' });
@@ -471,22 +522,41 @@ export function liveNode(live: LiveTurn, app: App | null = null): HTMLElement {
 export function updateLiveNode(el: HTMLElement, live: LiveTurn, app: App | null = null): void {
   // A chip the user opened stays open while the reply goes on.
   const opened = new Set([...el.querySelectorAll<HTMLElement>('.tool-chip[open]')].map((d) => d.dataset.callId));
+  // A card's answer button keeps the focus the redraw would take (the arguments' scroll too).
+  const focused = document.activeElement instanceof HTMLElement && el.contains(document.activeElement) ? document.activeElement : null;
+  const focusCard = focused?.closest<HTMLElement>('.approval')?.dataset.approval;
+  const focusId = focused?.dataset.testid;
+  const scrolled = new Map([...el.querySelectorAll<HTMLElement>('.approval-args')].map((p) => [p.closest<HTMLElement>('.approval')?.dataset.approval, p.scrollTop]));
+  const approvals = live.tools.flatMap((c) => (c.approval ? [c.approval] : []));
+  const answer = (id: string) => (a: ApprovalAnswer) => void app?.answerToolCall(id, a);
   const waiting = !live.text && !live.reasoning && live.tools.length === 0 && !live.error;
   const usage = live.usage;
   replaceChildren(el,
     h('div', { class: 'msg-head' },
       h('span', { class: 'avatar', 'aria-hidden': 'true' }, icon('logo')),
       h('span', { class: 'who' }, t('assistant')),
-      live.error ? h('span', { class: 'badge badge-error' }, t('statusError')) : h('span', { class: 'badge badge-streaming' }, live.stopping ? t('stop') + '…' : t('statusStreaming')),
+      live.error ? h('span', { class: 'badge badge-error' }, t('statusError'))
+        : h('span', { class: 'badge badge-streaming', 'data-testid': 'live-status' },
+          live.stopping ? t('stop') + '…' : approvals.some((a) => a.decision === null) ? t('statusWaitingForYou') : t('statusStreaming')),
     ),
     reasoningNode(live.reasoning, !live.text),
     toolChipsNode(live.tools, !live.error, app),
+    approvals.length ? h('div', { class: 'approvals' }, approvals.map((a) => approvalCard(a, answer(a.id)))) : null,
     waiting ? h('div', { class: 'typing' }, h('span'), h('span'), h('span')) : null,
     live.text ? liveMarkdownNode(el, live.text) : null,
     live.error ? h('div', { class: 'msg-error', role: 'alert' }, icon('warn'), h('span', null, errorText(live.error))) : null,
     usage ? h('div', { class: 'msg-foot' }, figures({ model: null, prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, cached_tokens: usage.cached_tokens, ttft_ms: null, tokens_per_second: null })) : null,
   );
   for (const d of el.querySelectorAll<HTMLDetailsElement>('.tool-chip')) if (opened.has(d.dataset.callId)) d.open = true;
+  for (const card of el.querySelectorAll<HTMLElement>('.approval')) {
+    const args = card.querySelector<HTMLElement>('.approval-args');
+    const top = scrolled.get(card.dataset.approval);
+    if (args && top) args.scrollTop = top;
+    if (focusCard !== card.dataset.approval) continue;
+    // The button pressed is disabled while its answer goes, and gone once answered: the card keeps the focus then.
+    const again = card.querySelector<HTMLButtonElement>(`[data-testid="${focusId}"]`);
+    (again && !again.disabled ? again : card).focus();
+  }
   const md = el.querySelector('.md');
   if (md && !live.error) {
     const last = md.lastElementChild;
