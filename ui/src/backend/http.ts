@@ -106,6 +106,18 @@ export function httpBackend(opts: HttpBackendOptions) {
       ok(api.PATCH('/api/presets/{id}', { ...byId(presetId), body: patch })),
     deletePreset: (presetId: number) => ok(api.DELETE('/api/presets/{id}', byId(presetId))),
 
+    /**
+     * Skills: each a SKILL.md (front matter `name` and `description`, then the procedure) with its
+     * reference files, global (`project_id` absent) or a project's. A skill the server cannot read
+     * is refused with `invalid_skill` (its message says why), a name used in the same place with
+     * `name_taken`. A patch's `files` replaces them all.
+     */
+    listSkills: () => ok(api.GET('/api/skills')),
+    createSkill: (skill: Body<'/api/skills', 'post'>) => ok(api.POST('/api/skills', { body: skill })),
+    updateSkill: (skillId: number, patch: Body<'/api/skills/{id}', 'patch'>) =>
+      ok(api.PATCH('/api/skills/{id}', { ...byId(skillId), body: patch })),
+    deleteSkill: (skillId: number) => ok(api.DELETE('/api/skills/{id}', byId(skillId))),
+
     listModels: () => ok(api.GET('/api/models')),
     probeServers: () => ok(api.GET('/api/servers')),
     /** The small demo model: whether it can run on this machine, and its address while it runs. */

@@ -91,7 +91,8 @@ export function toolOutcome(call: ToolCallView, live = false): ToolOutcome {
     const message = text.startsWith(ERROR_PREFIX) ? text.slice(ERROR_PREFIX.length) : text;
     return (serverTool(call.name) && readNotRun(message)) || { kind: 'error', message };
   }
-  const read = call.name === 'search_attachment' ? readPassages(text) : MEMORY_TOOLS.has(call.name) ? readMemoryResult(text) : null;
+  const read = call.name === 'search_attachment' ? readPassages(text) : MEMORY_TOOLS.has(call.name) ? readMemoryResult(text)
+    : SKILL_TOOLS.has(call.name) ? readSkillResult(text) : null;
   return read ?? { kind: 'text', text };
 }
 
@@ -125,6 +126,15 @@ function readMemoryResult(text: string): ToolOutcome | null {
     if (facts.length) return { kind: 'facts', facts: facts.map((f) => ({ ...f, content: f.content.trim() })) };
   }
   return null;
+}
+
+const SKILL_TOOLS: ReadonlySet<string> = new Set(['load_skill', 'read_skill_file']);
+
+/** prompts/tools/load_skill_result.md and read_skill_file_result.md less their lines for the model
+ *  (`[Skill name]`, and which tool reads the reference files): the procedure loaded, or the file read. */
+function readSkillResult(text: string): ToolOutcome {
+  const body = text.replace(/^\[Skill [^\n]*\]\n?/, '').replace(/\n*Reference files \(read one with read_skill_file\): [^\n]*$/, '');
+  return { kind: 'text', text: body.trim() };
 }
 
 /** prompts/tools/search_attachment_result.md, read back: `[name, page p, lines a-b]` and the passage. */

@@ -6,7 +6,7 @@
 
 import type { App } from '../app';
 import { errorMessage } from '../backend/backend';
-import type { ContextView, SectionReport, Summary, TemplateInfo, TokenPlan, ToolOffered } from '../backend/types';
+import type { ContextView, SectionReport, SkillOffered, Summary, TemplateInfo, TokenPlan, ToolOffered } from '../backend/types';
 import { copyText } from '../lib/clipboard';
 import { h, icon, replaceChildren, type Child } from '../lib/dom';
 import { count, dateTime, ms, percent, rate, relative, shortSha } from '../lib/format';
@@ -100,6 +100,7 @@ function body(app: App, v: ContextView, staleError: string | null): Child[] {
       : null,
     h('ol', { class: 'sections', 'data-testid': 'context-sections' }, v.sections.map((s, i) => section(s, i + 1, presetSourceText(s.source, app.presets, t('preset'))))),
     toolsOffered(v.tools),
+    skillsOffered(app, v.skills),
     summaries(v.summaries),
     h('section', { class: 'card' },
       h('details', { class: 'full-prompt' },
@@ -199,6 +200,29 @@ function toolsOffered(tools: ToolOffered[]): HTMLElement {
             h('li', { dataset: { tool: x.name } }, h('span', { class: 'name' }, x.name), h('span', { class: 'n' }, t('tokens', { n: count(x.tokens) }))))),
         ]
       : h('p', { class: 'hint' }, t('noToolsOffered')),
+  );
+}
+
+/** The skills the prompt lists, each with what it takes there and what its procedure adds once
+ *  loaded, and whether this chat loaded it; the way to them in settings. */
+function skillsOffered(app: App, skills: SkillOffered[]): HTMLElement {
+  const manage = h('button', { class: 'link-btn', type: 'button', 'data-testid': 'manage-skills', onClick: () => openSettingsDialog(app, 'skills') }, t('manageSkills'));
+  return h('section', { class: 'card', 'data-testid': 'context-skills' },
+    h('h3', null, t('skillsOffered')),
+    skills.length
+      ? [
+          h('p', { class: 'hint' }, t('skillsOfferedHint'), ' ', manage),
+          h('ul', { class: 'skills-offered' }, skills.map((s) =>
+            h('li', { class: 'skill-offered', 'data-testid': 'context-skill', dataset: { skill: s.name, loaded: String(s.loaded) } },
+              h('div', { class: 'skill-offered-top' },
+                h('span', { class: 'name' }, s.name),
+                s.loaded ? h('span', { class: 'badge badge-present', title: t('skillLoadedHint'), 'data-testid': 'skill-loaded' }, t('skillLoaded')) : null,
+              ),
+              h('p', { class: 'skill-offered-description' }, s.description),
+              h('p', { class: 'skill-offered-sizes', 'data-testid': 'skill-offered-sizes' }, t('skillOfferedSizes', { listed: count(s.listed_chars), body: count(s.body_chars) })),
+            ))),
+        ]
+      : h('p', { class: 'hint' }, t('noSkillsOffered'), ' ', manage),
   );
 }
 

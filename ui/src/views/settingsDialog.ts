@@ -3,6 +3,7 @@
 // the user's tool servers (Tools), appearance (theme, language), and the Data tab (back up,
 // restore, import a chat). Saved together; only what changed is sent (presets and tool servers
 // are saved as they are changed).
+// Skills (skillsPane.ts) are saved as they are changed too.
 
 import type { App } from '../app';
 import { SETTING_BOUNDS } from '../backend/generated/setting-bounds';
@@ -15,10 +16,11 @@ import { applyTheme } from '../lib/theme';
 import { openDialog } from './dialog';
 import { dataPane } from './exports';
 import { mountPresetEditor } from './presetEditor';
+import { mountSkillsPane } from './skillsPane';
 import { toast } from './toast';
 import { mountToolServers } from './toolServers';
 
-export type Tab = 'server' | 'instructions' | 'presets' | 'memory' | 'tools' | 'appearance' | 'data';
+export type Tab = 'server' | 'instructions' | 'presets' | 'memory' | 'tools' | 'skills' | 'appearance' | 'data';
 
 /** The memory modes as offered, each with its one-line explanation. */
 const MEMORY_MODES: { mode: MemoryMode; label: Key; hint: Key }[] = [
@@ -225,21 +227,23 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
       }, icon('brain'), t('manageMemory')),
     ),
     tools: h('div', { class: 'pane tool-servers-pane', 'data-testid': 'tools-pane' }),
+    skills: h('div', { class: 'pane skills-pane', 'data-testid': 'skills-pane' }),
     appearance: h('div', { class: 'pane form' }, field(t('theme'), theme), field(t('language'), language)),
     data: dataPane(app, () => handle.close()),
   };
   mountPresetEditor(app, panes.presets);
   mountToolServers(app, panes.tools);
+  mountSkillsPane(app, panes.skills);
 
   const tabs = h('div', { class: 'tabs', role: 'tablist' });
   const showTab = (which: Tab) => {
     for (const [k, pane] of Object.entries(panes)) pane.hidden = k !== which;
     for (const b of tabs.querySelectorAll('button')) b.setAttribute('aria-selected', String(b.dataset.tab === which));
-    saveBtn.hidden = which === 'presets' || which === 'tools' || which === 'data';
+    saveBtn.hidden = which === 'presets' || which === 'tools' || which === 'skills' || which === 'data';
   };
   const labels: Record<Tab, string> = {
     server: t('settingsServer'), instructions: t('settingsInstructions'), presets: t('settingsPresets'), memory: t('settingsMemory'), tools: t('settingsTools'),
-    appearance: t('settingsAppearance'), data: t('settingsData'),
+    skills: t('settingsSkills'), appearance: t('settingsAppearance'), data: t('settingsData'),
   };
   for (const k of Object.keys(panes) as Tab[]) {
     tabs.appendChild(h('button', { class: 'tab', type: 'button', role: 'tab', dataset: { tab: k }, onClick: () => showTab(k) }, labels[k]));
