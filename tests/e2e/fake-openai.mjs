@@ -82,6 +82,7 @@ export function offeredTools(request) {
 export async function startFakeOpenAi({ pieceDelayMs = 120, port: wanted = 0, toolScripts = DEFAULT_TOOL_SCRIPTS, longPieces: longCount = 600, longPieceMs = 5, maxModelLen = 8192, replyPieces = REPLY_PIECES } = {}) {
   const requests = [];
   const extractions = [];
+  const titles = [];
   /** The tool calls made, in order: `{ id, name, arguments }` (arguments as sent, a JSON string). */
   const toolCalls = [];
   const server = http.createServer((req, res) => {
@@ -105,6 +106,15 @@ export async function startFakeOpenAi({ pieceDelayMs = 120, port: wanted = 0, to
         }
         // Maru's background memory extraction (the chat, then its task: the template's first words) is answered with an
         // empty list and kept apart, so that turn assertions count only the turns' requests.
+        // A chat's title, asked after its first exchange: an empty answer (the first message's title
+        // stays, which the tests read), kept apart the same way.
+        if (textOf(parsed.messages?.at(-1) ?? {}).startsWith('Write a title for this conversation')) {
+          titles.push(parsed);
+          res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+          res.write(`data: ${JSON.stringify({ id: 'title', object: 'chat.completion.chunk', created: 0, model: MODEL, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'stop' }] })}\n\n`);
+          res.end('data: [DONE]\n\n');
+          return;
+        }
         if (textOf(parsed.messages?.at(-1) ?? {}).startsWith('Find lasting facts about the user')) {
           extractions.push(parsed);
           res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -172,6 +182,7 @@ export async function startFakeOpenAi({ pieceDelayMs = 120, port: wanted = 0, to
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
     extractions,
+    titles,
     toolCalls,
     close: () => new Promise((resolve) => {
       server.closeAllConnections?.();

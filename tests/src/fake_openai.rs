@@ -310,6 +310,9 @@ struct Inner {
     upstream: Option<String>,
     /// What the real server answered, with the request it answered: the whole SSE text.
     forwarded: Vec<(Value, String)>,
+    /// Maru's requests for a chat's title, and the answers scripted for them.
+    titles: Vec<RecordedRequest>,
+    title_replies: VecDeque<Reply>,
 }
 
 #[derive(Clone)]
@@ -334,6 +337,8 @@ impl FakeOpenAi {
                 extractions: Vec::new(),
                 upstream: None,
                 forwarded: Vec::new(),
+                titles: Vec::new(),
+                title_replies: VecDeque::new(),
             }),
             peer_closed: AtomicUsize::new(0),
         });
@@ -393,6 +398,16 @@ impl FakeOpenAi {
     /// (`…/v1`), and its answer streams back as it came.
     pub fn forward_to(&self, base_url: impl Into<String>) {
         self.lock().upstream = Some(base_url.into());
+    }
+
+    /// What the next title request gets (else an empty answer: the first message's title stays).
+    pub fn push_title(&self, reply: Reply) {
+        self.lock().title_replies.push_back(reply);
+    }
+
+    /// Maru's requests for a chat's title, apart from the turns' own.
+    pub fn title_requests(&self) -> Vec<RecordedRequest> {
+        self.lock().titles.clone()
     }
 
     /// The forwarded requests that have been answered, each with the real server's whole answer.
@@ -476,6 +491,19 @@ async fn handle(State(state): State<AppState>, req: Request) -> Response {
     };
     // Maru's background memory extraction is kept apart, so that it never takes a reply
     // scripted for a turn and turn tests count only their own requests.
+    // Titles likewise: what `push_title` scripted, else forwarded, else nothing (so the first
+    // message's title stays), recorded apart.
+    if is_title(&body) {
+        let (reply, upstream) = {
+            let mut inner = state.shared.inner.lock().unwrap_or_else(|e| e.into_inner());
+            inner.titles.push(recorded);
+            (inner.title_replies.pop_front(), inner.upstream.clone())
+        };
+        if let (None, Some(upstream)) = (&reply, upstream) {
+            return forward(&state, &upstream, &body).await;
+        }
+        return respond(state, &body, reply.unwrap_or_else(|| Reply::text([""]))).await;
+    }
     if is_extraction(&body) {
         let (reply, upstream) = {
             let mut inner = state.shared.inner.lock().unwrap_or_else(|e| e.into_inner());
@@ -509,6 +537,12 @@ async fn handle(State(state): State<AppState>, req: Request) -> Response {
         (Method::GET, "/health") => json_response(StatusCode::OK, json!({"status": "ok"})),
         _ => json_response(StatusCode::NOT_FOUND, json!({"detail": "Not Found"})),
     }
+}
+
+/// A request for the chat's title: the chat, then the task (the template's first words).
+fn is_title(body: &Value) -> bool {
+    let last = body["messages"].as_array().and_then(|m| m.last());
+    last.is_some_and(|m| m["role"] == "user" && m["content"].as_str().is_some_and(|s| s.starts_with("Write a title for this conversation")))
 }
 
 /// A request from Maru's memory extraction: the chat, then its task (the template's first words).

@@ -304,6 +304,7 @@ async fn memory_extraction_keeps_a_single_slot_servers_cache() {
         .map(|(_, a)| reuse(a))
         .collect();
     assert_eq!(extractions.len(), 10, "every turn had its extraction answered by the real server");
+    assert_eq!(fake.title_requests().len(), 1, "the title is asked once, after the first exchange, and shares the prefix too");
     for (i, pair) in turns.windows(2).enumerate() {
         let ratio = pair[1].1 as f64 / pair[0].0 as f64;
         println!("turn {}: reused {:.3} of the previous turn's prompt ({} of {})", i + 2, ratio, pair[1].1, pair[0].0);

@@ -35,6 +35,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!(15, "0015_tool_outputs"),
     migration!(16, "0016_tool_servers"),
     migration!(17, "0017_skills"),
+    migration!(18, "0018_title_by"),
 ];
 
 pub fn latest_version() -> i64 {

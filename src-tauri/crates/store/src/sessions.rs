@@ -1,7 +1,7 @@
 //! Sessions: one conversation each. A session is the container (messages, attachments, session
 //! memory all hang off its id); its project is only a label, so moving it moves everything.
 
-use rusqlite::{params, Connection, Row};
+use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
 use super::{found, now_ms, one_line, projects};
@@ -108,6 +108,9 @@ pub fn update(conn: &Connection, id: i64, patch: &SessionPatch) -> Result<Sessio
         "UPDATE sessions SET title = ?2, project_id = ?3, updated_at = ?4 WHERE id = ?1",
         params![id, title, project_id, next_activity(conn, project_id)?],
     )?;
+    if patch.title.is_some() {
+        conn.execute("UPDATE sessions SET title_by = 'user' WHERE id = ?1", [id])?;
+    }
     get(conn, id)
 }
 
@@ -115,8 +118,28 @@ pub fn update(conn: &Connection, id: i64, patch: &SessionPatch) -> Result<Sessio
 /// text comes from a message, so it is made a valid one-line label rather than refused.
 pub fn set_title_if_empty(conn: &Connection, id: i64, title: &str) -> Result<()> {
     let title = super::text::as_one_line(title, TITLE_MAX_CHARS);
-    conn.execute("UPDATE sessions SET title = ?2 WHERE id = ?1 AND title = ''", params![id, title])?;
+    conn.execute("UPDATE sessions SET title = ?2, title_by = 'first_message' WHERE id = ?1 AND title = ''", params![id, title])?;
     Ok(())
+}
+
+/// The title is still the one Maru made of the first message: the model may write a better one.
+pub fn wants_model_title(conn: &Connection, id: i64) -> Result<bool> {
+    let by: Option<String> = conn.query_row("SELECT title_by FROM sessions WHERE id = ?1", [id], |r| r.get(0)).optional()?;
+    Ok(by.as_deref() == Some("first_message"))
+}
+
+/// The model was asked and gave nothing usable: the first message's title stays, for good.
+pub fn settle_title(conn: &Connection, id: i64) -> Result<()> {
+    conn.execute("UPDATE sessions SET title_by = 'model' WHERE id = ?1 AND title_by = 'first_message'", [id])?;
+    Ok(())
+}
+
+/// The model's title, unless the user has named the chat meanwhile. Whether it was set.
+pub fn set_model_title(conn: &Connection, id: i64, title: &str) -> Result<bool> {
+    let title = super::text::as_one_line(title, TITLE_MAX_CHARS);
+    let n = conn
+        .execute("UPDATE sessions SET title = ?2, title_by = 'model' WHERE id = ?1 AND title_by = 'first_message'", params![id, title])?;
+    Ok(n == 1)
 }
 
 pub fn set_preset(conn: &Connection, id: i64, preset: Option<&str>) -> Result<Session> {

@@ -21,18 +21,36 @@ use crate::store::messages::{self, Role, Status};
 use crate::store::settings;
 use crate::store::settings::MemoryMode;
 
+/// The background work waits this long after the reply: a follow-up sent by then cancels it
+/// before it is sent, so the server never has it running (in the slot that holds the chat's
+/// prompt) when the chat's next request arrives.
+const QUIET: std::time::Duration = std::time::Duration::from_millis(1500);
+
 /// Tools whose call in the turn means the model already took care of memory.
 const MEMORY_TOOLS: [&str; 3] = ["remember", "update_memory", "forget"];
 
-/// `chat`: the turn's last request with its answer appended (see `turn::run_rounds`).
-pub fn after_turn(app: Arc<App>, session_id: i64, chat: ChatRequest) {
+/// The background work after a turn, one request after the other (a server with one slot
+/// answers them in turn anyway): the chat's title by the model while it has the first
+/// message's, then memory extraction when `memory` is on, after a moment of quiet. A new turn
+/// cancels both. `chat`: the
+/// turn's last request with its answer appended (see `turn::run_rounds`).
+pub fn after_turn(app: Arc<App>, session_id: i64, chat: ChatRequest, memory: bool) {
     let (n, cancel) = app.runs.begin_extraction(session_id);
     tokio::spawn(async move {
+        let work = async {
+            tokio::time::sleep(QUIET).await;
+            if let Err(e) = super::title::by_model(&app, session_id, chat.clone()).await {
+                tracing::info!(session_id, "the model's title failed: {e}");
+            }
+            if memory {
+                if let Err(e) = extract(&app, session_id, chat).await {
+                    tracing::info!(session_id, "memory extraction failed: {e}");
+                }
+            }
+        };
         tokio::select! {
-            _ = cancel.cancelled() => tracing::debug!(session_id, "memory extraction cancelled by a new turn"),
-            done = extract(&app, session_id, chat) => if let Err(e) = done {
-                tracing::info!(session_id, "memory extraction failed: {e}");
-            },
+            _ = cancel.cancelled() => tracing::debug!(session_id, "the work after a turn was cancelled by a new turn"),
+            () = work => {}
         }
         app.runs.end_extraction(session_id, n);
     });

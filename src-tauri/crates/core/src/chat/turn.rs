@@ -239,8 +239,8 @@ impl From<Error> for Halt {
 async fn run(app: Arc<App>, guard: RunGuard, session_id: i64, settings: Settings, first: Option<Round>) {
     let RunGuard { ref cancel, ref feed, .. } = guard;
     match run_rounds(&app, session_id, &settings, first, cancel, feed).await {
-        Ok(Some(chat)) if settings.memory_mode != crate::store::settings::MemoryMode::Off && !cancel.is_cancelled() => {
-            super::extract::after_turn(app.clone(), session_id, chat)
+        Ok(Some(chat)) if !cancel.is_cancelled() => {
+            super::extract::after_turn(app.clone(), session_id, chat, settings.memory_mode != crate::store::settings::MemoryMode::Off)
         }
         Ok(_) => {}
         Err(Halt::ReplyGone) => {

@@ -28,6 +28,7 @@ const BUNDLED: &[(&str, &str)] = &[
     ("summarize", include_str!("../../../../../prompts/summarize.md")),
     ("summaries", include_str!("../../../../../prompts/summaries.md")),
     ("extract_memory", include_str!("../../../../../prompts/extract_memory.md")),
+    ("title", include_str!("../../../../../prompts/title.md")),
     ("tools/search_attachment", include_str!("../../../../../prompts/tools/search_attachment.md")),
     ("tools/search_attachment_result", include_str!("../../../../../prompts/tools/search_attachment_result.md")),
     ("tools/remember", include_str!("../../../../../prompts/tools/remember.md")),
