@@ -106,6 +106,8 @@ const en = {
   reasoning: 'Reasoning',
   // a reply's tool calls, one chip each
   toolRemember: 'Remember',
+  toolLoadSkill: 'Load skill',
+  toolReadSkillFile: 'Read skill file',
   toolUpdateMemory: 'Update memory',
   toolForget: 'Forget',
   toolSearchMemory: 'Search memory',
@@ -667,6 +669,8 @@ const ko: Dict = {
   tool: '도구',
   reasoning: '추론',
   toolRemember: '기억하기',
+  toolLoadSkill: '스킬 불러오기',
+  toolReadSkillFile: '스킬 파일 읽기',
   toolUpdateMemory: '기억 고치기',
   toolForget: '잊기',
   toolSearchMemory: '기억 찾기',
