@@ -300,7 +300,7 @@ async fn run_rounds(
     let mut turn = Turn::default();
     let mut step = turn.start();
     // The user's tool servers' tools, fixed for the turn (read with its first round).
-    let mut servers: Option<Vec<super::super::tools::servers::Offered>> = None;
+    let mut servers: Option<Vec<crate::tools::servers::Offered>> = None;
     loop {
         let Step::Request { tools_allowed, .. } = step else { unreachable!("each round starts with a request") };
         let Round { model, prompt, history, summaries: mut stored, images, project_id, mut offer, servers: on, reply_id } =
