@@ -260,6 +260,8 @@ async fn a_chat_exports_as_markdown_and_json_and_imports_again_as_it_was() {
     assert_eq!(st, StatusCode::OK, "{imported}");
     assert_eq!(imported["project_id"], work, "an imported chat goes to the project of its name");
     assert_eq!(imported["title"], "Launch: Q3/Q4 plans");
+    assert!(imported["imported_at"].is_i64(), "an imported chat is marked as a copy, so it is not taken for the original: {imported}");
+    assert!(s.get(&format!("/api/sessions/{chat}")).await.1["imported_at"].is_null(), "the original is not a copy");
     let strip = |ms: Vec<Value>| -> Vec<Value> {
         ms.into_iter()
             .map(|m| json!([m["role"], m["content"], m["status"], m["model"], m["completion_tokens"], m["ttft_ms"], m["created_at"]]))

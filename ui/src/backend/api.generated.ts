@@ -1252,6 +1252,11 @@ export interface components {
             created_at: number;
             /** Format: int64 */
             id: number;
+            /**
+             * Format: int64
+             * @description When it was imported from an exported chat: it is a copy.
+             */
+            imported_at: number | null;
             /** @description The model this chat asks for; `None`: the global setting. */
             model: string | null;
             preset: string | null;

@@ -106,6 +106,8 @@ const en = {
   reasoning: 'Reasoning',
   // a reply's tool calls, one chip each
   toolRemember: 'Remember',
+  importedCopy: 'copy',
+  importedCopyHint: 'Imported from an exported chat: a copy, not the original',
   toolLoadSkill: 'Load skill',
   toolReadSkillFile: 'Read skill file',
   toolUpdateMemory: 'Update memory',
@@ -669,6 +671,8 @@ const ko: Dict = {
   tool: '도구',
   reasoning: '추론',
   toolRemember: '기억하기',
+  importedCopy: '사본',
+  importedCopyHint: '내보낸 대화를 가져온 것입니다. 원본이 아닌 사본입니다',
   toolLoadSkill: '스킬 불러오기',
   toolReadSkillFile: '스킬 파일 읽기',
   toolUpdateMemory: '기억 고치기',

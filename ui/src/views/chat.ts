@@ -140,7 +140,8 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
         project ? h('span', { class: 'crumb-project', 'data-testid': 'chat-project', title: app.projectName(project) }, icon('folder'), h('span', null, app.projectName(project))) : null,
         h('span', { class: 'crumb-sep' }, '/'),
         s
-          ? h('button', { class: 'chat-title', type: 'button', title: t('rename'), 'data-testid': 'chat-title', onClick: () => void renameSession(app, s) }, sessionTitle(s))
+          ? h('button', { class: 'chat-title', type: 'button', title: t('rename'), 'data-testid': 'chat-title', onClick: () => void renameSession(app, s) }, sessionTitle(s),
+              s.imported_at != null ? h('span', { class: 'copy-badge', title: t('importedCopyHint') }, t('importedCopy')) : null)
           : h('span', { class: 'chat-title draft' }, t('newChat')),
       ),
       h('div', { class: 'head-actions' },

@@ -179,7 +179,8 @@ function sessionNode(app: App, s: Session): HTMLElement {
         ev.preventDefault();
         void app.openSession(s.id);
       },
-    }, streaming ? h('span', { class: 'live-dot', title: t('statusStreaming') }) : null, h('span', { class: 'session-title' }, title)),
+    }, streaming ? h('span', { class: 'live-dot', title: t('statusStreaming') }) : null, h('span', { class: 'session-title' }, title),
+      s.imported_at != null ? h('span', { class: 'copy-badge', title: t('importedCopyHint'), 'data-testid': 'imported-copy' }, t('importedCopy')) : null),
     h('button', {
       class: 'icon-btn hover-only', type: 'button', 'aria-label': `${title}: ${t('edit')}`, 'data-testid': 'session-menu',
       onClick: (ev: Event) => {

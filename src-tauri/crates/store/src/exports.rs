@@ -141,6 +141,7 @@ pub fn import(conn: &Connection, chat: &ChatExport) -> Result<i64> {
         None => projects::default_id(conn)?,
     };
     let session = sessions::create(conn, &NewSession { title: chat.session.title.clone(), project_id: Some(project_id) })?;
+    conn.execute("UPDATE sessions SET imported_at = ?2 WHERE id = ?1", params![session.id, super::now_ms()])?;
     // The export holds the chosen versions only: they come back as one branch.
     let mut parent: Option<i64> = None;
     for m in &chat.messages {

@@ -36,6 +36,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!(16, "0016_tool_servers"),
     migration!(17, "0017_skills"),
     migration!(18, "0018_title_by"),
+    migration!(19, "0019_imported_copies"),
 ];
 
 pub fn latest_version() -> i64 {

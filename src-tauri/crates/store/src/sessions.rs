@@ -23,6 +23,9 @@ pub struct Session {
     pub created_at: i64,
     /// Newest activity: creation, rename, move or the latest message.
     pub updated_at: i64,
+    /// When it was imported from an exported chat: it is a copy.
+    #[serde(default)]
+    pub imported_at: Option<i64>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
@@ -62,7 +65,7 @@ pub struct SessionPage {
     pub next_cursor: Option<String>,
 }
 
-const SELECT: &str = "SELECT id, project_id, title, preset, model, created_at, updated_at FROM sessions";
+const SELECT: &str = "SELECT id, project_id, title, preset, model, created_at, updated_at, imported_at FROM sessions";
 
 fn from_row(r: &Row) -> rusqlite::Result<Session> {
     Ok(Session {
@@ -73,6 +76,7 @@ fn from_row(r: &Row) -> rusqlite::Result<Session> {
         model: r.get(4)?,
         created_at: r.get(5)?,
         updated_at: r.get(6)?,
+        imported_at: r.get(7)?,
     })
 }
 

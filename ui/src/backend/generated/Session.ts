@@ -8,4 +8,8 @@ model: string | null, created_at: number,
 /**
  * Newest activity: creation, rename, move or the latest message.
  */
-updated_at: number, };
+updated_at: number, 
+/**
+ * When it was imported from an exported chat: it is a copy.
+ */
+imported_at: number | null, };
