@@ -4,8 +4,9 @@
 
 #![cfg(unix)]
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+mod support;
+
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -18,19 +19,7 @@ struct Serve {
 
 impl Serve {
     fn start(data: &std::path::Path) -> Serve {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_maru"))
-            .args(["serve", "--port", "0", "--token", "t"])
-            .arg("--data-dir")
-            .arg(data)
-            .env("MARU_NO_DEMO", "1")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("maru serve starts");
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let url =
-            lines.by_ref().map_while(Result::ok).find_map(|l| l.strip_prefix("Open ").map(str::to_string)).expect("it prints its URL");
-        let base = url.split("/#").next().unwrap().to_string();
+        let (child, base) = support::serve(data);
         Serve { child, base, http: reqwest::Client::new() }
     }
 

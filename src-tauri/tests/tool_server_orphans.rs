@@ -3,26 +3,12 @@
 
 #![cfg(unix)]
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+mod support;
+
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-
-fn start(data: &std::path::Path) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_maru"))
-        .args(["serve", "--port", "0", "--token", "t"])
-        .arg("--data-dir")
-        .arg(data)
-        .env("MARU_NO_DEMO", "1")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("maru serve starts");
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let url = lines.by_ref().map_while(Result::ok).find_map(|l| l.strip_prefix("Open ").map(str::to_string)).expect("it prints its URL");
-    (child, url.split("/#").next().unwrap().to_string())
-}
 
 fn pids(marker: &str) -> Vec<i32> {
     let out = Command::new("pgrep").args(["-f", marker]).output().expect("pgrep runs");
@@ -46,7 +32,7 @@ async fn with_running_server(data: &std::path::Path, how: &str) -> (Child, Strin
         .join("../tests/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     assert!(script.exists(), "install the test tool servers first: npm ci --prefix tests/mcp");
     let marker = format!("maru-orphan-{how}-{}", std::process::id());
-    let (maru, base) = start(data);
+    let (maru, base) = support::serve(data);
     let http = reqwest::Client::new();
     let added: Value = http
         .post(format!("{base}/api/tool-servers"))

@@ -170,11 +170,11 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
             let budgets = Budgets::from_settings(&settings::load(c)?);
             let (_, report) = prompt::render_current(c, &templates, session_id, today, &budgets)?;
             let summaries = crate::store::summaries::list(c, session_id)?;
-            let settings = settings::for_session(c, session_id)?;
-            let offer = crate::tools::Offer::for_session(c, session_id, &settings)?;
-            let project_id = crate::store::sessions::get(c, session_id)?.project_id;
-            let skills = crate::store::skills::offered(c, project_id)?;
-            let tools = (offer, crate::store::tool_servers::list(c)?, project_id, skills);
+            let session = crate::store::sessions::get(c, session_id)?;
+            let settings = settings::load(c)?.for_chat(&session);
+            let offer = crate::tools::Offer::for_session(c, &session, &settings)?;
+            let skills = crate::store::skills::offered(c, session.project_id)?;
+            let tools = (offer, crate::store::tool_servers::list(c)?, session.project_id, skills);
             Ok((report, snapshots::get(c, session_id)?, messages::history(c, session_id)?, settings, summaries, tools))
         })
         .await?;

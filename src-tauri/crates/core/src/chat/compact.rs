@@ -129,12 +129,13 @@ pub async fn now(app: &Arc<App>, session_id: i64) -> Result<Compacted> {
     let (settings, prompt, stored, history, offer) = app
         .store
         .read(move |c| {
-            let settings = crate::store::settings::for_session(c, session_id)?;
+            let session = crate::store::sessions::get(c, session_id)?;
+            let settings = crate::store::settings::load(c)?.for_chat(&session);
             let budgets = crate::prompt::Budgets::from_settings(&settings);
             let (_, report) = crate::prompt::render_current(c, &templates, session_id, today, &budgets)?;
             let stored = summaries::list(c, session_id)?;
             let history = messages::history_after(c, session_id, stored.last().map_or(0, |s| s.through_id))?;
-            let offer = crate::tools::Offer::for_session(c, session_id, &settings)?;
+            let offer = crate::tools::Offer::for_session(c, &session, &settings)?;
             Ok((settings, report.rendered.text, stored, history, offer))
         })
         .await?;

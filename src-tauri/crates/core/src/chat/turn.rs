@@ -154,7 +154,7 @@ fn open_round(tx: &rusqlite::Transaction, app: &App, session_id: i64, model: Str
         tx,
         &NewMessage { session_id, role: Role::Assistant, status: Status::Streaming, model: Some(&model), ..Default::default() },
     )?;
-    let offer = Offer::for_session(tx, session_id, settings)?;
+    let offer = Offer::for_session(tx, &session, settings)?;
     let servers = tool_servers::list(tx)?.into_iter().filter(|s| s.on_in(session.project_id)).collect();
     Ok(Round {
         model,

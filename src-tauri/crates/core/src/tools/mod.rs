@@ -34,12 +34,11 @@ impl Offer {
     /// What a session's turns offer tools to work on, as the store says now.
     pub fn for_session(
         conn: &rusqlite::Connection,
-        session_id: i64,
+        session: &crate::store::sessions::Session,
         settings: &crate::store::settings::Settings,
     ) -> crate::error::Result<Offer> {
-        let session = crate::store::sessions::get(conn, session_id)?;
         Ok(Offer {
-            has_files: crate::store::attachments::any_in_scope(conn, session_id, session.project_id)?,
+            has_files: crate::store::attachments::any_in_scope(conn, session.id, session.project_id)?,
             memory_on: settings.memory_mode != crate::store::settings::MemoryMode::Off,
             servers: false,
             skills: !crate::store::skills::offered(conn, session.project_id)?.is_empty(),
