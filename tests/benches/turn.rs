@@ -25,6 +25,10 @@ const RUNS: usize = 200;
 #[tokio::main]
 async fn main() {
     // `MARU_BENCH=http` runs only the HTTP measurement.
+    if std::env::var("MARU_BENCH").as_deref() == Ok("split") {
+        ttft_split().await;
+        return;
+    }
     if std::env::var("MARU_BENCH").as_deref() != Ok("http") {
         overhead().await;
         ttft_ratio().await;
@@ -33,7 +37,8 @@ async fn main() {
     ttft_http().await;
 }
 
-/// A model server that notes when each request has fully arrived, then answers "ok".
+/// A model server that notes when each chat request has fully arrived, then answers "ok" on the
+/// same kept-alive connection, as llama.cpp does; anything else (the tokenizer) gets a 404.
 async fn timing_server() -> (String, mpsc::UnboundedReceiver<Instant>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/v1", listener.local_addr().unwrap());
@@ -45,33 +50,39 @@ async fn timing_server() -> (String, mpsc::UnboundedReceiver<Instant>) {
             tokio::spawn(async move {
                 let mut buf = Vec::new();
                 let mut chunk = [0u8; 65536];
-                let (head_end, len) = loop {
-                    let n = sock.read(&mut chunk).await.unwrap();
-                    if n == 0 {
+                loop {
+                    let (head_end, len, chat) = loop {
+                        if let Some(p) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                            let head = String::from_utf8_lossy(&buf[..p]).to_lowercase();
+                            let len = head
+                                .lines()
+                                .find_map(|l| l.strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap()))
+                                .unwrap_or(0);
+                            break (p + 4, len, head.starts_with("post /v1/chat/completions"));
+                        }
+                        match sock.read(&mut chunk).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                        }
+                    };
+                    while buf.len() < head_end + len {
+                        match sock.read(&mut chunk).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                        }
+                    }
+                    buf.drain(..head_end + len);
+                    let res = if chat {
+                        let _ = tx.send(Instant::now());
+                        let body = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
+                        format!("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\n\r\n{body}", body.len())
+                    } else {
+                        "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n".to_string()
+                    };
+                    if sock.write_all(res.as_bytes()).await.is_err() {
                         return;
                     }
-                    buf.extend_from_slice(&chunk[..n]);
-                    if let Some(p) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                        let head = String::from_utf8_lossy(&buf[..p]).to_lowercase();
-                        let len = head
-                            .lines()
-                            .find_map(|l| l.strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap()))
-                            .unwrap_or(0);
-                        break (p + 4, len);
-                    }
-                };
-                while buf.len() < head_end + len {
-                    let n = sock.read(&mut chunk).await.unwrap();
-                    buf.extend_from_slice(&chunk[..n]);
                 }
-                let _ = tx.send(Instant::now());
-                let body =
-                    "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
-                let res = format!(
-                    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-                let _ = sock.write_all(res.as_bytes()).await;
             });
         }
     });
@@ -353,6 +364,7 @@ async fn ttft_http() {
         async move { first_event(req, "event: token").await }
     };
     send(format!("/api/sessions/{sid}/messages"), json!({ "content": "What is the capital of France?" })).await;
+    let regenerate_body = maru_bodies(&app, &llama.base_url, &model, sid, &send).await;
 
     for kind in ["regenerate", "new message"] {
         let (mut via, mut direct, mut ratios) = (vec![], vec![], vec![]);
@@ -370,9 +382,7 @@ async fn ttft_http() {
                 sent.push(maru::llm::ChatMessage::user(format!("{question}\n\n{note}")));
                 (format!("/api/sessions/{sid}/messages"), json!({ "content": question }), sent)
             };
-            let mut req = maru::llm::ChatRequest::new(model.clone(), sent);
-            req.temperature = Some(0.0);
-            req.max_tokens = Some(8);
+            let req = if kind == "regenerate" { regenerate_body.clone() } else { direct_body(&model, sent) };
             let straight = || first_event(http.post(format!("{}/chat/completions", llama.base_url)).json(&req), "\"content\":\"");
             let last = app.store.with(|c| Ok(c.query_row("SELECT max(id) FROM messages", [], |r| r.get::<_, i64>(0))?)).unwrap();
             let (a, b) = if i % 2 == 0 {
@@ -413,6 +423,55 @@ async fn ttft_http() {
 }
 
 const HTTP_PAIRS: usize = 40;
+
+/// The body the bench sends straight to the model server for `messages`.
+fn direct_body(model: &str, messages: Vec<maru::llm::ChatMessage>) -> serde_json::Value {
+    let mut req = maru::llm::ChatRequest::new(model.to_string(), messages);
+    req.temperature = Some(0.0);
+    req.max_tokens = Some(8);
+    serde_json::to_value(&req).unwrap()
+}
+
+/// Maru's own request bodies, seen once through a recording proxy in front of the model server,
+/// so that the direct requests are the same bytes: a regenerate's body (which the direct side then
+/// sends verbatim), and a check that the bench builds a new message's body exactly as Maru does.
+async fn maru_bodies<F, Fut>(app: &Arc<App>, llama_url: &str, model: &str, sid: i64, send: &F) -> serde_json::Value
+where
+    F: Fn(String, serde_json::Value) -> Fut,
+    Fut: std::future::Future<Output = Duration>,
+{
+    let recorder = maru_tests::fake_openai::FakeOpenAi::start().await;
+    recorder.set_models(vec![maru_tests::fake_openai::FakeModel::llama_cpp(model)]);
+    recorder.forward_to(llama_url);
+    let point_at = |url: String| async move {
+        api::update_settings(app, serde_json::from_value(json!({ "endpoint_url": url })).unwrap()).await.unwrap();
+    };
+    point_at(recorder.base_url()).await;
+    send(format!("/api/sessions/{sid}/regenerate"), json!({})).await;
+    let regenerate = recorder.chat_requests().last().expect("Maru asked the model server").body.clone();
+
+    let last = app.store.with(|c| Ok(c.query_row("SELECT max(id) FROM messages", [], |r| r.get::<_, i64>(0))?)).unwrap();
+    let system = app.store.with(|c| Ok(maru::store::snapshots::get(c, sid)?.unwrap().prompt)).unwrap();
+    let history = app.store.with(|c| messages::history(c, sid)).unwrap();
+    send(format!("/api/sessions/{sid}/messages"), json!({ "content": "Question: what is 1 plus 1?" })).await;
+    let maru = recorder.chat_requests().last().unwrap().body.clone();
+    let mut sent = maru::chat::history::request_messages(&app.templates, &system, &history, &Default::default()).unwrap();
+    let note = maru::chat::history::runtime_note(&app.templates, chrono::Local::now()).unwrap();
+    sent.push(maru::llm::ChatMessage::user(format!("Question: what is 1 plus 1?\n\n{note}")));
+    let mut ours = direct_body(model, sent);
+    // The time notes may be a second apart; everything else must be the same bytes.
+    let asked =
+        |body: &serde_json::Value| body["messages"].as_array().and_then(|m| m.last()).map(|m| m["content"].clone()).unwrap_or_default();
+    let asks = |body: &serde_json::Value| asked(body).as_str().is_some_and(|c| c.starts_with("Question: what is 1 plus 1?\n\n[Sent "));
+    let both_ask = asks(&ours) && asks(&maru);
+    if let Some(m) = ours["messages"].as_array_mut().and_then(|m| m.last_mut()) {
+        m["content"] = asked(&maru);
+    }
+    assert!(both_ask && ours == maru, "the direct request must be Maru's own body:\n  maru:  {maru}\n  bench: {ours}");
+    forget_turn(app, sid, last);
+    point_at(llama_url.to_string()).await;
+    regenerate
+}
 
 /// `maru serve` on `app`, in this process, with the token "bench": its address.
 async fn serve_http(app: &Arc<App>) -> String {

@@ -386,6 +386,52 @@ async fn gateway_errors_before_the_first_byte_are_retried() {
     assert_eq!(fake.chat_requests().len(), 3 + 3, "at most 2 retries");
 }
 
+/// A server in front of `fake` that reads the first `drop_first` requests and closes their
+/// connections without a word, as llama.cpp or uvicorn close a kept-alive connection that sat
+/// idle, then passes the rest through. Its address, and how many connections it accepted.
+async fn closes_first(fake: &FakeOpenAi, drop_first: usize) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use tokio::io::AsyncReadExt;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let upstream = format!("127.0.0.1:{}", fake.port());
+    let accepted = std::sync::Arc::new(AtomicUsize::new(0));
+    let counter = accepted.clone();
+    tokio::spawn(async move {
+        while let Ok((mut conn, _)) = listener.accept().await {
+            if counter.fetch_add(1, Ordering::SeqCst) < drop_first {
+                let mut buf = [0u8; 4096];
+                let _ = conn.read(&mut buf).await;
+                drop(conn);
+                continue;
+            }
+            let upstream = upstream.clone();
+            tokio::spawn(async move {
+                let mut to = tokio::net::TcpStream::connect(upstream).await.unwrap();
+                let _ = tokio::io::copy_bidirectional(&mut conn, &mut to).await;
+            });
+        }
+    });
+    (format!("http://{addr}/v1"), accepted)
+}
+
+#[tokio::test]
+async fn a_connection_closed_as_the_request_goes_out_is_sent_again_once() {
+    use std::sync::atomic::Ordering;
+    let fake = FakeOpenAi::start().await;
+    fake.push(Reply::text(["answered anyway"]));
+    let (url, accepted) = closes_first(&fake, 1).await;
+    let (deltas, error) = turn(&Client::new(Endpoint::new(url), relaxed())).await;
+    assert!(error.is_none(), "a server dropping an idle kept-alive connection must not fail the user's message: {error:?}");
+    assert_eq!(text(&deltas), "answered anyway");
+    assert_eq!(accepted.load(Ordering::SeqCst), 2, "sent again on a new connection");
+
+    let (url, accepted) = closes_first(&fake, usize::MAX).await;
+    let (_, e) = expect_error(turn(&Client::new(Endpoint::new(url), relaxed())).await, "disconnected", "a server that always hangs up");
+    assert!(e.to_string().contains("before answering"), "{e}");
+    assert_eq!(accepted.load(Ordering::SeqCst), 2, "sent again once only: a server that dies on the request is told as such");
+}
+
 // ---- connection failures -----------------------------------------------------------------------
 
 #[tokio::test]

@@ -323,3 +323,60 @@ async fn memory_extraction_keeps_a_single_slot_servers_cache() {
         assert!(cached >= turn_prompt, "extraction {} re-read the chat instead of reusing it: {extractions:?} {turns:?}", i + 1);
     }
 }
+
+/// The estimate's error against llama.cpp's own counts (SmolLM2's tokenizer), on ten English and
+/// ten Korean questions (`tests/real-server/corpus`). Before: the plain estimate (four ASCII
+/// characters a token, one per other character). After: a text the server has counted is its
+/// count (no error); one not counted yet, the estimate fitted to the server's counts of the
+/// other nineteen.
+#[tokio::test]
+#[ignore = "needs llama-server: run through make test"]
+async fn the_plan_counts_as_the_real_server_does_in_english_and_korean() {
+    use maru::llm::{Client, Endpoint, Timeouts};
+    use maru::prompt::tokens::{scope, Source, TokenCounts};
+    use std::time::{Duration, Instant};
+    let llama = llama().await;
+    let client = Client::new(Endpoint::new(llama.base_url.clone()), Timeouts::default());
+    let corpus = |file: &str| -> Vec<String> {
+        let text = std::fs::read_to_string(format!("{}/real-server/corpus/{file}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        text.split("\n\n").map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect()
+    };
+    let (en, ko) = (corpus("en.txt"), corpus("ko.txt"));
+    let all: Vec<&str> = en.iter().chain(&ko).map(String::as_str).collect();
+    let at = scope(&llama.base_url, "");
+    let mut real = vec![];
+    for text in &all {
+        real.push(client.tokenize("", text).await.unwrap().expect("llama.cpp has a tokenizer") as f64);
+    }
+    let (mut before, mut after, mut counted) = (vec![vec![]; 2], vec![vec![]; 2], vec![vec![]; 2]);
+    for (i, text) in all.iter().enumerate() {
+        let lang = usize::from(i >= en.len());
+        let others: Vec<&str> = all.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, t)| *t).collect();
+        let counts = TokenCounts::default();
+        counts.learn(&client, &at, "", &others, Instant::now() + Duration::from_secs(60)).await;
+        let (fitted, source) = counts.count(&at, text);
+        assert_eq!(source, Source::Fitted, "a text the server has not counted is estimated at the server's rate");
+        counts.learn(&client, &at, "", &[text], Instant::now() + Duration::from_secs(60)).await;
+        let (exact, source) = counts.count(&at, text);
+        assert_eq!(source, Source::Server);
+        let error = |n: usize| (n as f64 - real[i]).abs() / real[i];
+        before[lang].push(error(maru::prompt::render::estimate_tokens(text)));
+        after[lang].push(error(fitted));
+        counted[lang].push(error(exact));
+    }
+    let mean = |v: &[f64]| 100.0 * v.iter().sum::<f64>() / v.len() as f64;
+    for (lang, name) in ["English", "Korean"].iter().enumerate() {
+        eprintln!(
+            "token count error against llama.cpp (SmolLM2), {name}, mean of {}: estimate {:.1}%, fitted estimate {:.1}%, counted {:.1}%",
+            before[lang].len(),
+            mean(&before[lang]),
+            mean(&after[lang]),
+            mean(&counted[lang])
+        );
+        assert_eq!(mean(&counted[lang]), 0.0, "a counted text is the server's own count");
+        assert!(
+            mean(&after[lang]) < mean(&before[lang]).max(5.0),
+            "{name}: the estimate fitted to the server's counts is closer than the plain one"
+        );
+    }
+}

@@ -824,6 +824,11 @@ export interface components {
             pending_change: string | null;
             /** @description The same as codes, one per change (empty when nothing changes). */
             pending_changes: components["schemas"]["Reason"][];
+            /**
+             * @description How the plan's tokens were counted: by the server's tokenizer, by the estimate fitted to
+             *     its counts so far, or by the plain estimate (a server without a tokenizer).
+             */
+            plan_counts: components["schemas"]["Tally"];
             /** @description ① to ⑤, present or not and why, with sizes and cuts. */
             sections: components["schemas"]["SectionReport"][];
             /** Format: int64 */
@@ -1428,6 +1433,12 @@ export interface components {
              */
             turns: number;
         };
+        /** @description How many of a request's tokens were counted by the server, fitted, or estimated. */
+        Tally: {
+            estimated: number;
+            fitted: number;
+            server: number;
+        };
         TemplateInfo: {
             /** @description Metadata lines of the header, such as a preset's `name` and `description`. */
             meta: [
@@ -1493,7 +1504,7 @@ export interface components {
         ToolOffered: {
             chars: number;
             name: string;
-            /** @description Estimated. */
+            /** @description Counted by the server's tokenizer where it has one, else estimated. */
             tokens: number;
         };
         /**

@@ -133,11 +133,20 @@ impl Client {
                 Ok(Err(e)) => Err(self.transport_error(&e, url)),
                 Ok(Ok(resp)) => Ok(resp),
             };
+            // A kept-alive connection the server closed as the request went out (llama.cpp's and
+            // uvicorn's servers drop idle ones after 5 s) fails before any answer: sent again at
+            // once on a new connection. Only once, so a server that really dies on the request
+            // still reads as one that did.
+            if attempt == 0 && self.max_retries > 0 && matches!(outcome, Err(LlmError::Disconnected { .. })) {
+                debug!("the server closed a kept-alive connection as the request went out; sending it again");
+                attempt += 1;
+                continue;
+            }
             let retry = attempt < self.max_retries
                 && match &outcome {
                     Ok(resp) => matches!(resp.status().as_u16(), 502..=504),
-                    // A transport error before any response (typically a pooled connection the
-                    // server had just closed) is safe to retry: the user has seen nothing yet.
+                    // A transport error before any response is safe to retry: the user has seen
+                    // nothing yet.
                     Err(e) => e.is_connect_failure() || matches!(e, LlmError::Network { .. }),
                 };
             if !retry {

@@ -372,7 +372,9 @@ pub fn delete(conn: &Connection, id: i64) -> Result<()> {
 /// now ends at `parent`, and what followed it stays as an earlier version. The next message
 /// inserted is the new version.
 pub fn branch_at(conn: &Connection, session_id: i64, parent: Option<i64>) -> Result<()> {
-    conn.execute("UPDATE messages SET chosen = 0 WHERE session_id = ?1 AND parent_id IS ?2", params![session_id, parent])?;
+    // Only the chosen sibling changes: rewriting every earlier version's row would cost a
+    // regenerate more the more versions a reply has.
+    conn.execute("UPDATE messages SET chosen = 0 WHERE session_id = ?1 AND parent_id IS ?2 AND chosen = 1", params![session_id, parent])?;
     refresh_path(conn, session_id, parent)?;
     super::summaries::forget_from(conn, session_id, parent.map_or(0, |p| p + 1))?;
     Ok(())
@@ -390,7 +392,7 @@ pub fn choose(conn: &Connection, id: i64) -> Result<i64> {
     // Up from the version to the chosen branch: each step becomes its siblings' chosen one.
     let from = loop {
         conn.execute(
-            "UPDATE messages SET chosen = (id = ?3) WHERE session_id = ?1 AND parent_id IS ?2",
+            "UPDATE messages SET chosen = (id = ?3) WHERE session_id = ?1 AND parent_id IS ?2 AND chosen <> (id = ?3)",
             params![session_id, at.parent_id, at.id],
         )?;
         match at.parent_id {

@@ -5,6 +5,7 @@ import type { ReplyFigures } from "./ReplyFigures";
 import type { SectionReport } from "./SectionReport";
 import type { SkillOffered } from "./SkillOffered";
 import type { Summary } from "./Summary";
+import type { Tally } from "./Tally";
 import type { TemplateInfo } from "./TemplateInfo";
 import type { TokenPlan } from "./TokenPlan";
 import type { ToolOffered } from "./ToolOffered";
@@ -52,6 +53,11 @@ summaries: Array<Summary>,
  * How the next request spends the model's window (absent when the window is unknown).
  */
 token_plan: TokenPlan | null, 
+/**
+ * How the plan's tokens were counted: by the server's tokenizer, by the estimate fitted to
+ * its counts so far, or by the plain estimate (a server without a tokenizer).
+ */
+plan_counts: Tally, 
 /**
  * The next turn will first summarise older turns to fit the window.
  */

@@ -5,6 +5,6 @@
  */
 export type ToolOffered = { name: string, chars: number, 
 /**
- * Estimated.
+ * Counted by the server's tokenizer where it has one, else estimated.
  */
 tokens: number, };

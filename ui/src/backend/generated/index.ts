@@ -73,6 +73,7 @@ export type { SkillView } from './SkillView';
 export type { Status } from './Status';
 export type { Stopped } from './Stopped';
 export type { Summary } from './Summary';
+export type { Tally } from './Tally';
 export type { TemplateInfo } from './TemplateInfo';
 export type { TemplateSource } from './TemplateSource';
 export type { Theme } from './Theme';

@@ -104,6 +104,9 @@ pub struct ContextView {
     pub summaries: Vec<crate::store::summaries::Summary>,
     /// How the next request spends the model's window (absent when the window is unknown).
     pub token_plan: Option<crate::chat::plan::TokenPlan>,
+    /// How the plan's tokens were counted: by the server's tokenizer, by the estimate fitted to
+    /// its counts so far, or by the plain estimate (a server without a tokenizer).
+    pub plan_counts: prompt::tokens::Tally,
     /// The next turn will first summarise older turns to fit the window.
     pub compacts_next: bool,
     /// The tools the next request offers, each with its size as sent (name, description, schema).
@@ -131,7 +134,7 @@ pub struct SkillOffered {
 pub struct ToolOffered {
     pub name: String,
     pub chars: usize,
-    /// Estimated.
+    /// Counted by the server's tokenizer where it has one, else estimated.
     pub tokens: usize,
 }
 
@@ -181,18 +184,8 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
     // The running servers' tools as the next request offers them (none is started to say so).
     let from_servers = app.tool_servers.ready(&servers, project_id);
     offer.servers = !from_servers.is_empty();
-    let tools: Vec<ToolOffered> = app
-        .tools
-        .specs(&offer)
-        .into_iter()
-        .chain(from_servers.into_iter().map(|o| o.spec))
-        .collect::<Vec<_>>()
-        .iter()
-        .map(|t| {
-            let (chars, tokens) = chat::compact::tool_size(t);
-            ToolOffered { name: t.name.clone(), chars, tokens }
-        })
-        .collect();
+    let specs: Vec<llm::ToolSpec> = app.tools.specs(&offer).into_iter().chain(from_servers.into_iter().map(|o| o.spec)).collect();
+    let tool_texts: Vec<String> = specs.iter().map(chat::compact::tool_json).collect();
     let window = match settings.context_length {
         Some(n) => Some(n),
         None => {
@@ -218,8 +211,25 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
             description: s.description,
         })
         .collect();
+    // What the plan counts, counted by the server's tokenizer first where it has one (the texts
+    // it has not counted yet; at most two seconds).
+    let model = app.clients.known_model(&settings.endpoint_url, &settings.model).unwrap_or_else(|| settings.model.clone());
+    let through = summaries.last().map_or(0, |s| s.through_id);
+    let uncovered: Vec<messages::Message> = history.iter().filter(|m| m.id > through).cloned().collect();
+    let text = current.rendered.text.clone();
+    let texts = chat::compact::plan_texts(&text, &tool_texts, &summaries, &uncovered);
+    let scope = prompt::tokens::scope(&settings.endpoint_url, &model);
+    let deadline = std::time::Instant::now() + Duration::from_secs(2);
+    app.tokens.learn(&app.llm_client(&settings), &scope, &model, &texts, deadline).await;
+    let mut counter = prompt::tokens::Counter::new(&app.tokens, &settings.endpoint_url, &model);
+    let tools: Vec<ToolOffered> = specs
+        .iter()
+        .zip(&tool_texts)
+        .map(|(t, json)| ToolOffered { name: t.name.clone(), chars: json.chars().count(), tokens: counter.tokens(json) })
+        .collect();
     let tool_tokens = tools.iter().map(|t| t.tokens).sum();
-    let preview = chat::compact::plan_preview(&settings, window, &current.rendered.text, tool_tokens, &summaries, &history);
+    let preview = chat::compact::plan_preview(&settings, window, &mut counter, &text, tool_tokens, &summaries, &uncovered);
+    let plan_counts = counter.tally;
     let last_reply = history.iter().rfind(|m| m.role == messages::Role::Assistant && m.status != messages::Status::Streaming).cloned();
     let (pending_changes, pending_change) = snapshot
         .as_ref()
@@ -231,11 +241,10 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
             Some(prompt::changes(&old, &current))
         })
         .map_or((vec![], None), |(codes, text)| (codes, Some(text)));
-    let text = current.rendered.text.clone();
     let estimate = prompt::render::estimate_tokens(&text);
-    let (tokens, tokens_source) = match count_tokens(app, &settings, &text).await {
-        Some(n) => (n, "server"),
-        None => match calibration(&app.templates, snapshot.as_ref(), &history, last_reply.as_ref()) {
+    let (tokens, tokens_source) = match app.tokens.count(&scope, &text) {
+        (n, prompt::tokens::Source::Server) => (n, "server"),
+        _ => match calibration(&app.templates, snapshot.as_ref(), &history, last_reply.as_ref()) {
             Some(ratio) => ((estimate as f64 * ratio).round() as usize, "calibrated_estimate"),
             None => (estimate, "estimate"),
         },
@@ -280,6 +289,7 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
             .collect(),
         summaries,
         token_plan: preview.as_ref().map(|p| p.0.clone()),
+        plan_counts,
         compacts_next: preview.is_some_and(|p| p.1),
         tools,
         skills,
@@ -313,12 +323,6 @@ fn calibration(
         .sum();
     // Bounded: a wildly different ratio means the estimate and the count describe different text.
     (estimate > 0).then(|| (real / estimate as f64).clamp(0.25, 4.0))
-}
-
-/// Exact count from the server's tokenizer, if it has one and answers quickly.
-async fn count_tokens(app: &App, s: &settings::Settings, text: &str) -> Option<usize> {
-    let client = app.llm_client(s);
-    tokio::time::timeout(Duration::from_secs(2), client.tokenize(&s.model, text)).await.ok()?.ok()?
 }
 
 // ---- presets

@@ -30,6 +30,7 @@ fn export_types(dir: &Path) {
     use crate::prompt::budget::Cut;
     use crate::prompt::render::SectionReport;
     use crate::prompt::templates::{TemplateInfo, TemplateSource};
+    use crate::prompt::tokens::Tally;
     use crate::prompt::SectionId;
     use crate::store::attachments::{Attachment, IndexStatus, Kind};
     use crate::store::exports::ChatExport;
@@ -90,6 +91,7 @@ fn export_types(dir: &Path) {
         SearchQuery,
         Summary,
         TokenPlan,
+        Tally,
         Compacted,
         // api
         Health,

@@ -39,6 +39,8 @@ pub struct App {
     /// Their calls waiting for the user's approval.
     pub approvals: crate::tools::approvals::Approvals,
     pub clients: llm::Clients,
+    /// Token counts by the model servers' tokenizers, for the window plan.
+    pub tokens: crate::prompt::tokens::TokenCounts,
     /// Attached files: where they are stored and how their text is read.
     pub files: Files,
     /// Each session's last system prompt, reused while its inputs are unchanged.
@@ -82,6 +84,7 @@ impl App {
             tool_servers: Arc::default(),
             approvals: Default::default(),
             clients: llm::Clients::default(),
+            tokens: Default::default(),
             prompts: PromptCache::default(),
             demo: demo::Demo::find(),
             files,

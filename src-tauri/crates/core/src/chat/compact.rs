@@ -11,6 +11,7 @@ use crate::app::App;
 use crate::error::{Error, Result};
 use crate::llm::{CancellationToken, ChatMessage, ChatRequest, Delta};
 use crate::prompt::render::estimate_tokens;
+use crate::prompt::tokens::Counter;
 use crate::store::messages::{self, Role, Status};
 use crate::store::settings::Settings;
 use crate::store::summaries;
@@ -29,6 +30,8 @@ pub(super) struct Context<'a> {
     pub reserve: usize,
     /// The tools offered, in tokens.
     pub tools: usize,
+    /// Counts with the server's tokenizer where it has counted the text before.
+    pub counter: Counter<'a>,
 }
 
 impl Context<'_> {
@@ -42,12 +45,12 @@ impl Context<'_> {
         squeeze: bool,
     ) -> Result<Vec<summaries::Summary>, Halt> {
         let Some(window) = self.window else { return Ok(stored) };
-        let items: Vec<plan::Item> = history.iter().map(plan_item).collect();
+        let items: Vec<plan::Item> = history.iter().map(|m| plan_item(m, &mut self.counter)).collect();
         for _ in 0..4 {
             let through = stored.last().map(|s| s.through_id);
-            let summary_tokens: usize = stored.iter().map(|s| estimate_tokens(&s.content)).sum();
+            let summary_tokens: usize = stored.iter().map(|s| self.counter.tokens(&s.content)).sum();
             let window = plan::Window { context: window as usize, reserve: self.reserve };
-            let fixed = plan::Fixed { system: estimate_tokens(prompt), tools: self.tools, summaries: summary_tokens };
+            let fixed = plan::Fixed { system: self.counter.tokens(prompt), tools: self.tools, summaries: summary_tokens };
             let end = match plan::plan(window, fixed, through, &items) {
                 plan::Plan::Compact { end } => end,
                 plan::Plan::Fits(_) if squeeze => match items.iter().rposition(|i| i.starts_turn) {
@@ -146,6 +149,8 @@ pub async fn now(app: &Arc<App>, session_id: i64) -> Result<Compacted> {
         None => app.clients.context_length(&client, &settings.endpoint_url, &model).await,
     };
     let before = stored.len();
+    let mut counter = Counter::new(&app.tokens, &settings.endpoint_url, &model);
+    let tools = app.tools.specs(&offer).iter().map(|t| counter.tokens(&tool_json(t))).sum();
     let mut context = Context {
         app,
         client: &client,
@@ -154,7 +159,8 @@ pub async fn now(app: &Arc<App>, session_id: i64) -> Result<Compacted> {
         cancel: &slot.cancel,
         window: window.or(Some(UNKNOWN_WINDOW)),
         reserve: 0,
-        tools: tool_tokens(&app.tools.specs(&offer)),
+        tools,
+        counter,
     };
     let summaries = context.fit(&prompt, &history, stored, true).await.map_err(|halt| match halt {
         Halt::Failed(e) => e,
@@ -182,34 +188,50 @@ pub(super) fn with_summaries<'h>(
 pub fn plan_preview(
     settings: &Settings,
     window: Option<u32>,
+    counter: &mut Counter,
     prompt: &str,
     tools: usize,
     stored: &[summaries::Summary],
     history: &[messages::Message],
 ) -> Option<(plan::TokenPlan, bool)> {
     let window = window?;
-    let items: Vec<plan::Item> = history.iter().filter(|m| m.status != Status::Streaming).map(plan_item).collect();
-    let fixed = plan::Fixed { system: estimate_tokens(prompt), tools, summaries: stored.iter().map(|s| estimate_tokens(&s.content)).sum() };
+    let items: Vec<plan::Item> = history.iter().filter(|m| m.status != Status::Streaming).map(|m| plan_item(m, counter)).collect();
+    let summaries = stored.iter().map(|s| counter.tokens(&s.content)).sum();
+    let fixed = plan::Fixed { system: counter.tokens(prompt), tools, summaries };
     let w = plan::Window { context: window as usize, reserve: reserve(settings, Some(window)) };
     Some(plan::preview(w, fixed, stored.last().map(|s| s.through_id), &items))
 }
 
-/// The tools' size in a request, as the estimate counts their JSON.
-pub fn tool_tokens(tools: &[crate::llm::ToolSpec]) -> usize {
-    tools.iter().map(tool_size).map(|(_, tokens)| tokens).sum()
+/// A tool as it is sent: its name, description and argument schema as JSON.
+pub fn tool_json(tool: &crate::llm::ToolSpec) -> String {
+    serde_json::to_string(tool).unwrap_or_default()
 }
 
-/// One tool's size as it is sent: (characters, tokens) of its JSON.
-pub fn tool_size(tool: &crate::llm::ToolSpec) -> (usize, usize) {
-    let json = serde_json::to_string(tool).unwrap_or_default();
-    (json.chars().count(), estimate_tokens(&json))
+/// A stored message's size in a request: its text and time note counted (see `counted_texts`),
+/// its tool calls' arguments, images and the chat template's markers estimated.
+fn plan_item(m: &messages::Message, counter: &mut Counter) -> plan::Item {
+    let extra: usize = m.tool_calls.iter().map(|c| estimate_tokens(&c.arguments) + 8).sum::<usize>() + m.images.len() * 800;
+    let counted: usize = counted_texts(m).into_iter().map(|t| counter.tokens(t)).sum();
+    plan::Item { id: m.id, tokens: counted + extra + 8, starts_turn: m.role == Role::User }
 }
 
-fn plan_item(m: &messages::Message) -> plan::Item {
-    let extra: usize = m.runtime_note.as_deref().map_or(0, estimate_tokens)
-        + m.tool_calls.iter().map(|c| estimate_tokens(&c.arguments) + 8).sum::<usize>()
-        + m.images.len() * 800;
-    plan::Item { id: m.id, tokens: estimate_tokens(&m.content) + extra + 8, starts_turn: m.role == Role::User }
+/// The texts of a message the plan counts, the ones the server's tokenizer is asked about.
+fn counted_texts(m: &messages::Message) -> [&str; 2] {
+    [&m.content, m.runtime_note.as_deref().unwrap_or("")]
+}
+
+/// Every text the plan of a request counts: what to ask the server's tokenizer about.
+pub fn plan_texts<'t>(
+    prompt: &'t str,
+    tools: &'t [String],
+    stored: &'t [summaries::Summary],
+    history: &'t [messages::Message],
+) -> Vec<&'t str> {
+    let mut texts = vec![prompt];
+    texts.extend(tools.iter().map(String::as_str));
+    texts.extend(stored.iter().map(|s| s.content.as_str()));
+    texts.extend(history.iter().flat_map(counted_texts));
+    texts
 }
 
 /// Tokens kept free for the reply: its limit from settings, or a quarter of the window (at most

@@ -30,15 +30,18 @@ const QUIET: std::time::Duration = std::time::Duration::from_millis(1500);
 const MEMORY_TOOLS: [&str; 3] = ["remember", "update_memory", "forget"];
 
 /// The background work after a turn, one request after the other (a server with one slot
-/// answers them in turn anyway): the chat's title by the model while it has the first
-/// message's, then memory extraction when `memory` is on, after a moment of quiet. A new turn
-/// cancels both. `chat`: the
-/// turn's last request with its answer appended (see `turn::run_rounds`).
-pub fn after_turn(app: Arc<App>, session_id: i64, chat: ChatRequest, memory: bool) {
+/// answers them in turn anyway): the next plan's texts counted by the server's tokenizer, then,
+/// after a moment of quiet, the chat's title by the model while it has the first message's and
+/// memory extraction when `memory` is on. A new turn cancels all three. `chat`: the turn's last
+/// request with its answer appended (see `turn::run_rounds`).
+pub fn after_turn(app: Arc<App>, session_id: i64, chat: ChatRequest, memory: bool, recount: crate::prompt::tokens::Recount) {
     let (n, cancel) = app.runs.begin_extraction(session_id);
     tokio::spawn(async move {
         let work = async {
-            tokio::time::sleep(QUIET).await;
+            // The tokenizer takes no slot of the server: it can count while the chat is quiet.
+            let quiet = tokio::time::sleep(QUIET);
+            recount.run(&app.tokens).await;
+            quiet.await;
             if let Err(e) = super::title::by_model(&app, session_id, chat.clone()).await {
                 tracing::info!(session_id, "the model's title failed: {e}");
             }

@@ -18,6 +18,7 @@ use super::title;
 use crate::app::{App, Feed, Offer, RunGuard, ToolContext, TurnEvent, TurnStream};
 use crate::error::{Code, Error, Result};
 use crate::llm::{CancellationToken, ChatRequest, Delta, LlmError, ToolCall};
+use crate::prompt::tokens::Recount;
 use crate::prompt::{self, Budgets};
 use crate::store::messages::{self, NewMessage, ReplyStats, Role, Status, CONTENT_MAX_CHARS};
 use crate::store::settings::{self, Settings};
@@ -239,9 +240,13 @@ impl From<Error> for Halt {
 async fn run(app: Arc<App>, guard: RunGuard, session_id: i64, settings: Settings, first: Option<Round>) {
     let RunGuard { ref cancel, ref feed, .. } = guard;
     match run_rounds(&app, session_id, &settings, first, cancel, feed).await {
-        Ok(Some(chat)) if !cancel.is_cancelled() => {
-            super::extract::after_turn(app.clone(), session_id, chat, settings.memory_mode != crate::store::settings::MemoryMode::Off)
-        }
+        Ok(Some((chat, recount))) if !cancel.is_cancelled() => super::extract::after_turn(
+            app.clone(),
+            session_id,
+            chat,
+            settings.memory_mode != crate::store::settings::MemoryMode::Off,
+            recount,
+        ),
         Ok(_) => {}
         Err(Halt::ReplyGone) => {
             tracing::info!(session_id, "the reply was deleted while streaming; the turn ends without writing");
@@ -295,7 +300,7 @@ async fn run_rounds(
     mut next: Option<Round>,
     cancel: &CancellationToken,
     feed: &Feed,
-) -> Result<Option<ChatRequest>, Halt> {
+) -> Result<Option<(ChatRequest, Recount)>, Halt> {
     let client = app.llm_client(settings);
     let mut turn = Turn::default();
     let mut step = turn.start();
@@ -333,6 +338,9 @@ async fn run_rounds(
         offer.servers = !from_servers.is_empty();
         let mut tools = app.tools.specs(&offer);
         tools.extend(from_servers.iter().map(|o| o.spec.clone()));
+        let mut counter = crate::prompt::tokens::Counter::new(&app.tokens, &settings.endpoint_url, &model);
+        let tool_texts: Vec<String> = tools.iter().map(compact::tool_json).collect();
+        let tool_tokens = tool_texts.iter().map(|t| counter.tokens(t)).sum();
         let mut context = compact::Context {
             app,
             client: &client,
@@ -341,7 +349,8 @@ async fn run_rounds(
             cancel,
             window,
             reserve: compact::reserve(settings, window),
-            tools: compact::tool_tokens(&tools),
+            tools: tool_tokens,
+            counter,
         };
         // The round's request, again after compacting everything but the last turn when the
         // machine says so (the server's window was full).
@@ -378,8 +387,13 @@ async fn run_rounds(
             Next::Done => {
                 let mut chat = request;
                 chat.messages.push(crate::llm::ChatMessage::assistant(ending.message.content.clone()));
+                // What the next turn's plan will count, for the server's tokenizer after this one.
+                let mut texts: Vec<String> =
+                    compact::plan_texts(&prompt, &tool_texts, &stored, &history).into_iter().map(str::to_owned).collect();
+                texts.push(ending.message.content.clone());
                 feed.push(TurnEvent::Done { message: Box::new(ending.message) });
-                return Ok(Some(chat));
+                let recount = Recount { client: client.clone(), scope: context.counter.scope().to_string(), model: model.clone(), texts };
+                return Ok(Some((chat, recount)));
             }
             Next::RunTools => {}
         }

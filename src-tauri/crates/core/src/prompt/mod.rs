@@ -10,6 +10,7 @@ pub mod budget;
 pub mod inputs;
 pub mod render;
 pub mod templates;
+pub mod tokens;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
