@@ -68,6 +68,43 @@ describe('the context inspector', () => {
     expect(root.querySelector('[data-testid=window-unknown]')).toBeNull();
   });
 
+  /** The line under the plan bar that says how its tokens were counted, in `lang`. */
+  async function countsLine(plan_counts: ContextView['plan_counts'], lang: 'en' | 'ko') {
+    setLanguage(lang);
+    const { root } = await open(contextView({ plan_counts }));
+    const line = root.querySelector<HTMLElement>('[data-testid=plan-counts]');
+    return { text: line?.textContent, afterBar: line?.previousElementSibling?.getAttribute('data-testid') };
+  }
+
+  it('says the plan was counted by the model server when all of it was', async () => {
+    const all = { server: 1310, fitted: 0, estimated: 0 };
+    const en = await countsLine(all, 'en');
+    expect(en.text, 'a user can trust the bar: the server counted every token').toBe('Counted by the model server');
+    expect(en.afterBar, 'the line sits next to the bar it describes').toBe('plan-bar');
+    expect((await countsLine(all, 'ko')).text, 'Korean users read the same').toBe('모델 서버가 센 토큰');
+  });
+
+  it('says how many of the plan’s tokens the model server counted when the rest were estimated', async () => {
+    const mixed = { server: 1204, fitted: 100, estimated: 6 };
+    expect((await countsLine(mixed, 'en')).text, 'the user sees how much of the bar is exact, numbers as the UI writes them')
+      .toBe('1,204 of 1,310 tokens counted by the model server, the rest estimated');
+    expect((await countsLine(mixed, 'ko')).text, 'the same in Korean, the whole before the part').toBe('1,310개 중 1,204개는 모델 서버가 셌고 나머지는 추정');
+  });
+
+  it('says the plan is estimated when the model server cannot count tokens', async () => {
+    const plain = { server: 0, fitted: 0, estimated: 4200 };
+    expect((await countsLine(plain, 'en')).text, 'a user knows the bar may be off, and why').toBe('Estimated (this server cannot count tokens)');
+    expect((await countsLine(plain, 'ko')).text, 'the same in Korean').toBe('추정치 (이 서버는 토큰을 셀 수 없음)');
+  });
+
+  it('says an estimate follows the model server’s earlier counts, and says nothing when nothing was counted', async () => {
+    const fitted = { server: 0, fitted: 4200, estimated: 0 };
+    expect((await countsLine(fitted, 'en')).text, 'an estimate fitted to the server is not called a server without a tokenizer')
+      .toBe('Estimated at the rate of the model server’s counts so far');
+    expect((await countsLine(fitted, 'ko')).text, 'the same in Korean').toBe('모델 서버가 지금까지 센 비율로 추정');
+    expect((await countsLine({ server: 0, fitted: 0, estimated: 0 }, 'en')).text, 'no tokens, no claim about how they were counted').toBeUndefined();
+  });
+
   it('lists each tool offered with what it takes of the window, so a user sees why the prompt is bigger than its text', async () => {
     const { root } = await open(contextView({ tools: [{ name: 'search_attachment', chars: 1000, tokens: 250 }, { name: 'remember', chars: 400, tokens: 100 }] }));
     const rows = [...root.querySelectorAll('[data-testid=context-tools] li')].map((li) => li.textContent);

@@ -60,7 +60,7 @@ export function settingsView(over: Partial<SettingsView> = {}): SettingsView {
   };
 }
 
-/** What `context()` answers for a chat: one section, no reply yet, no summaries, a 16k window. */
+/** What `context()` answers for a chat: one section, no reply yet, no summaries, a 16k window planned by plain estimates. */
 export function contextView(over: Partial<ContextView> = {}): ContextView {
   return {
     session_id: 9,
@@ -81,6 +81,7 @@ export function contextView(over: Partial<ContextView> = {}): ContextView {
     overrides: [],
     summaries: [],
     token_plan: { context: 16384, system: 1200, tools: 0, summaries: 0, history: 3000, reserve: 2048 },
+    plan_counts: { server: 0, fitted: 0, estimated: 4200 },
     compacts_next: false,
     tools: [],
     skills: [],

@@ -6,7 +6,7 @@
 
 import type { App } from '../app';
 import { errorMessage } from '../backend/backend';
-import type { ContextView, SectionReport, SkillOffered, Summary, TemplateInfo, TokenPlan, ToolOffered } from '../backend/types';
+import type { ContextView, SectionReport, SkillOffered, Summary, Tally, TemplateInfo, TokenPlan, ToolOffered } from '../backend/types';
 import { copyText } from '../lib/clipboard';
 import { h, icon, replaceChildren, type Child } from '../lib/dom';
 import { count, dateTime, ms, percent, rate, relative, shortSha } from '../lib/format';
@@ -84,7 +84,7 @@ function body(app: App, v: ContextView, staleError: string | null): Child[] {
         ? h('div', { class: 'pending', 'data-testid': 'pending-change' }, icon('warn'), h('div', null, h('strong', null, t('pendingChange')), h('p', null, reasonsText(v.pending_changes, v.pending_change))))
         : unchanged ? h('div', { class: 'steady' }, icon('check'), h('span', null, t('unchangedSinceSent'))) : null,
     ),
-    contextWindow(app, v.token_plan, v.compacts_next),
+    contextWindow(app, v.token_plan, v.plan_counts, v.compacts_next),
     r
       ? h('section', { class: 'card reply', 'data-testid': 'context-last-reply' },
           h('h3', null, t('lastReply')),
@@ -143,7 +143,7 @@ function compactButton(app: App): HTMLElement | null {
   return h('div', { class: 'row-end' }, button);
 }
 
-function contextWindow(app: App, plan: TokenPlan | null, compactsNext: boolean): HTMLElement {
+function contextWindow(app: App, plan: TokenPlan | null, counts: Tally, compactsNext: boolean): HTMLElement {
   const compacts = [compactsNext
     ? h('div', { class: 'pending', 'data-testid': 'compacts-next' }, icon('warn'), h('span', null, t('compactsNext')))
     : null, compactButton(app)];
@@ -174,6 +174,7 @@ function contextWindow(app: App, plan: TokenPlan | null, compactsNext: boolean):
     h('div', { class: 'plan-bar', role: 'img', 'aria-label': aria, 'data-testid': 'plan-bar' },
       parts.filter(([, n]) => n > 0).map(([p, n]) =>
         h('span', { class: ['plan-seg', `plan-${p}`], style: `width:${share(n)}%`, title: `${t(PART_LABELS[p])}: ${t('tokens', { n: count(n) })}`, dataset: { part: p, tokens: String(n) } }))),
+    planCounts(counts),
     h('ul', { class: 'plan-legend', 'data-testid': 'plan-legend' },
       parts.map(([p, n]) => h('li', { dataset: { part: p } },
         h('span', { class: ['swatch', `plan-${p}`], 'aria-hidden': 'true' }),
@@ -187,6 +188,20 @@ function contextWindow(app: App, plan: TokenPlan | null, compactsNext: boolean):
     ),
     compacts,
   );
+}
+
+/**
+ * How the plan's tokens were counted, in one line: a user judges the bar by it (the server's own
+ * tokenizer is exact; an estimate can be off by much, more so for Korean). Nothing counted, no line.
+ */
+function planCounts(c: Tally): HTMLElement | null {
+  const total = c.server + c.fitted + c.estimated;
+  if (total === 0) return null;
+  const text = c.server === total ? t('planCountedServer')
+    : c.server > 0 ? t('planCountedPart', { counted: count(c.server), total: count(total) })
+    : c.fitted > 0 ? t('planCountedFitted')
+    : t('planCountedEstimate');
+  return h('p', { class: 'hint plan-counts', 'data-testid': 'plan-counts' }, text);
 }
 
 /** The tools the next request offers, each with what it takes of the window. */
