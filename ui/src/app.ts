@@ -26,7 +26,7 @@ export type Topic = 'sidebar' | 'chat' | 'live' | 'panel' | 'settings' | 'preset
   | 'replyEnded' | 'toolServers';
 
 // What `App` forwards from each domain (checked against the domain's public members).
-const SESSIONS = ['projects', 'defaultProjectId', 'entry', 'refreshProjects', 'toggleProject', 'createProject', 'updateProject', 'deleteProject',
+const SESSIONS = ['projects', 'defaultProjectId', 'entry', 'refreshProjects', 'toggleProject', 'expandProject', 'createProject', 'updateProject', 'deleteProject',
   'loadSessions', 'loadMoreSessions', 'findSession', 'sessionChanged', 'renameSession', 'moveSession', 'deleteSession', 'projectName'] as const satisfies readonly (keyof SessionsState)[];
 const CHAT = ['session', 'draftProjectId', 'draftPreset', 'messages', 'olderBefore', 'loadingMessages', 'live', 'replyErrors', 'focusMessageId',
   'openSession', 'newChat', 'currentProject', 'setPreset', 'setModel', 'loadMessages', 'shownMessages', 'loadOlder', 'send', 'ensureSession', 'regenerate',
@@ -156,11 +156,8 @@ export class App {
     this.config.applySettings(settings);
     this.config.presets = presets;
     const first = this.projects.length === 0;
+    // The first list opens the projects open when Maru was last used.
     this.sessions.setProjects(projects);
-    if (first) {
-      const def = this.projects.find((p) => p.project.is_default);
-      if (def) def.expanded = true;
-    }
     this.setReachable(true);
     this.emit('sidebar', 'settings', 'presets', 'chat');
     if (initial || first) await this.chat.route();

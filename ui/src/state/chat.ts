@@ -113,8 +113,9 @@ export class ChatState {
       this.setUrl(id, push);
       void app.loadChatFiles();
       const entry = app.entry(session.project_id);
+      // The open chat's project is always open, whatever was remembered.
       if (entry && !entry.expanded) {
-        entry.expanded = true;
+        app.expandProject(entry.project.id);
         if (!entry.loaded) void app.loadSessions(entry.project.id);
       }
       app.emit('chat', 'sidebar');
@@ -509,7 +510,7 @@ export class ChatState {
     const e = app.entry(created.project_id);
     if (e) {
       e.sessions.unshift(created);
-      e.expanded = true;
+      app.expandProject(e.project.id);
     }
     // The project counts it.
     void app.attempt(() => app.refreshProjects());

@@ -2,6 +2,7 @@
 
 import type { App } from '../app';
 import type { DeletedProject, Project, ProjectPatch, Session } from '../backend/types';
+import { rememberedExpanded, rememberExpanded } from '../lib/expandedProjects';
 import { t } from '../lib/i18n';
 import { toast } from '../views/toast';
 import { scopeKey } from './files';
@@ -36,10 +37,13 @@ export class SessionsState {
 
   setProjects(projects: Project[]): void {
     const old = new Map(this.projects.map((e) => [e.project.id, e]));
+    const opened = old.size === 0 ? openAtStart(projects) : new Set<number>();
     this.projects = projects.filter((p) => !this.hiddenProjects.has(p.id)).map((project) => {
       const prev = old.get(project.id);
-      return prev ? { ...prev, project } : { project, sessions: [], nextCursor: null, loaded: false, loading: false, expanded: false };
+      return prev ? { ...prev, project } : { project, sessions: [], nextCursor: null, loaded: false, loading: false, expanded: opened.has(project.id) };
     });
+    // Also forgets the projects that are gone.
+    this.noteExpanded();
   }
 
   async refreshProjects(): Promise<void> {
@@ -51,19 +55,31 @@ export class SessionsState {
     const e = this.entry(id);
     if (!e) return;
     e.expanded = !e.expanded;
+    this.noteExpanded();
     this.app.emit('sidebar');
     if (e.expanded && !e.loaded) void this.app.attempt(() => this.loadSessions(id));
+  }
+
+  /** Opens a project in the sidebar, remembered for the next start; loading its chats is the caller's. */
+  expandProject(id: number): ProjectEntry | undefined {
+    const e = this.entry(id);
+    if (e && !e.expanded) {
+      e.expanded = true;
+      this.noteExpanded();
+    }
+    return e;
+  }
+
+  private noteExpanded(): void {
+    rememberExpanded(this.projects.filter((e) => e.expanded).map((e) => e.project.id));
   }
 
   async createProject(name: string, instructions: string): Promise<Project | undefined> {
     return this.app.attempt(async () => {
       const p = await this.app.backend.createProject({ name, instructions });
       await this.refreshProjects();
-      const e = this.entry(p.id);
-      if (e) {
-        e.expanded = true;
-        e.loaded = true;
-      }
+      const e = this.expandProject(p.id);
+      if (e) e.loaded = true;
       this.app.emit('sidebar');
       return p;
     });
@@ -194,8 +210,7 @@ export class SessionsState {
     await app.attempt(async () => {
       const s = await app.backend.updateSession(id, { project_id: projectId });
       this.sessionChanged(s);
-      const target = this.entry(projectId);
-      if (target) target.expanded = true;
+      const target = this.expandProject(projectId);
       await this.refreshProjects();
       await Promise.all([this.loadSessions(before.project_id), this.loadSessions(projectId)]);
       toast(t('moved', { project: this.projectName(target?.project) }));
@@ -256,4 +271,9 @@ export class SessionsState {
     if (!p) return '';
     return p.is_default ? t('defaultProject') : p.name;
   }
+}
+
+/** The projects the first list opens: those open when Maru was last used, the Default one on a first run. */
+function openAtStart(projects: Project[]): Set<number> {
+  return rememberedExpanded() ?? new Set(projects.filter((p) => p.is_default).map((p) => p.id));
 }
