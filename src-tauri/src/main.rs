@@ -35,6 +35,11 @@ enum Command {
         /// Serve this built web UI instead of the one inside Maru (for UI development).
         #[arg(long, env = "MARU_UI_DIR")]
         ui_dir: Option<PathBuf>,
+        /// Link a project to this folder: its AGENTS.md/CLAUDE.md join the project's
+        /// instructions and its files become the project's (a project named after the folder is
+        /// made when none follows it yet).
+        #[arg(long)]
+        folder: Option<PathBuf>,
     },
     /// Print the system prompt the session's next request will carry, section by section.
     Prompt {
@@ -86,9 +91,9 @@ fn main() -> ExitCode {
     let data_dir = cli.data_dir.unwrap_or_else(default_data_dir);
     let _log = maru::logging::init(&data_dir);
     let result = match cli.command {
-        Some(Command::Serve { host, port, token, allow_remote, ui_dir }) => {
+        Some(Command::Serve { host, port, token, allow_remote, ui_dir, folder }) => {
             let opts = ServeOptions { host, port, token, allow_remote, ui_dir };
-            serve(&data_dir, opts)
+            serve(&data_dir, opts, folder)
         }
         Some(Command::Prompt { session, json }) => print_prompt(&data_dir, session, json),
         Some(Command::ExportPrompts) => export_prompts(&data_dir),
@@ -142,9 +147,13 @@ fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime")
 }
 
-fn serve(data_dir: &std::path::Path, opts: ServeOptions) -> maru::error::Result<()> {
+fn serve(data_dir: &std::path::Path, opts: ServeOptions, folder: Option<PathBuf>) -> maru::error::Result<()> {
     runtime().block_on(async {
         let app = App::open(data_dir)?;
+        if let Some(folder) = folder {
+            let project = maru::api::follow_folder(&app, &folder.to_string_lossy()).await?;
+            println!("The project “{}” follows {}.", project.name, project.folder.unwrap_or_default());
+        }
         let bound = server::bind(app.clone(), &opts).await?;
         let token_note = if opts.token.is_some() { "the token you gave" } else { "a new token" };
         // Printed once, to the terminal only: the fragment never reaches a server log.
@@ -221,7 +230,7 @@ fn export_prompts(data_dir: &std::path::Path) -> maru::error::Result<()> {
 #[cfg(not(feature = "desktop"))]
 fn run_default(data_dir: &std::path::Path) -> maru::error::Result<()> {
     eprintln!("this build has no desktop window; serving over HTTP instead");
-    serve(data_dir, ServeOptions { host: "127.0.0.1".into(), port: 8765, token: None, allow_remote: false, ui_dir: None })
+    serve(data_dir, ServeOptions { host: "127.0.0.1".into(), port: 8765, token: None, allow_remote: false, ui_dir: None }, None)
 }
 
 #[cfg(feature = "desktop")]

@@ -495,29 +495,39 @@ async fn ttft_split() {
     let sid = api::create_session(&app, sessions::NewSession { title: "split".into(), project_id: None }).await.unwrap().id;
     let maru_url = serve_http(&app).await;
     let http = reqwest::Client::new();
-    let (mut before, mut after) = (vec![], vec![]);
-    for i in 0..RUNS + 10 {
-        let last = app.store.with(|c| Ok(c.query_row("SELECT coalesce(max(id), 0) FROM messages", [], |r| r.get::<_, i64>(0))?)).unwrap();
-        let req = http.post(format!("{maru_url}/api/sessions/{sid}/messages")).bearer_auth("bench").json(&json!({ "content": "hi" }));
-        let t0 = Instant::now();
-        let mut res = req.send().await.unwrap();
-        let mut seen = String::new();
-        let mut token_at = None;
-        while let Some(chunk) = res.chunk().await.unwrap() {
-            seen.push_str(&String::from_utf8_lossy(&chunk));
-            if token_at.is_none() && seen.contains("event: token") {
-                token_at = Some(Instant::now());
+    // A new message (its turn then forgotten, so the chat stays as it is), then a regenerate of
+    // the same question again and again (its versions pile up, as when a user retries).
+    for kind in ["new message", "regenerate"] {
+        let (mut before, mut after) = (vec![], vec![]);
+        for i in 0..RUNS + 10 {
+            let last =
+                app.store.with(|c| Ok(c.query_row("SELECT coalesce(max(id), 0) FROM messages", [], |r| r.get::<_, i64>(0))?)).unwrap();
+            let req = match kind {
+                "new message" => http.post(format!("{maru_url}/api/sessions/{sid}/messages")).json(&json!({ "content": "hi" })),
+                _ => http.post(format!("{maru_url}/api/sessions/{sid}/regenerate")).json(&json!({})),
+            };
+            let t0 = Instant::now();
+            let mut res = req.bearer_auth("bench").send().await.unwrap();
+            let mut seen = String::new();
+            let mut token_at = None;
+            while let Some(chunk) = res.chunk().await.unwrap() {
+                seen.push_str(&String::from_utf8_lossy(&chunk));
+                if token_at.is_none() && seen.contains("event: token") {
+                    token_at = Some(Instant::now());
+                }
+            }
+            let arrived = arrivals.recv().await.unwrap();
+            if i >= 10 {
+                before.push(arrived - t0);
+                after.push(token_at.expect("a token") - arrived);
+            }
+            if kind == "new message" && i < RUNS + 9 {
+                forget_turn(&app, sid, last);
             }
         }
-        let arrived = arrivals.recv().await.unwrap();
-        if i >= 10 {
-            before.push(arrived - t0);
-            after.push(token_at.expect("a token") - arrived);
-        }
-        forget_turn(&app, sid, last);
+        print_pct(&format!("over HTTP, {kind}: request in → request to the model server"), &mut before);
+        print_pct(&format!("over HTTP, {kind}: model server's answer → token event out"), &mut after);
     }
-    print_pct("over HTTP: request in → request to the model server", &mut before);
-    print_pct("over HTTP: model server's answer → token event out", &mut after);
 }
 
 /// Sends the request and times it to the first chunk holding `marker`, then reads it to its end.

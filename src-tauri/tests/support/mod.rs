@@ -1,12 +1,19 @@
-//! Shared by the tests that run the real `maru` binary.
+//! Shared by the tests that run the real `maru` binary (each uses some of it).
+#![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
 /// `maru serve` on `data`, a free port and the token "t": the process and its base URL.
 pub fn serve(data: &std::path::Path) -> (Child, String) {
+    serve_with(data, &[])
+}
+
+/// The same with more arguments.
+pub fn serve_with(data: &std::path::Path, extra: &[&std::ffi::OsStr]) -> (Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_maru"))
         .args(["serve", "--port", "0", "--token", "t"])
+        .args(extra)
         .arg("--data-dir")
         .arg(data)
         .env("MARU_NO_DEMO", "1")

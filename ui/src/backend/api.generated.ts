@@ -361,7 +361,11 @@ export interface paths {
         delete: operations["delete_project"];
         options?: never;
         head?: never;
-        /** Rename or change instructions (refused for Default) */
+        /**
+         * Rename, change instructions or link a folder (refused for Default)
+         * @description A linked folder's instructions files join the project's instructions, and its readable
+         *     files are mirrored as the project's files (kept in sync); `"folder": null` unlinks it.
+         */
         patch: operations["update_project"];
         trace?: never;
     };
@@ -746,6 +750,11 @@ export interface components {
         Attachment: {
             /** Format: int64 */
             created_at: number;
+            /**
+             * @description A file of the project's folder this one mirrors (relative to the folder); it follows the
+             *     file on disk and cannot be removed on its own.
+             */
+            folder_path: string | null;
             /** Format: int64 */
             id: number;
             kind: components["schemas"]["Kind"];
@@ -811,6 +820,11 @@ export interface components {
             chars: number;
             /** @description The next turn will first summarise older turns to fit the window. */
             compacts_next: boolean;
+            /**
+             * @description The instructions files of the project's folder: those sent (in section ③, most general
+             *     first) and those found but not sent, with why.
+             */
+            instruction_files: components["schemas"]["InstructionFiles"];
             last_reply: null | components["schemas"]["ReplyFigures"];
             last_sent: null | components["schemas"]["LastSent"];
             /**
@@ -963,6 +977,28 @@ export interface components {
         };
         /** @enum {string} */
         IndexStatus: "indexing" | "ready" | "failed";
+        InstructionFileSent: {
+            chars: number;
+            path: string;
+        };
+        InstructionFileSkipped: {
+            path: string;
+            /**
+             * @description `shadowed` (another file of the same folder level wins), `duplicate` (the same text is
+             *     sent from a nearer folder), `too_large`, `too_many`, `unreadable`, `not_text`, `deadline`,
+             *     `outside` (a link out of the repository).
+             */
+            why: string;
+        };
+        /** @description The instructions files found from a project's folder upwards. */
+        InstructionFiles: {
+            /** @description The linked folder, if any. */
+            folder: string | null;
+            /** @description Sent, most general first: (path, characters). */
+            sent: components["schemas"]["InstructionFileSent"][];
+            /** @description Found and not sent. */
+            skipped: components["schemas"]["InstructionFileSkipped"][];
+        };
         /** @enum {string} */
         Kind: "text" | "markdown" | "code" | "csv" | "json" | "html" | "pdf" | "image";
         /**
@@ -1170,6 +1206,8 @@ export interface components {
         Project: {
             /** Format: int64 */
             created_at: number;
+            /** @description A folder on the user's disk the project follows (absolute), if any. */
+            folder: string | null;
             /** Format: int64 */
             id: number;
             instructions: string;
@@ -1181,6 +1219,11 @@ export interface components {
             updated_at: number;
         };
         ProjectPatch: {
+            /**
+             * @description Links the project to a folder (an absolute path to a directory); `null` unlinks it. Checked
+             *     by the api layer, which looks at the disk.
+             */
+            folder?: string | null;
             instructions?: string | null;
             name?: string | null;
         };
@@ -3298,7 +3341,7 @@ export interface operations {
                     "application/json": components["schemas"]["Project"];
                 };
             };
-            /** @description `invalid_id`, `invalid_json`, `invalid_name`, `instructions_too_long` */
+            /** @description `invalid_id`, `invalid_json`, `invalid_name`, `instructions_too_long`, `invalid_folder` */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -62,6 +62,7 @@ const MARU = {
   invalid_prompt: { en: 'This prompt cannot be used.', ko: '이 프롬프트는 쓸 수 없습니다. 비어 있지 않게, 너무 길지 않게 입력하세요.' },
   invalid_memory: { en: 'This fact cannot be saved.', ko: '이 기억은 저장할 수 없습니다. 짧은 글로 입력하세요.' },
   invalid_file_name: { en: 'This file name cannot be used.', ko: '이 파일 이름은 쓸 수 없습니다. 파일 이름을 바꾸세요.' },
+  invalid_folder: { en: 'This folder cannot be linked: give the full path of a folder Maru can read.', ko: '이 폴더는 연결할 수 없습니다. 마루가 읽을 수 있는 폴더의 전체 경로를 입력하세요.' },
   name_taken: { en: 'This name is already taken.', ko: '같은 이름이 이미 있습니다. 다른 이름을 쓰세요.', detail: 'names', named: '“{name}” 이름이 이미 있습니다. 다른 이름을 쓰세요.' },
   default_project: { en: 'The Default project cannot be changed this way.', ko: '기본 프로젝트는 이렇게 바꿀 수 없습니다. 모든 대화에 쓸 글은 설정의 사용자 지정 지침에 적으세요.' },
   unknown_preset: { en: 'There is no such preset.', ko: '그런 프리셋이 없습니다. 다른 프리셋을 고르세요.', detail: 'names', named: '“{preset}” 프리셋이 없습니다. 다른 프리셋을 고르세요.' },

@@ -75,6 +75,7 @@ codes! {
         InvalidDescription = "invalid_description",
         InvalidEndpoint = "invalid_endpoint",
         InvalidFileName = "invalid_file_name",
+        InvalidFolder = "invalid_folder",
         InvalidHost = "invalid_host",
         InvalidId = "invalid_id",
         InvalidImport = "invalid_import",

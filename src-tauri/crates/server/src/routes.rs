@@ -142,10 +142,13 @@ async fn create_project(State(app): AppState, Json(new): Json<NewProject>) -> Re
     Ok(axum::Json(api::create_project(&app, new).await?))
 }
 
-/// Rename or change instructions (refused for Default)
+/// Rename, change instructions or link a folder (refused for Default)
+///
+/// A linked folder's instructions files join the project's instructions, and its readable
+/// files are mirrored as the project's files (kept in sync); `"folder": null` unlinks it.
 #[utoipa::path(patch, path = "/api/projects/{id}", tag = "projects", params(Id), request_body = ProjectPatch, responses(
     (status = 200, description = "The project as changed", body = Project),
-    (status = 400, description = "`invalid_id`, `invalid_json`, `invalid_name`, `instructions_too_long`", body = ErrorBody),
+    (status = 400, description = "`invalid_id`, `invalid_json`, `invalid_name`, `instructions_too_long`, `invalid_folder`", body = ErrorBody),
     (status = 404, description = "`not_found`", body = ErrorBody),
     (status = 409, description = "`name_taken`, `default_project`", body = ErrorBody),
 ))]

@@ -74,6 +74,9 @@ pub struct Attachment {
     /// The same as a code for the UI (absent for notes stored before codes were kept).
     pub note_reason: Option<Reason>,
     pub created_at: i64,
+    /// A file of the project's folder this one mirrors (relative to the folder); it follows the
+    /// file on disk and cannot be removed on its own.
+    pub folder_path: Option<String>,
 }
 
 /// Why a file's text could not be read: a code the UI words in its language, and the English.
@@ -97,6 +100,8 @@ pub struct NewAttachment<'a> {
     pub kind: Kind,
     pub mime: &'a str,
     pub size: i64,
+    /// The project folder's file it mirrors (relative), for a project's file.
+    pub folder_path: Option<&'a str>,
 }
 
 /// One passage of a file's text, as indexed.
@@ -123,7 +128,8 @@ pub struct Hit {
 }
 
 const SELECT: &str =
-    "SELECT id, session_id, project_id, name, kind, mime, size, pages, blob_sha256, status, note, created_at, note_reason FROM attachments";
+    "SELECT id, session_id, project_id, name, kind, mime, size, pages, blob_sha256, status, note, created_at, note_reason, folder_path
+     FROM attachments";
 
 fn from_row(r: &Row) -> rusqlite::Result<Attachment> {
     Ok(Attachment {
@@ -140,11 +146,21 @@ fn from_row(r: &Row) -> rusqlite::Result<Attachment> {
         note: r.get(10)?,
         created_at: r.get(11)?,
         note_reason: r.get::<_, Option<String>>(12)?.and_then(|j| serde_json::from_str(&j).ok()),
+        folder_path: r.get(13)?,
     })
 }
 
 pub fn get(conn: &Connection, id: i64) -> Result<Attachment> {
     found(conn.query_row(&format!("{SELECT} WHERE id = ?1"), [id], from_row), "attachment", id)
+}
+
+/// The files mirroring a project's folder: (folder path, attachment id, content sha256).
+pub fn folder_files(conn: &Connection, project_id: i64) -> Result<Vec<(String, i64, String)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT folder_path, id, blob_sha256 FROM attachments WHERE project_id = ?1 AND folder_path IS NOT NULL ORDER BY folder_path",
+    )?;
+    let rows = stmt.query_map([project_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
 }
 
 /// Records a content whose file is already written; true when it is new (needs indexing).
@@ -169,9 +185,24 @@ pub fn insert(conn: &Connection, new: &NewAttachment) -> Result<Attachment> {
         .optional()?
         .unwrap_or((IndexStatus::Indexing, None, None, None));
     conn.execute(
-        "INSERT INTO attachments (blob_sha256, session_id, project_id, name, kind, mime, size, pages, status, note, created_at, note_reason)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-        params![new.sha256, new.session_id, new.project_id, new.name, new.kind, new.mime, new.size, pages, status, note, now_ms(), note_reason],
+        "INSERT INTO attachments (blob_sha256, session_id, project_id, name, kind, mime, size, pages, status, note, created_at, note_reason,
+             folder_path)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+        params![
+            new.sha256,
+            new.session_id,
+            new.project_id,
+            new.name,
+            new.kind,
+            new.mime,
+            new.size,
+            pages,
+            status,
+            note,
+            now_ms(),
+            note_reason,
+            new.folder_path
+        ],
     )?;
     get(conn, conn.last_insert_rowid())
 }

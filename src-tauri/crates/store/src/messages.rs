@@ -183,7 +183,7 @@ fn ids(list: Option<String>) -> Vec<i64> {
 }
 
 pub fn get(conn: &Connection, id: i64) -> Result<Message> {
-    found(conn.query_row(&format!("{SELECT} WHERE id = ?1"), [id], from_row), "message", id)
+    found(conn.prepare_cached(&format!("{SELECT} WHERE id = ?1"))?.query_row([id], from_row), "message", id)
 }
 
 /// Adds a message at the end of the chosen branch.
@@ -374,7 +374,8 @@ pub fn delete(conn: &Connection, id: i64) -> Result<()> {
 pub fn branch_at(conn: &Connection, session_id: i64, parent: Option<i64>) -> Result<()> {
     // Only the chosen sibling changes: rewriting every earlier version's row would cost a
     // regenerate more the more versions a reply has.
-    conn.execute("UPDATE messages SET chosen = 0 WHERE session_id = ?1 AND parent_id IS ?2 AND chosen = 1", params![session_id, parent])?;
+    conn.prepare_cached("UPDATE messages SET chosen = 0 WHERE session_id = ?1 AND parent_id IS ?2 AND chosen = 1")?
+        .execute(params![session_id, parent])?;
     refresh_path(conn, session_id, parent)?;
     super::summaries::forget_from(conn, session_id, parent.map_or(0, |p| p + 1))?;
     Ok(())
@@ -433,18 +434,16 @@ fn node(conn: &Connection, id: i64) -> Result<Node> {
 /// down from there, through each parent's chosen version.
 fn refresh_path(conn: &Connection, session_id: i64, from: Option<i64>) -> Result<()> {
     // Ids only grow along the branch: what followed `from` on it has greater ids.
-    conn.execute(
-        "UPDATE messages SET on_path = 0 WHERE session_id = ?1 AND on_path = 1 AND id > ?2",
-        params![session_id, from.unwrap_or(0)],
-    )?;
-    conn.execute(
+    conn.prepare_cached("UPDATE messages SET on_path = 0 WHERE session_id = ?1 AND on_path = 1 AND id > ?2")?
+        .execute(params![session_id, from.unwrap_or(0)])?;
+    conn.prepare_cached(
         "WITH RECURSIVE branch(id) AS (
              SELECT id FROM messages WHERE session_id = ?1 AND parent_id IS ?2 AND chosen = 1
              UNION ALL
              SELECT m.id FROM messages m JOIN branch b ON m.session_id = ?1 AND m.parent_id = b.id AND m.chosen = 1)
          UPDATE messages SET on_path = 1 WHERE id IN branch",
-        params![session_id, from],
-    )?;
+    )?
+    .execute(params![session_id, from])?;
     Ok(())
 }
 

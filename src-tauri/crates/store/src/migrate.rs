@@ -37,6 +37,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!(17, "0017_skills"),
     migration!(18, "0018_title_by"),
     migration!(19, "0019_imported_copies"),
+    migration!(20, "0020_project_folders"),
 ];
 
 pub fn latest_version() -> i64 {

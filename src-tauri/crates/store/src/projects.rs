@@ -20,6 +20,8 @@ pub struct Project {
     pub name: String,
     pub instructions: String,
     pub is_default: bool,
+    /// A folder on the user's disk the project follows (absolute), if any.
+    pub folder: Option<String>,
     pub session_count: i64,
     pub created_at: i64,
     pub updated_at: i64,
@@ -43,6 +45,10 @@ pub struct NewProject {
 pub struct ProjectPatch {
     pub name: Option<String>,
     pub instructions: Option<String>,
+    /// Links the project to a folder (an absolute path to a directory); `null` unlinks it. Checked
+    /// by the api layer, which looks at the disk.
+    #[serde(default, deserialize_with = "super::settings::present")]
+    pub folder: Option<Option<String>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
@@ -55,7 +61,7 @@ pub struct DeletedProject {
 }
 
 const SELECT: &str = "SELECT p.id, p.name, p.instructions, p.is_default, p.created_at, p.updated_at,
-        (SELECT count(*) FROM sessions s WHERE s.project_id = p.id)
+        (SELECT count(*) FROM sessions s WHERE s.project_id = p.id), p.folder
     FROM projects p";
 
 fn from_row(r: &Row) -> rusqlite::Result<Project> {
@@ -67,6 +73,7 @@ fn from_row(r: &Row) -> rusqlite::Result<Project> {
         created_at: r.get(4)?,
         updated_at: r.get(5)?,
         session_count: r.get(6)?,
+        folder: r.get(7)?,
     })
 }
 
@@ -78,7 +85,14 @@ pub fn list(conn: &Connection) -> Result<Vec<Project>> {
 }
 
 pub fn get(conn: &Connection, id: i64) -> Result<Project> {
-    found(conn.query_row(&format!("{SELECT} WHERE p.id = ?1"), [id], from_row), "project", id)
+    found(conn.prepare_cached(&format!("{SELECT} WHERE p.id = ?1"))?.query_row([id], from_row), "project", id)
+}
+
+/// The projects linked to a folder: (id, folder).
+pub fn with_folders(conn: &Connection) -> Result<Vec<(i64, String)>> {
+    let mut stmt = conn.prepare_cached("SELECT id, folder FROM projects WHERE folder IS NOT NULL ORDER BY id")?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
 }
 
 /// The project with this name (compared as names are: ignoring case and Unicode forms).
@@ -104,10 +118,10 @@ pub fn create(conn: &Connection, new: &NewProject) -> Result<Project> {
 
 pub fn update(conn: &Connection, id: i64, patch: &ProjectPatch) -> Result<Project> {
     let current = get(conn, id)?;
-    if current.is_default && (patch.name.is_some() || patch.instructions.is_some()) {
+    if current.is_default && (patch.name.is_some() || patch.instructions.is_some() || patch.folder.is_some()) {
         return Err(Error::conflict(
             Code::DefaultProject,
-            "the Default project cannot be renamed or given instructions; use the global custom instructions for text every chat should see",
+            "the Default project cannot be renamed, given instructions or linked to a folder; use the global custom instructions for text every chat should see, or a project of its own for a folder",
         ));
     }
     let name = match &patch.name {
@@ -125,9 +139,10 @@ pub fn update(conn: &Connection, id: i64, patch: &ProjectPatch) -> Result<Projec
         }
         None => current.instructions,
     };
+    let folder = patch.folder.clone().unwrap_or(current.folder);
     conn.execute(
-        "UPDATE projects SET name = ?2, name_key = ?3, instructions = ?4, updated_at = ?5 WHERE id = ?1",
-        params![id, name, name_key(&name), instructions, now_ms()],
+        "UPDATE projects SET name = ?2, name_key = ?3, instructions = ?4, folder = ?5, updated_at = ?6 WHERE id = ?1",
+        params![id, name, name_key(&name), instructions, folder, now_ms()],
     )?;
     get(conn, id)
 }

@@ -81,7 +81,7 @@ fn from_row(r: &Row) -> rusqlite::Result<Session> {
 }
 
 pub fn get(conn: &Connection, id: i64) -> Result<Session> {
-    found(conn.query_row(&format!("{SELECT} WHERE id = ?1"), [id], from_row), "session", id)
+    found(conn.prepare_cached(&format!("{SELECT} WHERE id = ?1"))?.query_row([id], from_row), "session", id)
 }
 
 pub fn create(conn: &Connection, new: &NewSession) -> Result<Session> {
@@ -122,7 +122,8 @@ pub fn update(conn: &Connection, id: i64, patch: &SessionPatch) -> Result<Sessio
 /// text comes from a message, so it is made a valid one-line label rather than refused.
 pub fn set_title_if_empty(conn: &Connection, id: i64, title: &str) -> Result<()> {
     let title = super::text::as_one_line(title, TITLE_MAX_CHARS);
-    conn.execute("UPDATE sessions SET title = ?2, title_by = 'first_message' WHERE id = ?1 AND title = ''", params![id, title])?;
+    conn.prepare_cached("UPDATE sessions SET title = ?2, title_by = 'first_message' WHERE id = ?1 AND title = ''")?
+        .execute(params![id, title])?;
     Ok(())
 }
 

@@ -49,5 +49,7 @@ pub fn add(conn: &Connection, session_id: i64, through_id: i64, turns: i64, cont
 /// Summaries covering messages from `message_id` on no longer describe the chat (a regenerate,
 /// an edit, a delete rewrote it there): they go, and the plan summarises again when needed.
 pub fn forget_from(conn: &Connection, session_id: i64, message_id: i64) -> Result<usize> {
-    Ok(conn.execute("DELETE FROM session_summaries WHERE session_id = ?1 AND through_id >= ?2", params![session_id, message_id])?)
+    Ok(conn
+        .prepare_cached("DELETE FROM session_summaries WHERE session_id = ?1 AND through_id >= ?2")?
+        .execute(params![session_id, message_id])?)
 }

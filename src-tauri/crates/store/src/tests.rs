@@ -58,7 +58,8 @@ fn default_project_survives_every_delete_path() {
     assert!(raw.is_err(), "even raw SQL cannot delete Default: the trigger guards it");
     let all = store.with(|c| Ok(c.execute("DELETE FROM projects", [])?));
     assert!(all.is_err(), "deleting every project at once is refused too");
-    let err = store.with(|c| projects::update(c, id, &ProjectPatch { name: Some("x".into()), instructions: None })).unwrap_err();
+    let err =
+        store.with(|c| projects::update(c, id, &ProjectPatch { name: Some("x".into()), instructions: None, folder: None })).unwrap_err();
     assert_eq!(err.code(), "default_project");
     assert_eq!(defaults(&store), 1);
 }
@@ -109,9 +110,10 @@ fn upgrading_from_the_first_migration_keeps_data() {
     let (_dir, path) = temp_db();
     {
         let old = Store::open_at_version(&path, 1).unwrap();
-        let p = project(&old, "Old project");
         // Write through raw SQL: the current code's queries may need newer columns.
         old.with(|c| {
+            c.execute("INSERT INTO projects (name, name_key, instructions, created_at, updated_at) VALUES ('Old project', 'old project', '', 1, 1)", [])?;
+            let p = c.last_insert_rowid();
             c.execute("INSERT INTO sessions (project_id, title, created_at, updated_at) VALUES (?1, 'old', 1, 1)", [p])?;
             let sid = c.last_insert_rowid();
             for (role, content) in [("user", "from v1"), ("assistant", "answer from v1"), ("user", "again from v1")] {
@@ -244,7 +246,8 @@ fn project_names_are_unique_ignoring_case_in_any_script() {
     let err = store.with(|c| projects::create(c, &NewProject { name: "ärger".into(), instructions: String::new() })).unwrap_err();
     assert_eq!(err.code(), "name_taken", "case folding is not ASCII-only");
     let p = project(&store, "가족");
-    let renamed = store.with(|c| projects::update(c, p, &ProjectPatch { name: Some("  가족  ".into()), instructions: None })).unwrap();
+    let renamed =
+        store.with(|c| projects::update(c, p, &ProjectPatch { name: Some("  가족  ".into()), instructions: None, folder: None })).unwrap();
     assert_eq!(renamed.name, "가족", "renaming to its own name (trimmed) is fine");
 }
 
@@ -472,12 +475,14 @@ fn every_prompt_input_bumps_the_revision_and_chatting_does_not() {
         (
             "project instructions",
             Box::new(move |c| {
-                projects::update(c, p, &ProjectPatch { instructions: Some("Calendar first.".into()), name: None }).map(|_| ())
+                projects::update(c, p, &ProjectPatch { instructions: Some("Calendar first.".into()), name: None, folder: None }).map(|_| ())
             }),
         ),
         (
             "project name",
-            Box::new(move |c| projects::update(c, p, &ProjectPatch { name: Some("Home".into()), instructions: None }).map(|_| ())),
+            Box::new(move |c| {
+                projects::update(c, p, &ProjectPatch { name: Some("Home".into()), instructions: None, folder: None }).map(|_| ())
+            }),
         ),
         (
             "a session's move",

@@ -19,4 +19,9 @@ note: string | null,
 /**
  * The same as a code for the UI (absent for notes stored before codes were kept).
  */
-note_reason: Reason | null, created_at: number, };
+note_reason: Reason | null, created_at: number, 
+/**
+ * A file of the project's folder this one mirrors (relative to the folder); it follows the
+ * file on disk and cannot be removed on its own.
+ */
+folder_path: string | null, };

@@ -113,6 +113,38 @@ pub struct ContextView {
     pub tools: Vec<ToolOffered>,
     /// The skills the prompt lists, and which this chat has loaded.
     pub skills: Vec<SkillOffered>,
+    /// The instructions files of the project's folder: those sent (in section ③, most general
+    /// first) and those found but not sent, with why.
+    pub instruction_files: InstructionFiles,
+}
+
+/// The instructions files found from a project's folder upwards.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct InstructionFiles {
+    /// The linked folder, if any.
+    pub folder: Option<String>,
+    /// Sent, most general first: (path, characters).
+    pub sent: Vec<InstructionFileSent>,
+    /// Found and not sent.
+    pub skipped: Vec<InstructionFileSkipped>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct InstructionFileSent {
+    pub path: String,
+    pub chars: usize,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct InstructionFileSkipped {
+    pub path: String,
+    /// `shadowed` (another file of the same folder level wins), `duplicate` (the same text is
+    /// sent from a nearer folder), `too_large`, `too_many`, `unreadable`, `not_text`, `deadline`,
+    /// `outside` (a link out of the repository).
+    pub why: String,
 }
 
 /// A skill the prompt lists (by name and description: `listed_chars`); its procedure
@@ -293,6 +325,21 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
         compacts_next: preview.is_some_and(|p| p.1),
         tools,
         skills,
+        instruction_files: InstructionFiles {
+            folder: current.folder.clone(),
+            sent: current
+                .instruction_files
+                .files
+                .iter()
+                .map(|f| InstructionFileSent { path: f.path.clone(), chars: f.content.chars().count() })
+                .collect(),
+            skipped: current
+                .instruction_files
+                .skipped
+                .iter()
+                .map(|s| InstructionFileSkipped { path: s.path.clone(), why: s.why.clone() })
+                .collect(),
+        },
     })
 }
 

@@ -2,6 +2,7 @@
 //! structs. The HTTP routes, the OpenAPI document and the desktop commands wrap these and add
 //! nothing but transport; each user action here is one store transaction.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -57,9 +58,49 @@ pub async fn create_project(app: &App, new: NewProject) -> Result<Project> {
     app.store.write(move |tx| projects::create(tx, &new)).await
 }
 
+/// Renames a project, changes its instructions, or links it to a folder (`folder`), whose files
+/// are then mirrored as the project's, in the background (`app::folders`).
 #[instrument(skip(app, patch), err(level = Level::WARN))]
-pub async fn update_project(app: &App, id: i64, patch: ProjectPatch) -> Result<Project> {
-    app.store.write(move |tx| projects::update(tx, id, &patch)).await
+pub async fn update_project(app: &Arc<App>, id: i64, mut patch: ProjectPatch) -> Result<Project> {
+    if let Some(Some(raw)) = &patch.folder {
+        patch.folder = Some(Some(crate::app::folders::check_folder(raw)?));
+    }
+    let relinked = patch.folder.is_some();
+    let project = app.store.write(move |tx| projects::update(tx, id, &patch)).await?;
+    if relinked {
+        let app = app.clone();
+        tokio::spawn(async move {
+            if let Err(e) = app.folders.sync(&app, id).await {
+                tracing::warn!(project_id = id, "syncing the project's folder failed: {e}");
+            }
+        });
+    }
+    Ok(project)
+}
+
+/// The project that follows `folder`, linked now if none does (`maru serve --folder`): a new
+/// project named after the folder (with a number when that name is taken).
+pub async fn follow_folder(app: &Arc<App>, folder: &str) -> Result<Project> {
+    let folder = crate::app::folders::check_folder(folder)?;
+    let existing = app.store.read(projects::list).await?.into_iter().find(|p| p.folder.as_deref() == Some(folder.as_str()));
+    if let Some(project) = existing {
+        return Ok(project);
+    }
+    let name = std::path::Path::new(&folder).file_name().map_or_else(|| "Folder".to_string(), |n| n.to_string_lossy().into_owned());
+    let created = app
+        .store
+        .write(move |tx| {
+            for n in 1.. {
+                let name = if n == 1 { name.clone() } else { format!("{name} ({n})") };
+                if projects::find_by_name(tx, &name)?.is_none() {
+                    return projects::create(tx, &NewProject { name, instructions: String::new() });
+                }
+            }
+            unreachable!("some numbered name is free")
+        })
+        .await?;
+    let patch = ProjectPatch { folder: Some(Some(folder)), ..Default::default() };
+    update_project(app, created.id, patch).await
 }
 
 /// Deletes a project; its chats move to Default in the same transaction. A reply streaming in

@@ -15,7 +15,10 @@ use ts_rs::{Config, TS};
 /// Every type that crosses the API as JSON, each written to `dir` with the types it depends on.
 fn export_types(dir: &Path) {
     use crate::api::attachments::{AttachmentScope, UploadForm};
-    use crate::api::chat::{ContextView, DeletedPreset, LastSent, NewTurn, PresetView, ReplyFigures, SkillOffered, Stopped, ToolOffered};
+    use crate::api::chat::{
+        ContextView, DeletedPreset, InstructionFileSent, InstructionFileSkipped, InstructionFiles, LastSent, NewTurn, PresetView,
+        ReplyFigures, SkillOffered, Stopped, ToolOffered,
+    };
     use crate::api::export::{ExportFormat, ExportQuery};
     use crate::api::skills::SkillView;
     use crate::api::tool_servers::{Answered, Approve, ToolServerView};
@@ -106,6 +109,9 @@ fn export_types(dir: &Path) {
         Stopped,
         ContextView,
         ToolOffered,
+        InstructionFiles,
+        InstructionFileSent,
+        InstructionFileSkipped,
         LastSent,
         ReplyFigures,
         PresetView,

@@ -8,6 +8,7 @@
 
 pub mod demo;
 pub mod events;
+pub mod folders;
 pub mod runs;
 
 use std::path::{Path, PathBuf};
@@ -39,6 +40,8 @@ pub struct App {
     /// Their calls waiting for the user's approval.
     pub approvals: crate::tools::approvals::Approvals,
     pub clients: llm::Clients,
+    /// Projects' folders mirrored as their files.
+    pub folders: folders::Folders,
     /// Token counts by the model servers' tokenizers, for the window plan.
     pub tokens: crate::prompt::tokens::TokenCounts,
     /// Attached files: where they are stored and how their text is read.
@@ -85,6 +88,7 @@ impl App {
             approvals: Default::default(),
             clients: llm::Clients::default(),
             tokens: Default::default(),
+            folders: Default::default(),
             prompts: PromptCache::default(),
             demo: demo::Demo::find(),
             files,
@@ -99,6 +103,7 @@ impl App {
                 }
             });
         }
+        folders::Folders::keep_in_sync(&app);
         Ok(app)
     }
 

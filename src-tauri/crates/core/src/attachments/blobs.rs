@@ -26,7 +26,7 @@ impl Blobs {
 
     /// Stores `bytes` and returns their sha256; an existing identical file is kept as it is.
     pub fn write(&self, bytes: &[u8]) -> Result<String> {
-        let sha = hex::encode(Sha256::digest(bytes));
+        let sha = sha256_hex(bytes);
         self.ensure(&sha, bytes)?;
         Ok(sha)
     }
@@ -83,4 +83,9 @@ impl Blobs {
         }
         removed
     }
+}
+
+/// The name a content is stored under.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
 }

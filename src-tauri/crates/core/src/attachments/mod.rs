@@ -61,7 +61,33 @@ impl Files {
     /// Checks and stores a file, links it to `scope`, and returns it with whether its content is
     /// new (and so needs indexing). Nothing is stored when a check fails.
     pub fn add(&self, store: &Store, scope: Scope, name: &str, bytes: &[u8], file_max_bytes: u64) -> Result<(Attachment, bool)> {
-        let name = kinds::clean_name(name)?;
+        self.store_file(store, scope, kinds::clean_name(name)?, bytes, file_max_bytes, None)
+    }
+
+    /// A file of a project's folder, named by its path there (`rel`), in place of the copy that
+    /// mirrored the same path before (`replaces`), in one transaction.
+    pub fn add_from_folder(
+        &self,
+        store: &Store,
+        project_id: i64,
+        rel: &str,
+        bytes: &[u8],
+        file_max_bytes: u64,
+        replaces: Option<i64>,
+    ) -> Result<(Attachment, bool)> {
+        let name = crate::store::text::one_line(rel, kinds::NAME_MAX_CHARS, Code::InvalidFileName, "a file name")?;
+        self.store_file(store, Scope::Project(project_id), name, bytes, file_max_bytes, Some((rel, replaces)))
+    }
+
+    fn store_file(
+        &self,
+        store: &Store,
+        scope: Scope,
+        name: String,
+        bytes: &[u8],
+        file_max_bytes: u64,
+        folder: Option<(&str, Option<i64>)>,
+    ) -> Result<(Attachment, bool)> {
         if bytes.len() as u64 > file_max_bytes {
             return Err(Error::invalid(
                 Code::FileTooLarge,
@@ -78,24 +104,45 @@ impl Files {
         // Check the scope before writing the file, and again (with the limit) when linking it.
         store.read_now(|c| check_scope(c, scope))?;
         let sha = self.blobs.write(bytes)?;
-        store.with(|tx| {
-            check_scope(tx, scope)?;
-            let used = table::scope_bytes(tx, session_id, project_id)?;
-            if used + bytes.len() as i64 > SCOPE_MAX_BYTES {
-                return Err(Error::invalid(
-                    Code::ScopeFull,
-                    format!("the files here already take {} MB of the {} MB allowed; remove some first", used >> 20, SCOPE_MAX_BYTES >> 20),
-                ));
-            }
-            let new = table::put_blob(tx, &sha, bytes.len() as i64)?;
-            // Under the writer, after any delete that released this content and removed its file.
-            self.blobs.ensure(&sha, bytes)?;
-            let a = table::insert(
-                tx,
-                &NewAttachment { sha256: &sha, session_id, project_id, name: &name, kind, mime, size: bytes.len() as i64 },
-            )?;
-            Ok((a, new))
-        })
+        let (attached, _) = store.with_then(
+            |tx| {
+                check_scope(tx, scope)?;
+                let released = match folder.and_then(|(_, replaces)| replaces) {
+                    Some(old) => table::delete(tx, old)?.filter(|s| *s != sha),
+                    None => None,
+                };
+                let used = table::scope_bytes(tx, session_id, project_id)?;
+                if used + bytes.len() as i64 > SCOPE_MAX_BYTES {
+                    return Err(Error::invalid(
+                        Code::ScopeFull,
+                        format!(
+                            "the files here already take {} MB of the {} MB allowed; remove some first",
+                            used >> 20,
+                            SCOPE_MAX_BYTES >> 20
+                        ),
+                    ));
+                }
+                let new = table::put_blob(tx, &sha, bytes.len() as i64)?;
+                // Under the writer, after any delete that released this content and removed its file.
+                self.blobs.ensure(&sha, bytes)?;
+                let a = table::insert(
+                    tx,
+                    &NewAttachment {
+                        sha256: &sha,
+                        session_id,
+                        project_id,
+                        name: &name,
+                        kind,
+                        mime,
+                        size: bytes.len() as i64,
+                        folder_path: folder.map(|(rel, _)| rel),
+                    },
+                )?;
+                Ok(((a, new), released))
+            },
+            |(_, released)| self.blobs.remove(released.as_slice()),
+        )?;
+        Ok(attached)
     }
 
     /// Reads a content's text and indexes it; every file with that content becomes ready (or

@@ -123,6 +123,7 @@ pub fn apply(inputs: &PromptInputs, budgets: &Budgets) -> Budgeted {
 fn size(b: &Budgeted) -> usize {
     b.inputs.custom_instructions.chars().count()
         + b.inputs.project.instructions.chars().count()
+        + b.inputs.project.files.files.iter().map(|f| f.content.chars().count() + f.path.chars().count()).sum::<usize>()
         + attachment_chars(&b.inputs)
         + memory_chars(&b.inputs)
 }

@@ -47,6 +47,11 @@ pub struct ProjectInput {
     pub name: String,
     pub is_default: bool,
     pub instructions: String,
+    /// The folder the project follows, and the instructions files found from it upwards.
+    #[serde(default)]
+    pub folder: Option<String>,
+    #[serde(default)]
+    pub files: super::instruction_files::Found,
 }
 
 /// One file in scope for the session (its own or its project's).
@@ -82,7 +87,17 @@ pub fn gather(conn: &Connection, templates: &Templates, session_id: i64, today: 
     Ok(PromptInputs {
         base,
         custom_instructions: settings.custom_instructions,
-        project: ProjectInput { name: project.name, is_default: project.is_default, instructions: project.instructions },
+        project: ProjectInput {
+            files: project
+                .folder
+                .as_deref()
+                .map(|f| (*super::instruction_files::KNOWN.get(std::path::Path::new(f))).clone())
+                .unwrap_or_default(),
+            folder: project.folder,
+            name: project.name,
+            is_default: project.is_default,
+            instructions: project.instructions,
+        },
         attachments: attachments::in_scope(conn, session_id, session.project_id)?
             .into_iter()
             .map(|a| AttachmentInput {

@@ -8,11 +8,13 @@
 
 pub mod budget;
 pub mod inputs;
+pub mod instruction_files;
 pub mod render;
 pub mod templates;
 pub mod tokens;
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use chrono::NaiveDate;
@@ -57,6 +59,13 @@ pub struct SnapshotReport {
     pub project_name: String,
     pub base_label: String,
     pub date: NaiveDate,
+    /// The project's folder when the prompt was made: its instructions files are read again
+    /// when they change on disk.
+    #[serde(default)]
+    pub folder: Option<String>,
+    /// Its instructions files, sent and not sent (with why).
+    #[serde(default)]
+    pub instruction_files: instruction_files::Found,
 }
 
 /// Renders the prompt for `session_id` without touching the snapshot.
@@ -79,6 +88,8 @@ fn build(inputs: &PromptInputs, templates: &Templates, budgets: &Budgets) -> Res
         project_name: inputs.project.name.clone(),
         base_label: inputs.base.label().to_string(),
         date: inputs.today,
+        folder: inputs.project.folder.clone(),
+        instruction_files: inputs.project.files.clone(),
     })
 }
 
@@ -95,7 +106,12 @@ type CachedPrompt = (i64, NaiveDate, Arc<SnapshotReport>);
 impl PromptCache {
     fn get(&self, session_id: i64, revision: i64, today: NaiveDate) -> Option<Arc<SnapshotReport>> {
         let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        entries.get(&session_id).filter(|(r, d, _)| *r == revision && *d == today).map(|(_, _, report)| report.clone())
+        entries
+            .get(&session_id)
+            .filter(|(r, d, report)| {
+                *r == revision && *d == today && report.folder.as_ref().is_none_or(|f| !instruction_files::KNOWN.changed(Path::new(f)))
+            })
+            .map(|(_, _, report)| report.clone())
     }
 
     fn put(&self, session_id: i64, revision: i64, today: NaiveDate, report: Arc<SnapshotReport>) {

@@ -90,10 +90,13 @@ pub fn render(templates: &Templates, b: &Budgeted) -> Result<Rendered> {
     ));
 
     // ③ project instructions: not for Default (custom instructions play that role)
-    let raw = raw_len(&b.cuts, SectionId::ProjectInstructions, &i.project.instructions);
+    // and after them the instructions files of its folder, most general first, each named.
+    let files = &i.project.files.files;
+    let raw = raw_len(&b.cuts, SectionId::ProjectInstructions, &i.project.instructions)
+        + files.iter().map(|f| f.content.chars().count()).sum::<usize>();
     let (text, absent) = if i.project.is_default {
         (String::new(), Some(Absent::new("default_project", "the session is in the Default project")))
-    } else if i.project.instructions.trim().is_empty() {
+    } else if i.project.instructions.trim().is_empty() && files.is_empty() {
         (
             String::new(),
             Some(Absent(
@@ -102,7 +105,10 @@ pub fn render(templates: &Templates, b: &Budgeted) -> Result<Rendered> {
             )),
         )
     } else {
-        let data = json!({ "project_name": i.project.name, "text": i.project.instructions, "truncated": b.project_truncated });
+        let files: Vec<_> = files.iter().map(|f| json!({ "path": f.path, "content": f.content.trim_end() })).collect();
+        let data = json!({
+            "project_name": i.project.name, "text": i.project.instructions, "truncated": b.project_truncated, "files": files
+        });
         (templates.render("sections/project_instructions", &data)?, None)
     };
     sections.push(templated(

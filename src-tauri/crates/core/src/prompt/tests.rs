@@ -11,7 +11,13 @@ fn inputs() -> PromptInputs {
     PromptInputs {
         base: BaseInput::Template { name: "base".into(), label: "prompts/base.md".into() },
         custom_instructions: String::new(),
-        project: ProjectInput { name: "Default".into(), is_default: true, instructions: String::new() },
+        project: ProjectInput {
+            name: "Default".into(),
+            is_default: true,
+            instructions: String::new(),
+            folder: None,
+            files: Default::default(),
+        },
         attachments: vec![],
         skills: vec![],
         memories: vec![],
@@ -21,8 +27,13 @@ fn inputs() -> PromptInputs {
 }
 
 fn family(i: &mut PromptInputs) {
-    i.project =
-        ProjectInput { name: "Family calendar".into(), is_default: false, instructions: "Look at the family calendar first.".into() };
+    i.project = ProjectInput {
+        name: "Family calendar".into(),
+        is_default: false,
+        instructions: "Look at the family calendar first.".into(),
+        folder: None,
+        files: Default::default(),
+    };
 }
 
 fn rendered(i: &PromptInputs) -> super::Rendered {
@@ -188,6 +199,8 @@ fn change_reasons_name_the_sections() {
         project_name: i.project.name.clone(),
         base_label: i.base.label().into(),
         date: i.today,
+        folder: None,
+        instruction_files: Default::default(),
     };
     let a = inputs();
     let mut b = a.clone();

@@ -1,0 +1,161 @@
+//! A project linked to a folder on disk, with a real folder tree: its instructions files join
+//! the project's instructions (ordered from the most general, the same text sent once, the
+//! nearest file of a level winning, changes on disk picked up at the next turn without changing
+//! an unchanged prompt), and its readable files are mirrored as the project's files, followed
+//! as they are edited, added and removed, and found by `search_attachment`.
+
+use std::path::Path;
+
+use maru_tests::eventually;
+use maru_tests::fake_openai::Reply;
+use maru_tests::server::{with_fake_model, TestServer};
+use serde_json::{json, Value};
+
+fn write(path: &Path, text: &[u8]) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+async fn link(s: &TestServer, project: i64, folder: &Path) -> (u16, Value) {
+    let (status, body) = s.patch(&format!("/api/projects/{project}"), json!({ "folder": folder.to_str().unwrap() })).await;
+    (status.as_u16(), body)
+}
+
+fn system_prompt(body: &Value) -> String {
+    body["messages"][0]["content"].as_str().unwrap().to_string()
+}
+
+#[tokio::test]
+async fn instructions_files_are_found_upwards_ordered_deduplicated_and_followed_between_turns() {
+    let tree = tempfile::tempdir().unwrap();
+    let root = tree.path().join("repo");
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    write(&root.join("AGENTS.md"), b"Shared rule: answer briefly.\n");
+    write(&root.join("app/CLAUDE.md"), b"App rule: dates as YYYY-MM-DD.\n");
+    write(&root.join("app/AGENTS.md"), b"Shadowed rule: never seen.\n");
+    let folder = root.join("app/web");
+    // The same text as the repository's, nearer: sent once, here.
+    write(&folder.join("AGENTS.md"), b"Shared rule: answer briefly.\n");
+    // A link out of the repository, and a file that is not text: noted, not sent, not fatal.
+    let outside = tree.path().join("outside");
+    write(&outside.join("CLAUDE.md"), b"Outside rule: must not be read.\n");
+    std::os::unix::fs::symlink(outside.join("CLAUDE.md"), folder.join("CLAUDE.md")).unwrap();
+    write(&folder.join(".codex/AGENTS.md"), &[0xff, 0xfe, 0x00, 0x41]);
+    write(&root.join("app/.gemini/GEMINI.md"), b"ignored at its level anyway");
+    write(&tree.path().join("GEMINI.md"), b"above the repository: never read");
+
+    let (s, fake) = with_fake_model().await;
+    let p = s.project("Web app").await;
+    s.patch(&format!("/api/projects/{p}"), json!({ "instructions": "Project rule: be kind." })).await;
+    let (status, project) = link(&s, p, &folder).await;
+    assert_eq!(status, 200, "{project}");
+    let sess = s.session(Some(p), "").await;
+
+    s.say(sess, "first").await;
+    let prompt = system_prompt(&fake.last_chat_body().unwrap());
+    let at = |text: &str| prompt.find(text).unwrap_or_else(|| panic!("{text:?} is sent: {prompt}"));
+    assert!(at("Project rule: be kind.") < at("App rule"), "the project's own instructions come first, then its folder's files");
+    assert!(at("App rule") < at("Shared rule"), "most general first, the folder's own file last (it weighs most)");
+    assert_eq!(prompt.matches("Shared rule: answer briefly.").count(), 1, "a byte-identical body is sent once");
+    assert!(prompt.contains(&format!("[From {}]", folder.join("AGENTS.md").display())), "kept at the nearer place, named");
+    assert!(!prompt.contains("Shadowed rule"), "CLAUDE.md wins its folder level over AGENTS.md");
+    assert!(!prompt.contains("Outside rule"), "a link out of the repository is not followed");
+    assert!(!prompt.contains("above the repository"), "the walk up stops at the repository's root");
+
+    let (_, ctx) = s.get(&format!("/api/sessions/{sess}/context")).await;
+    let files = &ctx["instruction_files"];
+    let skipped: Vec<(String, String)> = files["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["path"].as_str().unwrap().to_string(), f["why"].as_str().unwrap().to_string()))
+        .collect();
+    let why = |path: &Path| skipped.iter().find(|(p, _)| Path::new(p) == path).map(|(_, w)| w.clone());
+    assert_eq!(why(&folder.join("CLAUDE.md")).as_deref(), Some("outside"), "the inspector says why a file is not sent: {files}");
+    assert_eq!(why(&root.join("app/AGENTS.md")).as_deref(), Some("shadowed"), "{files}");
+    assert_eq!(why(&root.join("AGENTS.md")).as_deref(), Some("duplicate"), "{files}");
+    assert_eq!(why(&folder.join(".codex/AGENTS.md")).as_deref(), Some("not_text"), "a file that is not text is noted, not fatal: {files}");
+    assert_eq!(files["sent"].as_array().unwrap().len(), 2, "{files}");
+
+    s.say(sess, "second, nothing changed").await;
+    assert_eq!(system_prompt(&fake.last_chat_body().unwrap()), prompt, "an unchanged folder keeps the prompt byte for byte");
+
+    write(&root.join("app/CLAUDE.md"), b"App rule: dates as DD.MM.YYYY, edited.\n");
+    std::fs::remove_file(folder.join("AGENTS.md")).unwrap();
+    s.say(sess, "third, after editing").await;
+    let edited = system_prompt(&fake.last_chat_body().unwrap());
+    assert!(edited.contains("dates as DD.MM.YYYY, edited"), "an edited file is read again at the next turn: {edited}");
+    assert!(
+        edited.contains(&format!("[From {}]", root.join("AGENTS.md").display())),
+        "with the nearer copy deleted, the shared one is sent from the root"
+    );
+
+    let (status, body) = link(&s, p, Path::new("relative/path")).await;
+    assert_eq!((status, body["code"].as_str()), (400, Some("invalid_folder")), "a folder must be an absolute path: {body}");
+    let (status, body) = link(&s, p, &folder.join("nope")).await;
+    assert_eq!((status, body["code"].as_str()), (400, Some("invalid_folder")), "and exist: {body}");
+}
+
+async fn folder_files(s: &TestServer, project: i64) -> Vec<(String, String)> {
+    let (_, files) = s.get(&format!("/api/attachments?project_id={project}")).await;
+    let mut out: Vec<(String, String)> = files
+        .as_array()
+        .unwrap_or(&vec![])
+        .iter()
+        .filter(|f| f["folder_path"].is_string())
+        .map(|f| (f["folder_path"].as_str().unwrap().to_string(), f["sha256"].as_str().unwrap().to_string()))
+        .collect();
+    out.sort();
+    out
+}
+
+#[tokio::test]
+async fn a_folders_readable_files_are_mirrored_kept_in_sync_and_searched() {
+    let tree = tempfile::tempdir().unwrap();
+    let folder = tree.path().join("notes");
+    write(&folder.join("docs/guide.md"), "# Guide\n\nThe harbour ferry leaves at 07:40 from pier three.\n".as_bytes());
+    write(&folder.join("todo.txt"), b"buy stamps\n");
+    write(&folder.join(".hidden/secret.md"), b"hidden");
+    write(&folder.join(".gitignore"), b"build/\n");
+    write(&folder.join("build/out.txt"), b"ignored output");
+    write(&folder.join("photo.bin"), &[0u8, 159, 146, 150, 0, 1, 2, 3]);
+    let outside = tree.path().join("outside.md");
+    write(&outside, b"outside the folder");
+    std::os::unix::fs::symlink(&outside, folder.join("link.md")).unwrap();
+
+    let (s, fake) = with_fake_model().await;
+    let p = s.project("Notes").await;
+    let (status, body) = link(&s, p, &folder).await;
+    assert_eq!(status, 200, "{body}");
+    eventually("the folder's readable files are mirrored", || async { folder_files(&s, p).await.len() == 2 }).await;
+    let names: Vec<String> = folder_files(&s, p).await.into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, ["docs/guide.md", "todo.txt"], "hidden and .gitignore'd paths, binaries and links out of the folder are left out");
+
+    let sess = s.session(Some(p), "").await;
+    eventually("the guide is indexed", || async {
+        let (_, files) = s.get(&format!("/api/attachments?project_id={p}")).await;
+        files.as_array().unwrap().iter().all(|f| f["status"] == "ready")
+    })
+    .await;
+    fake.push(Reply::tool_call("search_attachment", r#"{"query":"ferry pier"}"#));
+    fake.push(Reply::text(["The ferry leaves at 07:40."]));
+    let events = s.say(sess, "When does the ferry leave?").await;
+    let result = events.iter().find(|e| e.name == "tool_result").unwrap_or_else(|| panic!("the tool ran: {events:?}"));
+    assert!(result.data["content"].as_str().unwrap().contains("07:40"), "search_attachment finds the folder's text: {result:?}");
+
+    let before = folder_files(&s, p).await;
+    write(&folder.join("docs/guide.md"), b"# Guide\n\nThe ferry now leaves at 08:15.\n");
+    std::fs::remove_file(folder.join("todo.txt")).unwrap();
+    write(&folder.join("later.md"), b"A new note.\n");
+    eventually("an edit, a removal and an addition on disk are followed", || async {
+        let now = folder_files(&s, p).await;
+        let names: Vec<&str> = now.iter().map(|(n, _)| n.as_str()).collect();
+        names == ["docs/guide.md", "later.md"] && now[0].1 != before[0].1
+    })
+    .await;
+
+    let (status, body) = s.patch(&format!("/api/projects/{p}"), json!({ "folder": null })).await;
+    assert_eq!(status.as_u16(), 200, "{body}");
+    eventually("unlinking takes the mirrored files away", || async { folder_files(&s, p).await.is_empty() }).await;
+    assert!(folder.join("docs/guide.md").exists(), "the user's own files are never touched");
+}
