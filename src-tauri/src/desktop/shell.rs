@@ -1,6 +1,7 @@
 //! What the window does beyond the page: the app menu, links opened in the system browser, files
-//! the page saves (exports, backups, attachments) written to the Downloads folder, and a
-//! notification when a reply ends while the window is in the background.
+//! the page saves (exports, backups, attachments) written to the Downloads folder, the native
+//! folder picker (a project's folder), and a notification when a reply ends while the window is
+//! in the background.
 //!
 //! The menu's words come from the page (`desktop_menu`), so that every label lives once, in the
 //! UI's English and Korean dictionaries, and follows the language the user picked.
@@ -10,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use tauri::menu::{Menu, MenuBuilder, MenuEvent, MenuItemBuilder, PredefinedMenuItem, SubmenuBuilder};
 use tauri::{AppHandle, Emitter, Manager, Runtime, Url};
+use tauri_plugin_dialog::DialogExt;
 use tauri_plugin_notification::NotificationExt;
 use tauri_plugin_opener::OpenerExt;
 
@@ -81,6 +83,17 @@ pub async fn save_download(request: tauri::ipc::Request<'_>) -> Result<String, S
     let path = free_path(&dir, name);
     tokio::fs::write(&path, bytes).await.map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok(path.to_string_lossy().into_owned())
+}
+
+/// The system's folder picker, titled by the page (in the user's language): the folder chosen,
+/// or nothing when the user cancels. A web page cannot learn a folder's path; the window can.
+#[tauri::command]
+pub async fn pick_folder<R: Runtime>(app: AppHandle<R>, title: String) -> Option<String> {
+    let (chosen, picked) = tokio::sync::oneshot::channel();
+    app.dialog().file().set_title(title).pick_folder(move |folder| {
+        let _ = chosen.send(folder.and_then(|f| f.into_path().ok()).map(|p| p.to_string_lossy().into_owned()));
+    });
+    picked.await.ok().flatten()
 }
 
 /// `dir/name`, or `dir/name (2)` and so on when that exists.
