@@ -38,7 +38,14 @@ pub fn run(data_dir: &Path) -> Result<()> {
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_notification::init())
         .plugin(tauri_plugin_dialog::init())
-        .invoke_handler(tauri::generate_handler![ipc::api, ipc::api_stream, shell::desktop_menu, shell::notify, shell::save_download, shell::pick_folder])
+        .invoke_handler(tauri::generate_handler![
+            ipc::api,
+            ipc::api_stream,
+            shell::desktop_menu,
+            shell::notify,
+            shell::save_download,
+            shell::pick_folder
+        ])
         .on_menu_event(shell::on_menu)
         .setup(move |tauri_app| {
             // Inside the runtime: opening may start background work (files left unindexed).

@@ -113,6 +113,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What changes, live: chats, projects, turns
+         * @description For every open window and tab, to stay current with what the others, the API and the turns
+         *     do: one event per `Change`, named by its `type` (`session_changed`, `session_deleted`,
+         *     `projects_changed`, `turn_started`, `turn_ended`, and `resync` when this listener fell
+         *     behind and should read everything again). Only what changed, never the data.
+         */
+        get: operations["changes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health": {
         parameters: {
             query?: never;
@@ -777,6 +800,33 @@ export interface components {
             /** Format: int64 */
             size: number;
             status: components["schemas"]["IndexStatus"];
+        };
+        Change: {
+            /** Format: int64 */
+            session_id: number;
+            /** @enum {string} */
+            type: "session_changed";
+        } | {
+            /** Format: int64 */
+            session_id: number;
+            /** @enum {string} */
+            type: "session_deleted";
+        } | {
+            /** @enum {string} */
+            type: "projects_changed";
+        } | {
+            /** Format: int64 */
+            session_id: number;
+            /** @enum {string} */
+            type: "turn_started";
+        } | {
+            /** Format: int64 */
+            session_id: number;
+            /** @enum {string} */
+            type: "turn_ended";
+        } | {
+            /** @enum {string} */
+            type: "resync";
         };
         /** @description One chat with its project and every message, oldest first. */
         ChatExport: {
@@ -2167,6 +2217,44 @@ export interface operations {
             };
             /** @description `model_server.demo_failed`: it did not start */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    changes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Server-Sent Events, one `Change` each */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["Change"];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -23,6 +23,7 @@ use crate::chat::compact::Compacted;
 use crate::error::{Code, ErrorBody, Result};
 use crate::llm::{FoundServer, ModelInfo};
 use crate::store::attachments::Attachment;
+use crate::store::changes::Change;
 use crate::store::memories::{Memory, MemoryPatch, NewMemory};
 use crate::store::messages::{Message, MessagePage};
 use crate::store::presets::{NewPreset, PresetPatch};
@@ -53,6 +54,7 @@ pub(super) fn documented() -> (Router<Arc<App>>, utoipa::openapi::OpenApi) {
         .routes(routes!(regenerate))
         .routes(routes!(stop))
         .routes(routes!(turn_events))
+        .routes(routes!(changes))
         .routes(routes!(context))
         .routes(routes!(compact))
         .routes(routes!(get_settings, update_settings))
@@ -334,6 +336,24 @@ async fn resend(State(app): AppState, Id(id): Id, Json(turn): Json<NewTurn>) -> 
 ))]
 async fn turn_events(State(app): AppState, Id(id): Id) -> Result<EventStream> {
     Ok(sse(api::chat::turn_events(&app, id).await?))
+}
+
+/// What changes, live: chats, projects, turns
+///
+/// For every open window and tab, to stay current with what the others, the API and the turns
+/// do: one event per `Change`, named by its `type` (`session_changed`, `session_deleted`,
+/// `projects_changed`, `turn_started`, `turn_ended`, and `resync` when this listener fell
+/// behind and should read everything again). Only what changed, never the data.
+#[utoipa::path(get, path = "/api/events", tag = "chat", responses(
+    (status = 200, description = "Server-Sent Events, one `Change` each", content_type = "text/event-stream", body = Change),
+))]
+async fn changes(State(app): AppState) -> EventStream {
+    use futures_util::StreamExt;
+    let stream = api::changes(&app).map(|change| {
+        let name = serde_json::to_value(&change).ok().and_then(|v| v["type"].as_str().map(str::to_owned)).unwrap_or_default();
+        Ok(Event::default().event(name).json_data(&change).unwrap_or_else(|_| Event::default().event("resync")))
+    });
+    Sse::new(stream.boxed()).keep_alive(KeepAlive::default())
 }
 
 /// Stop the reply being written (its text so far stays, as stopped)

@@ -37,6 +37,7 @@ use maru_error as error;
 use maru_llm as llm;
 
 pub mod attachments;
+pub mod changes;
 pub mod exports;
 pub mod memories;
 pub mod messages;
@@ -83,6 +84,7 @@ struct Inner {
     writer: Mutex<Connection>,
     readers: Mutex<Vec<Connection>>,
     path: PathBuf,
+    changes: changes::Changes,
 }
 
 impl Store {
@@ -102,8 +104,15 @@ impl Store {
         let mut conn = connect(path)?;
         migrate::apply(&mut conn, migrations)?;
         restrict_permissions(path);
-        let inner = Inner { writer: Mutex::new(conn), readers: Mutex::new(Vec::new()), path: path.to_path_buf() };
+        let changes = changes::Changes::default();
+        changes.watch(&conn);
+        let inner = Inner { writer: Mutex::new(conn), readers: Mutex::new(Vec::new()), path: path.to_path_buf(), changes };
         Ok(Store { inner: Arc::new(inner) })
+    }
+
+    /// What every commit changed from now on, as it commits (see [`changes`]).
+    pub fn changes(&self) -> tokio::sync::broadcast::Receiver<changes::Change> {
+        self.inner.changes.subscribe()
     }
 
     /// Runs `f` in one write transaction on the blocking pool; it commits when `f` succeeds and

@@ -6,6 +6,7 @@ export type { Approve } from './Approve';
 export type { Attachment } from './Attachment';
 export type { AttachmentScope } from './AttachmentScope';
 export type { Bounds } from './Bounds';
+export type { Change } from './Change';
 export type { ChatExport } from './ChatExport';
 export type { ChatHit } from './ChatHit';
 export type { Code } from './Code';

@@ -112,6 +112,23 @@ pub async fn delete_project(app: &App, id: i64) -> Result<DeletedProject> {
     Ok(deleted)
 }
 
+// ---- changes
+
+/// Every change from now on (see `store::changes`); `Resync` in place of those a slow listener
+/// missed.
+pub fn changes(app: &App) -> futures_util::stream::BoxStream<'static, crate::store::changes::Change> {
+    use crate::store::changes::Change;
+    use tokio::sync::broadcast::error::RecvError;
+    let stream = futures_util::stream::unfold(app.store.changes(), |mut rx| async move {
+        match rx.recv().await {
+            Ok(change) => Some((change, rx)),
+            Err(RecvError::Lagged(_)) => Some((Change::Resync, rx)),
+            Err(RecvError::Closed) => None,
+        }
+    });
+    Box::pin(stream)
+}
+
 // ---- sessions
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::IntoParams)]

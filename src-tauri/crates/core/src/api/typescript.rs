@@ -36,6 +36,7 @@ fn export_types(dir: &Path) {
     use crate::prompt::tokens::Tally;
     use crate::prompt::SectionId;
     use crate::store::attachments::{Attachment, IndexStatus, Kind};
+    use crate::store::changes::Change;
     use crate::store::exports::ChatExport;
     use crate::store::memories::{Memory, MemoryFilter, MemoryPatch, MemoryStatus, NewMemory};
     use crate::store::messages::{Message, MessagePage, Role, Status};
@@ -96,6 +97,7 @@ fn export_types(dir: &Path) {
         TokenPlan,
         Tally,
         Compacted,
+        Change,
         // api
         Health,
         SessionQuery,

@@ -1,0 +1,91 @@
+//! What changed in the data, as every window and tab needs to hear it (`GET /api/events`): a chat
+//! created, renamed, moved or deleted, a project changed, a turn that starts or ends, whatever
+//! made the change (the API, a turn, the title the model gave, an import).
+//!
+//! Taken from SQLite itself: the writer connection's update hook notes the rows of the tables
+//! that matter, and its commit hook sends them once the transaction commits (a rolled-back one
+//! sends nothing). So no code path can change a chat without the others hearing of it. Only what
+//! changed is sent, never the data: a listener reads that through the API.
+
+use std::sync::{Arc, Mutex};
+
+use rusqlite::hooks::Action;
+use rusqlite::Connection;
+use serde::{Deserialize, Serialize};
+use tokio::sync::broadcast;
+
+/// Changes kept for a listener that is slow to read; past that it is told to read everything again.
+const BACKLOG: usize = 256;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Change {
+    /// A chat was created or changed (title, project, preset, model, its last activity).
+    SessionChanged {
+        session_id: i64,
+    },
+    SessionDeleted {
+        session_id: i64,
+    },
+    /// A project was created, renamed, linked, or deleted (its chats moved to Default).
+    ProjectsChanged,
+    /// A reply began being written in the chat.
+    TurnStarted {
+        session_id: i64,
+    },
+    /// The chat's turn ended, however it ended.
+    TurnEnded {
+        session_id: i64,
+    },
+    /// This listener fell behind and missed changes: read everything again.
+    Resync,
+}
+
+/// The channel changes go out on.
+#[derive(Clone)]
+pub struct Changes {
+    tx: broadcast::Sender<Change>,
+}
+
+impl Default for Changes {
+    fn default() -> Self {
+        Changes { tx: broadcast::channel(BACKLOG).0 }
+    }
+}
+
+impl Changes {
+    pub fn subscribe(&self) -> broadcast::Receiver<Change> {
+        self.tx.subscribe()
+    }
+
+    /// Sends what `conn` commits from now on.
+    pub(crate) fn watch(&self, conn: &Connection) {
+        let pending: Arc<Mutex<Vec<Change>>> = Arc::default();
+        let noted = pending.clone();
+        conn.update_hook(Some(move |action: Action, _db: &str, table: &str, rowid: i64| {
+            let change = match (table, action) {
+                ("sessions", Action::SQLITE_DELETE) => Change::SessionDeleted { session_id: rowid },
+                ("sessions", _) => Change::SessionChanged { session_id: rowid },
+                ("projects", _) => Change::ProjectsChanged,
+                // Its rowid is the session's id.
+                ("turns_in_flight", Action::SQLITE_INSERT) => Change::TurnStarted { session_id: rowid },
+                ("turns_in_flight", Action::SQLITE_DELETE) => Change::TurnEnded { session_id: rowid },
+                _ => return,
+            };
+            let mut pending = noted.lock().unwrap_or_else(|e| e.into_inner());
+            if !pending.contains(&change) {
+                pending.push(change);
+            }
+        }));
+        let (sent, tx) = (pending.clone(), self.tx.clone());
+        conn.commit_hook(Some(move || {
+            for change in sent.lock().unwrap_or_else(|e| e.into_inner()).drain(..) {
+                // No listener is fine.
+                let _ = tx.send(change);
+            }
+            false // never turns the commit into a rollback
+        }));
+        conn.rollback_hook(Some(move || pending.lock().unwrap_or_else(|e| e.into_inner()).clear()));
+    }
+}
