@@ -26,7 +26,7 @@ export type Topic = 'sidebar' | 'chat' | 'live' | 'panel' | 'settings' | 'preset
   | 'replyEnded' | 'toolServers';
 
 // What `App` forwards from each domain (checked against the domain's public members).
-const SESSIONS = ['projects', 'defaultProjectId', 'entry', 'refreshProjects', 'toggleProject', 'expandProject', 'createProject', 'updateProject', 'deleteProject',
+const SESSIONS = ['projects', 'defaultProjectId', 'entry', 'refreshProjects', 'toggleProject', 'expandProject', 'createProject', 'updateProject', 'linkFolder', 'deleteProject',
   'loadSessions', 'loadMoreSessions', 'findSession', 'sessionChanged', 'renameSession', 'moveSession', 'deleteSession', 'projectName'] as const satisfies readonly (keyof SessionsState)[];
 const CHAT = ['session', 'draftProjectId', 'draftPreset', 'messages', 'olderBefore', 'loadingMessages', 'live', 'replyErrors', 'focusMessageId',
   'openSession', 'newChat', 'currentProject', 'setPreset', 'setModel', 'loadMessages', 'shownMessages', 'loadOlder', 'send', 'ensureSession', 'regenerate',

@@ -1,6 +1,6 @@
 // The desktop app's parts of the page: the app menu (labelled from the dictionary in the UI's
-// language; its items run the same actions as the keyboard shortcuts) and a notification when a
-// long reply ends while the window is in the background.
+// language; its items run the same actions as the keyboard shortcuts), a notification when a
+// long reply ends while the window is in the background, and the system's folder picker.
 
 import { invoke } from '@tauri-apps/api/core';
 import { listen } from '@tauri-apps/api/event';
@@ -53,4 +53,9 @@ export function mountDesktop(app: App, perform: (action: Action) => boolean): vo
     // The desktop side shows it only while the window is not focused.
     void invoke('notify', { title: live.error ? t('replyFailedNotice') : t('replyReady'), body: title }).catch(() => {});
   });
+}
+
+/** Asks the user for a folder in the system's picker: its absolute path, or null when cancelled. */
+export function pickFolder(title: string): Promise<string | null> {
+  return invoke<string | null>('pick_folder', { title });
 }

@@ -16,7 +16,7 @@ import { entryNode, groupReplies } from '../src/views/message';
 import { appInProject } from './fakeBackend';
 import { message } from './fixtures';
 
-const PROJECT: Project = { id: 2, name: 'Temp', instructions: '', is_default: false, session_count: 1, created_at: 0, updated_at: 0 };
+const PROJECT: Project = { id: 2, name: 'Temp', instructions: '', is_default: false, folder: null, session_count: 1, created_at: 0, updated_at: 0 };
 const SESSION: Session = { id: 5, project_id: 2, title: 'Echo', preset: null, model: null, created_at: 0, updated_at: 0, imported_at: null };
 const ARGS = '{"message":"hello there"}';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

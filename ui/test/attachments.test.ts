@@ -9,13 +9,13 @@ import { entryNode, filesSentWith, groupReplies } from '../src/views/message';
 import { appInProject } from './fakeBackend';
 import { message } from './fixtures';
 
-const PROJECT: Project = { id: 2, name: 'Family', instructions: '', is_default: false, session_count: 1, created_at: 0, updated_at: 0 };
+const PROJECT: Project = { id: 2, name: 'Family', instructions: '', is_default: false, folder: null, session_count: 1, created_at: 0, updated_at: 0 };
 const SESSION: Session = { id: 5, project_id: 2, title: 'Trip', preset: null, model: null, created_at: 0, updated_at: 0, imported_at: null };
 const CTX = { regenerable: false, busy: false, editing: false, onEdit: () => {}, onCancelEdit: () => {} };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function file(over: Partial<Attachment>): Attachment {
-  return { id: 1, session_id: 5, project_id: null, name: 'a.txt', kind: 'text', mime: 'text/plain', size: 2048, pages: null, sha256: 'x', status: 'ready', note: null, note_reason: null, created_at: 0, ...over };
+  return { id: 1, session_id: 5, project_id: null, name: 'a.txt', kind: 'text', mime: 'text/plain', size: 2048, pages: null, sha256: 'x', status: 'ready', note: null, note_reason: null, created_at: 0, folder_path: null, ...over };
 }
 
 describe('the files that went with a message', () => {

@@ -198,4 +198,77 @@ describe('the context inspector', () => {
     expect(root.querySelector('[data-testid=context-summaries]'), 'and the new summary shows').not.toBeNull();
     expect(document.body.textContent, 'a toast says what happened').toContain('older turns are summarised');
   });
+
+  /** Section ③ from a project linked to /home/me/site in a repository at /home/me: one file
+   *  sent from each level, and one of every reason a file is left out. */
+  const linkedView = () => contextView({
+    sections: [{
+      id: 'project_instructions', present: true, absent_reason: null, absent: null, source: 'project', template_outdated: false,
+      raw_chars: 1300, injected_chars: 1300, tokens_estimate: 320, cuts: [], text: 'Use tabs.', sha256: 'c'.repeat(64),
+    }],
+    instruction_files: {
+      folder: '/home/me/site',
+      sent: [{ path: '/home/me/AGENTS.md', chars: 1200 }, { path: '/home/me/site/CLAUDE.md', chars: 100 }],
+      skipped: [
+        { path: '/home/me/site/AGENTS.md', why: 'shadowed' },
+        { path: '/home/me/site/docs/GEMINI.md', why: 'duplicate' },
+        { path: '/home/me/site/big/AGENTS.md', why: 'too_large' },
+        { path: '/home/me/site/a/AGENTS.md', why: 'too_many' },
+        { path: '/home/me/site/b/AGENTS.md', why: 'unreadable' },
+        { path: '/home/me/site/c/AGENTS.md', why: 'not_text' },
+        { path: '/home/me/site/d/AGENTS.md', why: 'deadline' },
+        { path: '/home/me/site/e/AGENTS.md', why: 'outside' },
+        { path: '/home/me/site/f/AGENTS.md', why: 'a_newer_reason' },
+      ],
+    },
+  });
+  const sentFiles = (root: HTMLElement) =>
+    [...root.querySelectorAll<HTMLElement>('[data-testid=instruction-sent]')].map((li) => [li.querySelector('.path')?.textContent, li.querySelector('.n')?.textContent]);
+  const skippedFiles = (root: HTMLElement) =>
+    [...root.querySelectorAll<HTMLElement>('[data-testid=instruction-skipped]')].map((li) => li.querySelector('.why')?.textContent);
+
+  it("lists the folder's instructions files sent in the project section, and why the others are not", async () => {
+    const { root } = await open(linkedView());
+    const block = root.querySelector<HTMLElement>('[data-testid=instruction-files]')!;
+    expect(block.closest('[data-testid=context-section]')?.getAttribute('data-section'), 'they are part of the project’s instructions').toBe('project_instructions');
+    expect(block.textContent, 'the folder they were found from').toContain('/home/me/site');
+    expect(sentFiles(root), 'each file sent, most general first, with what it adds to the prompt').toEqual([
+      ['/home/me/AGENTS.md', '1,200 chars'],
+      ['/home/me/site/CLAUDE.md', '100 chars'],
+    ]);
+    expect(skippedFiles(root), 'each file left out says why, so the user can fix it').toEqual([
+      'another instructions file in the same folder is sent instead',
+      'the same text is already sent from a nearer folder',
+      'the file is too large',
+      'too many instructions files, or too much text in all',
+      'the file could not be read',
+      'the file is not plain text (UTF-8)',
+      'reading the files took too long',
+      'it is a link to a place outside the repository',
+      'a_newer_reason',
+    ]);
+  });
+
+  it("says the folder's instructions files in Korean", async () => {
+    setLanguage('ko');
+    const { root } = await open(linkedView());
+    expect(root.querySelector('[data-testid=instruction-files] h4')?.textContent, 'the block is titled in Korean').toBe('폴더의 지침 파일');
+    expect(sentFiles(root)[0], 'sizes read as Korean counts').toEqual(['/home/me/AGENTS.md', '1,200자']);
+    expect(skippedFiles(root), 'every reason is in Korean').toEqual([
+      '같은 폴더의 다른 지침 파일을 대신 보냅니다',
+      '같은 내용을 더 가까운 폴더에서 이미 보냅니다',
+      '파일이 너무 큽니다',
+      '지침 파일이 너무 많거나 모두 합쳐 너무 깁니다',
+      '파일을 읽을 수 없습니다',
+      '일반 텍스트(UTF-8) 파일이 아닙니다',
+      '파일을 읽는 데 너무 오래 걸렸습니다',
+      '저장소 밖을 가리키는 링크입니다',
+      'a_newer_reason',
+    ]);
+  });
+
+  it('shows no instructions files for a project that follows no folder', async () => {
+    const { root } = await open(contextView({ sections: linkedView().sections }));
+    expect(root.querySelector('[data-testid=instruction-files]'), 'nothing to list without a folder').toBeNull();
+  });
 });

@@ -85,6 +85,7 @@ export function contextView(over: Partial<ContextView> = {}): ContextView {
     compacts_next: false,
     tools: [],
     skills: [],
+    instruction_files: { folder: null, sent: [], skipped: [] },
     ...over,
   };
 }

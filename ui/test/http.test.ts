@@ -82,7 +82,7 @@ describe('the requests the client builds', () => {
   });
 
   it('answers with the JSON the server sent', async () => {
-    const project = { id: 2, name: 'Home', instructions: '', is_default: false, created_at: 1, updated_at: 2, session_count: 0 };
+    const project = { id: 2, name: 'Home', instructions: '', is_default: false, folder: null, created_at: 1, updated_at: 2, session_count: 0 };
     const { backend } = backendWith(() => Response.json(project));
     expect(await backend.updateProject(2, { name: 'Home' })).toEqual(project);
   });

@@ -52,7 +52,7 @@ describe('ipcFetch', () => {
 
 describe('the typed client over IPC', () => {
   it('carries an operation: method, path with its query, body and content type', async () => {
-    const project = { id: 2, name: 'Home', instructions: '', is_default: false, created_at: 1, updated_at: 1, session_count: 0 };
+    const project = { id: 2, name: 'Home', instructions: '', is_default: false, folder: null, created_at: 1, updated_at: 1, session_count: 0 };
     tauri.invoke.mockResolvedValueOnce(bytes(JSON.stringify(project))).mockResolvedValueOnce(bytes('{"sessions":[],"next_cursor":null}'));
     const { backend, reach } = desktop();
     expect(await backend.createProject({ name: 'Home', instructions: '' })).toEqual(project);

@@ -44,8 +44,8 @@ describe('searching from the sidebar', () => {
 
   it('shows results across projects with the snippet as text, and opens the chat at the message', async () => {
     const projects: Project[] = [
-      { id: 1, name: 'Default', instructions: '', is_default: true, session_count: 1, created_at: 0, updated_at: 0 },
-      { id: 2, name: 'Family <b>calendar</b>', instructions: '', is_default: false, session_count: 1, created_at: 0, updated_at: 0 },
+      { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, session_count: 1, created_at: 0, updated_at: 0 },
+      { id: 2, name: 'Family <b>calendar</b>', instructions: '', is_default: false, folder: null, session_count: 1, created_at: 0, updated_at: 0 },
     ];
     const start = EVIL.indexOf('family');
     const hits: ChatHit[] = [

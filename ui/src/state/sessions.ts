@@ -96,6 +96,17 @@ export class SessionsState {
   }
 
   /**
+   * Links a project to a folder on disk (`null` unlinks) and answers the project as it is now.
+   * A refusal (not a folder Maru can read) is thrown, for the caller to show beside the path.
+   */
+  async linkFolder(id: number, folder: string | null): Promise<Project> {
+    const project = await this.app.backend.updateProject(id, { folder });
+    await this.app.attempt(() => this.refreshProjects());
+    this.app.contextChanged();
+    return project;
+  }
+
+  /**
    * Deletes a project: it goes from the sidebar at once, and is deleted when Undo is no longer
    * offered (its chats then move to the Default project).
    */

@@ -6,7 +6,7 @@
 
 import type { App } from '../app';
 import { errorMessage } from '../backend/backend';
-import type { ContextView, SectionReport, SkillOffered, Summary, Tally, TemplateInfo, TokenPlan, ToolOffered } from '../backend/types';
+import type { ContextView, InstructionFiles, SectionReport, SkillOffered, Summary, Tally, TemplateInfo, TokenPlan, ToolOffered } from '../backend/types';
 import { copyText } from '../lib/clipboard';
 import { h, icon, replaceChildren, type Child } from '../lib/dom';
 import { count, dateTime, ms, percent, rate, relative, shortSha } from '../lib/format';
@@ -98,7 +98,8 @@ function body(app: App, v: ContextView, staleError: string | null): Child[] {
           r.tokens_per_second != null ? kv(t('speed'), t('figSpeed', { n: rate(r.tokens_per_second) })) : null,
         )
       : null,
-    h('ol', { class: 'sections', 'data-testid': 'context-sections' }, v.sections.map((s, i) => section(s, i + 1, presetSourceText(s.source, app.presets, t('preset'))))),
+    h('ol', { class: 'sections', 'data-testid': 'context-sections' }, v.sections.map((s, i) =>
+      section(s, i + 1, presetSourceText(s.source, app.presets, t('preset')), s.id === 'project_instructions' ? instructionFiles(v.instruction_files) : null))),
     toolsOffered(v.tools),
     skillsOffered(app, v.skills),
     summaries(v.summaries),
@@ -258,8 +259,46 @@ function summaries(list: Summary[]): HTMLElement | null {
   );
 }
 
-/** `n` is its place, ① to ⑤: the server lists the sections in the order the model reads them. */
-function section(s: SectionReport, n: number, source: string): HTMLElement {
+/** Why a folder's instructions file was not sent, by the server's code. */
+const INSTRUCTION_WHY: Record<string, Key> = {
+  shadowed: 'instructionWhy_shadowed', duplicate: 'instructionWhy_duplicate', too_large: 'instructionWhy_too_large', too_many: 'instructionWhy_too_many',
+  unreadable: 'instructionWhy_unreadable', not_text: 'instructionWhy_not_text', deadline: 'instructionWhy_deadline', outside: 'instructionWhy_outside',
+};
+
+/** A code a newer server may send is shown as it is. */
+function instructionWhy(why: string): string {
+  return INSTRUCTION_WHY[why] ? t(INSTRUCTION_WHY[why]) : why;
+}
+
+/**
+ * The AGENTS.md / CLAUDE.md files of the project's folder in section ③: those sent with their
+ * size, and those found but not sent with why, so a user sees which of them the model reads.
+ * Nothing when the project follows no folder.
+ */
+function instructionFiles(f: InstructionFiles): HTMLElement | null {
+  if (!f.folder && !f.sent.length && !f.skipped.length) return null;
+  return h('div', { class: 'instruction-files', 'data-testid': 'instruction-files' },
+    h('h4', null, t('instructionFiles')),
+    f.folder ? h('p', { class: 'hint' }, t('instructionFilesHint', { folder: f.folder })) : null,
+    f.sent.length
+      ? h('ul', { class: 'instruction-list' }, f.sent.map((x) =>
+          h('li', { 'data-testid': 'instruction-sent', dataset: { path: x.path } },
+            h('code', { class: 'path' }, x.path), h('span', { class: 'n' }, t('chars', { n: count(x.chars) })))))
+      : h('p', { class: 'hint' }, t('noInstructionFiles')),
+    f.skipped.length
+      ? [
+          h('h5', null, t('instructionFilesSkipped')),
+          h('ul', { class: 'instruction-list skipped' }, f.skipped.map((x) =>
+            h('li', { 'data-testid': 'instruction-skipped', dataset: { path: x.path, why: x.why } },
+              h('code', { class: 'path' }, x.path), h('span', { class: 'why' }, instructionWhy(x.why))))),
+        ]
+      : null,
+  );
+}
+
+/** `n` is its place, ① to ⑤: the server lists the sections in the order the model reads them;
+ *  `extra` is what belongs to the section besides its text (③: the folder's instructions files). */
+function section(s: SectionReport, n: number, source: string, extra: HTMLElement | null = null): HTMLElement {
   return h('li', { class: ['section', s.present ? 'present' : 'absent'], 'data-testid': 'context-section', dataset: { section: s.id } },
     h('div', { class: 'section-top' },
       h('span', { class: 'num' }, CIRCLED[n] ?? String(n)),
@@ -276,6 +315,7 @@ function section(s: SectionReport, n: number, source: string): HTMLElement {
     s.cuts.length
       ? h('ul', { class: 'cuts' }, s.cuts.map((c) => h('li', null, icon('warn'), h('span', null, `${t('cuts')}: `, t('cutDetail', { raw: count(c.raw_chars), kept: count(c.kept_chars), reason: reasonText(c.why, c.reason) })))))
       : null,
+    extra,
     s.present && s.text ? h('details', { class: 'section-text' }, h('summary', null, t('showText')), h('pre', null, s.text)) : null,
   );
 }

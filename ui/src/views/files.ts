@@ -35,9 +35,12 @@ export async function downloadFile(app: App, a: Attachment): Promise<void> {
   if (path) toast(t('savedTo', { path }));
 }
 
-/** One file in a list: name, kind, size, pages, status and note, download, and delete when allowed. */
+/** One file in a list: name, kind, size, pages, status and note, download, and delete when allowed.
+ *  A file mirrored from the project's folder shows its path there, and has no delete: it follows
+ *  the file on disk (deleted here, the next sync would bring it back). */
 export function fileRow(app: App, a: Attachment, opts: { project?: Project | null; deletable: boolean }): HTMLElement {
   const fromProject = a.project_id !== null;
+  const fromFolder = a.folder_path !== null;
   const meta = [kindLabel(a.kind), fileSize(a.size), a.pages ? t('pagesCount', { n: a.pages }) : null].filter(Boolean).join(' · ');
   const deleteIt = async () => {
     const ok = await confirmDialog({
@@ -56,13 +59,15 @@ export function fileRow(app: App, a: Attachment, opts: { project?: Project | nul
         fromProject && opts.project !== undefined
           ? h('span', { class: 'badge badge-project', title: t('fromProjectTitle', { project: opts.project ? app.projectName(opts.project) : '' }) }, icon('folder'), t('fromProject'))
           : null,
+        fromFolder ? h('span', { class: 'badge badge-folder', title: t('fromFolderTitle'), 'data-testid': 'file-from-folder' }, t('fromFolder')) : null,
       ),
+      fromFolder ? h('div', { class: 'file-folder-path', title: a.folder_path ?? undefined, 'data-testid': 'file-folder-path' }, a.folder_path) : null,
       h('div', { class: 'file-meta' }, h('span', null, meta), statusNode(a)),
       a.note ? h('p', { class: ['file-note', a.status === 'failed' && 'file-note-error'] }, reasonText(a.note_reason, a.note)) : null,
     ),
     h('div', { class: 'file-actions' },
       h('button', { class: 'icon-btn', type: 'button', title: t('download'), 'aria-label': t('downloadFile', { name: a.name }), 'data-testid': 'file-download', onClick: () => void downloadFile(app, a) }, icon('download')),
-      opts.deletable
+      opts.deletable && !fromFolder
         ? h('button', { class: 'icon-btn danger', type: 'button', title: t('delete'), 'aria-label': t('deleteFile', { name: a.name }), 'data-testid': 'file-delete', onClick: () => void deleteIt() }, icon('trash'))
         : null,
     ),

@@ -1,0 +1,161 @@
+// A project linked to a folder on disk: linking it in the project's dialog (by a typed path, or by
+// the desktop window's folder picker), unlinking it, a refused path in the UI's language, and the
+// folder's mirrored files, which follow the disk and so cannot be deleted on their own.
+
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ApiError } from '../src/backend/backend';
+import type { Attachment, Project, ProjectPatch } from '../src/backend/types';
+import { setLanguage } from '../src/lib/i18n';
+import { openProjectDialog } from '../src/views/projectDialog';
+import { appInProject } from './fakeBackend';
+
+// The desktop window's IPC, and whether the page runs in it (as in ipc.test.ts).
+const tauri = vi.hoisted(() => ({ invoke: vi.fn(), desktop: false }));
+vi.mock('@tauri-apps/api/core', () => ({ invoke: tauri.invoke, isTauri: () => tauri.desktop, Channel: class {} }));
+
+const WORK: Project = { id: 2, name: 'Work', instructions: '', is_default: false, folder: null, session_count: 0, created_at: 0, updated_at: 0 };
+const DEFAULT: Project = { ...WORK, id: 1, name: 'Default', is_default: true };
+
+function file(over: Partial<Attachment>): Attachment {
+  return {
+    id: 1, session_id: null, project_id: 2, name: 'a.txt', kind: 'text', mime: 'text/plain', size: 2048, pages: null, sha256: 'x', status: 'ready',
+    note: null, note_reason: null, created_at: 0, folder_path: null, ...over,
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The Work project's dialog on a server that keeps the folder it is sent, unless `refuse` says why not. */
+async function openWork(opts: { project?: Project; files?: Attachment[]; refuse?: ApiError } = {}) {
+  let stored = opts.project ?? WORK;
+  const { app, calls } = appInProject({
+    updateProject: async (_id: number, patch: ProjectPatch) => {
+      if (opts.refuse) throw opts.refuse;
+      stored = { ...stored, folder: patch.folder ?? null };
+      return stored;
+    },
+    listProjects: async () => [stored],
+    listAttachments: async () => opts.files ?? [],
+  }, stored);
+  openProjectDialog(app, stored);
+  await sleep(0);
+  const q = <E extends Element = HTMLElement>(testId: string) => document.querySelector<E>(`[data-testid=${testId}]`);
+  const patches = () => calls.filter((c) => c.method === 'updateProject').map((c) => c.args);
+  return { app, q, patches };
+}
+
+describe("a project's folder in its dialog", () => {
+  beforeEach(() => {
+    setLanguage('en');
+    tauri.desktop = false;
+    tauri.invoke.mockReset();
+    document.body.replaceChildren();
+  });
+  afterEach(() => document.body.replaceChildren());
+
+  it('links the folder whose path is typed, and shows it as the linked one', async () => {
+    const { app, q, patches } = await openWork();
+    expect(q('folder-current')?.textContent, 'an unlinked project says so').toBe('No folder');
+    expect(q('project-folder')?.textContent, 'the row says in one sentence what linking does').toContain(
+      'Maru reads the folder’s AGENTS.md and CLAUDE.md as instructions and keeps its files as this project’s files.');
+    expect(q('folder-choose'), 'a browser has no folder picker: the path is typed or pasted').toBeNull();
+
+    q<HTMLInputElement>('folder-input')!.value = '  /home/me/site ';
+    q<HTMLButtonElement>('folder-link')!.click();
+    await sleep(0);
+    expect(patches(), 'the server is asked to link the path as typed, without the spaces around it').toEqual([[2, { folder: '/home/me/site' }]]);
+    expect(q('folder-current')?.textContent, 'the dialog shows the folder now linked').toBe('/home/me/site');
+    expect(q<HTMLInputElement>('folder-input')!.value, 'the field is emptied for another path').toBe('');
+    expect(app.entry(2)?.project.folder, 'the sidebar’s project follows, for the next dialog').toBe('/home/me/site');
+    expect(q('folder-error')!.hidden, 'nothing went wrong').toBe(true);
+  });
+
+  it('unlinks a linked folder', async () => {
+    const { q, patches } = await openWork({ project: { ...WORK, folder: '/home/me/site' } });
+    expect(q('folder-current')?.textContent, 'the linked folder is shown').toBe('/home/me/site');
+    q<HTMLButtonElement>('folder-unlink')!.click();
+    await sleep(0);
+    expect(patches(), 'unlinking sends a null folder').toEqual([[2, { folder: null }]]);
+    expect(q('folder-current')?.textContent, 'the project follows no folder any more').toBe('No folder');
+    expect(q('folder-unlink'), 'there is nothing left to unlink').toBeNull();
+  });
+
+  it('says why a path was refused, beside it, in the UI’s language', async () => {
+    const refuse = new ApiError('invalid_folder', '/nope is not a folder', 400);
+    for (const [lang, words] of [['en', '/nope is not a folder'], ['ko', '이 폴더는 연결할 수 없습니다. 마루가 읽을 수 있는 폴더의 전체 경로를 입력하세요.']]) {
+      setLanguage(lang);
+      document.body.replaceChildren();
+      const { q } = await openWork({ refuse });
+      q<HTMLInputElement>('folder-input')!.value = '/nope';
+      q<HTMLButtonElement>('folder-link')!.click();
+      await sleep(0);
+      const error = q('folder-error')!;
+      expect(error.hidden, `${lang}: the refusal is shown where the path was typed`).toBe(false);
+      expect(error.textContent, `${lang}: the refusal is in words the user reads`).toBe(words);
+      expect(q<HTMLInputElement>('folder-input')!.value, `${lang}: the path stays, to be corrected`).toBe('/nope');
+      expect(q<HTMLButtonElement>('folder-link')!.disabled, `${lang}: the user can try again`).toBe(false);
+    }
+  });
+
+  it('in the desktop window, links the folder chosen in the system’s picker', async () => {
+    tauri.desktop = true;
+    tauri.invoke.mockResolvedValue('/Users/me/Projects/site');
+    const { q, patches } = await openWork();
+    q<HTMLButtonElement>('folder-choose')!.click();
+    await sleep(0);
+    expect(tauri.invoke, 'the picker is asked for a folder, titled with the project').toHaveBeenCalledWith('pick_folder', { title: 'Choose the folder for “Work”' });
+    expect(patches(), 'the chosen folder is linked at once').toEqual([[2, { folder: '/Users/me/Projects/site' }]]);
+    expect(q('folder-current')?.textContent, 'the dialog shows the chosen folder').toBe('/Users/me/Projects/site');
+  });
+
+  it('a cancelled picker links nothing', async () => {
+    tauri.desktop = true;
+    tauri.invoke.mockResolvedValue(null);
+    const { q, patches } = await openWork();
+    q<HTMLButtonElement>('folder-choose')!.click();
+    await sleep(0);
+    expect(patches(), 'nothing was chosen, so nothing is sent').toEqual([]);
+    expect(q('folder-current')?.textContent, 'the project still follows no folder').toBe('No folder');
+  });
+
+  it('is not offered for the Default project', async () => {
+    const { q } = await openWork({ project: DEFAULT });
+    expect(q('project-folder'), 'the server refuses to link the Default project').toBeNull();
+  });
+
+  it('speaks Korean', async () => {
+    setLanguage('ko');
+    const { q } = await openWork();
+    expect(q('folder-current')?.textContent, 'an unlinked project says so in Korean').toBe('연결된 폴더 없음');
+    expect(q('folder-link')?.textContent, 'the button is in Korean').toBe('연결');
+    expect(q('project-folder')?.textContent, 'what linking does, in Korean').toContain('마루가 폴더의 AGENTS.md와 CLAUDE.md를 지침으로 읽고');
+  });
+});
+
+describe("a linked folder's files", () => {
+  beforeEach(() => {
+    setLanguage('en');
+    document.body.replaceChildren();
+  });
+
+  it('are marked as from the folder, with their path there, and cannot be deleted on their own', async () => {
+    const mirrored = file({ id: 7, name: 'main.rs', folder_path: 'src/main.rs' });
+    const uploaded = file({ id: 8, name: 'notes.txt' });
+    const { q } = await openWork({ project: { ...WORK, folder: '/home/me/site' }, files: [mirrored, uploaded] });
+    const rows = [...document.querySelectorAll<HTMLElement>('[data-testid=file]')];
+    const row = (id: number) => rows.find((r) => r.dataset.fileId === String(id))!;
+    expect(row(7).querySelector('[data-testid=file-folder-path]')?.textContent, 'the path inside the folder tells same-named files apart').toBe('src/main.rs');
+    expect(row(7).querySelector('[data-testid=file-from-folder]')?.textContent, 'the badge says where the file comes from').toBe('from folder');
+    expect(row(7).querySelector('[data-testid=file-delete]'), 'deleting it would only bring it back with the next sync').toBeNull();
+    expect(row(7).querySelector('[data-testid=file-download]'), 'it can still be downloaded').not.toBeNull();
+    expect(row(8).querySelector('[data-testid=file-delete]'), 'a file added by hand is still deleted here').not.toBeNull();
+    expect(row(8).querySelector('[data-testid=file-from-folder]'), 'only mirrored files carry the badge').toBeNull();
+    expect(q('folder-current')?.textContent, 'the dialog says which folder the files come from').toBe('/home/me/site');
+  });
+
+  it('carry a Korean badge', async () => {
+    setLanguage('ko');
+    await openWork({ files: [file({ id: 7, name: 'main.rs', folder_path: 'src/main.rs' })] });
+    expect(document.querySelector('[data-testid=file-from-folder]')?.textContent, 'the badge is in Korean').toBe('폴더');
+  });
+});
