@@ -49,8 +49,9 @@ pub struct Synced {
     pub skipped: Vec<(String, String)>,
 }
 
-/// A file seen on disk: (size, modified) and the content it had then.
-type Seen = HashMap<(i64, String), (u64, Option<SystemTime>, String)>;
+/// A file seen on disk: (size, modified) and the content it had then (`None`: not a kind Maru
+/// reads, so not read again until it changes).
+type Seen = HashMap<(i64, String), (u64, Option<SystemTime>, Option<String>)>;
 
 /// The folder mirrors of one data folder.
 #[derive(Default)]
@@ -149,9 +150,16 @@ impl Folders {
             let key = (project_id, rel.clone());
             let unchanged = {
                 let seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
-                matches!((seen.get(&key), &had), (Some((s, m, sha)), Some((_, had_sha))) if *s == size && *m == modified && sha == had_sha)
+                match (seen.get(&key), &had) {
+                    (Some((s, m, Some(sha))), Some((_, had_sha))) => *s == size && *m == modified && sha == had_sha,
+                    (Some((s, m, None)), None) => *s == size && *m == modified,
+                    _ => false,
+                }
             };
             if unchanged {
+                if had.is_none() {
+                    synced.skipped.push((rel, "not_readable_kind".into()));
+                }
                 continue;
             }
             let bytes = match tokio::fs::read(&path).await {
@@ -163,11 +171,12 @@ impl Folders {
             };
             let sha = crate::attachments::blobs::sha256_hex(&bytes);
             if had.as_ref().is_some_and(|(_, had_sha)| *had_sha == sha) {
-                self.seen.lock().unwrap_or_else(|e| e.into_inner()).insert(key, (size, modified, sha));
+                self.seen.lock().unwrap_or_else(|e| e.into_inner()).insert(key, (size, modified, Some(sha)));
                 continue;
             }
             if kinds::detect(&rel, &bytes).is_err() {
                 // Not a kind Maru reads (a binary, an unknown format): its old copy goes.
+                self.seen.lock().unwrap_or_else(|e| e.into_inner()).insert(key, (size, modified, None));
                 synced.skipped.push((rel, "not_readable_kind".into()));
                 if let Some((id, _)) = had {
                     self.remove(app, id).await?;
@@ -188,7 +197,7 @@ impl Folders {
                     } else {
                         synced.added += 1;
                     }
-                    self.seen.lock().unwrap_or_else(|e| e.into_inner()).insert(key, (size, modified, attachment.sha256.clone()));
+                    self.seen.lock().unwrap_or_else(|e| e.into_inner()).insert(key, (size, modified, Some(attachment.sha256.clone())));
                     if new {
                         let (app, sha, kind) = (app.clone(), attachment.sha256.clone(), attachment.kind);
                         tokio::spawn(async move { app.index_file(sha, kind).await });
@@ -215,10 +224,13 @@ impl Folders {
         Ok(synced)
     }
 
+    /// Removes a mirrored copy; one already gone (deleted through the API) is fine.
     async fn remove(&self, app: &App, id: i64) -> Result<()> {
         let blobs = app.files.blobs.clone();
-        app.store.write_then(move |tx| table::delete(tx, id), move |released| blobs.remove(released.as_slice())).await?;
-        Ok(())
+        match app.store.write_then(move |tx| table::delete(tx, id), move |released| blobs.remove(released.as_slice())).await {
+            Ok(_) | Err(Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(e),
+        }
     }
 
     /// Syncs every linked folder now and then, for the life of the process.
