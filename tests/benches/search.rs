@@ -210,7 +210,7 @@ async fn main() {
     for i in 0..300 {
         let q = query(&mut rng, i);
         let t = Instant::now();
-        let hits = app.store.read_now(|c| search::chats(c, &q, 20)).unwrap();
+        let hits = app.store.read_now(|c| search::chats(c, &q, 20, false)).unwrap();
         times.push(t.elapsed());
         found += usize::from(!hits.is_empty());
     }
@@ -253,7 +253,7 @@ async fn main() {
         hostile.push(fit(WORDS_KO.iter().chain(WORDS_EN).map(|w| format!("{w} ")).collect::<String>().repeat(50)));
     }
     for (what, run) in [
-        ("chat search", Box::new(|q: &str| drop(app.store.read_now(|c| search::chats(c, q, 20)).unwrap())) as Box<dyn Fn(&str)>),
+        ("chat search", Box::new(|q: &str| drop(app.store.read_now(|c| search::chats(c, q, 20, false)).unwrap())) as Box<dyn Fn(&str)>),
         ("search_attachment", Box::new(|q: &str| drop(app.store.read_now(|c| table::search(c, q, session, project, None, 5)).unwrap()))),
     ] {
         let mut times = vec![];

@@ -50,3 +50,25 @@ async fn a_korean_word_is_found_with_its_particle_in_any_project() {
     let (_, hits) = s.get("/api/search?q=%22%29%28*").await;
     assert_eq!(hits, Value::Array(vec![]), "query syntax in the input is not an error");
 }
+
+#[tokio::test]
+async fn an_earlier_reply_is_found_only_when_versions_are_asked_for() {
+    let fake = FakeOpenAi::start().await;
+    let s = TestServer::start().await;
+    s.use_server(&fake.base_url(), "fake-model").await;
+    let sess = s.session(None, "").await;
+    fake.push(Reply::text(["The lighthouse opens at nine."]));
+    s.say(sess, "When does it open?").await;
+    fake.push(Reply::text(["It opens in the morning."]));
+    let again = s.turn(&format!("/api/sessions/{sess}/regenerate"), None).await.collect().await;
+    assert_eq!(again.last().unwrap().name, "done", "{again:?}");
+
+    let (_, hits) = s.get("/api/search?q=lighthouse").await;
+    assert_eq!(hits, Value::Array(vec![]), "by default only what the chat shows is searched");
+    let (_, hits) = s.get("/api/search?q=lighthouse&versions=true").await;
+    let hits = hits.as_array().unwrap();
+    assert_eq!(hits.len(), 1, "the regenerated-away reply is found when asked: {hits:?}");
+    assert_eq!(hits[0]["earlier_version"], true, "and marked as an earlier version, so the UI can say so");
+    let (_, shown) = s.get("/api/search?q=morning&versions=true").await;
+    assert_eq!(shown[0]["earlier_version"], false, "the version the chat shows is not marked");
+}

@@ -49,8 +49,8 @@ describe('searching from the sidebar', () => {
     ];
     const start = EVIL.indexOf('family');
     const hits: ChatHit[] = [
-      { session_id: 9, project_id: 2, title: 'Weekend <i>plans</i>', message_id: 41, snippet: EVIL, highlights: [[start, start + 6]] },
-      { session_id: 3, project_id: 1, title: 'Family dinner', message_id: null, snippet: 'Family dinner', highlights: [[0, 6]] },
+      { session_id: 9, project_id: 2, title: 'Weekend <i>plans</i>', message_id: 41, snippet: EVIL, highlights: [[start, start + 6]], earlier_version: false },
+      { session_id: 3, project_id: 1, title: 'Family dinner', message_id: null, snippet: 'Family dinner', highlights: [[0, 6]], earlier_version: false },
     ];
     const session: Session = { id: 9, project_id: 2, title: 'Weekend <i>plans</i>', preset: null, model: null, created_at: 0, updated_at: 0, imported_at: null };
     const { backend, calls } = fakeBackend({

@@ -844,6 +844,11 @@ export interface components {
             version: number;
         };
         ChatHit: {
+            /**
+             * @description The message is an earlier version (a reply regenerated since, a message edited and
+             *     resent), found because the search asked for versions too.
+             */
+            earlier_version: boolean;
             /** @description `[start, end)` character ranges of the matched words in `snippet`. */
             highlights: number[][];
             /**
@@ -3542,6 +3547,8 @@ export interface operations {
                 q: string;
                 /** @description At most this many chats (default 20, at most 100). */
                 limit?: number;
+                /** @description Also earlier versions of messages (replies regenerated since, messages edited and resent). */
+                versions?: boolean;
             };
             header?: never;
             path?: never;

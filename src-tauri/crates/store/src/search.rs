@@ -25,17 +25,21 @@ pub struct ChatHit {
     pub snippet: String,
     /// `[start, end)` character ranges of the matched words in `snippet`.
     pub highlights: Vec<[usize; 2]>,
+    /// The message is an earlier version (a reply regenerated since, a message edited and
+    /// resent), found because the search asked for versions too.
+    pub earlier_version: bool,
 }
 
-/// Up to `limit` sessions matching `query`, in every project, within [`super::SEARCH_BUDGET`].
-pub fn chats(conn: &Connection, query: &str, limit: usize) -> Result<Vec<ChatHit>> {
+/// Up to `limit` sessions matching `query`, in every project, within [`super::SEARCH_BUDGET`];
+/// with `versions`, earlier versions of messages count too.
+pub fn chats(conn: &Connection, query: &str, limit: usize, versions: bool) -> Result<Vec<ChatHit>> {
     let Some(any) = terms::query(query) else { return Ok(vec![]) };
     let all = terms::query_all(query).unwrap_or_else(|| any.clone());
     let words = Words::new(&terms::query_words(query));
     let deadline = Instant::now() + super::SEARCH_BUDGET;
-    let mut hits = message_hits(conn, &all, &words, limit, deadline)?;
+    let mut hits = message_hits(conn, &all, &words, limit, versions, deadline)?;
     if hits.len() < limit && all != any {
-        for hit in message_hits(conn, &any, &words, limit, deadline)? {
+        for hit in message_hits(conn, &any, &words, limit, versions, deadline)? {
             if hits.len() < limit && !hits.iter().any(|h| h.session_id == hit.session_id) {
                 hits.push(hit);
             }
@@ -48,7 +52,7 @@ pub fn chats(conn: &Connection, query: &str, limit: usize) -> Result<Vec<ChatHit
 
 /// The best message of each of the best `limit` chats matching the FTS5 `fts`: ranked when that
 /// fits the ranking budget, else the newest matches; none when even that runs out of time.
-fn message_hits(conn: &Connection, fts: &str, words: &Words, limit: usize, deadline: Instant) -> Result<Vec<ChatHit>> {
+fn message_hits(conn: &Connection, fts: &str, words: &Words, limit: usize, versions: bool, deadline: Instant) -> Result<Vec<ChatHit>> {
     let rows = super::ranked_or_not(conn, deadline, |ranked| {
         let candidates = match ranked {
             true => "SELECT rowid AS id, bm25(messages_fts) AS rank FROM messages_fts WHERE messages_fts MATCH ?1 ORDER BY rank LIMIT 2000",
@@ -56,23 +60,30 @@ fn message_hits(conn: &Connection, fts: &str, words: &Words, limit: usize, deadl
         };
         let mut stmt = conn.prepare_cached(&format!(
             "WITH hits AS MATERIALIZED ({candidates})
-             SELECT m.session_id, s.project_id, s.title, m.id, m.content, min(h.rank) AS best
-             FROM hits h JOIN messages m ON m.id = h.id AND m.on_path = 1 JOIN sessions s ON s.id = m.session_id
+             SELECT m.session_id, s.project_id, s.title, m.id, m.content, min(h.rank) AS best, m.on_path
+             FROM hits h JOIN messages m ON m.id = h.id AND (m.on_path = 1 OR ?3) JOIN sessions s ON s.id = m.session_id
              GROUP BY m.session_id
              ORDER BY best
              LIMIT ?2"
         ))?;
-        let rows = stmt.query_map(params![fts, limit as i64], |r| {
-            Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?, r.get::<_, i64>(3)?, r.get::<_, String>(4)?))
+        let rows = stmt.query_map(params![fts, limit as i64, versions], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, i64>(3)?,
+                r.get::<_, String>(4)?,
+                !r.get::<_, bool>(6)?,
+            ))
         })?;
         rows.collect::<rusqlite::Result<Vec<_>>>()
     })?;
     // Excerpts outside the deadline: linear in each message, and at most `limit` of them.
     Ok(rows
         .into_iter()
-        .map(|(session_id, project_id, title, message_id, content)| {
+        .map(|(session_id, project_id, title, message_id, content, earlier_version)| {
             let (snippet, highlights) = words.excerpt(&content);
-            ChatHit { session_id, project_id, title, message_id: Some(message_id), snippet, highlights }
+            ChatHit { session_id, project_id, title, message_id: Some(message_id), snippet, highlights, earlier_version }
         })
         .collect())
 }
@@ -97,7 +108,7 @@ fn add_titles(conn: &Connection, query: &str, words: &Words, limit: usize, hits:
             continue;
         }
         let (snippet, highlights) = words.excerpt(&title);
-        hits.push(ChatHit { session_id, project_id, title, message_id: None, snippet, highlights });
+        hits.push(ChatHit { session_id, project_id, title, message_id: None, snippet, highlights, earlier_version: false });
     }
     Ok(())
 }

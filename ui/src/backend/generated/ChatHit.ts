@@ -12,4 +12,9 @@ snippet: string,
 /**
  * `[start, end)` character ranges of the matched words in `snippet`.
  */
-highlights: Array<[number, number]>, };
+highlights: Array<[number, number]>, 
+/**
+ * The message is an earlier version (a reply regenerated since, a message edited and
+ * resent), found because the search asked for versions too.
+ */
+earlier_version: boolean, };

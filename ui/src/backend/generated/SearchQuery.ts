@@ -8,4 +8,8 @@ q: string,
 /**
  * At most this many chats (default 20, at most 100).
  */
-limit?: number | null, };
+limit?: number | null, 
+/**
+ * Also earlier versions of messages (replies regenerated since, messages edited and resent).
+ */
+versions?: boolean | null, };

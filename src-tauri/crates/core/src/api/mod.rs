@@ -324,10 +324,13 @@ pub struct SearchQuery {
     pub q: String,
     /// At most this many chats (default 20, at most 100).
     pub limit: Option<usize>,
+    /// Also earlier versions of messages (replies regenerated since, messages edited and resent).
+    pub versions: Option<bool>,
 }
 
 /// Chats in every project whose messages or title match, best first.
 pub async fn search(app: &App, query: SearchQuery) -> Result<Vec<crate::store::search::ChatHit>> {
     let limit = query.limit.unwrap_or(20).clamp(1, 100);
-    app.store.read(move |c| crate::store::search::chats(c, &query.q, limit)).await
+    let versions = query.versions.unwrap_or(false);
+    app.store.read(move |c| crate::store::search::chats(c, &query.q, limit, versions)).await
 }
