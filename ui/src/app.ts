@@ -5,6 +5,7 @@
 // address bar.
 
 import { ApiError, errorMessage, type Backend } from './backend/backend';
+import { ChangesFeed } from './state/changes';
 import { ChatState } from './state/chat';
 import { FilesState } from './state/files';
 import { MemoryState } from './state/memory';
@@ -56,6 +57,8 @@ export class App {
   readonly tooling = new ToolServersState(this);
   /** Deletes waiting a few seconds for Undo. */
   readonly undo = new Undoable();
+  /** What other tabs and the API change, heard as it happens (`GET /api/events`). */
+  readonly changes = new ChangesFeed(this);
 
   reachable = true;
   unauthorized = false;
@@ -134,6 +137,8 @@ export class App {
 
   async start(): Promise<void> {
     window.addEventListener('popstate', () => void this.chat.route());
+    // Opened first: what changes while everything is read is heard too.
+    this.changes.start();
     try {
       await this.reload(true);
     } catch (e) {

@@ -3,7 +3,7 @@
 
 import { App } from '../src/app';
 import { ApiError, type Backend } from '../src/backend/backend';
-import type { ContextView, Memory, MemoryPatch, NewMemory, Project, Session, SettingsView, Summary } from '../src/backend/types';
+import type { Change, ContextView, Memory, MemoryPatch, NewMemory, Project, Session, SettingsView, Summary } from '../src/backend/types';
 
 export type Calls = { method: string; args: unknown[] }[];
 
@@ -146,4 +146,50 @@ export function memoryRoutes(initial: Memory[]): { store: Memory[]; methods: Par
     },
   };
   return { store, methods };
+}
+
+/**
+ * The server's change feed (`GET /api/events`, the backend's `changes`) as a test drives it:
+ * `push` sends changes down the open stream, `end` closes it as a server restart would, and
+ * `refuse` makes the next connections fail as an unreachable server does. `opened(n)` resolves
+ * once the stream has been opened `n` times.
+ */
+export function changeFeed() {
+  let sink: ((change: Change) => void) | null = null;
+  let close: (() => void) | null = null;
+  let connections = 0;
+  let refusing = false;
+  const waiting: { n: number; resolve: () => void }[] = [];
+  const changes: Backend['changes'] = (onChange, opened = () => {}, signal) => {
+    if (refusing) return Promise.reject(new ApiError('offline', 'fake change feed: the server is down'));
+    return new Promise<void>((resolve) => {
+      connections++;
+      const end = () => {
+        if (close === end) [sink, close] = [null, null];
+        resolve();
+      };
+      [sink, close] = [onChange, end];
+      signal?.addEventListener('abort', end);
+      opened();
+      for (const w of waiting.filter((w) => connections >= w.n)) w.resolve();
+    });
+  };
+  return {
+    methods: { changes } as Partial<Backend>,
+    push(...list: Change[]): void {
+      if (!sink) throw new Error('fake change feed: no stream is open');
+      for (const change of list) sink(change);
+    },
+    end(): void {
+      close?.();
+    },
+    refuse(on: boolean): void {
+      refusing = on;
+    },
+    connections: () => connections,
+    opened(n = 1): Promise<void> {
+      if (connections >= n) return Promise.resolve();
+      return new Promise((resolve) => waiting.push({ n, resolve }));
+    },
+  };
 }

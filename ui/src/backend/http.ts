@@ -5,7 +5,7 @@
 // Server-Sent Events answering a POST (or the GET of `/events`), read from the response's body,
 // since EventSource cannot POST.
 
-import type { ChatHit, ExportFormat, TurnEvent } from './types';
+import type { Change, ChatHit, ExportFormat, TurnEvent } from './types';
 import { createApi, present, type Body, type Ok, type Query } from './api';
 import { ApiError, type DownloadedFile, type TurnSink } from './backend';
 import { readSse } from './sse';
@@ -19,6 +19,8 @@ export interface HttpBackendOptions {
   /** The transport: `fetch` by default, ipc.ts's `ipcFetch` in the desktop window. */
   fetch?: (request: Request) => Promise<Response>;
 }
+
+const CHANGES = new Set<string>(['session_changed', 'session_deleted', 'projects_changed', 'turn_started', 'turn_ended', 'resync'] satisfies Change['type'][]);
 
 const TURN_EVENTS = new Set(['token', 'reasoning', 'tool_call', 'tool_result', 'usage', 'approval_needed', 'approval_decided', 'done', 'error']);
 
@@ -215,7 +217,39 @@ export function httpBackend(opts: HttpBackendOptions) {
      * nothing is being written.
      */
     attach: (sessionId: number, sink: TurnSink) => turn(api.GET('/api/sessions/{id}/events', { ...byId(sessionId), ...STREAM }), sink),
+
+    /**
+     * What changes, live, whoever changed it (another tab, the API, a turn): each `Change` to
+     * `sink` as it comes, after `opened` (the server answered). Resolves when the stream ends (the
+     * server stopped) or `signal` aborts; rejects when it could not be opened.
+     */
+    changes: (sink: (change: Change) => void, opened: () => void = () => {}, signal?: AbortSignal) =>
+      changes(api.GET('/api/events', STREAM), sink, opened, signal),
   };
+}
+
+/** The changes' event stream, each handed to `sink`, until it ends. */
+async function changes(call: Streamed, sink: (change: Change) => void, opened: () => void, signal?: AbortSignal): Promise<void> {
+  const { data: body, response: res } = await call;
+  const type = res.headers.get('content-type') ?? '';
+  if (!type.includes('text/event-stream') || !body) {
+    throw new ApiError('bad_response', 'The server did not answer /api/events with a stream of events.', res.status);
+  }
+  opened();
+  try {
+    for await (const ev of readSse(body, signal)) {
+      if (!CHANGES.has(ev.event)) continue;
+      let data: Record<string, unknown>;
+      try {
+        data = JSON.parse(ev.data) as Record<string, unknown>;
+      } catch {
+        continue;
+      }
+      sink({ ...data, type: ev.event } as Change);
+    }
+  } catch {
+    // The connection broke: ended, like a server that stopped.
+  }
 }
 
 /** A turn's events, handed to `sink` as they arrive, until `done` or `error` (or an early close). */

@@ -86,11 +86,17 @@ export class SseParser {
   }
 }
 
-/** Reads a byte stream as SSE events; UTF-8 characters split across chunks are kept whole. */
-export async function* readSse(stream: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
+/**
+ * Reads a byte stream as SSE events; UTF-8 characters split across chunks are kept whole.
+ * `signal` ends the reading (the stream is cancelled) as if the stream had ended.
+ */
+export async function* readSse(stream: ReadableStream<Uint8Array>, signal?: AbortSignal): AsyncGenerator<SseEvent> {
   const reader = stream.getReader();
   const decoder = new TextDecoder('utf-8');
   const parser = new SseParser();
+  const cancel = () => void reader.cancel().catch(() => {});
+  if (signal?.aborted) cancel();
+  signal?.addEventListener('abort', cancel);
   try {
     for (;;) {
       const { value, done } = await reader.read();
@@ -100,6 +106,7 @@ export async function* readSse(stream: ReadableStream<Uint8Array>): AsyncGenerat
     yield* parser.push(decoder.decode());
     yield* parser.end();
   } finally {
+    signal?.removeEventListener('abort', cancel);
     reader.releaseLock();
   }
 }

@@ -597,6 +597,11 @@ const en = {
   alwaysAllowedNone: 'None: every call asks you first.',
   askAgain: 'Ask again before {tool} runs',
   toolServerProjects: 'On in these projects',
+  // the live sidebar: what other tabs and the API change
+  chatWriting: 'writing…',
+  chatWritingLabel: '{title} (a reply is being written)',
+  chatWritingHint: 'A reply is being written in this chat',
+  chatDeletedElsewhere: 'This chat was deleted elsewhere',
 } as const;
 
 export type Key = keyof typeof en;
@@ -1177,6 +1182,11 @@ const ko: Dict = {
   alwaysAllowedNone: '없음: 호출할 때마다 먼저 묻습니다.',
   askAgain: '{tool} 실행 전에 다시 묻기',
   toolServerProjects: '켜 둘 프로젝트',
+  // 실시간 사이드바: 다른 탭과 API가 바꾼 것
+  chatWriting: '작성 중…',
+  chatWritingLabel: '{title} (답변을 작성하는 중)',
+  chatWritingHint: '이 대화에서 답변을 작성하고 있습니다',
+  chatDeletedElsewhere: '이 대화는 다른 곳에서 삭제되었습니다',
 };
 
 /** Every dictionary, by language (read by the tests too). */

@@ -76,6 +76,8 @@ export class ChatState {
   readonly replyErrors = new Map<number, { code: string; message: string }>();
   /** A message to bring into view once the open chat shows it (from a search result). */
   focusMessageId: number | null = null;
+  /** While set, the chat shown next keeps what is typed in the composer (the open one was deleted elsewhere). */
+  keepDraft = false;
 
   private pollTimer: number | undefined;
   private openToken = 0;
@@ -266,9 +268,26 @@ export class ChatState {
    * Stop, from what streamed so far; the messages are loaded again when it ends.
    */
   private async followIfStreaming(sessionId: number): Promise<void> {
-    const app = this.app;
     if (this.live.has(sessionId) || this.session?.id !== sessionId) return;
     if (this.messages.at(-1)?.status !== 'streaming' && !betweenRounds(this.messages)) return;
+    await this.attachTo(sessionId);
+  }
+
+  /**
+   * A turn began in a chat (`turn_started`). In the open chat, when this window did not start it
+   * (another tab or the API sent a message): its question is read, then its reply followed here
+   * as it streams, and the messages are read again when it ends.
+   */
+  async followTurn(sessionId: number): Promise<void> {
+    if (this.live.has(sessionId) || this.session?.id !== sessionId) return;
+    await this.loadMessages(sessionId, false);
+    await this.attachTo(sessionId);
+  }
+
+  /** Follows the turn running in the open chat, from what streamed so far. */
+  private async attachTo(sessionId: number): Promise<void> {
+    const app = this.app;
+    if (this.live.has(sessionId) || this.session?.id !== sessionId) return;
     const live = this.begin(sessionId, null);
     live.attached = true;
     try {

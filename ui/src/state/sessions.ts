@@ -24,6 +24,8 @@ export class SessionsState {
   /** Chats and projects deleted a moment ago, whose delete waits for Undo: not listed meanwhile. */
   readonly hiddenSessions = new Set<number>();
   readonly hiddenProjects = new Set<number>();
+  /** Chats a reply is being written in, as the changes told (`turn_started` until `turn_ended`). */
+  readonly writing = new Set<number>();
 
   constructor(private readonly app: App) {}
 
@@ -48,6 +50,9 @@ export class SessionsState {
 
   async refreshProjects(): Promise<void> {
     this.setProjects(await this.app.backend.listProjects());
+    // A new chat's project deleted (elsewhere): it goes to Default.
+    const draft = this.app.draftProjectId;
+    if (!this.app.session && draft !== null && !this.entry(draft) && !this.hiddenProjects.has(draft)) this.app.draftProjectId = this.defaultProjectId();
     this.app.emit('sidebar', 'chat');
   }
 
@@ -276,6 +281,78 @@ export class SessionsState {
       this.hiddenSessions.delete(id);
       if (!closing) await app.attempt(relist);
     }, restore);
+  }
+
+  // ---- changes made elsewhere (another tab, the API), as `ChangesFeed` hears them
+
+  /**
+   * A chat created or changed elsewhere (or here), read again and shown as it is now. Answers the
+   * lists to read again (its project's, and the one it left) and whether the projects' counts
+   * changed; null when there is nothing to show: gone, or its delete here waits for Undo (the
+   * chat stays hidden until then).
+   */
+  async refetchSession(id: number): Promise<{ lists: number[]; recount: boolean } | null> {
+    const app = this.app;
+    if (this.hiddenSessions.has(id)) return null;
+    let s: Session;
+    try {
+      s = await app.backend.getSession(id);
+    } catch (e) {
+      if (!alreadyGone(e)) throw e;
+      this.sessionGone(id);
+      return null;
+    }
+    if (this.hiddenSessions.has(id)) return null;
+    const left = this.projects.filter((e) => e.project.id !== s.project_id && e.sessions.some((x) => x.id === id));
+    for (const e of left) e.sessions = e.sessions.filter((x) => x.id !== id);
+    const known = !!this.entry(s.project_id)?.sessions.some((x) => x.id === id);
+    const moved = app.session?.id === id && app.session.project_id !== s.project_id;
+    this.sessionChanged(s);
+    if (moved) {
+      app.contextChanged();
+      void app.loadChatFiles();
+    }
+    return { lists: [...left.map((e) => e.project.id), s.project_id], recount: !known || left.length > 0 };
+  }
+
+  /**
+   * A chat deleted: it goes from the lists. Deleted elsewhere while open, it gives way to a new
+   * chat as when the user deletes it, with a notice saying why (what is typed stays).
+   */
+  sessionGone(id: number): void {
+    const app = this.app;
+    this.writing.delete(id);
+    const s = this.findSession(id);
+    let listed = false;
+    for (const e of this.projects) {
+      if (!e.sessions.some((x) => x.id === id)) continue;
+      listed = true;
+      e.sessions = e.sessions.filter((x) => x.id !== id);
+      e.project = { ...e.project, session_count: Math.max(0, e.project.session_count - 1) };
+    }
+    // (A chat deleted here is no longer open by the time its delete is sent, after Undo.)
+    if (app.session?.id === id) {
+      app.chat.keepDraft = true;
+      try {
+        app.newChat(s?.project_id);
+      } finally {
+        app.chat.keepDraft = false;
+      }
+      toast(t('chatDeletedElsewhere'));
+    } else if (listed) {
+      app.emit('sidebar');
+    }
+  }
+
+  /** A reply began being written in a chat (here or elsewhere). */
+  turnStarted(id: number): void {
+    if (this.writing.has(id)) return;
+    this.writing.add(id);
+    this.app.emit('sidebar');
+  }
+
+  turnEnded(id: number): void {
+    if (this.writing.delete(id)) this.app.emit('sidebar');
   }
 
   projectName(p: Project | undefined | null): string {

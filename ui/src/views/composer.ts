@@ -110,10 +110,14 @@ export function mountComposer(app: App, root: HTMLElement): { focus(): void } {
 
   const onChat = () => {
     const k = key();
+    // The open chat was deleted elsewhere: what is typed stays, for the new chat shown instead.
+    const keep = app.chat.keepDraft;
     if (k !== draftKey) {
       // A new chat that just got created keeps what is being typed; otherwise swap drafts.
       const wasNew = draftKey.startsWith('new:') && app.session && app.messages.length <= 1;
-      if (!wasNew) {
+      if (keep && area.value) {
+        drafts.set(k, area.value);
+      } else if (!wasNew) {
         area.value = drafts.get(k) ?? '';
         resize();
       }

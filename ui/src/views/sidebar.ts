@@ -162,6 +162,8 @@ export function sessionTitle(s: Session): string {
 function sessionNode(app: App, s: Session): HTMLElement {
   const active = app.session?.id === s.id;
   const streaming = app.live.has(s.id);
+  // A reply being written in another chat than the open one, here or elsewhere (another tab, the API).
+  const writing = !active && (streaming || app.sessions.writing.has(s.id));
   const title = sessionTitle(s);
   const item = h('li', {
     class: ['session', active && 'active'],
@@ -173,14 +175,16 @@ function sessionNode(app: App, s: Session): HTMLElement {
       class: 'session-link',
       href: `#/chat/${s.id}`,
       title,
+      'aria-label': writing ? t('chatWritingLabel', { title }) : undefined,
       'aria-current': active ? 'page' : undefined,
       onClick: (ev: MouseEvent) => {
         if (ev.metaKey || ev.ctrlKey || ev.shiftKey) return;
         ev.preventDefault();
         void app.openSession(s.id);
       },
-    }, streaming ? h('span', { class: 'live-dot', title: t('statusStreaming') }) : null, h('span', { class: 'session-title' }, title),
-      s.imported_at != null ? h('span', { class: 'copy-badge', title: t('importedCopyHint'), 'data-testid': 'imported-copy' }, t('importedCopy')) : null),
+    }, streaming || writing ? h('span', { class: 'live-dot', title: t('statusStreaming') }) : null, h('span', { class: 'session-title' }, title),
+      s.imported_at != null ? h('span', { class: 'copy-badge', title: t('importedCopyHint'), 'data-testid': 'imported-copy' }, t('importedCopy')) : null,
+      writing ? h('span', { class: 'writing-badge', title: t('chatWritingHint'), 'aria-hidden': 'true', 'data-testid': 'session-writing' }, t('chatWriting')) : null),
     h('button', {
       class: 'icon-btn hover-only', type: 'button', 'aria-label': `${title}: ${t('edit')}`, 'data-testid': 'session-menu',
       onClick: (ev: Event) => {
