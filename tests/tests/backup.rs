@@ -376,3 +376,58 @@ async fn a_failed_reply_exports_and_imports_with_its_error_code() {
     let history = s.history(imported["id"].as_i64().unwrap()).await;
     assert_eq!(history[1]["error_code"], "model_server.server_error", "so the imported chat says it in the UI's language too");
 }
+
+async fn import_project(s: &TestServer, zip: Vec<u8>) -> (StatusCode, Value) {
+    let form = reqwest::multipart::Form::new().part("file", reqwest::multipart::Part::bytes(zip).file_name("project.zip"));
+    let res = s.http.post(s.url("/api/import/project")).bearer_auth(&s.token).multipart(form).send().await.unwrap();
+    let status = res.status();
+    (status, res.json().await.unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn a_project_zip_comes_back_as_a_new_project_with_its_chats_and_files() {
+    let (s, _fake) = setup().await;
+    let p = s.project("Garden").await;
+    s.patch(&format!("/api/projects/{p}"), json!({ "instructions": "Latin names, please." })).await;
+    let chat = s.session(Some(p), "Roses").await;
+    s.say(chat, "When do I prune roses?").await;
+    s.upload("session_id", chat, "pruning.md", b"Prune in late winter.".to_vec()).await;
+    s.upload("project_id", p, "plants.txt", b"rosa, lavandula".to_vec()).await;
+    let (_, _, zip) = download(&s, &format!("/api/projects/{p}/export")).await;
+
+    let (status, imported) = import_project(&s, zip).await;
+    assert_eq!(status, StatusCode::OK, "{imported}");
+    let project = &imported["project"];
+    assert_eq!(project["name"], "Garden (2)", "a taken name gets a number, the original is untouched: {imported}");
+    assert_eq!(project["instructions"], "Latin names, please.");
+    assert_eq!((imported["chats"].as_u64(), imported["files"].as_u64()), (Some(1), Some(2)), "{imported}");
+    assert_eq!(imported["skipped"], json!([]), "nothing was left out: {imported}");
+    let id = project["id"].as_i64().unwrap();
+    let (_, page) = s.get(&format!("/api/sessions?project_id={id}")).await;
+    let sessions = page["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 1, "{page}");
+    assert!(sessions[0]["imported_at"].is_i64(), "an imported chat is marked as a copy: {}", sessions[0]);
+    let copy = sessions[0]["id"].as_i64().unwrap();
+    let history = s.history(copy).await;
+    assert_eq!(history[0]["content"], "When do I prune roses?", "the chat's messages come back");
+    let (_, own) = s.get(&format!("/api/attachments?session_id={copy}")).await;
+    assert_eq!(own[0]["name"], "pruning.md", "the chat's own file goes with the chat: {own}");
+    let (_, shared) = s.get(&format!("/api/attachments?project_id={id}")).await;
+    assert_eq!(shared[0]["name"], "plants.txt", "the project's file with the project: {shared}");
+}
+
+#[tokio::test]
+async fn a_zip_that_is_not_a_maru_project_is_refused_and_changes_nothing() {
+    let (s, _fake) = setup().await;
+    let (_, before) = s.get("/api/projects").await;
+    let (status, body) = import_project(&s, b"not a zip at all".to_vec()).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_import")), "{body}");
+    let mut other = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    other.start_file("notes.txt", zip::write::SimpleFileOptions::default()).unwrap();
+    other.write_all(b"hello").unwrap();
+    let other = other.finish().unwrap().into_inner();
+    let (status, body) = import_project(&s, other).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::BAD_REQUEST, Some("unsupported_import")), "{body}");
+    let (_, after) = s.get("/api/projects").await;
+    assert_eq!(before, after, "a refused import adds no project");
+}

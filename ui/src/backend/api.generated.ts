@@ -170,6 +170,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/import/project": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import a project exported as a zip
+         * @description A new project (named as exported, numbered when the name is taken) with its instructions, its
+         *     chats (marked as imported copies) and their files, and its own files. Entries that cannot be
+         *     stored (too large, not a kind Maru reads) are left out and listed in `skipped`.
+         */
+        post: operations["import_project"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/memories": {
         parameters: {
             query?: never;
@@ -1030,6 +1052,15 @@ export interface components {
             status: string;
             version: string;
         };
+        /** @description What importing a project did. */
+        ImportedProject: {
+            chats: number;
+            files: number;
+            /** @description The new project (named as exported, with a number when that name is taken). */
+            project: components["schemas"]["Project"];
+            /** @description Entries of the zip left out, each with why. */
+            skipped: components["schemas"]["Skipped"][];
+        };
         /** @enum {string} */
         IndexStatus: "indexing" | "ready" | "failed";
         InstructionFileSent: {
@@ -1282,6 +1313,11 @@ export interface components {
             instructions?: string | null;
             name?: string | null;
         };
+        /** @description What `POST /api/import/project` takes, as `multipart/form-data`: the zip in a part named `file`. */
+        ProjectZip: {
+            /** Format: binary */
+            file: Blob;
+        };
         /**
          * @description Why something is as it is (a section left out, a cut, a changed prompt, a file that could not
          *     be read), for the UI to say in its language: a stable `code` and the values its sentence needs.
@@ -1505,6 +1541,11 @@ export interface components {
             text: string;
             /** Format: int64 */
             updated_at: number;
+        };
+        Skipped: {
+            /** @description The error's code (`file_too_large`, `binary_file`, `invalid_import`, …). */
+            code: string;
+            entry: string;
         };
         /** @enum {string} */
         Status: "complete" | "streaming" | "stopped" | "interrupted" | "error";
@@ -2330,6 +2371,57 @@ export interface operations {
                 };
             };
             /** @description `invalid_json`, `unsupported_import` (not a Maru chat), `unsupported_import_version`, `invalid_import`, `invalid_title`, `message_too_long` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    import_project: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["ProjectZip"];
+            };
+        };
+        responses: {
+            /** @description Imported */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportedProject"];
+                };
+            };
+            /** @description `invalid_upload`, `invalid_import` (not a zip, a damaged entry), `unsupported_import` (not a Maru project), `unsupported_import_version`, `file_too_large`, `invalid_name`, `invalid_title`, `message_too_long` */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -89,6 +89,7 @@ pub(super) fn documented() -> (Router<Arc<App>>, utoipa::openapi::OpenApi) {
 fn uploads() -> OpenApiRouter<Arc<App>> {
     OpenApiRouter::new()
         .routes(routes!(list_attachments, upload_attachment))
+        .routes(routes!(import_project))
         .layer(axum::extract::DefaultBodyLimit::max(crate::api::attachments::UPLOAD_MAX_BYTES))
 }
 
@@ -684,6 +685,37 @@ async fn upload_attachment(State(app): AppState, Multipart(mut form): Multipart)
     }
     let (name, bytes) = file.ok_or_else(|| bad("send the file in a part named `file`".into()))?;
     Ok(axum::Json(api::attachments::upload(&app, scope, name, bytes).await?))
+}
+
+/// Import a project exported as a zip
+///
+/// A new project (named as exported, numbered when the name is taken) with its instructions, its
+/// chats (marked as imported copies) and their files, and its own files. Entries that cannot be
+/// stored (too large, not a kind Maru reads) are left out and listed in `skipped`.
+#[utoipa::path(post, path = "/api/import/project", tag = "export", request_body(content = crate::api::export::ProjectZip, content_type = "multipart/form-data"), responses(
+    (status = 200, description = "Imported", body = crate::api::export::ImportedProject),
+    (status = 400, description = "`invalid_upload`, `invalid_import` (not a zip, a damaged entry), `unsupported_import` (not a Maru project), `unsupported_import_version`, `file_too_large`, `invalid_name`, `invalid_title`, `message_too_long`", body = ErrorBody),
+))]
+async fn import_project(State(app): AppState, Multipart(mut form): Multipart) -> Reply<crate::api::export::ImportedProject> {
+    let bad = |m: String| crate::error::Error::invalid(Code::InvalidUpload, m);
+    let mut zip = None;
+    while let Some(field) = form.next_field().await.map_err(|e| bad(format!("the upload could not be read: {}", e.body_text())))? {
+        if field.name() == Some("file") {
+            let name = field.file_name().unwrap_or("the zip").to_string();
+            let bytes = field.bytes().await.map_err(|e| match e.status() {
+                axum::http::StatusCode::PAYLOAD_TOO_LARGE => crate::error::Error::invalid(
+                    Code::FileTooLarge,
+                    format!("{name} is larger than Maru accepts ({} MB)", crate::api::attachments::UPLOAD_MAX_BYTES >> 20),
+                )
+                .with("file", &name)
+                .with("max_mb", crate::api::attachments::UPLOAD_MAX_BYTES >> 20),
+                _ => bad(format!("the zip could not be read: {}", e.body_text())),
+            })?;
+            zip = Some(bytes.to_vec());
+        }
+    }
+    let zip = zip.ok_or_else(|| bad("send the zip in a part named `file`".into()))?;
+    Ok(axum::Json(api::export::import_project(&app, zip).await?))
 }
 
 /// A session's own files, or a project's

@@ -88,6 +88,17 @@ pub fn get(conn: &Connection, id: i64) -> Result<Project> {
     found(conn.prepare_cached(&format!("{SELECT} WHERE p.id = ?1"))?.query_row([id], from_row), "project", id)
 }
 
+/// `name`, or `name (2)`, `name (3)`… the first that no project has.
+pub fn free_name(conn: &Connection, name: &str) -> Result<String> {
+    for n in 1.. {
+        let candidate = if n == 1 { name.to_string() } else { format!("{name} ({n})") };
+        if find_by_name(conn, &candidate)?.is_none() {
+            return Ok(candidate);
+        }
+    }
+    unreachable!("some numbered name is free")
+}
+
 /// The projects linked to a folder: (id, folder).
 pub fn with_folders(conn: &Connection) -> Result<Vec<(i64, String)>> {
     let mut stmt = conn.prepare_cached("SELECT id, folder FROM projects WHERE folder IS NOT NULL ORDER BY id")?;
@@ -164,7 +175,8 @@ pub fn delete(conn: &Connection, id: i64) -> Result<(DeletedProject, Vec<String>
     Ok((DeletedProject { id, moved_sessions: moved as i64, default_project_id }, released))
 }
 
-fn clean_name(raw: &str) -> Result<String> {
+/// A project name as stored: one line, trimmed, not empty, at most `NAME_MAX_CHARS`.
+pub fn clean_name(raw: &str) -> Result<String> {
     let name = one_line(raw, NAME_MAX_CHARS, Code::InvalidName, "a project name")?;
     if name.is_empty() {
         return Err(Error::invalid(Code::InvalidName, "a project needs a name"));

@@ -151,6 +151,144 @@ pub async fn backup(app: &Arc<App>) -> Result<Download> {
     .await
 }
 
+/// What `POST /api/import/project` takes, as `multipart/form-data`: the zip in a part named `file`.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ProjectZip {
+    #[schema(value_type = String, format = Binary)]
+    #[cfg_attr(test, ts(type = "Blob"))]
+    pub file: Vec<u8>,
+}
+
+/// What importing a project did.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ImportedProject {
+    /// The new project (named as exported, with a number when that name is taken).
+    pub project: crate::store::projects::Project,
+    pub chats: usize,
+    pub files: usize,
+    /// Entries of the zip left out, each with why.
+    pub skipped: Vec<Skipped>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Skipped {
+    pub entry: String,
+    /// The error's code (`file_too_large`, `binary_file`, `invalid_import`, …).
+    pub code: String,
+}
+
+/// A zip entry read whole at most (a chat's JSON, `project.json`); files have the file limit.
+const ENTRY_MAX_BYTES: u64 = 64 << 20;
+
+/// Adds a project exported as a zip ([`export_project`]) as a new project: its instructions, its
+/// chats (marked as imported copies) and their files, and its own files. The project and its
+/// chats are one transaction; each file is then stored on its own, and one that cannot be (too
+/// large, not a kind Maru reads) is left out and said, never failing the rest.
+#[instrument(skip_all, err(level = Level::WARN))]
+pub async fn import_project(app: &Arc<App>, zip_bytes: Vec<u8>) -> Result<ImportedProject> {
+    let shared = app.clone();
+    let (imported, new_contents) = blocking(move || {
+        let app = shared;
+        let refuse = |why: String| Error::invalid(crate::error::Code::InvalidImport, why);
+        let mut zip = zip::ZipArchive::new(std::io::Cursor::new(zip_bytes)).map_err(|e| refuse(format!("this is not a zip file: {e}")))?;
+        let manifest: serde_json::Value =
+            serde_json::from_slice(&read_entry(&mut zip, "project.json", ENTRY_MAX_BYTES)?.ok_or_else(|| {
+                Error::invalid(crate::error::Code::UnsupportedImport, "this zip is not a project exported by Maru (it has no project.json)")
+            })?)
+            .map_err(|e| refuse(format!("project.json is not JSON: {e}")))?;
+        if manifest["format"] != PROJECT_FORMAT {
+            return Err(Error::invalid(crate::error::Code::UnsupportedImport, "this zip is not a project exported by Maru"));
+        }
+        if manifest["version"] != 1 {
+            return Err(Error::invalid(crate::error::Code::UnsupportedImportVersion, "this project was exported by a newer Maru"));
+        }
+        let name = manifest["name"].as_str().unwrap_or("Imported project").to_string();
+        let instructions = manifest["instructions"].as_str().unwrap_or_default().to_string();
+        let names: Vec<String> = zip.file_names().map(str::to_string).collect();
+        let mut skipped = vec![];
+        let mut chats = vec![];
+        for entry in names.iter().filter(|n| n.starts_with("chats/") && n.ends_with(".json") && !n[6..].contains('/')) {
+            let stem = entry["chats/".len()..entry.len() - ".json".len()].to_string();
+            let parsed = read_entry(&mut zip, entry, ENTRY_MAX_BYTES).and_then(|bytes| {
+                let value = serde_json::from_slice(&bytes.unwrap_or_default()).map_err(|e| refuse(format!("{entry} is not JSON: {e}")))?;
+                exports::parse(value)
+            });
+            match parsed {
+                Ok(chat) => chats.push((stem, chat)),
+                Err(e) => skipped.push(Skipped { entry: entry.clone(), code: e.code().into_owned() }),
+            }
+        }
+        let (project, sessions) = app.store.with(|tx| {
+            let name = projects::free_name(tx, &projects::clean_name(&name)?)?;
+            let project = projects::create(tx, &projects::NewProject { name, instructions })?;
+            let mut sessions = std::collections::HashMap::new();
+            for (stem, chat) in &chats {
+                sessions.insert(stem.clone(), exports::import_into(tx, chat, project.id)?);
+            }
+            Ok((project, sessions))
+        })?;
+        let max_bytes = u64::from(app.store.read_now(|c| Ok(crate::store::settings::load(c)?.attachment_max_mb))?) << 20;
+        let mut files = 0;
+        let mut new_contents = vec![];
+        for entry in names.iter().filter(|n| n.starts_with("files/") && !n.ends_with('/')) {
+            let rest = &entry["files/".len()..];
+            let (scope, file_name) = match rest.split_once('/') {
+                None => (crate::attachments::Scope::Project(project.id), rest),
+                Some((stem, file)) => match sessions.get(stem) {
+                    Some(&session) if !file.contains('/') => (crate::attachments::Scope::Session(session), file),
+                    _ => {
+                        skipped.push(Skipped { entry: entry.clone(), code: "invalid_import".into() });
+                        continue;
+                    }
+                },
+            };
+            let stored = read_entry(&mut zip, entry, max_bytes)
+                .and_then(|bytes| app.files.add(&app.store, scope, file_name, &bytes.unwrap_or_default(), max_bytes));
+            match stored {
+                Ok((attachment, new)) => {
+                    files += 1;
+                    if new {
+                        new_contents.push((attachment.sha256, attachment.kind));
+                    }
+                }
+                Err(e) => skipped.push(Skipped { entry: entry.clone(), code: e.code().into_owned() }),
+            }
+        }
+        let project = app.store.read_now(|c| projects::get(c, project.id))?;
+        Ok((ImportedProject { project, chats: sessions.len(), files, skipped }, new_contents))
+    })
+    .await?;
+    for (sha, kind) in new_contents {
+        let app = app.clone();
+        tokio::spawn(async move { app.index_file(sha, kind).await });
+    }
+    Ok(imported)
+}
+
+/// A zip entry's bytes, refused past `max` (whatever its header claims); `None` when absent.
+fn read_entry<R: std::io::Read + Seek>(zip: &mut zip::ZipArchive<R>, name: &str, max: u64) -> Result<Option<Vec<u8>>> {
+    use std::io::Read;
+    let entry = match zip.by_name(name) {
+        Ok(e) => e,
+        Err(zip::result::ZipError::FileNotFound) => return Ok(None),
+        Err(e) => return Err(Error::invalid(crate::error::Code::InvalidImport, format!("{name} cannot be read: {e}"))),
+    };
+    let mut bytes = vec![];
+    entry
+        .take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::invalid(crate::error::Code::InvalidImport, format!("{name} cannot be read: {e}")))?;
+    if bytes.len() as u64 > max {
+        return Err(Error::invalid(crate::error::Code::FileTooLarge, format!("{name} is larger than Maru accepts ({} MB)", max >> 20))
+            .with("file", name)
+            .with("max_mb", max >> 20));
+    }
+    Ok(Some(bytes))
+}
+
 async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
     tokio::task::spawn_blocking(f).await.map_err(|e| Error::Internal(anyhow::anyhow!("export task failed: {e}")))?
 }

@@ -89,15 +89,7 @@ pub async fn follow_folder(app: &Arc<App>, folder: &str) -> Result<Project> {
     let name = std::path::Path::new(&folder).file_name().map_or_else(|| "Folder".to_string(), |n| n.to_string_lossy().into_owned());
     let created = app
         .store
-        .write(move |tx| {
-            for n in 1.. {
-                let name = if n == 1 { name.clone() } else { format!("{name} ({n})") };
-                if projects::find_by_name(tx, &name)?.is_none() {
-                    return projects::create(tx, &NewProject { name, instructions: String::new() });
-                }
-            }
-            unreachable!("some numbered name is free")
-        })
+        .write(move |tx| projects::create(tx, &NewProject { name: projects::free_name(tx, &name)?, instructions: String::new() }))
         .await?;
     let patch = ProjectPatch { folder: Some(Some(folder)), ..Default::default() };
     update_project(app, created.id, patch).await

@@ -19,7 +19,7 @@ fn export_types(dir: &Path) {
         ContextView, DeletedPreset, InstructionFileSent, InstructionFileSkipped, InstructionFiles, LastSent, NewTurn, PresetView,
         ReplyFigures, SkillOffered, Stopped, ToolOffered,
     };
-    use crate::api::export::{ExportFormat, ExportQuery};
+    use crate::api::export::{ExportFormat, ExportQuery, ImportedProject, ProjectZip, Skipped};
     use crate::api::skills::SkillView;
     use crate::api::tool_servers::{Answered, Approve, ToolServerView};
     use crate::api::Deleted;
@@ -91,6 +91,9 @@ fn export_types(dir: &Path) {
         ChatExport,
         ExportQuery,
         ExportFormat,
+        ImportedProject,
+        ProjectZip,
+        Skipped,
         ChatHit,
         SearchQuery,
         Summary,
