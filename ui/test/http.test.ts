@@ -92,9 +92,13 @@ describe('the requests the client builds', () => {
     const { backend, sent } = backendWith(() => Response.json([hit]));
     expect(await backend.searchChats('가족 & plans', 5)).toEqual([hit]);
     await backend.searchChats('x');
-    expect(lines(sent)).toEqual([
+    await backend.searchChats('x', 5, true);
+    await backend.searchChats('x', 5, false);
+    expect(lines(sent), 'earlier versions are asked for only when wanted').toEqual([
       'GET http://127.0.0.1:9/api/search?q=%EA%B0%80%EC%A1%B1+%26+plans&limit=5',
       'GET http://127.0.0.1:9/api/search?q=x',
+      'GET http://127.0.0.1:9/api/search?q=x&limit=5&versions=true',
+      'GET http://127.0.0.1:9/api/search?q=x&limit=5',
     ]);
   });
 
@@ -292,6 +296,18 @@ describe('files', () => {
     expect([...form.keys()]).toEqual(['session_id', 'file']);
     expect(form.get('session_id')).toBe('4');
     expect(await (form.get('file') as File).text()).toBe('hello');
+  });
+
+  it('imports a project zip as multipart form data: the zip in a part named file', async () => {
+    const imported = { project: { id: 7, name: 'Trip', instructions: '', is_default: false, folder: null, session_count: 3, created_at: 0, updated_at: 0 }, chats: 3, files: 5, skipped: [] };
+    const { backend, sent } = backendWith(() => Response.json(imported));
+    expect(await backend.importProject(new File(['PK'], '여행 project.zip', { type: 'application/zip' }))).toEqual(imported);
+    expect(lines(sent)).toEqual(['POST http://127.0.0.1:9/api/import/project']);
+    expect(sent[0].headers.get('content-type'), 'multipart with its boundary, not JSON').toMatch(/^multipart\/form-data; boundary=/);
+    expect(await sent[0].request.clone().text()).toContain('name="file"; filename="여행 project.zip"');
+    const form = await sent[0].request.formData();
+    expect([...form.keys()]).toEqual(['file']);
+    expect(await (form.get('file') as File).text()).toBe('PK');
   });
 
   it('uploads to a project', async () => {

@@ -90,6 +90,17 @@ describe('the typed client over IPC', () => {
     expect(text(body)).toContain('hello');
   });
 
+  it('imports a project zip over IPC as the same multipart bytes', async () => {
+    tauri.invoke.mockResolvedValue(bytes('{"project":{"id":7},"chats":0,"files":0,"skipped":[]}'));
+    await desktop().backend.importProject(new File(['PK zip'], 'trip.zip'));
+    const [, body, { headers }] = tauri.invoke.mock.calls[0];
+    expect(headers['x-maru-method']).toBe('POST');
+    expect(headers['x-maru-path']).toBe('/api/import/project');
+    expect(headers['x-maru-content-type'], 'the boundary goes with the bytes, or the server cannot split the parts').toMatch(/^multipart\/form-data; boundary=/);
+    expect(text(body)).toContain('name="file"; filename="trip.zip"');
+    expect(text(body)).toContain('PK zip');
+  });
+
   it('streams a turn from the channel, chunk by chunk', async () => {
     tauri.invoke.mockImplementation(async (_cmd: string, args: { onEvent: InstanceType<typeof tauri.Channel<ArrayBuffer | null>> }) => {
       args.onEvent.onmessage(bytes('event: token\ndata: {"type":"token","text":"안'));

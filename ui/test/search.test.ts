@@ -118,3 +118,89 @@ describe('searching from the sidebar', () => {
     expect(root.querySelector('.search-note')?.textContent).toBe('“없는말”와(과) 맞는 대화가 없습니다.');
   });
 });
+
+describe('searching earlier versions', () => {
+  beforeEach(() => setLanguage('en'));
+
+  const projects: Project[] = [
+    { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, session_count: 2, created_at: 0, updated_at: 0 },
+  ];
+  const session: Session = { id: 5, project_id: 1, title: 'Trip', preset: null, model: null, created_at: 0, updated_at: 0, imported_at: null };
+  const current: ChatHit = { session_id: 4, project_id: 1, title: 'Budget', message_id: 30, snippet: 'the budget now', highlights: [[4, 10]], earlier_version: false };
+  const earlier: ChatHit = { session_id: 5, project_id: 1, title: 'Trip', message_id: 51, snippet: 'the budget before', highlights: [[4, 10]], earlier_version: true };
+
+  function mount() {
+    const fake = fakeBackend({
+      // Earlier versions only when asked for.
+      searchChats: async (_q, _limit, versions) => (versions ? [current, earlier] : [current]),
+      getSession: async () => session,
+      listMessages: async () => ({ messages: [], next_before: null }),
+      listAttachments: async () => [],
+      listSessions: async () => ({ sessions: [session], next_cursor: null }),
+    });
+    const app = new App(fake.backend);
+    app.projects = projects.map((project) => ({ project, sessions: [], nextCursor: null, loaded: true, loading: false, expanded: false }));
+    const root = document.createElement('aside');
+    document.body.replaceChildren(root);
+    mountSidebar(app, root);
+    return { app, root, ...fake };
+  }
+  const toggle = (root: HTMLElement) => root.querySelector<HTMLInputElement>('[data-testid=search-versions]')!;
+  const badges = (root: HTMLElement) => [...root.querySelectorAll('[data-testid=search-hit]')].map((b) => b.querySelector('[data-testid=earlier-version]')?.textContent ?? null);
+
+  async function type(root: HTMLElement, q: string) {
+    const input = root.querySelector<HTMLInputElement>('[data-testid=search]')!;
+    input.value = q;
+    input.dispatchEvent(new Event('input'));
+    await new Promise((r) => setTimeout(r, 300));
+  }
+
+  it('the toggle asks for earlier versions, runs the query again at once, marks only those hits and stays on for the page', async () => {
+    const { app, root, calls } = mount();
+    await type(root, 'budget');
+    const searches = () => calls.filter((c) => c.method === 'searchChats').map((c) => c.args);
+    expect(searches(), 'off by default: only the messages as they read now').toEqual([['budget', 30]]);
+    expect(toggle(root).checked).toBe(false);
+    expect(toggle(root).closest('label')?.textContent).toBe('Include earlier versions');
+    expect(badges(root), 'no badge on a message as it reads now').toEqual([null]);
+
+    const box = toggle(root);
+    box.checked = true;
+    box.dispatchEvent(new Event('change'));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(searches(), 'turning it on searches again with versions=true, without waiting for typing').toEqual([['budget', 30], ['budget', 30, true]]);
+    expect(badges(root), 'only the earlier version is marked').toEqual([null, 'earlier version']);
+    expect(toggle(root), 'the redrawn results keep the same checkbox, so it keeps the focus').toBe(box);
+
+    // Opening an earlier version opens its chat as usual.
+    root.querySelectorAll<HTMLButtonElement>('[data-testid=search-hit]')[1].click();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(app.session?.id, 'the hit opens the chat it was found in').toBe(5);
+
+    // A search box mounted again (same page) still searches earlier versions.
+    const again = mount();
+    await type(again.root, 'budget');
+    expect(toggle(again.root).checked, 'remembered for the page’s life').toBe(true);
+    expect(again.calls.filter((c) => c.method === 'searchChats').map((c) => c.args)).toEqual([['budget', 30, true]]);
+
+    // Off again: earlier versions are no longer asked for (and the next tests start from off).
+    toggle(again.root).checked = false;
+    toggle(again.root).dispatchEvent(new Event('change'));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(again.calls.filter((c) => c.method === 'searchChats').at(-1)?.args).toEqual(['budget', 30]);
+    expect(badges(again.root)).toEqual([null]);
+  });
+
+  it('names the toggle and the badge in Korean', async () => {
+    setLanguage('ko');
+    const { root } = mount();
+    await type(root, '예산');
+    toggle(root).checked = true;
+    toggle(root).dispatchEvent(new Event('change'));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(toggle(root).closest('label')?.textContent).toBe('이전 버전도 검색');
+    expect(badges(root)).toEqual([null, '이전 버전']);
+    toggle(root).checked = false;
+    toggle(root).dispatchEvent(new Event('change'));
+  });
+});

@@ -176,11 +176,26 @@ export function httpBackend(opts: HttpBackendOptions) {
     /** Adds a chat exported by Maru as JSON as a new chat, in its project when one of that name
      *  exists, else in Default (refused: `unsupported_import`, `unsupported_import_version`). */
     importChat: (chat: Body<'/api/import', 'post'>) => ok(api.POST('/api/import', { body: chat })),
+    /** Adds a project exported by Maru as a zip (`exportProject`) as a new project, numbered when
+     *  its name is taken, with its chats and files; entries that cannot be stored are left out and
+     *  listed in `skipped`. A zip that is not a Maru project adds nothing (`invalid_import`,
+     *  `unsupported_import`, `unsupported_import_version`, `file_too_large`, …). */
+    importProject: (file: Blob, name = file instanceof File ? file.name : 'project.zip') =>
+      ok(api.POST('/api/import/project', {
+        body: { file },
+        // `ProjectZip` as multipart: the zip in a part named `file`.
+        bodySerializer(form) {
+          const parts = new FormData();
+          parts.append('file', form.file, name);
+          return parts;
+        },
+      })),
 
-    /** Chats across every project whose messages or title match `q`, best first. ts-rs's `ChatHit`:
+    /** Chats across every project whose messages or title match `q`, best first; `versions`: also
+     *  earlier versions of messages (each such hit marked `earlier_version`). ts-rs's `ChatHit`:
      *  the document types `highlights` as `number[][]`, not as `[start, end]` pairs. */
-    searchChats: async (q: Query<'/api/search', 'get'>['q'], limit?: Query<'/api/search', 'get'>['limit']) =>
-      (await ok(api.GET('/api/search', { params: { query: present({ q, limit }) } }))) as ChatHit[],
+    searchChats: async (q: Query<'/api/search', 'get'>['q'], limit?: Query<'/api/search', 'get'>['limit'], versions?: boolean) =>
+      (await ok(api.GET('/api/search', { params: { query: present({ q, limit, versions: versions || null }) } }))) as ChatHit[],
 
     /**
      * The user's MCP tool servers, their secrets left out (`env_keys`, `header_keys`: names only).

@@ -6,14 +6,16 @@ import type { ChatHit } from '../backend/types';
 export class SearchState {
   constructor(private readonly app: App) {}
 
-  /** Chats in every project matching the words, best first. */
-  async searchChats(q: string, limit = 20): Promise<ChatHit[]> {
-    const hits = await this.app.backend.searchChats(q, limit);
+  /** Chats in every project matching the words, best first; `versions`: in earlier versions of
+   *  messages too (a reply regenerated since, a message edited and resent). */
+  async searchChats(q: string, limit = 20, versions = false): Promise<ChatHit[]> {
+    const hits = await (versions ? this.app.backend.searchChats(q, limit, true) : this.app.backend.searchChats(q, limit));
     // A chat deleted a moment ago (Undo still offered) is not found.
     return hits.filter((h) => !this.app.sessions.hiddenSessions.has(h.session_id));
   }
 
-  /** Opens a search result's chat, at its message when it has one. */
+  /** Opens a search result's chat, at its message when it has one (an earlier version is not
+   *  among the messages shown: the chat simply opens). */
   openHit(hit: ChatHit): Promise<void> {
     return this.app.openSession(hit.session_id, true, hit.message_id);
   }

@@ -1,6 +1,7 @@
 // Searching every chat from the sidebar (Ctrl+K / ⌘K): results across projects, best first, each
 // with its title, project and the matching excerpt with the words marked. Opening one opens the
-// chat at that message. Typing is debounced; an answer to an older query is dropped.
+// chat at that message. Typing is debounced; an answer to an older query is dropped. A toggle
+// searches earlier versions of messages too (remembered for the page's life), each such hit marked.
 
 import type { App } from '../app';
 import { errorMessage } from '../backend/backend';
@@ -10,6 +11,9 @@ import { t } from '../lib/i18n';
 
 const DEBOUNCE_MS = 200;
 const LIMIT = 30;
+
+/** Whether earlier versions of messages are searched too: for the page's life, not saved. */
+let withVersions = false;
 
 /**
  * The snippet as text nodes with the highlighted ranges in <mark>. Ranges are `[start, end)` in
@@ -55,6 +59,17 @@ export function mountSearch(app: App, onActive: () => void): SearchBox {
   const keys = h('kbd', { class: 'search-keys' });
   const box = h('div', { class: 'search-box', role: 'search' }, icon('search'), input, keys);
   const results = h('div', { class: 'search-results', 'data-testid': 'search-results' });
+  // Made once, so that redrawing the results keeps its focus.
+  const versionsBox = h('input', { type: 'checkbox', checked: withVersions, 'data-testid': 'search-versions' });
+  const versionsText = h('span');
+  const versionsToggle = h('label', { class: 'search-toggle' }, versionsBox, versionsText);
+  versionsBox.addEventListener('change', () => {
+    withVersions = versionsBox.checked;
+    if (!query) return;
+    window.clearTimeout(timer);
+    timer = 0;
+    void run(query);
+  });
 
   let query = '';
   let hits: ChatHit[] = [];
@@ -80,7 +95,7 @@ export function mountSearch(app: App, onActive: () => void): SearchBox {
     loading = true;
     render();
     try {
-      const found = await app.searchChats(q, LIMIT);
+      const found = await app.searchChats(q, LIMIT, withVersions);
       if (mine !== seq) return;
       hits = found;
       error = null;
@@ -169,6 +184,7 @@ export function mountSearch(app: App, onActive: () => void): SearchBox {
       },
         h('span', { class: 'hit-top' },
           h('span', { class: 'hit-title' }, title),
+          hit.earlier_version ? h('span', { class: 'hit-badge', 'data-testid': 'earlier-version', title: t('earlierVersionHint') }, t('earlierVersion')) : null,
           project ? h('span', { class: 'hit-project', title: app.projectName(project) }, icon('folder'), h('span', null, app.projectName(project))) : null,
         ),
         h('span', { class: 'hit-snippet', 'data-testid': 'search-snippet' },
@@ -183,6 +199,8 @@ export function mountSearch(app: App, onActive: () => void): SearchBox {
     input.title = t('searchLabel', { keys: shortcut() });
     keys.textContent = shortcut();
     keys.hidden = active();
+    versionsBox.checked = withVersions;
+    versionsText.textContent = t('searchVersions');
     if (!active()) {
       results.replaceChildren();
       return;
@@ -192,6 +210,7 @@ export function mountSearch(app: App, onActive: () => void): SearchBox {
         h('span', null, t('searchResults')),
         h('button', { class: 'icon-btn', type: 'button', title: t('clearSearch'), 'aria-label': t('clearSearch'), 'data-testid': 'search-clear', onClick: () => { clear(); input.focus(); } }, icon('close')),
       ),
+      versionsToggle,
       error ? h('p', { class: 'search-note field-error' }, error)
         : loading && hits.length === 0 ? h('p', { class: 'search-note' }, t('searching'))
         : hits.length === 0 ? h('p', { class: 'search-note' }, t('searchNone', { q: query }))
