@@ -72,3 +72,40 @@ async fn an_earlier_reply_is_found_only_when_versions_are_asked_for() {
     let (_, shown) = s.get("/api/search?q=morning&versions=true").await;
     assert_eq!(shown[0]["earlier_version"], false, "the version the chat shows is not marked");
 }
+
+#[tokio::test]
+async fn words_inside_attached_files_are_found_across_chats_and_projects() {
+    let fake = FakeOpenAi::start().await;
+    let s = TestServer::start().await;
+    s.use_server(&fake.base_url(), "fake-model").await;
+    let trips = s.project("여행").await;
+    let chat = s.session(Some(trips), "").await;
+    s.attach_indexed(chat, "itinerary.md", "Day one: the ferry to Jeju leaves at 07:40.\nDay two: 한라산 등산로를 걷는다.").await;
+    let (status, file) = s.upload("project_id", trips, "budget.txt", "Ferry tickets: 90,000 won".as_bytes().to_vec()).await;
+    assert_eq!(status, 200, "{file}");
+    maru_tests::eventually("the project's file is indexed", || async {
+        let (_, f) = s.get(&format!("/api/attachments/{}", file["id"])).await;
+        f["status"] == "ready"
+    })
+    .await;
+
+    let (_, hits) = s.get("/api/search/files?q=ferry").await;
+    let hits = hits.as_array().unwrap();
+    let names: Vec<&str> = hits.iter().map(|h| h["name"].as_str().unwrap()).collect();
+    assert_eq!(names.len(), 2, "both files that mention the ferry are found: {hits:?}");
+    let itinerary = hits.iter().find(|h| h["name"] == "itinerary.md").unwrap();
+    assert_eq!(
+        (&itinerary["session_id"], &itinerary["project_id"]),
+        (&Value::from(chat), &Value::from(trips)),
+        "a chat's file says its chat"
+    );
+    let budget = hits.iter().find(|h| h["name"] == "budget.txt").unwrap();
+    assert_eq!((&budget["session_id"], &budget["project_id"]), (&Value::Null, &Value::from(trips)), "a project's file says its project");
+    assert_eq!(marked(itinerary), ["ferry"], "the word is marked in the passage");
+
+    let (_, hits) = s.get("/api/search/files?q=등산로").await;
+    assert_eq!(marked(&hits[0]), ["등산로"], "a Korean word is found inside 등산로를: {hits}");
+    assert_eq!(hits[0]["line"], 1, "with where its passage begins, to open the file there: {hits}");
+    let (_, hits) = s.get("/api/search/files?q=submarine").await;
+    assert_eq!(hits, Value::Array(vec![]), "a word in no file finds nothing");
+}

@@ -245,6 +245,9 @@ async fn every_answer_matches_the_document() {
     c.ok(M::PATCH, "/api/settings", Some(patch)).await;
     c.get("/api/settings").await;
 
+    // What changes, as another window hears it: one event of each kind below, held to the document.
+    let mut changes = c.open(M::GET, "/api/events", None).await;
+
     // Projects and sessions.
     let work = c.ok(M::POST, "/api/projects", Some(json!({ "name": "Work", "instructions": "Ship it." }))).await["id"].clone();
     c.ok(M::PATCH, &format!("/api/projects/{work}"), Some(json!({ "instructions": "Ship it today." }))).await;
@@ -256,6 +259,15 @@ async fn every_answer_matches_the_document() {
     c.get(&format!("/api/sessions?project_id={work}&limit=1&cursor={cursor}")).await;
     c.get(&format!("/api/sessions/{sess}")).await;
     c.ok(M::PATCH, &format!("/api/sessions/{sess}"), Some(json!({ "title": "Plan", "preset": "code-reviewer" }))).await;
+
+    let mut kinds = BTreeSet::new();
+    while kinds.len() < 2 {
+        let e = changes.next().await.expect("the change feed stays open");
+        spec.check(&M::GET, "/api/events", StatusCode::OK, "text/event-stream", &e.data);
+        assert_eq!(e.data["type"], e.name.as_str(), "a change is named by its type: {e:?}");
+        kinds.insert(e.name);
+    }
+    drop(changes);
 
     // Memories and presets.
     let memory = c.ok(M::POST, "/api/memories", Some(json!({ "content": "Runs vLLM.", "source_session_id": sess }))).await["id"].clone();
@@ -461,6 +473,12 @@ async fn every_answer_matches_the_document() {
     // Exports, a backup and an import. Files, not JSON, apart from the chat as JSON.
     let export = c.get(&format!("/api/sessions/{sess}/export?format=json")).await;
     c.ok(M::POST, "/api/import", Some(export)).await;
+    let zip = s.http.get(s.url(&format!("/api/projects/{work}/export"))).bearer_auth(&s.token).send().await.unwrap().bytes().await.unwrap();
+    let form = reqwest::multipart::Form::new().part("file", reqwest::multipart::Part::bytes(zip.to_vec()).file_name("work.zip"));
+    let res = s.http.post(s.url("/api/import/project")).bearer_auth(&s.token).multipart(form).send().await.unwrap();
+    let (st, imported) = c.json(&M::POST, "/api/import/project", res).await;
+    assert_eq!(st, StatusCode::OK, "{imported}");
+    c.get("/api/search/files?q=anything").await;
     for (path, kind) in [
         (format!("/api/sessions/{sess}/export?format=markdown"), "text/markdown"),
         (format!("/api/projects/{work}/export"), "application/zip"),
@@ -501,6 +519,12 @@ async fn every_documented_route_is_served_and_no_other_method() {
         // An id that does not exist: the calls change nothing.
         let concrete = path.replace("{id}", "999999");
         for method in METHODS {
+            // The change feed never ends: its answer's head is all there is to read.
+            if (method, path.as_str()) == ("get", "/api/events") {
+                let res = s.http.get(s.url(path)).bearer_auth(&s.token).send().await.unwrap();
+                assert_eq!(res.status(), StatusCode::OK, "GET /api/events is documented and served");
+                continue;
+            }
             let (st, body) = s.call(Method::from_bytes(method.to_uppercase().as_bytes()).unwrap(), &concrete, None).await;
             if documented.contains(&(method.to_string(), path.clone())) {
                 assert!(

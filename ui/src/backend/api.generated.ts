@@ -448,6 +448,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/search/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search inside the files of every chat and project
+         * @description Files best first, each with its best passage (page, line) and the words marked. `versions`
+         *     is ignored here.
+         */
+        get: operations["search_files"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/servers": {
         parameters: {
             query?: never;
@@ -1035,6 +1056,33 @@ export interface components {
             title: string;
             /** Format: int64 */
             updated_at: number;
+        };
+        /** @description A passage of an attached file that matches, for search across everything. */
+        FileHit: {
+            /** Format: int64 */
+            attachment_id: number;
+            /** @description `[start, end)` character ranges of the matched words in `snippet`. */
+            highlights: number[][];
+            /** Format: int64 */
+            line: number;
+            name: string;
+            /**
+             * Format: int64
+             * @description Where in the file: its page (PDFs) and first line.
+             */
+            page: number | null;
+            /**
+             * Format: int64
+             * @description The project it belongs to (the chat's, for a chat's file).
+             */
+            project_id: number;
+            /**
+             * Format: int64
+             * @description The chat the file is attached to; absent for a project's file.
+             */
+            session_id: number | null;
+            /** @description A short excerpt around the first match, as plain text. */
+            snippet: string;
         };
         /** @description A server found by `probe_local_servers`. */
         FoundServer: {
@@ -3655,6 +3703,60 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChatHit"][];
+                };
+            };
+            /** @description `invalid_query` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    search_files: {
+        parameters: {
+            query: {
+                /** @description Words to find, in any language; a Korean word is found with its particles. */
+                q: string;
+                /** @description At most this many chats (default 20, at most 100). */
+                limit?: number;
+                /** @description Also earlier versions of messages (replies regenerated since, messages edited and resent). */
+                versions?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Files best first, each with the excerpt of its best passage */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileHit"][];
                 };
             };
             /** @description `invalid_query` */

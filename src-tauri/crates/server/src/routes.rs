@@ -66,6 +66,7 @@ pub(super) fn documented() -> (Router<Arc<App>>, utoipa::openapi::OpenApi) {
         .routes(routes!(attachment_content))
         .routes(routes!(attachment_thumbnail))
         .routes(routes!(search))
+        .routes(routes!(search_files))
         .routes(routes!(list_presets, create_preset))
         .routes(routes!(update_preset, delete_preset))
         .routes(routes!(list_skills, create_skill))
@@ -795,6 +796,18 @@ async fn attachment_thumbnail(State(app): AppState, Id(id): Id) -> Result<axum::
 ))]
 async fn search(State(app): AppState, Query(q): Query<api::SearchQuery>) -> Reply<Vec<crate::store::search::ChatHit>> {
     Ok(axum::Json(api::search(&app, q).await?))
+}
+
+/// Search inside the files of every chat and project
+///
+/// Files best first, each with its best passage (page, line) and the words marked. `versions`
+/// is ignored here.
+#[utoipa::path(get, path = "/api/search/files", tag = "sessions", params(api::SearchQuery), responses(
+    (status = 200, description = "Files best first, each with the excerpt of its best passage", body = Vec<crate::store::search::FileHit>),
+    (status = 400, description = "`invalid_query`", body = ErrorBody),
+))]
+async fn search_files(State(app): AppState, Query(q): Query<api::SearchQuery>) -> Reply<Vec<crate::store::search::FileHit>> {
+    Ok(axum::Json(api::search_files(&app, q).await?))
 }
 
 // ---- export, backup, import

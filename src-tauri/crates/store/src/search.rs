@@ -88,6 +88,74 @@ fn message_hits(conn: &Connection, fts: &str, words: &Words, limit: usize, versi
         .collect())
 }
 
+/// A passage of an attached file that matches, for search across everything.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct FileHit {
+    pub attachment_id: i64,
+    pub name: String,
+    /// The chat the file is attached to; absent for a project's file.
+    pub session_id: Option<i64>,
+    /// The project it belongs to (the chat's, for a chat's file).
+    pub project_id: i64,
+    /// Where in the file: its page (PDFs) and first line.
+    pub page: Option<i64>,
+    pub line: i64,
+    /// A short excerpt around the first match, as plain text.
+    pub snippet: String,
+    /// `[start, end)` character ranges of the matched words in `snippet`.
+    pub highlights: Vec<[usize; 2]>,
+}
+
+/// Up to `limit` files of every chat and project whose text matches `query`, best first, each
+/// with its best passage, within [`super::SEARCH_BUDGET`].
+pub fn files(conn: &Connection, query: &str, limit: usize) -> Result<Vec<FileHit>> {
+    let words = Words::new(&terms::query_words(query));
+    let deadline = Instant::now() + super::SEARCH_BUDGET;
+    let mut hits: Vec<FileHit> = vec![];
+    for fts in [terms::query_all(query), terms::query(query)].into_iter().flatten() {
+        let rows = super::ranked_or_not(conn, deadline, |ranked| {
+            let candidates = match ranked {
+                true => "SELECT rowid AS id, rank FROM passages_fts WHERE passages_fts MATCH ?1 ORDER BY rank LIMIT 2000",
+                false => "SELECT rowid AS id, 0.0 AS rank FROM passages_fts WHERE passages_fts MATCH ?1 LIMIT 2000",
+            };
+            let mut stmt = conn.prepare_cached(&format!(
+                "WITH hits AS MATERIALIZED ({candidates})
+                 SELECT a.id, a.name, a.session_id, coalesce(a.project_id, s.project_id), p.page, p.line_start, p.text, min(h.rank) AS best
+                 FROM hits h
+                 JOIN passages p ON p.id = h.id
+                 JOIN attachments a ON a.blob_sha256 = p.blob_sha256
+                 LEFT JOIN sessions s ON s.id = a.session_id
+                 GROUP BY a.id
+                 ORDER BY best
+                 LIMIT ?2"
+            ))?;
+            let rows = stmt.query_map(params![fts, limit as i64], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, Option<i64>>(2)?,
+                    r.get::<_, i64>(3)?,
+                    r.get::<_, Option<i64>>(4)?,
+                    r.get::<_, i64>(5)?,
+                    r.get::<_, String>(6)?,
+                ))
+            })?;
+            rows.collect::<rusqlite::Result<Vec<_>>>()
+        })?;
+        for (attachment_id, name, session_id, project_id, page, line, text) in rows {
+            if hits.len() < limit && !hits.iter().any(|h| h.attachment_id == attachment_id) {
+                let (snippet, highlights) = words.excerpt(&text);
+                hits.push(FileHit { attachment_id, name, session_id, project_id, page, line, snippet, highlights });
+            }
+        }
+        if hits.len() >= limit || Instant::now() >= deadline {
+            break;
+        }
+    }
+    Ok(hits)
+}
+
 fn add_titles(conn: &Connection, query: &str, words: &Words, limit: usize, hits: &mut Vec<ChatHit>, deadline: Instant) -> Result<()> {
     let query = query.trim();
     // A query longer than any title cannot be inside one.

@@ -24,6 +24,7 @@ export type { ExportQuery } from './ExportQuery';
 export type { ExportedMessage } from './ExportedMessage';
 export type { ExportedProject } from './ExportedProject';
 export type { ExportedSession } from './ExportedSession';
+export type { FileHit } from './FileHit';
 export type { FoundServer } from './FoundServer';
 export type { Health } from './Health';
 export type { ImportedProject } from './ImportedProject';

@@ -320,6 +320,12 @@ pub struct SearchQuery {
     pub versions: Option<bool>,
 }
 
+/// Files of every chat and project whose text matches, best first, each with its best passage.
+pub async fn search_files(app: &App, query: SearchQuery) -> Result<Vec<crate::store::search::FileHit>> {
+    let limit = query.limit.unwrap_or(20).clamp(1, 100);
+    app.store.read(move |c| crate::store::search::files(c, &query.q, limit)).await
+}
+
 /// Chats in every project whose messages or title match, best first.
 pub async fn search(app: &App, query: SearchQuery) -> Result<Vec<crate::store::search::ChatHit>> {
     let limit = query.limit.unwrap_or(20).clamp(1, 100);

@@ -42,7 +42,7 @@ fn export_types(dir: &Path) {
     use crate::store::messages::{Message, MessagePage, Role, Status};
     use crate::store::presets::{NewPreset, PresetPatch};
     use crate::store::projects::{DeletedProject, NewProject, Project, ProjectPatch};
-    use crate::store::search::ChatHit;
+    use crate::store::search::{ChatHit, FileHit};
     use crate::store::sessions::{NewSession, Session, SessionPage, SessionPatch};
     use crate::store::settings::{SettingBounds, SettingsPatch, SettingsView};
     use crate::store::skills::{NewSkill, SkillFile, SkillPatch};
@@ -95,6 +95,7 @@ fn export_types(dir: &Path) {
         ProjectZip,
         Skipped,
         ChatHit,
+        FileHit,
         SearchQuery,
         Summary,
         TokenPlan,
