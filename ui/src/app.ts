@@ -35,7 +35,7 @@ const CHAT = ['session', 'draftProjectId', 'draftPreset', 'messages', 'olderBefo
 const FILES = ['files', 'uploads', 'chatFiles', 'loadChatFiles', 'loadFiles', 'attachToChat', 'attachToProject', 'deleteFile', 'dismissUpload'] as const satisfies readonly (keyof FilesState)[];
 const MEMORY = ['memories', 'pendingMemories', 'memoriesLoaded', 'memoriesError', 'sourceTitles', 'loadMemories', 'pendingCount', 'sourceTitle',
   'addMemory', 'updateMemory', 'acceptMemory', 'dismissMemory', 'deleteMemory', 'focusMemoryId', 'showMemory'] as const satisfies readonly (keyof MemoryState)[];
-const SEARCH = ['searchChats', 'openHit'] as const satisfies readonly (keyof SearchState)[];
+const SEARCH = ['searchChats', 'searchFiles', 'openHit'] as const satisfies readonly (keyof SearchState)[];
 const SETTINGS = ['settings', 'presets', 'models', 'serverOffer', 'version', 'saveSettings', 'checkModelServer', 'useServer', 'startDemo', 'dismissServerOffer',
   'refreshPresets', 'createPreset', 'updatePreset', 'deletePreset', 'presetName'] as const satisfies readonly (keyof SettingsState)[];
 const TOOL_SERVERS = ['toolServers', 'toolServersLoaded', 'toolServersError', 'startingServers', 'toolsProblems', 'loadToolServers', 'addToolServer',

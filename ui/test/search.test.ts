@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { App } from '../src/app';
-import type { ChatHit, Project, Session } from '../src/backend/types';
+import type { Backend } from '../src/backend/backend';
+import type { ChatHit, FileHit, Project, Session } from '../src/backend/types';
 import { setLanguage } from '../src/lib/i18n';
 import { mountSidebar } from '../src/views/sidebar';
 import { highlightedSnippet } from '../src/views/search';
@@ -55,6 +56,7 @@ describe('searching from the sidebar', () => {
     const session: Session = { id: 9, project_id: 2, title: 'Weekend <i>plans</i>', preset: null, model: null, created_at: 0, updated_at: 0, imported_at: null };
     const { backend, calls } = fakeBackend({
       searchChats: async () => hits,
+      searchFiles: async () => [],
       getSession: async () => session,
       listMessages: async () => ({ messages: [], next_before: null }),
       listAttachments: async () => [],
@@ -105,7 +107,7 @@ describe('searching from the sidebar', () => {
 
   it('says when nothing matches, in Korean too', async () => {
     setLanguage('ko');
-    const { backend } = fakeBackend({ searchChats: async () => [] });
+    const { backend } = fakeBackend({ searchChats: async () => [], searchFiles: async () => [] });
     const app = new App(backend);
     const root = document.createElement('aside');
     document.body.replaceChildren(root);
@@ -133,6 +135,7 @@ describe('searching earlier versions', () => {
     const fake = fakeBackend({
       // Earlier versions only when asked for.
       searchChats: async (_q, _limit, versions) => (versions ? [current, earlier] : [current]),
+      searchFiles: async () => [],
       getSession: async () => session,
       listMessages: async () => ({ messages: [], next_before: null }),
       listAttachments: async () => [],
@@ -202,5 +205,105 @@ describe('searching earlier versions', () => {
     expect(badges(root)).toEqual([null, '이전 버전']);
     toggle(root).checked = false;
     toggle(root).dispatchEvent(new Event('change'));
+  });
+});
+
+describe('searching inside files', () => {
+  beforeEach(() => setLanguage('en'));
+
+  const projects: Project[] = [
+    { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, session_count: 1, created_at: 0, updated_at: 0 },
+    { id: 2, name: 'Taxes', instructions: '', is_default: false, folder: null, session_count: 1, created_at: 0, updated_at: 0 },
+  ];
+  const trip: Session = { id: 7, project_id: 1, title: 'Trip planning', preset: null, model: null, created_at: 0, updated_at: 0, imported_at: null };
+  const chatHit: ChatHit = { session_id: 3, project_id: 1, title: 'Budget talk', message_id: 30, snippet: 'the budget now', highlights: [[4, 10]], earlier_version: false };
+  const evil = 'total <img src=x onerror="window.hacked=2"> budget for 2024';
+  const inChat: FileHit = { attachment_id: 11, name: 'itinerary.pdf', session_id: 7, project_id: 1, page: 3, line: 40, snippet: evil, highlights: [[evil.indexOf('budget'), evil.indexOf('budget') + 6]] };
+  const inProject: FileHit = { attachment_id: 12, name: 'receipts.txt', session_id: null, project_id: 2, page: null, line: 12, snippet: 'yearly budget', highlights: [[7, 13]] };
+
+  function mount(methods: Partial<Backend>) {
+    const fake = fakeBackend({
+      searchChats: async () => [chatHit],
+      searchFiles: async () => [inChat, inProject],
+      getSession: async (id) => ({ ...trip, id }),
+      listMessages: async () => ({ messages: [], next_before: null }),
+      listAttachments: async () => [],
+      listSessions: async () => ({ sessions: [trip], next_cursor: null }),
+      ...methods,
+    });
+    const app = new App(fake.backend);
+    app.projects = projects.map((project) => ({ project, sessions: project.id === 1 ? [trip] : [], nextCursor: null, loaded: true, loading: false, expanded: false }));
+    const root = document.createElement('aside');
+    document.body.replaceChildren(root);
+    mountSidebar(app, root);
+    const input = root.querySelector<HTMLInputElement>('[data-testid=search]')!;
+    return { app, root, input, ...fake };
+  }
+  async function type(input: HTMLInputElement, q: string) {
+    input.value = q;
+    input.dispatchEvent(new Event('input'));
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  const fileHits = (root: HTMLElement) => [...root.querySelectorAll<HTMLButtonElement>('[data-testid=search-file-hit]')];
+
+  it('shows file passages in their own group after the chats, with where they are and the words marked as text', async () => {
+    const { root, input, calls } = mount({});
+    await type(input, 'budget');
+    expect(calls.filter((c) => c.method === 'searchFiles').map((c) => c.args), 'the files are searched with the same query, once').toEqual([['budget', 30]]);
+    const group = root.querySelector<HTMLElement>('[data-testid=search-files]')!;
+    expect(group.querySelector('.section-head')?.textContent, 'the group is headed').toBe('In files');
+    const chats = root.querySelector('[data-testid=search-hit]')!;
+    expect(chats.compareDocumentPosition(group) & Node.DOCUMENT_POSITION_FOLLOWING, 'the files come after the chats').toBeTruthy();
+    const [a, b] = fileHits(root);
+    expect(a.querySelector('.hit-title')?.textContent).toBe('itinerary.pdf');
+    expect(a.querySelector('.hit-project')?.textContent, 'a chat’s file names its chat').toBe('Trip planning');
+    expect(a.querySelector('[data-testid=file-location]')?.textContent, 'a PDF passage says its page').toBe('p. 3');
+    expect(b.querySelector('.hit-project')?.textContent, 'a project’s file names its project').toBe('Taxes');
+    expect(b.querySelector('[data-testid=file-location]')?.textContent, 'without a page, its line').toBe('line 12');
+    const snippet = a.querySelector('[data-testid=search-snippet]')!;
+    expect(snippet.textContent, 'the snippet is text, markup and all').toContain(evil);
+    expect(root.querySelector('img'), 'never HTML').toBeNull();
+    expect(snippet.querySelector('mark')?.textContent).toBe('budget');
+    expect((window as unknown as { hacked?: number }).hacked).toBeUndefined();
+  });
+
+  it('the arrows run from the chats into the files, and Enter opens a file’s chat', async () => {
+    const { app, root, input } = mount({});
+    await type(input, 'budget');
+    input.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowDown' }));
+    expect(fileHits(root)[0].classList.contains('selected'), 'after the one chat comes the first file').toBe(true);
+    input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter' }));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(app.session?.id, 'the file’s chat opens').toBe(7);
+    input.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowDown' }));
+    input.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowDown' }));
+    expect(root.querySelector('[data-testid=search-hit]')!.classList.contains('selected'), 'past the last file, back to the first chat').toBe(true);
+  });
+
+  it('a project’s file opens the project’s files', async () => {
+    const { app, root, input } = mount({});
+    await type(input, 'budget');
+    fileHits(root)[1].click();
+    await new Promise((r) => setTimeout(r, 20));
+    const dialog = document.querySelector<HTMLDialogElement>('dialog[open]');
+    expect(dialog?.querySelector('h2')?.textContent, 'the project’s files dialog').toBe('Files of “Taxes”');
+    expect(app.session, 'no chat is opened for a project’s file').toBeNull();
+    dialog?.close();
+  });
+
+  it('a failed file search still shows the chats', async () => {
+    const { root, input } = mount({ searchFiles: async () => { throw new Error('index unavailable'); } });
+    await type(input, 'budget');
+    expect(root.querySelectorAll('[data-testid=search-hit]').length, 'the chat hits stay').toBe(1);
+    expect(fileHits(root)).toEqual([]);
+    expect(root.querySelector('[data-testid=search-files] .field-error')?.textContent, 'the files’ group says why').toContain('index unavailable');
+  });
+
+  it('labels the group and the places in Korean', async () => {
+    setLanguage('ko');
+    const { root, input } = mount({});
+    await type(input, '예산');
+    expect(root.querySelector('[data-testid=search-files] .section-head')?.textContent).toBe('파일에서');
+    expect(fileHits(root).map((b) => b.querySelector('[data-testid=file-location]')?.textContent)).toEqual(['3쪽', '12행']);
   });
 });

@@ -5,7 +5,7 @@
 // Server-Sent Events answering a POST (or the GET of `/events`), read from the response's body,
 // since EventSource cannot POST.
 
-import type { Change, ChatHit, ExportFormat, TurnEvent } from './types';
+import type { Change, ChatHit, ExportFormat, FileHit, TurnEvent } from './types';
 import { createApi, present, type Body, type Ok, type Query } from './api';
 import { ApiError, type DownloadedFile, type TurnSink } from './backend';
 import { readSse } from './sse';
@@ -196,6 +196,10 @@ export function httpBackend(opts: HttpBackendOptions) {
      *  the document types `highlights` as `number[][]`, not as `[start, end]` pairs. */
     searchChats: async (q: Query<'/api/search', 'get'>['q'], limit?: Query<'/api/search', 'get'>['limit'], versions?: boolean) =>
       (await ok(api.GET('/api/search', { params: { query: present({ q, limit, versions: versions || null }) } }))) as ChatHit[],
+    /** Passages of the files of every chat and project matching `q`, best first, each with its page
+     *  or line (`session_id` null: a project's own file). `highlights` as for `searchChats`. */
+    searchFiles: async (q: Query<'/api/search/files', 'get'>['q'], limit?: Query<'/api/search/files', 'get'>['limit']) =>
+      (await ok(api.GET('/api/search/files', { params: { query: present({ q, limit }) } }))) as FileHit[],
 
     /**
      * The user's MCP tool servers, their secrets left out (`env_keys`, `header_keys`: names only).

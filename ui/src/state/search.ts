@@ -1,7 +1,8 @@
-// Search over every chat, and opening a result at its message.
+// Search over every chat and the files attached to chats and projects, and opening a result at
+// its message (a file's: its chat).
 
 import type { App } from '../app';
-import type { ChatHit } from '../backend/types';
+import type { ChatHit, FileHit } from '../backend/types';
 
 export class SearchState {
   constructor(private readonly app: App) {}
@@ -12,6 +13,13 @@ export class SearchState {
     const hits = await (versions ? this.app.backend.searchChats(q, limit, true) : this.app.backend.searchChats(q, limit));
     // A chat deleted a moment ago (Undo still offered) is not found.
     return hits.filter((h) => !this.app.sessions.hiddenSessions.has(h.session_id));
+  }
+
+  /** Passages of the files of every chat and project matching the words, best first. */
+  async searchFiles(q: string, limit = 20): Promise<FileHit[]> {
+    const hits = await this.app.backend.searchFiles(q, limit);
+    // A file of a chat deleted a moment ago (Undo still offered) is not found either.
+    return hits.filter((h) => h.session_id === null || !this.app.sessions.hiddenSessions.has(h.session_id));
   }
 
   /** Opens a search result's chat, at its message when it has one (an earlier version is not

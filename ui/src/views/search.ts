@@ -1,13 +1,16 @@
 // Searching every chat from the sidebar (Ctrl+K / ⌘K): results across projects, best first, each
 // with its title, project and the matching excerpt with the words marked. Opening one opens the
-// chat at that message. Typing is debounced; an answer to an older query is dropped. A toggle
-// searches earlier versions of messages too (remembered for the page's life), each such hit marked.
+// chat at that message. The files attached to chats and projects are searched alongside, their
+// passages in a group of their own after the chats (a file's opens its chat, or its project's files).
+// Typing is debounced; an answer to an older query is dropped. A toggle searches earlier versions of
+// messages too (remembered for the page's life), each such hit marked.
 
 import type { App } from '../app';
 import { errorMessage } from '../backend/backend';
-import type { ChatHit } from '../backend/types';
+import type { ChatHit, FileHit } from '../backend/types';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { t } from '../lib/i18n';
+import { openProjectFilesDialog } from './files';
 
 const DEBOUNCE_MS = 200;
 const LIMIT = 30;
@@ -74,6 +77,9 @@ export function mountSearch(app: App, onActive: () => void): SearchBox {
   let query = '';
   let hits: ChatHit[] = [];
   let error: string | null = null;
+  let files: FileHit[] = [];
+  /** Why the files could not be searched: said in their group, the chats still shown. */
+  let filesError: string | null = null;
   let loading = false;
   let selected = 0;
   let seq = 0;
@@ -94,16 +100,12 @@ export function mountSearch(app: App, onActive: () => void): SearchBox {
     const mine = ++seq;
     loading = true;
     render();
-    try {
-      const found = await app.searchChats(q, LIMIT, withVersions);
-      if (mine !== seq) return;
-      hits = found;
-      error = null;
-    } catch (e) {
-      if (mine !== seq) return;
-      hits = [];
-      error = errorMessage(e);
-    }
+    const [chats, inFiles] = await Promise.allSettled([app.searchChats(q, LIMIT, withVersions), app.searchFiles(q, LIMIT)]);
+    if (mine !== seq) return;
+    hits = chats.status === 'fulfilled' ? chats.value : [];
+    error = chats.status === 'rejected' ? errorMessage(chats.reason) : null;
+    files = inFiles.status === 'fulfilled' ? inFiles.value : [];
+    filesError = inFiles.status === 'rejected' ? errorMessage(inFiles.reason) : null;
     loading = false;
     selected = 0;
     render();
@@ -117,6 +119,8 @@ export function mountSearch(app: App, onActive: () => void): SearchBox {
       seq++;
       hits = [];
       error = null;
+      files = [];
+      filesError = null;
       loading = false;
     } else {
       timer = window.setTimeout(() => {
@@ -133,17 +137,32 @@ export function mountSearch(app: App, onActive: () => void): SearchBox {
     setQuery('');
   };
 
-  const open = (hit: ChatHit | undefined) => {
-    if (hit) void app.openHit(hit);
+  /** The chats' hits, then the files': what the arrows and Enter run over. */
+  const count = () => hits.length + files.length;
+
+  const openFile = (hit: FileHit) => {
+    if (hit.session_id !== null) {
+      void app.openSession(hit.session_id, true);
+      return;
+    }
+    const project = app.entry(hit.project_id)?.project;
+    if (project) openProjectFilesDialog(app, project);
+  };
+
+  /** Opens the `i`th result of both groups. */
+  const open = (i: number) => {
+    if (i < hits.length) void app.openHit(hits[i]);
+    else if (i < count()) openFile(files[i - hits.length]);
   };
 
   input.addEventListener('input', () => setQuery(input.value));
   input.addEventListener('keydown', (e) => {
     if (e.isComposing || e.keyCode === 229) return;
     if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-      if (!hits.length) return;
+      const n = count();
+      if (!n) return;
       e.preventDefault();
-      selected = (selected + (e.key === 'ArrowDown' ? 1 : hits.length - 1)) % hits.length;
+      selected = (selected + (e.key === 'ArrowDown' ? 1 : n - 1)) % n;
       render();
       results.querySelector('.search-hit.selected')?.scrollIntoView({ block: 'nearest' });
     } else if (e.key === 'Enter') {
@@ -153,11 +172,11 @@ export function mountSearch(app: App, onActive: () => void): SearchBox {
       if (timer) {
         window.clearTimeout(timer);
         timer = 0;
-        void run(query).then(() => open(hits[selected]));
+        void run(query).then(() => open(selected));
       } else if (pending) {
-        void pending.then(() => open(hits[selected]));
+        void pending.then(() => open(selected));
       } else {
-        open(hits[selected]);
+        open(selected);
       }
     } else if (e.key === 'Escape') {
       e.preventDefault();
@@ -179,7 +198,7 @@ export function mountSearch(app: App, onActive: () => void): SearchBox {
         dataset: { hitSession: String(hit.session_id), hitMessage: hit.message_id === null ? '' : String(hit.message_id) },
         onClick: () => {
           selected = i;
-          open(hit);
+          open(i);
         },
       },
         h('span', { class: 'hit-top' },
@@ -189,6 +208,34 @@ export function mountSearch(app: App, onActive: () => void): SearchBox {
         ),
         h('span', { class: 'hit-snippet', 'data-testid': 'search-snippet' },
           hit.message_id === null ? h('span', { class: 'hit-kind' }, `${t('titleMatch')}: `) : null,
+          highlightedSnippet(hit.snippet, hit.highlights)),
+      ));
+  };
+
+  /** A passage of a file, `i` counted after the chats' hits. */
+  const fileNode = (hit: FileHit, i: number): HTMLElement => {
+    const project = app.entry(hit.project_id)?.project;
+    // Its chat's title (the sidebar's, or a chat hit's), else its project's name.
+    const chat = hit.session_id === null ? undefined
+      : (app.findSession(hit.session_id)?.title ?? hits.find((c) => c.session_id === hit.session_id)?.title);
+    const where = hit.session_id !== null && chat !== undefined ? (chat.trim() || t('untitled')) : project ? app.projectName(project) : null;
+    return h('li', null,
+      h('button', {
+        class: ['search-hit', i === selected && 'selected', hit.session_id !== null && app.session?.id === hit.session_id && 'current'],
+        type: 'button',
+        'data-testid': 'search-file-hit',
+        onClick: () => {
+          selected = i;
+          open(i);
+        },
+      },
+        h('span', { class: 'hit-top' },
+          h('span', { class: 'hit-title', title: hit.name }, hit.name),
+          where !== null ? h('span', { class: 'hit-project', title: where }, icon(hit.session_id === null ? 'folder' : 'chat'), h('span', null, where)) : null,
+        ),
+        h('span', { class: 'hit-snippet', 'data-testid': 'search-snippet' },
+          h('span', { class: 'hit-kind', 'data-testid': 'file-location' }, hit.page !== null ? t('filePage', { page: hit.page }) : t('fileLine', { line: hit.line })),
+          h('span', { class: 'hit-kind' }, ': '),
           highlightedSnippet(hit.snippet, hit.highlights)),
       ));
   };
@@ -215,6 +262,11 @@ export function mountSearch(app: App, onActive: () => void): SearchBox {
         : loading && hits.length === 0 ? h('p', { class: 'search-note' }, t('searching'))
         : hits.length === 0 ? h('p', { class: 'search-note' }, t('searchNone', { q: query }))
         : h('ul', { class: ['search-list', loading && 'stale'] }, hits.map(hitNode)),
+      files.length || filesError ? h('div', { class: 'search-group', 'data-testid': 'search-files' },
+        h('div', { class: 'section-head' }, h('span', null, t('inFiles'))),
+        filesError ? h('p', { class: 'search-note field-error' }, filesError)
+          : h('ul', { class: ['search-list', loading && 'stale'] }, files.map((f, j) => fileNode(f, hits.length + j))),
+      ) : null,
     );
   };
 
