@@ -15,6 +15,8 @@ export interface ProjectEntry {
   loaded: boolean;
   loading: boolean;
   expanded: boolean;
+  /** Counts the reads of its list: only the latest one's answer is shown. */
+  reads?: number;
 }
 
 const SESSION_PAGE = 30;
@@ -42,7 +44,9 @@ export class SessionsState {
     const opened = old.size === 0 ? openAtStart(projects) : new Set<number>();
     this.projects = projects.filter((p) => !this.hiddenProjects.has(p.id)).map((project) => {
       const prev = old.get(project.id);
-      return prev ? { ...prev, project } : { project, sessions: [], nextCursor: null, loaded: false, loading: false, expanded: opened.has(project.id) };
+      // The same entry, changed in place: a read of its list under way still lands in it.
+      if (prev) return Object.assign(prev, { project });
+      return { project, sessions: [], nextCursor: null, loaded: false, loading: false, expanded: opened.has(project.id) };
     });
     // Also forgets the projects that are gone.
     this.noteExpanded();
@@ -165,15 +169,18 @@ export class SessionsState {
     const e = this.entry(projectId);
     if (!e) return;
     e.loading = true;
+    const mine = (e.reads = (e.reads ?? 0) + 1);
     this.app.emit('sidebar');
     try {
       const limit = Math.min(200, Math.max(SESSION_PAGE, e.sessions.length));
       const page = await this.app.backend.listSessions({ project_id: projectId, limit });
+      // A later read (after a move, a change heard from elsewhere) answers for the list.
+      if (e.reads !== mine) return;
       e.sessions = page.sessions.filter((s) => !this.hiddenSessions.has(s.id));
       e.nextCursor = page.next_cursor;
       e.loaded = true;
     } finally {
-      e.loading = false;
+      if (e.reads === mine) e.loading = false;
       this.app.emit('sidebar');
     }
   }
