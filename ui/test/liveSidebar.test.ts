@@ -48,7 +48,13 @@ function controlledTurn() {
  * Work (chat 7), both expanded, chat 5 open, the change feed connected.
  */
 async function live() {
-  const server = {
+  const server: {
+    projects: Project[];
+    chats: Session[];
+    messages: Map<number, Message[]>;
+    /** Holds the answer of a project's list until `until` settles (a slow read). */
+    hold?: { project: number; until: Promise<void> };
+  } = {
     projects: [project(1, 'Default', true), project(2, 'Work')],
     chats: [chat(5, 1, 'Groceries', 50), chat(6, 1, 'Taxes', 40), chat(7, 2, 'Roadmap', 30)],
     messages: new Map<number, Message[]>([[5, [message({ id: 1, session_id: 5, content: 'Milk?' }), message({ id: 2, session_id: 5, role: 'assistant', content: 'Yes, milk.', parent_id: 1 })]]]),
@@ -62,10 +68,11 @@ async function live() {
     getSettings: async () => settingsView(),
     listPresets: async () => [],
     listProjects: async () => server.projects.map((p) => ({ ...p, session_count: server.chats.filter((c) => c.project_id === p.id).length })),
-    listSessions: async (q: { project_id?: number | null }) => ({
-      sessions: server.chats.filter((c) => c.project_id === q.project_id).sort((a, b) => b.updated_at - a.updated_at).map((c) => ({ ...c })),
-      next_cursor: null,
-    }),
+    listSessions: async (q: { project_id?: number | null }) => {
+      const sessions = server.chats.filter((c) => c.project_id === q.project_id).sort((a, b) => b.updated_at - a.updated_at).map((c) => ({ ...c }));
+      if (server.hold?.project === q.project_id) await server.hold.until;
+      return { sessions, next_cursor: null };
+    },
     getSession: async (id: number) => {
       const c = server.chats.find((x) => x.id === id);
       if (!c) throw new ApiError('not_found', `chat ${id} not found`, 404);
@@ -130,6 +137,24 @@ describe('the sidebar follows what changes elsewhere', () => {
     await until(() => titles(t.sidebar, 1)[0] === 'Trip to Busan', 'the new chat appears at the top of its project, without a reload');
     await until(() => countOf(t.sidebar, 1) === '3', "its project's count includes it");
     expect(titles(t.sidebar, 1)).toEqual(['Trip to Busan', 'Groceries', 'Taxes']);
+  });
+
+  it('shows what a list read brings even when the projects are refreshed while it is under way', async () => {
+    const t = await live();
+    app = t.app;
+    let release: () => void = () => {};
+    t.server.hold = { project: 2, until: new Promise<void>((r) => (release = r)) };
+    t.server.chats.find((c) => c.id === 6)!.project_id = 2;
+    // A read of Work's chats under way (as after moving Taxes there), and meanwhile the change
+    // feed says the projects changed, so they are read again.
+    const reading = t.app.loadSessions(2);
+    t.feed.push({ type: 'projects_changed' });
+    await until(() => callsOf(t.calls, 'listProjects') > 0, 'the projects are read again during the list read');
+    await sleep(20);
+    t.server.hold = undefined;
+    release();
+    await reading;
+    await until(() => titles(t.sidebar, 2).includes('Taxes'), 'the moved chat shows: the refresh must not orphan the list being read');
   });
 
   it('shows a rename and a move made elsewhere, in the sidebar and in the open chat’s header', async () => {
