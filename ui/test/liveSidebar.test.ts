@@ -70,7 +70,8 @@ async function live() {
     listProjects: async () => server.projects.map((p) => ({ ...p, session_count: server.chats.filter((c) => c.project_id === p.id).length })),
     listSessions: async (q: { project_id?: number | null }) => {
       const sessions = server.chats.filter((c) => c.project_id === q.project_id).sort((a, b) => b.updated_at - a.updated_at).map((c) => ({ ...c }));
-      if (server.hold?.project === q.project_id) await server.hold.until;
+      const hold = server.hold;
+      if (hold && hold.project === q.project_id) await hold.until;
       return { sessions, next_cursor: null };
     },
     getSession: async (id: number) => {
