@@ -127,12 +127,6 @@ impl TokenCounts {
         }
     }
 
-    /// Whether the server in `scope` is known to count (it answered `/tokenize`).
-    pub fn has_tokenizer(&self, scope: &str) -> bool {
-        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        inner.servers.get(scope).and_then(|s| s.tokenizer).is_some_and(|(yes, _)| yes)
-    }
-
     /// Asks the server's tokenizer for the texts not counted yet, one at a time, until `deadline`.
     /// A server without a tokenizer is remembered as such; one that fails stops the counting
     /// until the next occasion. Returns how many texts were counted.
@@ -269,6 +263,5 @@ mod tests {
         let counts = TokenCounts::default();
         assert_eq!(counts.count("s", "abcdefgh"), (2, Source::Estimate));
         assert_eq!(counts.count("s", ""), (0, Source::Server));
-        assert!(!counts.has_tokenizer("s"));
     }
 }
