@@ -248,13 +248,7 @@ async fn ttft_ratio() {
 
     // A fresh connection per request: llama-server may close idle ones, which a pool would reuse.
     let http = reqwest::Client::builder().pool_max_idle_per_host(0).build().unwrap();
-    let model = app
-        .resolve_model(
-            &app.llm_client(&maru::store::settings::Settings { endpoint_url: llama.base_url.clone(), ..Default::default() }),
-            &Default::default(),
-        )
-        .await
-        .unwrap();
+    let model = app.resolve_model(&app.llm_client(&on_server(&llama.base_url)), &Default::default()).await.unwrap();
     let mut ratios = vec![];
     let (mut via, mut direct) = (vec![], vec![]);
     for i in 0..PAIRS + 1 {
@@ -352,13 +346,7 @@ async fn ttft_http() {
     let sid = api::create_session(&app, sessions::NewSession { title: "ttft".into(), project_id: None }).await.unwrap().id;
     let maru_url = serve_http(&app).await;
     let http = reqwest::Client::new();
-    let model = app
-        .resolve_model(
-            &app.llm_client(&maru::store::settings::Settings { endpoint_url: llama.base_url.clone(), ..Default::default() }),
-            &Default::default(),
-        )
-        .await
-        .unwrap();
+    let model = app.resolve_model(&app.llm_client(&on_server(&llama.base_url)), &Default::default()).await.unwrap();
     let send = |path: String, body: serde_json::Value| {
         let req = http.post(format!("{maru_url}{path}")).bearer_auth("bench").json(&body);
         async move { first_event(req, "event: token").await }
@@ -554,4 +542,10 @@ async fn first_event(req: reqwest::RequestBuilder, marker: &str) -> Duration {
         }
     }
     first.unwrap_or_else(|| panic!("no {marker:?} in the answer: {seen}"))
+}
+
+/// Settings that ask the server at `base_url`.
+fn on_server(base_url: &str) -> maru::store::settings::Settings {
+    let server = maru::store::connections::ServerConnection { base_url: base_url.into(), ..Default::default() };
+    maru::store::settings::Settings { server, ..Default::default() }
 }

@@ -70,6 +70,13 @@ async fn a_backup_taken_while_a_reply_streams_restores_everything_but_the_api_ke
         )
         .await;
     assert_eq!(st, StatusCode::OK, "{v}");
+    let (st, v) = s
+        .post(
+            "/api/connections",
+            json!({ "name": "Hosted", "base_url": "https://api.example.com/v1", "api_key": "sk-secret-of-a-second-server" }),
+        )
+        .await;
+    assert_eq!(st, StatusCode::OK, "{v}");
     let work = s.project("Work").await;
     s.patch(&format!("/api/projects/{work}"), json!({ "instructions": "We ship on Fridays." })).await;
     let done = s.session(Some(work), "Finished chat").await;
@@ -129,6 +136,9 @@ async fn a_backup_taken_while_a_reply_streams_restores_everything_but_the_api_ke
     assert_eq!(settings.theme, maru::store::settings::Theme::Dark);
     assert!(settings.endpoint_url.starts_with("http://127.0.0.1"), "the server address is kept");
     assert!(!settings.api_key_set, "the API key is left out of backups: it is set again by hand");
+    let servers = maru::api::connections::list_connections(&app).await.unwrap();
+    let hosted = servers.iter().find(|c| c.name == "Hosted").expect("every server is back");
+    assert!(!hosted.api_key_set, "without its key, like the default server's");
     let memories = maru::api::list_memories(&app, Default::default()).await.unwrap();
     assert_eq!(memories.iter().map(|m| m.content.as_str()).collect::<Vec<_>>(), ["Runs vLLM on a DGX Spark."]);
 

@@ -82,6 +82,27 @@ async fn the_real_server_lists_its_model_with_context_length() {
 
 #[tokio::test]
 #[ignore = "needs llama-server: run through make test"]
+async fn a_chat_on_a_second_server_talks_to_it_while_the_default_one_is_down() {
+    let llama = llama().await;
+    let s = TestServer::start().await;
+    s.use_server("http://127.0.0.1:9/v1", "").await;
+    s.patch("/api/settings", json!({ "temperature": 0.0, "max_tokens": 16 })).await;
+    let (_, added) = s.post("/api/connections", json!({ "name": "llama.cpp", "base_url": llama.base_url })).await;
+    let (_, models) = s.get(&format!("/api/models?connection_id={}", added["id"])).await;
+    let model = models[0]["id"].as_str().unwrap_or_else(|| panic!("the second server lists its model: {models}"));
+    let chat = s.session(None, "").await;
+    let (st, v) = s.patch(&format!("/api/sessions/{chat}"), json!({ "connection_id": added["id"], "model": model })).await;
+    assert_eq!(st.as_u16(), 200, "{v}");
+    let events = s.say(chat, "Say hello.").await;
+    let done = events.iter().find(|e| e.name == "done").unwrap_or_else(|| panic!("the real server answers: {events:?}"));
+    assert_eq!(done.data["message"]["model"], model, "with the chat's own model");
+    assert!(!done.data["message"]["content"].as_str().unwrap().trim().is_empty());
+    let (_, context) = s.get(&format!("/api/sessions/{chat}/context")).await;
+    assert_eq!(context["tokens_source"], "server", "the chat's own server counts its prompt: {}", context["tokens_source"]);
+}
+
+#[tokio::test]
+#[ignore = "needs llama-server: run through make test"]
 async fn a_real_server_takes_files_the_search_tool_and_its_results() {
     use maru::store::messages::{self, NewMessage, Role, Status};
     let llama = llama().await;

@@ -17,7 +17,7 @@ import { appInProject } from './fakeBackend';
 import { message } from './fixtures';
 
 const PROJECT: Project = { id: 2, name: 'Temp', instructions: '', is_default: false, folder: null, session_count: 1, created_at: 0, updated_at: 0 };
-const SESSION: Session = { id: 5, project_id: 2, title: 'Echo', preset: null, model: null, created_at: 0, updated_at: 0, imported_at: null };
+const SESSION: Session = { id: 5, project_id: 2, title: 'Echo', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null };
 const ARGS = '{"message":"hello there"}';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const msg = (over: Partial<Message>) => message({ session_id: 5, ...over });

@@ -95,6 +95,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The model servers: the default one first (never a key, only whether one is set) */
+        get: operations["list_connections"];
+        put?: never;
+        /** Add a model server */
+        post: operations["create_connection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/connections/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a model server; its chats go back to the default server */
+        delete: operations["delete_connection"];
+        options?: never;
+        head?: never;
+        /** Rename, readdress, set or remove the key, turn on or off, or make it the default */
+        patch: operations["update_connection"];
+        trace?: never;
+    };
     "/api/demo": {
         parameters: {
             query?: never;
@@ -311,7 +347,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Models of the configured server, with context length where it tells */
+        /** Models of a server (the default one unless `connection_id` says), with context length where it tells */
         get: operations["list_models"];
         put?: never;
         post?: never;
@@ -519,7 +555,7 @@ export interface paths {
         delete: operations["delete_session"];
         options?: never;
         head?: never;
-        /** Rename, move with project_id, or set the preset */
+        /** Rename, move with project_id, or set the preset or the (server, model) pair */
         patch: operations["update_session"];
         trace?: never;
     };
@@ -914,6 +950,32 @@ export interface components {
             /** @description The chat's summaries now, oldest first. */
             summaries: components["schemas"]["Summary"][];
         };
+        /** @description A partial update. */
+        ConnectionPatch: {
+            /** @description A string sets the key; `null` or "" removes it. */
+            api_key?: string | null;
+            base_url?: string | null;
+            /** @description The default server cannot be turned off. */
+            enabled?: boolean | null;
+            /** @description `true` makes it the default server (the one before it stays, as an ordinary one). */
+            is_default?: boolean | null;
+            name?: string | null;
+        };
+        /** @description A model server, its key left out. */
+        ConnectionView: {
+            api_key_set: boolean;
+            base_url: string;
+            /** Format: int64 */
+            created_at: number;
+            enabled: boolean;
+            /** Format: int64 */
+            id: number;
+            /** @description Chats without a server of their own ask this one. */
+            is_default: boolean;
+            name: string;
+            /** Format: int64 */
+            updated_at: number;
+        };
         ContextView: {
             chars: number;
             /** @description The next turn will first summarise older turns to fit the window. */
@@ -943,6 +1005,8 @@ export interface components {
             plan_counts: components["schemas"]["Tally"];
             /** @description ① to ⑤, present or not and why, with sizes and cuts. */
             sections: components["schemas"]["SectionReport"][];
+            /** @description The server the next request goes to: the chat's own, else the default one. */
+            server: components["schemas"]["ConnectionView"];
             /** Format: int64 */
             session_id: number;
             sha256: string;
@@ -1261,6 +1325,14 @@ export interface components {
             id: string;
             owned_by: string | null;
         };
+        NewConnection: {
+            /** @description Never shown again. */
+            api_key?: string | null;
+            base_url: string;
+            enabled?: boolean | null;
+            /** @description How the user tells it apart ("Desktop GPU", "OpenRouter"). */
+            name: string;
+        };
         NewMemory: {
             content: string;
             pinned?: boolean;
@@ -1435,6 +1507,11 @@ export interface components {
             name: string;
         };
         Session: {
+            /**
+             * Format: int64
+             * @description The server this chat asks (`/api/connections`); `None`: the default server.
+             */
+            connection_id: number | null;
             /** Format: int64 */
             created_at: number;
             /** Format: int64 */
@@ -1444,7 +1521,7 @@ export interface components {
              * @description When it was imported from an exported chat: it is a copy.
              */
             imported_at: number | null;
-            /** @description The model this chat asks for; `None`: the global setting. */
+            /** @description The model this chat asks for; `None`: the default model of its server. */
             model: string | null;
             preset: string | null;
             /** Format: int64 */
@@ -1462,7 +1539,13 @@ export interface components {
             sessions: components["schemas"]["Session"][];
         };
         SessionPatch: {
-            /** @description This chat's model; `null` goes back to the global setting. */
+            /**
+             * Format: int64
+             * @description This chat's server; `null` goes back to the default server. Set with `model`, the two
+             *     make the (server, model) pair the chat asks.
+             */
+            connection_id?: number | null;
+            /** @description This chat's model; `null` goes back to its server's default. */
             model?: string | null;
             /**
              * @description A preset key replaces the base prompt; `null` goes back to it. Checked by the api layer,
@@ -1478,7 +1561,7 @@ export interface components {
         };
         /** @description A partial update; a field set to `null` goes back to its default. */
         SettingsPatch: {
-            /** @description A string sets the key; `null` or "" removes it. */
+            /** @description The default server's key: a string sets it; `null` or "" removes it. */
             api_key?: string | null;
             /** Format: int32 */
             attachment_max_mb?: number | null;
@@ -1487,6 +1570,7 @@ export interface components {
             /** Format: int32 */
             context_length?: number | null;
             custom_instructions?: string | null;
+            /** @description The default server's address; `null` goes back to the usual local one. */
             endpoint_url?: string | null;
             /** Format: int32 */
             first_byte_timeout_secs?: number | null;
@@ -1513,6 +1597,7 @@ export interface components {
         };
         /** @description What the API shows: everything but the key itself. */
         SettingsView: {
+            /** @description The default server has a key. */
             api_key_set: boolean;
             /** Format: int32 */
             attachment_max_mb: number;
@@ -1521,6 +1606,7 @@ export interface components {
             /** Format: int32 */
             context_length: number | null;
             custom_instructions: string;
+            /** @description The default server's address (the servers are listed by `/api/connections`). */
             endpoint_url: string;
             /** Format: int32 */
             first_byte_timeout_secs: number;
@@ -1532,6 +1618,7 @@ export interface components {
             /** Format: int32 */
             memory_budget_chars: number;
             memory_mode: components["schemas"]["MemoryMode"];
+            /** @description The default model, on the default server. */
             model: string;
             /** Format: int32 */
             prompt_budget_chars: number;
@@ -2208,6 +2295,244 @@ export interface operations {
             };
             /** @description `unauthorized`: missing or wrong access token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_connections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The default server, then the others as they were added */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionView"][];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_connection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewConnection"];
+            };
+        };
+        responses: {
+            /** @description The new server */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionView"];
+                };
+            };
+            /** @description `invalid_json`, `invalid_name`, `invalid_endpoint` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `name_taken` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_connection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A whole number, as the object's `id` field gives it */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            /** @description `invalid_id` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `default_connection`: the default server cannot be removed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    update_connection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A whole number, as the object's `id` field gives it */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectionPatch"];
+            };
+        };
+        responses: {
+            /** @description The server as changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionView"];
+                };
+            };
+            /** @description `invalid_id`, `invalid_json`, `invalid_name`, `invalid_endpoint` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `name_taken`; `default_connection`: the default server cannot be turned off */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2977,7 +3302,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `turn_running` */
+            /** @description `turn_running`; `connection_off`: the chat's server is turned off */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3049,7 +3374,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `turn_running` */
+            /** @description `turn_running`; `connection_off`: the chat's server is turned off */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3071,7 +3396,10 @@ export interface operations {
     };
     list_models: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A server's id; the default server when absent. */
+                connection_id?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3087,8 +3415,26 @@ export interface operations {
                     "application/json": components["schemas"]["ModelInfo"][];
                 };
             };
+            /** @description `invalid_query` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description `unauthorized`: missing or wrong access token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: no such server */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3105,7 +3451,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `model_server.*`: the server is down, refused the key, … */
+            /** @description `model_server.*`: the server is down, refused the key, … (the message names the server) */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -4101,7 +4447,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description `invalid_id`, `invalid_json`, `invalid_title`, `unknown_preset` */
+            /** @description `invalid_id`, `invalid_json`, `invalid_title`, `unknown_preset`, `invalid_model` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4119,8 +4465,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `not_found`: no such session or project */
+            /** @description `not_found`: no such session, project or server */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `connection_off`: that server is turned off */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4522,7 +4877,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `turn_running` */
+            /** @description `turn_running`; `connection_off`: the chat's server is turned off */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4590,7 +4945,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `turn_running` */
+            /** @description `turn_running`; `connection_off`: the chat's server is turned off */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -64,6 +64,8 @@ const MARU = {
   invalid_file_name: { en: 'This file name cannot be used.', ko: '이 파일 이름은 쓸 수 없습니다. 파일 이름을 바꾸세요.' },
   invalid_folder: { en: 'This folder cannot be linked: give the full path of a folder Maru can read.', ko: '이 폴더는 연결할 수 없습니다. 마루가 읽을 수 있는 폴더의 전체 경로를 입력하세요.' },
   name_taken: { en: 'This name is already taken.', ko: '같은 이름이 이미 있습니다. 다른 이름을 쓰세요.', detail: 'names', named: '“{name}” 이름이 이미 있습니다. 다른 이름을 쓰세요.' },
+  default_connection: { en: 'The default server cannot be turned off or removed. Make another server the default first.', ko: '기본 서버는 끄거나 지울 수 없습니다. 먼저 다른 서버를 기본으로 정하세요.', detail: 'names', named: '“{name}”은(는) 기본 서버라 끄거나 지울 수 없습니다. 먼저 다른 서버를 기본으로 정하세요.' },
+  connection_off: { en: 'That server is turned off. Turn it on in Settings, or choose another model.', ko: '그 서버는 꺼져 있습니다. 설정에서 켜거나 다른 모델을 고르세요.', detail: 'names', named: '“{name}” 서버는 꺼져 있습니다. 설정에서 켜거나 다른 모델을 고르세요.' },
   default_project: { en: 'The Default project cannot be changed this way.', ko: '기본 프로젝트는 이렇게 바꿀 수 없습니다. 모든 대화에 쓸 글은 설정의 사용자 지정 지침에 적으세요.' },
   unknown_preset: { en: 'There is no such preset.', ko: '그런 프리셋이 없습니다. 다른 프리셋을 고르세요.', detail: 'names', named: '“{preset}” 프리셋이 없습니다. 다른 프리셋을 고르세요.' },
   instructions_too_long: { en: 'The instructions are too long.', ko: '지침이 너무 깁니다. 줄이세요.' },

@@ -118,12 +118,14 @@ pub fn write(store: &Store, data_dir: &Path, out: File) -> Result<Manifest> {
     Ok(manifest)
 }
 
-/// Removes the API key from the snapshot (for good: `secure_delete` overwrites it, and the
+/// Removes the API keys from the snapshot (for good: `secure_delete` overwrites it, and the
 /// vacuum leaves no free page behind) and returns the stored files it links and its schema.
 fn forget_secrets(snapshot: &Path) -> Result<(Vec<String>, i64)> {
     let conn = rusqlite::Connection::open(snapshot)?;
     conn.pragma_update(None, "secure_delete", "ON")?;
+    // The model servers' keys (before migration 0021, the setting).
     conn.execute("DELETE FROM settings WHERE key = 'api_key'", [])?;
+    crate::store::connections::forget_secrets(&conn)?;
     // Tool servers come back turned off, their variables' and headers' values emptied.
     crate::store::tool_servers::forget_secrets(&conn)?;
     conn.execute_batch("VACUUM")?;

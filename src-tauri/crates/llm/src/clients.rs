@@ -1,7 +1,8 @@
-//! The model-server client for the current settings, built once and rebuilt only when the
-//! endpoint, key or timeouts change (a new client means a new connection pool), and the model
-//! the server lists first, remembered per endpoint so a turn does not ask every time.
+//! A client per model server, built once and rebuilt only when its address, key or timeouts
+//! change (a new client means a new connection pool: chats on two servers keep both warm), and
+//! the model each server lists first, remembered per address so a turn does not ask every time.
 
+use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -26,30 +27,38 @@ impl ClientConfig {
     }
 }
 
+/// Servers a user has clients for at once; past it the oldest built is dropped (its pool closes).
+const CLIENTS_MAX: usize = 16;
+
 #[derive(Default)]
 pub struct Clients {
-    current: Mutex<Option<(ClientConfig, Client)>>,
-    /// (endpoint url, model id) of the last model list.
-    listed_model: Mutex<Option<(String, String)>>,
+    /// By server id (the caller's), the client and what it was built from.
+    built: Mutex<Vec<(i64, ClientConfig, Client)>>,
+    /// The first model each server listed, by endpoint url.
+    listed_model: Mutex<HashMap<String, String>>,
     /// Context lengths the server listed, by (endpoint url, model id); `None`: it did not say.
-    context: Mutex<std::collections::HashMap<(String, String), Option<u32>>>,
+    context: Mutex<HashMap<(String, String), Option<u32>>>,
 }
 
 impl Clients {
-    /// The client for `config`, reused while the config is unchanged.
-    pub fn get(&self, config: &ClientConfig) -> Client {
-        let mut current = self.current.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((c, client)) = current.as_ref() {
-            if c == config {
-                return client.clone();
+    /// The client for server `id` as `config` says, reused while the config is unchanged.
+    pub fn get(&self, id: i64, config: &ClientConfig) -> Client {
+        let mut built = self.built.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(at) = built.iter().position(|(i, _, _)| *i == id) {
+            if &built[at].1 == config {
+                return built[at].2.clone();
             }
+            built.remove(at);
+        }
+        if built.len() >= CLIENTS_MAX {
+            built.remove(0);
         }
         let mut endpoint = Endpoint::new(config.url.clone());
         if let Some(key) = &config.api_key {
             endpoint = endpoint.with_api_key(key.clone());
         }
         let client = Client::new(endpoint, config.timeouts);
-        *current = Some((config.clone(), client.clone()));
+        built.push((id, config.clone(), client.clone()));
         client
     }
 
@@ -59,8 +68,7 @@ impl Clients {
         if !configured.is_empty() {
             return Some(configured.to_string());
         }
-        let listed = self.listed_model.lock().unwrap_or_else(|p| p.into_inner());
-        listed.as_ref().filter(|(listed_url, _)| listed_url == url).map(|(_, model)| model.clone())
+        self.listed_model.lock().unwrap_or_else(|p| p.into_inner()).get(url).cloned()
     }
 
     /// `configured` when set, else the first model the server lists (asked once per endpoint).
@@ -72,7 +80,7 @@ impl Clients {
         let Some(model) = client.list_models().await?.into_iter().next().map(|m| m.id) else {
             return Ok(None);
         };
-        *self.listed_model.lock().unwrap_or_else(|p| p.into_inner()) = Some((url.to_string(), model.clone()));
+        self.listed_model.lock().unwrap_or_else(|p| p.into_inner()).insert(url.to_string(), model.clone());
         Ok(Some(model))
     }
 
@@ -88,9 +96,9 @@ impl Clients {
         found
     }
 
-    /// Forgets the listed model (the server said it does not know it: it was swapped).
-    pub fn forget_listed_model(&self) {
-        *self.listed_model.lock().unwrap_or_else(|p| p.into_inner()) = None;
-        self.context.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    /// Forgets what the server at `url` listed (it said it does not know the model: it was swapped).
+    pub fn forget_listed_model(&self, url: &str) {
+        self.listed_model.lock().unwrap_or_else(|p| p.into_inner()).remove(url);
+        self.context.lock().unwrap_or_else(|p| p.into_inner()).retain(|(u, _), _| u != url);
     }
 }

@@ -14,6 +14,7 @@ use utoipa_axum::routes;
 use super::extract::{Id, Json, Multipart, Query};
 use crate::api::attachments::{AttachmentScope, UploadForm};
 use crate::api::chat::{ContextView, DeletedPreset, NewTurn, PresetView, Stopped};
+use crate::api::connections::{ConnectionView, ModelsQuery};
 use crate::api::skills::SkillView;
 use crate::api::tool_servers::{Answered, Approve, ToolServerView};
 use crate::api::{self, Deleted, Health, MessageEdit, MessageQuery, SessionQuery};
@@ -24,6 +25,7 @@ use crate::error::{Code, ErrorBody, Result};
 use crate::llm::{FoundServer, ModelInfo};
 use crate::store::attachments::Attachment;
 use crate::store::changes::Change;
+use crate::store::connections::{ConnectionPatch, NewConnection};
 use crate::store::memories::{Memory, MemoryPatch, NewMemory};
 use crate::store::messages::{Message, MessagePage};
 use crate::store::presets::{NewPreset, PresetPatch};
@@ -76,6 +78,8 @@ pub(super) fn documented() -> (Router<Arc<App>>, utoipa::openapi::OpenApi) {
         .routes(routes!(tool_server_tools))
         .routes(routes!(approve_tool_call))
         .routes(routes!(deny_tool_call))
+        .routes(routes!(list_connections, create_connection))
+        .routes(routes!(update_connection, delete_connection))
         .routes(routes!(list_models))
         .routes(routes!(probe_servers))
         .routes(routes!(demo_model, start_demo_model))
@@ -203,11 +207,12 @@ async fn get_session(State(app): AppState, Id(id): Id) -> Reply<Session> {
     Ok(axum::Json(api::get_session(&app, id).await?))
 }
 
-/// Rename, move with project_id, or set the preset
+/// Rename, move with project_id, or set the preset or the (server, model) pair
 #[utoipa::path(patch, path = "/api/sessions/{id}", tag = "sessions", params(Id), request_body = SessionPatch, responses(
     (status = 200, description = "The session as changed", body = Session),
-    (status = 400, description = "`invalid_id`, `invalid_json`, `invalid_title`, `unknown_preset`", body = ErrorBody),
-    (status = 404, description = "`not_found`: no such session or project", body = ErrorBody),
+    (status = 400, description = "`invalid_id`, `invalid_json`, `invalid_title`, `unknown_preset`, `invalid_model`", body = ErrorBody),
+    (status = 404, description = "`not_found`: no such session, project or server", body = ErrorBody),
+    (status = 409, description = "`connection_off`: that server is turned off", body = ErrorBody),
 ))]
 async fn update_session(State(app): AppState, Id(id): Id, Json(p): Json<SessionPatch>) -> Reply<Session> {
     Ok(axum::Json(api::update_session(&app, id, p).await?))
@@ -266,7 +271,7 @@ async fn delete_message(State(app): AppState, Id(id): Id) -> Reply<Deleted> {
     (status = 200, description = "The newest page of the chat as it now reads", body = MessagePage),
     (status = 400, description = "`invalid_id`", body = ErrorBody),
     (status = 404, description = "`not_found`", body = ErrorBody),
-    (status = 409, description = "`turn_running`", body = ErrorBody),
+    (status = 409, description = "`turn_running`; `connection_off`: the chat's server is turned off", body = ErrorBody),
 ))]
 async fn choose_version(State(app): AppState, Id(id): Id) -> Reply<MessagePage> {
     Ok(axum::Json(api::choose_version(&app, id).await?))
@@ -295,7 +300,7 @@ fn sse(events: TurnStream) -> EventStream {
     (status = 200, description = "Server-Sent Events, one `TurnEvent` each", content_type = "text/event-stream", body = TurnEvent),
     (status = 400, description = "`invalid_id`, `invalid_json`, `empty_message`", body = ErrorBody),
     (status = 404, description = "`not_found`", body = ErrorBody),
-    (status = 409, description = "`turn_running`", body = ErrorBody),
+    (status = 409, description = "`turn_running`; `connection_off`: the chat's server is turned off", body = ErrorBody),
 ))]
 async fn send_message(State(app): AppState, Id(id): Id, Json(turn): Json<NewTurn>) -> Result<EventStream> {
     Ok(sse(api::chat::send_message(app, id, turn).await?))
@@ -308,7 +313,7 @@ async fn send_message(State(app): AppState, Id(id): Id, Json(turn): Json<NewTurn
     (status = 200, description = "Server-Sent Events, one `TurnEvent` each", content_type = "text/event-stream", body = TurnEvent),
     (status = 400, description = "`invalid_id`, `nothing_to_regenerate`", body = ErrorBody),
     (status = 404, description = "`not_found`", body = ErrorBody),
-    (status = 409, description = "`turn_running`", body = ErrorBody),
+    (status = 409, description = "`turn_running`; `connection_off`: the chat's server is turned off", body = ErrorBody),
 ))]
 async fn regenerate(State(app): AppState, Id(id): Id) -> Result<EventStream> {
     Ok(sse(api::chat::regenerate(app, id).await?))
@@ -321,7 +326,7 @@ async fn regenerate(State(app): AppState, Id(id): Id) -> Result<EventStream> {
     (status = 200, description = "Server-Sent Events, one `TurnEvent` each", content_type = "text/event-stream", body = TurnEvent),
     (status = 400, description = "`invalid_id`, `invalid_json`, `empty_message`, `not_a_user_message`", body = ErrorBody),
     (status = 404, description = "`not_found`", body = ErrorBody),
-    (status = 409, description = "`turn_running`", body = ErrorBody),
+    (status = 409, description = "`turn_running`; `connection_off`: the chat's server is turned off", body = ErrorBody),
 ))]
 async fn resend(State(app): AppState, Id(id): Id, Json(turn): Json<NewTurn>) -> Result<EventStream> {
     Ok(sse(api::chat::resend(app, id, turn).await?))
@@ -618,13 +623,56 @@ async fn deny_tool_call(State(app): AppState, axum::extract::Path(approval): axu
 
 // ---- the model server
 
-/// Models of the configured server, with context length where it tells
-#[utoipa::path(get, path = "/api/models", tag = "model server", responses(
-    (status = 200, description = "The models the server lists", body = Vec<ModelInfo>),
-    (status = 502, description = "`model_server.*`: the server is down, refused the key, …", body = ErrorBody),
+/// The model servers: the default one first (never a key, only whether one is set)
+#[utoipa::path(get, path = "/api/connections", tag = "model server", responses(
+    (status = 200, description = "The default server, then the others as they were added", body = Vec<ConnectionView>),
 ))]
-async fn list_models(State(app): AppState) -> Reply<Vec<ModelInfo>> {
-    Ok(axum::Json(api::chat::list_models(&app).await?))
+async fn list_connections(State(app): AppState) -> Reply<Vec<ConnectionView>> {
+    Ok(axum::Json(api::connections::list_connections(&app).await?))
+}
+
+/// Add a model server
+#[utoipa::path(post, path = "/api/connections", tag = "model server", request_body = NewConnection, responses(
+    (status = 200, description = "The new server", body = ConnectionView),
+    (status = 400, description = "`invalid_json`, `invalid_name`, `invalid_endpoint`", body = ErrorBody),
+    (status = 409, description = "`name_taken`", body = ErrorBody),
+))]
+async fn create_connection(State(app): AppState, Json(new): Json<NewConnection>) -> Reply<ConnectionView> {
+    Ok(axum::Json(api::connections::create_connection(&app, new).await?))
+}
+
+/// Rename, readdress, set or remove the key, turn on or off, or make it the default
+#[utoipa::path(patch, path = "/api/connections/{id}", tag = "model server", params(Id), request_body = ConnectionPatch, responses(
+    (status = 200, description = "The server as changed", body = ConnectionView),
+    (status = 400, description = "`invalid_id`, `invalid_json`, `invalid_name`, `invalid_endpoint`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+    (status = 409, description = "`name_taken`; `default_connection`: the default server cannot be turned off", body = ErrorBody),
+))]
+async fn update_connection(State(app): AppState, Id(id): Id, Json(p): Json<ConnectionPatch>) -> Reply<ConnectionView> {
+    Ok(axum::Json(api::connections::update_connection(&app, id, p).await?))
+}
+
+/// Remove a model server; its chats go back to the default server
+#[utoipa::path(delete, path = "/api/connections/{id}", tag = "model server", params(Id), responses(
+    (status = 200, description = "Removed", body = Deleted),
+    (status = 400, description = "`invalid_id`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+    (status = 409, description = "`default_connection`: the default server cannot be removed", body = ErrorBody),
+))]
+async fn delete_connection(State(app): AppState, Id(id): Id) -> Reply<Deleted> {
+    api::connections::delete_connection(&app, id).await?;
+    Ok(axum::Json(Deleted { id, deleted: true }))
+}
+
+/// Models of a server (the default one unless `connection_id` says), with context length where it tells
+#[utoipa::path(get, path = "/api/models", tag = "model server", params(ModelsQuery), responses(
+    (status = 200, description = "The models the server lists", body = Vec<ModelInfo>),
+    (status = 400, description = "`invalid_query`", body = ErrorBody),
+    (status = 404, description = "`not_found`: no such server", body = ErrorBody),
+    (status = 502, description = "`model_server.*`: the server is down, refused the key, … (the message names the server)", body = ErrorBody),
+))]
+async fn list_models(State(app): AppState, Query(q): Query<ModelsQuery>) -> Reply<Vec<ModelInfo>> {
+    Ok(axum::Json(api::connections::list_models(&app, q).await?))
 }
 
 /// Model servers answering on the usual local ports (8000, 8080, 11434, 1234)

@@ -38,6 +38,7 @@ use maru_llm as llm;
 
 pub mod attachments;
 pub mod changes;
+pub mod connections;
 pub mod exports;
 pub mod memories;
 pub mod messages;

@@ -38,6 +38,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!(18, "0018_title_by"),
     migration!(19, "0019_imported_copies"),
     migration!(20, "0020_project_folders"),
+    migration!(21, "0021_connections"),
 ];
 
 pub fn latest_version() -> i64 {

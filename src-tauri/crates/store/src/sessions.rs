@@ -18,8 +18,11 @@ pub struct Session {
     pub project_id: i64,
     pub title: String,
     pub preset: Option<String>,
-    /// The model this chat asks for; `None`: the global setting.
+    /// The model this chat asks for; `None`: the default model of its server.
     pub model: Option<String>,
+    /// The server this chat asks (`/api/connections`); `None`: the default server.
+    #[serde(default)]
+    pub connection_id: Option<i64>,
     pub created_at: i64,
     /// Newest activity: creation, rename, move or the latest message.
     pub updated_at: i64,
@@ -52,9 +55,13 @@ pub struct SessionPatch {
     /// which knows the built-in presets.
     #[serde(default, deserialize_with = "super::settings::present")]
     pub preset: Option<Option<String>>,
-    /// This chat's model; `null` goes back to the global setting.
+    /// This chat's model; `null` goes back to its server's default.
     #[serde(default, deserialize_with = "super::settings::present")]
     pub model: Option<Option<String>>,
+    /// This chat's server; `null` goes back to the default server. Set with `model`, the two
+    /// make the (server, model) pair the chat asks.
+    #[serde(default, deserialize_with = "super::settings::present")]
+    pub connection_id: Option<Option<i64>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
@@ -65,7 +72,7 @@ pub struct SessionPage {
     pub next_cursor: Option<String>,
 }
 
-const SELECT: &str = "SELECT id, project_id, title, preset, model, created_at, updated_at, imported_at FROM sessions";
+const SELECT: &str = "SELECT id, project_id, title, preset, model, connection_id, created_at, updated_at, imported_at FROM sessions";
 
 fn from_row(r: &Row) -> rusqlite::Result<Session> {
     Ok(Session {
@@ -74,9 +81,10 @@ fn from_row(r: &Row) -> rusqlite::Result<Session> {
         title: r.get(2)?,
         preset: r.get(3)?,
         model: r.get(4)?,
-        created_at: r.get(5)?,
-        updated_at: r.get(6)?,
-        imported_at: r.get(7)?,
+        connection_id: r.get(5)?,
+        created_at: r.get(6)?,
+        updated_at: r.get(7)?,
+        imported_at: r.get(8)?,
     })
 }
 
@@ -166,6 +174,23 @@ pub fn set_model(conn: &Connection, id: i64, model: Option<&str>) -> Result<Sess
     }
     get(conn, id)?;
     conn.execute("UPDATE sessions SET model = ?2 WHERE id = ?1", params![id, model])?;
+    get(conn, id)
+}
+
+/// Sets the server the chat asks, which must be on (a server turned off answers no chat).
+pub fn set_connection(conn: &Connection, id: i64, connection_id: Option<i64>) -> Result<Session> {
+    get(conn, id)?;
+    if let Some(cid) = connection_id {
+        let server = super::connections::get(conn, cid)?;
+        if !server.enabled {
+            return Err(Error::conflict(
+                Code::ConnectionOff,
+                format!("the server \"{}\" is turned off; turn it on in settings first", server.name),
+            )
+            .with("name", &server.name));
+        }
+    }
+    conn.execute("UPDATE sessions SET connection_id = ?2 WHERE id = ?1", params![id, connection_id])?;
     get(conn, id)
 }
 

@@ -5,6 +5,7 @@ use rusqlite::{params, Connection};
 use serde::{Deserialize, Deserializer, Serialize};
 
 use super::char_len;
+use super::connections::ServerConnection;
 use crate::error::{Code, Error, Result};
 
 pub const CUSTOM_INSTRUCTIONS_MAX_CHARS: usize = 100_000;
@@ -96,11 +97,12 @@ pub const BOUNDS: SettingBounds = SettingBounds {
 pub struct Settings {
     /// Global custom instructions: section ② of every system prompt.
     pub custom_instructions: String,
-    /// Base URL of the OpenAI-compatible API, up to and including `/v1`.
-    pub endpoint_url: String,
-    /// Bearer key for remote servers. Never logged, never sent back by the API.
-    pub api_key: Option<String>,
-    /// Model id; empty means the first one the server lists.
+    /// The server requests go to: the default one, or the chat's own (`for_chat`). Not a stored
+    /// setting: the servers are rows of `connections`.
+    #[serde(skip)]
+    pub server: ServerConnection,
+    /// Model id on the default server (the chat's own on its own server); empty means the first
+    /// one the server lists.
     pub model: String,
     pub temperature: Option<f32>,
     pub top_p: Option<f32>,
@@ -134,8 +136,7 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             custom_instructions: String::new(),
-            endpoint_url: "http://127.0.0.1:8080/v1".into(),
-            api_key: None,
+            server: ServerConnection::default(),
             model: String::new(),
             temperature: None,
             top_p: None,
@@ -164,8 +165,7 @@ impl Default for Settings {
 impl std::fmt::Debug for Settings {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Settings")
-            .field("endpoint_url", &self.endpoint_url)
-            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("server", &self.server)
             .field("model", &self.model)
             .field("custom_instructions_chars", &char_len(&self.custom_instructions))
             .finish_non_exhaustive()
@@ -177,8 +177,11 @@ impl std::fmt::Debug for Settings {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SettingsView {
     pub custom_instructions: String,
+    /// The default server's address (the servers are listed by `/api/connections`).
     pub endpoint_url: String,
+    /// The default server has a key.
     pub api_key_set: bool,
+    /// The default model, on the default server.
     pub model: String,
     pub temperature: Option<f32>,
     pub top_p: Option<f32>,
@@ -201,8 +204,8 @@ impl From<&Settings> for SettingsView {
     fn from(s: &Settings) -> Self {
         SettingsView {
             custom_instructions: s.custom_instructions.clone(),
-            endpoint_url: s.endpoint_url.clone(),
-            api_key_set: s.api_key.as_deref().is_some_and(|k| !k.is_empty()),
+            endpoint_url: s.server.base_url.clone(),
+            api_key_set: s.server.api_key.as_deref().is_some_and(|k| !k.is_empty()),
             model: s.model.clone(),
             temperature: s.temperature,
             top_p: s.top_p,
@@ -231,9 +234,10 @@ impl From<&Settings> for SettingsView {
 pub struct SettingsPatch {
     #[serde(default, deserialize_with = "present")]
     pub custom_instructions: Option<Option<String>>,
+    /// The default server's address; `null` goes back to the usual local one.
     #[serde(default, deserialize_with = "present")]
     pub endpoint_url: Option<Option<String>>,
-    /// A string sets the key; `null` or "" removes it.
+    /// The default server's key: a string sets it; `null` or "" removes it.
     #[serde(default, deserialize_with = "present")]
     pub api_key: Option<Option<String>>,
     #[serde(default, deserialize_with = "present")]
@@ -286,19 +290,38 @@ pub(crate) fn present<'de, T: Deserialize<'de>, D: Deserializer<'de>>(d: D) -> s
     Option::<T>::deserialize(d).map(Some)
 }
 
-/// The settings a chat's requests use: the global ones, with the chat's own model if it has one.
+/// The settings a chat's requests use: the global ones, with the chat's own server and model.
 pub fn for_session(conn: &Connection, session_id: i64) -> Result<Settings> {
-    Ok(load(conn)?.for_chat(&super::sessions::get(conn, session_id)?))
+    load(conn)?.for_chat(conn, &super::sessions::get(conn, session_id)?)
 }
 
 impl Settings {
-    /// These settings with the chat's own model, if it has one.
-    pub fn for_chat(mut self, session: &super::sessions::Session) -> Settings {
+    /// These settings with the chat's own server and model, if it has them. On a server of its
+    /// own without a model, a chat asks for the first one that server lists: the default model
+    /// names a model of the default server.
+    pub fn for_chat(mut self, conn: &Connection, session: &super::sessions::Session) -> Result<Settings> {
+        if let Some(id) = session.connection_id.filter(|&id| id != self.server.id) {
+            self.server = super::connections::get(conn, id)?;
+            self.model = String::new();
+        }
         if let Some(model) = &session.model {
             self.model = model.clone();
         }
-        self
+        Ok(self)
     }
+}
+
+/// A chat on a server the user turned off is refused before anything is stored.
+pub fn check_server_on(s: &Settings) -> Result<()> {
+    if s.server.enabled {
+        return Ok(());
+    }
+    let name = &s.server.name;
+    Err(Error::conflict(
+        Code::ConnectionOff,
+        format!("this chat's server \"{name}\" is turned off; turn it on in settings, or choose another model"),
+    )
+    .with("name", name))
 }
 
 pub fn load(conn: &Connection) -> Result<Settings> {
@@ -317,7 +340,8 @@ pub fn load(conn: &Connection) -> Result<Settings> {
     // of them does not parse.
     let mut all = merged.clone();
     all.extend(map.iter().filter(|(k, _)| merged.contains_key(*k)).map(|(k, v)| (k.clone(), v.clone())));
-    if let Ok(settings) = serde_json::from_value(serde_json::Value::Object(all)) {
+    if let Ok(mut settings) = serde_json::from_value::<Settings>(serde_json::Value::Object(all)) {
+        settings.server = super::connections::default(conn)?;
         return Ok(settings);
     }
     for (k, v) in map {
@@ -329,11 +353,17 @@ pub fn load(conn: &Connection) -> Result<Settings> {
             }
         }
     }
-    Ok(serde_json::from_value(serde_json::Value::Object(merged)).map_err(anyhow::Error::from)?)
+    let mut settings: Settings = serde_json::from_value(serde_json::Value::Object(merged)).map_err(anyhow::Error::from)?;
+    settings.server = super::connections::default(conn)?;
+    Ok(settings)
 }
 
 /// Validates the whole patch first, then writes it (in the caller's transaction: all or nothing).
 pub fn update(conn: &Connection, patch: &SettingsPatch) -> Result<Settings> {
+    if patch.endpoint_url.is_some() || patch.api_key.is_some() {
+        let url = patch.endpoint_url.as_ref().map(|u| u.as_deref().unwrap_or(super::connections::DEFAULT_URL));
+        super::connections::update_default(conn, url, patch.api_key.clone())?;
+    }
     let mut s = load(conn)?;
     let d = Settings::default();
     macro_rules! apply {
@@ -349,8 +379,6 @@ pub fn update(conn: &Connection, patch: &SettingsPatch) -> Result<Settings> {
         };
     }
     apply!(custom_instructions);
-    apply!(endpoint_url);
-    apply!(api_key, optional);
     apply!(model);
     apply!(temperature, optional);
     apply!(top_p, optional);
@@ -367,11 +395,7 @@ pub fn update(conn: &Connection, patch: &SettingsPatch) -> Result<Settings> {
     apply!(memory_budget_chars);
     apply!(tool_output_inline_tokens);
     apply!(tool_call_timeout_secs);
-    s.endpoint_url = s.endpoint_url.trim().trim_end_matches('/').to_string();
     s.model = s.model.trim().to_string();
-    if s.api_key.as_deref().is_some_and(|k| k.trim().is_empty()) {
-        s.api_key = None;
-    }
     validate(&s)?;
 
     let value = serde_json::to_value(&s).map_err(anyhow::Error::from)?;
@@ -384,33 +408,6 @@ pub fn update(conn: &Connection, patch: &SettingsPatch) -> Result<Settings> {
     Ok(s)
 }
 
-/// The model server's address: an http(s) URL with a host, as typed. Whitespace, control and
-/// invisible characters are refused rather than dropped or escaped (the URL parser would quietly
-/// remove a tab or a line break, and a direction mark makes an address read as another).
-fn check_endpoint(url: &str) -> Result<()> {
-    let refuse = |why: &str| {
-        Err(Error::invalid(
-            Code::InvalidEndpoint,
-            format!("the server address {why}; write it like http://127.0.0.1:8080/v1 (got {url:?})"),
-        )
-        .with("url", url))
-    };
-    if url.chars().any(|c| c.is_whitespace() || c.is_control() || super::text::is_format_char(c)) {
-        return refuse("cannot contain spaces, control or invisible characters");
-    }
-    let parsed = match url::Url::parse(url) {
-        Ok(u) => u,
-        Err(e) => return refuse(&format!("is not a valid URL ({e})")),
-    };
-    if !matches!(parsed.scheme(), "http" | "https") {
-        return refuse("must start with http:// or https://");
-    }
-    if parsed.host_str().is_none_or(str::is_empty) {
-        return refuse("has no host");
-    }
-    Ok(())
-}
-
 fn validate(s: &Settings) -> Result<()> {
     let bad = |code: Code, msg: String| Err(Error::invalid(code, msg));
     let len = char_len(&s.custom_instructions);
@@ -420,7 +417,6 @@ fn validate(s: &Settings) -> Result<()> {
             format!("custom instructions can have at most {CUSTOM_INSTRUCTIONS_MAX_CHARS} characters (these have {len})"),
         );
     }
-    check_endpoint(&s.endpoint_url)?;
     let b = &BOUNDS;
     let outside = |code: Code, what: &str, bounds: &Bounds| {
         Err(Error::invalid(code, format!("{what} must be between {} and {}", bounds.min, bounds.max))
@@ -465,31 +461,4 @@ fn validate(s: &Settings) -> Result<()> {
         );
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::check_endpoint;
-
-    #[test]
-    fn a_server_address_is_a_real_url_or_refused() {
-        for good in ["http://127.0.0.1:8080/v1", "https://gpu.example.com/v1", "http://[::1]:8000/v1", "http://localhost:11434/v1"] {
-            assert!(check_endpoint(good).is_ok(), "{good} is a server address a user would type");
-        }
-        for bad in [
-            "http://[::1:8000/v1",
-            "http://127.0.0.1:65536/v1",
-            "http://127.0.0.1:99999/v1",
-            "http://127.0.0.1:8080/v1\u{7}",
-            "http://127.0.0.1:80\t80/v1",
-            "http://127.0.0.1:8080/\u{202e}1v",
-            "http://gpu\u{200b}.example.com/v1",
-            "http://",
-            "localhost:8080",
-            "ftp://127.0.0.1/v1",
-        ] {
-            let err = check_endpoint(bad).expect_err(bad);
-            assert_eq!(err.code(), "invalid_endpoint", "{bad:?} would fail every request later; it must be refused when saved");
-        }
-    }
 }

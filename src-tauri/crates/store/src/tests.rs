@@ -254,8 +254,10 @@ fn project_names_are_unique_ignoring_case_in_any_script() {
 #[test]
 fn the_api_key_never_shows_in_debug_output() {
     let patch: super::settings::SettingsPatch = serde_json::from_str(r#"{"api_key": "sk-secret-123"}"#).unwrap();
-    let settings = super::settings::Settings { api_key: Some("sk-secret-123".into()), ..Default::default() };
-    for text in [format!("{patch:?}"), format!("{settings:?}")] {
+    let server = super::connections::ServerConnection { api_key: Some("sk-secret-123".into()), ..Default::default() };
+    let conn_patch: super::connections::ConnectionPatch = serde_json::from_str(r#"{"api_key": "sk-secret-123"}"#).unwrap();
+    let settings = super::settings::Settings { server: server.clone(), ..Default::default() };
+    for text in [format!("{patch:?}"), format!("{settings:?}"), format!("{server:?}"), format!("{conn_patch:?}")] {
         assert!(!text.contains("sk-secret-123"), "a key in a log line is a leaked key: {text}");
         assert!(text.contains("redacted"), "but the log still says a key is set: {text}");
     }
@@ -537,4 +539,81 @@ fn a_malformed_stored_setting_falls_back_alone() {
     let s = store.read_now(super::settings::load).unwrap();
     assert_eq!(s.model, "qwen", "the good values are kept");
     assert_eq!(s.temperature, None, "a value that does not parse goes back to its default instead of losing every setting");
+}
+
+#[test]
+fn the_one_server_setting_becomes_the_default_server_with_its_key() {
+    use super::{connections, settings};
+    let (_dir, path) = temp_db();
+    let chat = {
+        let old = Store::open_at_version(&path, 20).unwrap();
+        old.with(|c| {
+            c.execute("INSERT INTO settings (key, value) VALUES ('endpoint_url', '\"https://gpu.example.com/v1\"')", [])?;
+            c.execute("INSERT INTO settings (key, value) VALUES ('api_key', '\"sk-old-key-1234\"')", [])?;
+            c.execute("INSERT INTO settings (key, value) VALUES ('model', '\"qwen3\"')", [])?;
+            // Raw SQL: the current code's queries read newer columns.
+            c.execute("INSERT INTO sessions (project_id, title, created_at, updated_at) VALUES (1, '', 1, 1)", [])?;
+            Ok(c.last_insert_rowid())
+        })
+        .unwrap()
+    };
+    let store = Store::open(&path).unwrap();
+    let servers = store.with(|c| connections::list(c)).unwrap();
+    assert_eq!(servers.len(), 1, "the setting becomes one server: {servers:?}");
+    let d = &servers[0];
+    assert_eq!(
+        (d.name.as_str(), d.base_url.as_str(), d.api_key.as_deref(), d.is_default, d.enabled),
+        ("gpu.example.com", "https://gpu.example.com/v1", Some("sk-old-key-1234"), true, true),
+        "the user's server, key and all, is the default one after the upgrade: nothing to set again"
+    );
+    let s = store.with(|c| settings::for_session(c, chat)).unwrap();
+    assert_eq!((s.server.id, s.model.as_str()), (d.id, "qwen3"), "an old chat asks the same server and model as before");
+    let left: i64 = store
+        .with(|c| Ok(c.query_row("SELECT count(*) FROM settings WHERE key IN ('endpoint_url', 'api_key')", [], |r| r.get(0))?))
+        .unwrap();
+    assert_eq!(left, 0, "the key is kept once, with its server");
+}
+
+#[test]
+fn a_chat_on_its_own_server_and_what_deleting_that_server_leaves() {
+    use super::connections::{self, ConnectionPatch, NewConnection};
+    use super::settings;
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    let new = NewConnection { name: "Desktop GPU".into(), base_url: "http://10.0.0.2:8000/v1/".into(), ..Default::default() };
+    let gpu = store.with(|c| connections::create(c, &new)).unwrap();
+    assert_eq!(gpu.base_url, "http://10.0.0.2:8000/v1", "a trailing slash is not part of the address");
+    let chat = store.with(|c| sessions::create(c, &NewSession::default())).unwrap().id;
+    store
+        .with(|c| settings::update(c, &settings::SettingsPatch { model: Some(Some("default-model".into())), ..Default::default() }))
+        .unwrap();
+
+    store.with(|c| sessions::set_connection(c, chat, Some(gpu.id))).unwrap();
+    let s = store.with(|c| settings::for_session(c, chat)).unwrap();
+    assert_eq!(
+        (s.server.name.as_str(), s.model.as_str()),
+        ("Desktop GPU", ""),
+        "the default model names the default server's model: not asked of another"
+    );
+    store.with(|c| sessions::set_model(c, chat, Some("llama-70b"))).unwrap();
+    assert_eq!(store.with(|c| settings::for_session(c, chat)).unwrap().model, "llama-70b");
+
+    let off = ConnectionPatch { enabled: Some(false), ..Default::default() };
+    store.with(|c| connections::update(c, gpu.id, &off)).unwrap();
+    let err = store.with(|c| settings::check_server_on(&settings::for_session(c, chat)?)).unwrap_err();
+    assert_eq!(err.code(), "connection_off", "a chat on a server turned off is told so, naming it: {err}");
+    assert!(err.to_string().contains("Desktop GPU"), "{err}");
+
+    store.with(|c| connections::delete(c, gpu.id)).unwrap();
+    let session = store.with(|c| sessions::get(c, chat)).unwrap();
+    assert_eq!((session.connection_id, session.model), (None, None), "its chats go back to the default server and model");
+    let d = store.with(|c| connections::default(c)).unwrap();
+    for err in [store.with(|c| connections::delete(c, d.id)).unwrap_err(), store.with(|c| connections::update(c, d.id, &off)).unwrap_err()]
+    {
+        assert_eq!(err.code(), "default_connection", "there is always a server to ask: {err}");
+    }
+    let again = NewConnection { name: d.name.to_uppercase(), base_url: "http://h/v1".into(), ..Default::default() };
+    assert_eq!(store.with(|c| connections::create(c, &again)).unwrap_err().code(), "name_taken", "names are told apart ignoring case");
+    let long = NewConnection { name: "x".repeat(10_000), base_url: "http://h/v1".into(), ..Default::default() };
+    assert_eq!(store.with(|c| connections::create(c, &long)).unwrap_err().code(), "invalid_name");
 }

@@ -2,9 +2,13 @@
 
 export type Session = { id: number, project_id: number, title: string, preset: string | null, 
 /**
- * The model this chat asks for; `None`: the global setting.
+ * The model this chat asks for; `None`: the default model of its server.
  */
-model: string | null, created_at: number, 
+model: string | null, 
+/**
+ * The server this chat asks (`/api/connections`); `None`: the default server.
+ */
+connection_id: number | null, created_at: number, 
 /**
  * Newest activity: creation, rename, move or the latest message.
  */

@@ -11,6 +11,11 @@ project_id?: number,
  */
 preset?: string | null, 
 /**
- * This chat's model; `null` goes back to the global setting.
+ * This chat's model; `null` goes back to its server's default.
  */
-model?: string | null, };
+model?: string | null, 
+/**
+ * This chat's server; `null` goes back to the default server. Set with `model`, the two
+ * make the (server, model) pair the chat asks.
+ */
+connection_id?: number | null, };

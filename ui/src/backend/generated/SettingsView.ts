@@ -6,4 +6,16 @@ import type { Theme } from "./Theme";
 /**
  * What the API shows: everything but the key itself.
  */
-export type SettingsView = { custom_instructions: string, endpoint_url: string, api_key_set: boolean, model: string, temperature: number | null, top_p: number | null, max_tokens: number | null, context_length: number | null, first_byte_timeout_secs: number, idle_timeout_secs: number, language: Language, theme: Theme, attachment_max_mb: number, attachment_text_max_chars: number, memory_mode: MemoryMode, prompt_budget_chars: number, memory_budget_chars: number, tool_output_inline_tokens: number, tool_call_timeout_secs: number, };
+export type SettingsView = { custom_instructions: string, 
+/**
+ * The default server's address (the servers are listed by `/api/connections`).
+ */
+endpoint_url: string, 
+/**
+ * The default server has a key.
+ */
+api_key_set: boolean, 
+/**
+ * The default model, on the default server.
+ */
+model: string, temperature: number | null, top_p: number | null, max_tokens: number | null, context_length: number | null, first_byte_timeout_secs: number, idle_timeout_secs: number, language: Language, theme: Theme, attachment_max_mb: number, attachment_text_max_chars: number, memory_mode: MemoryMode, prompt_budget_chars: number, memory_budget_chars: number, tool_output_inline_tokens: number, tool_call_timeout_secs: number, };

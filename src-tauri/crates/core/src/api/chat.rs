@@ -81,6 +81,8 @@ pub struct ContextView {
     /// The model the next request asks for: the chat's own, else the global setting (empty: the
     /// first one the server lists).
     pub model: String,
+    /// The server the next request goes to: the chat's own, else the default one.
+    pub server: super::connections::ConnectionView,
     /// ① to ⑤, present or not and why, with sizes and cuts.
     pub sections: Vec<SectionReport>,
     /// The system prompt the next request will carry, exactly.
@@ -206,7 +208,7 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
             let (_, report) = prompt::render_current(c, &templates, session_id, today, &budgets)?;
             let summaries = crate::store::summaries::list(c, session_id)?;
             let session = crate::store::sessions::get(c, session_id)?;
-            let settings = settings::load(c)?.for_chat(&session);
+            let settings = settings::load(c)?.for_chat(c, &session)?;
             let offer = crate::tools::Offer::for_session(c, &session, &settings)?;
             let skills = crate::store::skills::offered(c, session.project_id)?;
             let tools = (offer, crate::store::tool_servers::list(c)?, session.project_id, skills);
@@ -223,7 +225,7 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
         None => {
             let client = app.llm_client(&settings);
             let model = settings.model.clone();
-            let ask = async { app.clients.context_length(&client, &settings.endpoint_url, &model).await };
+            let ask = async { app.clients.context_length(&client, &settings.server.base_url, &model).await };
             tokio::time::timeout(Duration::from_secs(2), ask).await.ok().flatten()
         }
     };
@@ -245,15 +247,15 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
         .collect();
     // What the plan counts, counted by the server's tokenizer first where it has one (the texts
     // it has not counted yet; at most two seconds).
-    let model = app.clients.known_model(&settings.endpoint_url, &settings.model).unwrap_or_else(|| settings.model.clone());
+    let model = app.clients.known_model(&settings.server.base_url, &settings.model).unwrap_or_else(|| settings.model.clone());
     let through = summaries.last().map_or(0, |s| s.through_id);
     let uncovered: Vec<messages::Message> = history.iter().filter(|m| m.id > through).cloned().collect();
     let text = current.rendered.text.clone();
     let texts = chat::compact::plan_texts(&text, &tool_texts, &summaries, &uncovered);
-    let scope = prompt::tokens::scope(&settings.endpoint_url, &model);
+    let scope = prompt::tokens::scope(&settings.server.base_url, &model);
     let deadline = std::time::Instant::now() + Duration::from_secs(2);
     app.tokens.learn(&app.llm_client(&settings), &scope, &model, &texts, deadline).await;
-    let mut counter = prompt::tokens::Counter::new(&app.tokens, &settings.endpoint_url, &model);
+    let mut counter = prompt::tokens::Counter::new(&app.tokens, &settings.server.base_url, &model);
     let tools: Vec<ToolOffered> = specs
         .iter()
         .zip(&tool_texts)
@@ -284,6 +286,7 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
     Ok(ContextView {
         session_id,
         model: settings.model.clone(),
+        server: settings.server.clone().into(),
         chars: text.chars().count(),
         sha256: current.rendered.sha256.clone(),
         system_prompt: text,
@@ -436,12 +439,6 @@ pub async fn delete_preset(app: &App, id: i64) -> Result<DeletedPreset> {
 }
 
 // ---- the model server
-
-#[instrument(skip(app), err(level = Level::WARN))]
-pub async fn list_models(app: &App) -> Result<Vec<llm::ModelInfo>> {
-    let s = app.store.read(settings::load).await?;
-    Ok(app.llm_client(&s).list_models().await?)
-}
 
 /// Model servers answering on the usual local ports (vLLM, llama.cpp, Ollama, LM Studio).
 pub async fn probe_servers() -> Result<Vec<llm::FoundServer>> {

@@ -10,6 +10,7 @@ use tracing::{instrument, Level};
 
 pub mod attachments;
 pub mod chat;
+pub mod connections;
 pub mod export;
 pub mod skills;
 pub mod tool_servers;
@@ -157,7 +158,8 @@ pub async fn get_session(app: &App, id: i64) -> Result<Session> {
     app.store.read(move |c| sessions::get(c, id)).await
 }
 
-/// Renames, moves (`project_id`), or sets the preset or the model of a session, all or nothing.
+/// Renames, moves (`project_id`), or sets the preset or the (server, model) of a session, all or
+/// nothing.
 #[instrument(skip(app, patch), err(level = Level::WARN))]
 pub async fn update_session(app: &App, id: i64, patch: SessionPatch) -> Result<Session> {
     let templates = app.templates.clone();
@@ -169,6 +171,9 @@ pub async fn update_session(app: &App, id: i64, patch: SessionPatch) -> Result<S
                     chat::check_preset(tx, &templates, key)?;
                 }
                 session = sessions::set_preset(tx, id, preset.as_deref())?;
+            }
+            if let Some(connection_id) = patch.connection_id {
+                session = sessions::set_connection(tx, id, connection_id)?;
             }
             if let Some(model) = &patch.model {
                 session = sessions::set_model(tx, id, model.as_deref())?;

@@ -19,6 +19,7 @@ fn export_types(dir: &Path) {
         ContextView, DeletedPreset, InstructionFileSent, InstructionFileSkipped, InstructionFiles, LastSent, NewTurn, PresetView,
         ReplyFigures, SkillOffered, Stopped, ToolOffered,
     };
+    use crate::api::connections::{ConnectionView, ModelsQuery};
     use crate::api::export::{ExportFormat, ExportQuery, ImportedProject, ProjectZip, Skipped};
     use crate::api::skills::SkillView;
     use crate::api::tool_servers::{Answered, Approve, ToolServerView};
@@ -37,6 +38,7 @@ fn export_types(dir: &Path) {
     use crate::prompt::SectionId;
     use crate::store::attachments::{Attachment, IndexStatus, Kind};
     use crate::store::changes::Change;
+    use crate::store::connections::{ConnectionPatch, NewConnection};
     use crate::store::exports::ChatExport;
     use crate::store::memories::{Memory, MemoryFilter, MemoryPatch, MemoryStatus, NewMemory};
     use crate::store::messages::{Message, MessagePage, Role, Status};
@@ -146,6 +148,10 @@ fn export_types(dir: &Path) {
         TemplateInfo,
         TemplateSource,
         // model server
+        ConnectionView,
+        NewConnection,
+        ConnectionPatch,
+        ModelsQuery,
         Usage,
         ToolCall,
         ModelInfo,

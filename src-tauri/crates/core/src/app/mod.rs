@@ -128,16 +128,22 @@ impl App {
         }
     }
 
-    /// The client for the configured server, reused while its settings are unchanged.
+    /// The client for the settings' server, reused while its address, key and timeouts stay.
     pub fn llm_client(&self, s: &Settings) -> llm::Client {
-        self.clients.get(&llm::ClientConfig::new(&s.endpoint_url, s.api_key.as_deref(), s.first_byte_timeout_secs, s.idle_timeout_secs))
+        let server = &s.server;
+        let config = llm::ClientConfig::new(&server.base_url, server.api_key.as_deref(), s.first_byte_timeout_secs, s.idle_timeout_secs);
+        self.clients.get(server.id, &config)
     }
 
     /// The model from settings, or the first one the server lists.
     pub async fn resolve_model(&self, client: &llm::Client, s: &Settings) -> Result<String> {
-        self.clients.resolve_model(client, &s.endpoint_url, &s.model).await?.ok_or_else(|| Error::Upstream {
+        let server = &s.server;
+        self.clients.resolve_model(client, &server.base_url, &s.model).await?.ok_or_else(|| Error::Upstream {
             code: UpstreamCode::NoModel,
-            message: format!("the server at {} lists no models; load one, or set the model name in settings", s.endpoint_url),
+            message: format!(
+                "the server \"{}\" at {} lists no models; load one, or set the model name in settings",
+                server.name, server.base_url
+            ),
         })
     }
 }

@@ -133,7 +133,7 @@ pub async fn now(app: &Arc<App>, session_id: i64) -> Result<Compacted> {
         .store
         .read(move |c| {
             let session = crate::store::sessions::get(c, session_id)?;
-            let settings = crate::store::settings::load(c)?.for_chat(&session);
+            let settings = crate::store::settings::load(c)?.for_chat(c, &session)?;
             let budgets = crate::prompt::Budgets::from_settings(&settings);
             let (_, report) = crate::prompt::render_current(c, &templates, session_id, today, &budgets)?;
             let stored = summaries::list(c, session_id)?;
@@ -146,10 +146,10 @@ pub async fn now(app: &Arc<App>, session_id: i64) -> Result<Compacted> {
     let model = app.resolve_model(&client, &settings).await?;
     let window = match settings.context_length {
         Some(n) => Some(n),
-        None => app.clients.context_length(&client, &settings.endpoint_url, &model).await,
+        None => app.clients.context_length(&client, &settings.server.base_url, &model).await,
     };
     let before = stored.len();
-    let mut counter = Counter::new(&app.tokens, &settings.endpoint_url, &model);
+    let mut counter = Counter::new(&app.tokens, &settings.server.base_url, &model);
     let tools = app.tools.specs(&offer).iter().map(|t| counter.tokens(&tool_json(t))).sum();
     let mut context = Context {
         app,

@@ -74,6 +74,9 @@ async fn begin(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<(RunGua
         .store
         .write(move |tx| {
             let session = sessions::get(tx, session_id)?;
+            // The session read here: the turn's own row, not a second query.
+            let settings = settings::load(tx)?.for_chat(tx, &session)?;
+            settings::check_server_on(&settings)?;
             let now = chrono::Local::now();
             match kind {
                 TurnKind::Send { content, images } => {
@@ -105,11 +108,9 @@ async fn begin(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<(RunGua
             }
             // Until the turn stores how it ended: a crash before then is told from a deleted reply.
             turns::begin(tx, session_id)?;
-            // The session read above: the turn's own row, not a second query.
-            let settings = settings::load(tx)?.for_chat(&session);
             // With the model known without asking the server, the first round opens in this
             // same transaction: one store round trip from the call to the request.
-            let first = match shared.clients.known_model(&settings.endpoint_url, &settings.model) {
+            let first = match shared.clients.known_model(&settings.server.base_url, &settings.model) {
                 Some(model) => Some(open_round(tx, &shared, session_id, model, &settings)?),
                 None => None,
             };
@@ -319,13 +320,13 @@ async fn run_rounds(
                 }
             };
         let images = image_urls(app, images).await?;
-        let reply = Reply { app, client: &client, session_id, id: reply_id, cancel, feed };
+        let reply = Reply { app, client: &client, server: &settings.server, session_id, id: reply_id, cancel, feed };
         let window = match settings.context_length {
             Some(n) => Some(n),
             // A stop (or closing Maru) must not wait on a server that takes the question and
             // never answers: the reply then ends as stopped, below.
             None => tokio::select! {
-                window = app.clients.context_length(&client, &settings.endpoint_url, &model) => window,
+                window = app.clients.context_length(&client, &settings.server.base_url, &model) => window,
                 () = cancel.cancelled() => None,
             },
         };
@@ -338,7 +339,7 @@ async fn run_rounds(
         offer.servers = !from_servers.is_empty();
         let mut tools = app.tools.specs(&offer);
         tools.extend(from_servers.iter().map(|o| o.spec.clone()));
-        let mut counter = crate::prompt::tokens::Counter::new(&app.tokens, &settings.endpoint_url, &model);
+        let mut counter = crate::prompt::tokens::Counter::new(&app.tokens, &settings.server.base_url, &model);
         let tool_texts: Vec<String> = tools.iter().map(compact::tool_json).collect();
         let tool_tokens = tool_texts.iter().map(|t| counter.tokens(t)).sum();
         let mut context = compact::Context {
@@ -450,6 +451,8 @@ async fn run_rounds(
 struct Reply<'a> {
     app: &'a Arc<App>,
     client: &'a crate::llm::Client,
+    /// The server `client` asks: errors name it.
+    server: &'a crate::store::connections::ServerConnection,
     session_id: i64,
     id: i64,
     cancel: &'a CancellationToken,
@@ -543,11 +546,12 @@ impl Reply<'_> {
         };
         let cancelled = matches!(failure, Some(LlmError::Cancelled)) || self.cancel.is_cancelled();
         if matches!(failure, Some(LlmError::UnknownModel { .. })) {
-            self.app.clients.forget_listed_model();
+            self.app.clients.forget_listed_model(&self.server.base_url);
         }
         let failure = failure.filter(|e| !matches!(e, LlmError::Cancelled)).map(|e| Failure {
             code: crate::error::upstream_code(e.code()),
-            message: e.to_string(),
+            // With several servers, which one failed is half the message.
+            message: format!("{}: {e}", self.server.name),
             overflow: matches!(e, LlmError::ContextTooLong { .. }),
         });
         let outcome = Streamed { empty: text.is_empty(), too_long, cancelled, failure, calls };

@@ -1,0 +1,335 @@
+//! The user's model servers (`connections`): a name, an OpenAI-compatible base URL, an API key,
+//! whether it is on. One is the default: chats without a server of their own use it, and it can
+//! be neither deleted nor turned off, so there is always a server to ask. The key is kept here
+//! only: never returned, exported, logged or backed up.
+
+use rusqlite::{params, Connection, OptionalExtension, Row};
+use serde::{Deserialize, Serialize};
+
+use super::{char_len, found, now_ms};
+use crate::error::{Code, Error, Result};
+
+pub const NAME_MAX_CHARS: usize = 64;
+pub const DEFAULT_URL: &str = "http://127.0.0.1:8080/v1";
+
+/// A server as stored, its key included: never sent anywhere as it is.
+#[derive(Clone, PartialEq)]
+pub struct ServerConnection {
+    pub id: i64,
+    pub name: String,
+    /// Up to and including the API prefix, e.g. `http://127.0.0.1:8080/v1`.
+    pub base_url: String,
+    pub api_key: Option<String>,
+    pub enabled: bool,
+    pub is_default: bool,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+/// What a store without a connections table yet (or a unit test) asks: the usual local server.
+impl Default for ServerConnection {
+    fn default() -> Self {
+        ServerConnection {
+            id: 0,
+            name: "127.0.0.1:8080".into(),
+            base_url: DEFAULT_URL.into(),
+            api_key: None,
+            enabled: true,
+            is_default: true,
+            created_at: 0,
+            updated_at: 0,
+        }
+    }
+}
+
+impl std::fmt::Debug for ServerConnection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerConnection")
+            .field("id", &self.id)
+            .field("name", &self.name)
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("enabled", &self.enabled)
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
+#[serde(deny_unknown_fields)]
+pub struct NewConnection {
+    /// How the user tells it apart ("Desktop GPU", "OpenRouter").
+    pub name: String,
+    pub base_url: String,
+    /// Never shown again.
+    #[serde(default)]
+    pub api_key: Option<String>,
+    #[serde(default)]
+    pub enabled: Option<bool>,
+}
+
+/// A partial update.
+#[derive(Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
+#[serde(deny_unknown_fields)]
+pub struct ConnectionPatch {
+    pub name: Option<String>,
+    pub base_url: Option<String>,
+    /// A string sets the key; `null` or "" removes it.
+    #[serde(default, deserialize_with = "super::settings::present")]
+    pub api_key: Option<Option<String>>,
+    /// The default server cannot be turned off.
+    pub enabled: Option<bool>,
+    /// `true` makes it the default server (the one before it stays, as an ordinary one).
+    pub is_default: Option<bool>,
+}
+
+impl std::fmt::Debug for ConnectionPatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConnectionPatch")
+            .field("name", &self.name)
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|k| k.as_ref().map(|_| "<redacted>")))
+            .field("enabled", &self.enabled)
+            .field("is_default", &self.is_default)
+            .finish()
+    }
+}
+
+const SELECT: &str = "SELECT id, name, base_url, api_key, enabled, is_default, created_at, updated_at FROM connections";
+
+fn from_row(r: &Row) -> rusqlite::Result<ServerConnection> {
+    Ok(ServerConnection {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        base_url: r.get(2)?,
+        api_key: r.get(3)?,
+        enabled: r.get(4)?,
+        is_default: r.get(5)?,
+        created_at: r.get(6)?,
+        updated_at: r.get(7)?,
+    })
+}
+
+/// The default server first, then the others as they were added.
+pub fn list(conn: &Connection) -> Result<Vec<ServerConnection>> {
+    let mut stmt = conn.prepare_cached(&format!("{SELECT} ORDER BY is_default DESC, id"))?;
+    let rows = stmt.query_map([], from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
+pub fn get(conn: &Connection, id: i64) -> Result<ServerConnection> {
+    found(conn.prepare_cached(&format!("{SELECT} WHERE id = ?1"))?.query_row([id], from_row), "server", id)
+}
+
+/// The default server. The migration makes one and nothing removes it; a store edited by hand
+/// that has none asks the first server, or the usual local one, rather than failing every turn.
+pub fn default(conn: &Connection) -> Result<ServerConnection> {
+    let first = conn.prepare_cached(&format!("{SELECT} ORDER BY is_default DESC, id LIMIT 1"))?.query_row([], from_row).optional()?;
+    Ok(first.unwrap_or_default())
+}
+
+/// The default server's row, made again when a store edited by hand has lost it.
+fn default_row(conn: &Connection) -> Result<ServerConnection> {
+    let d = default(conn)?;
+    if d.id != 0 {
+        if !d.is_default {
+            conn.execute("UPDATE connections SET is_default = 1, enabled = 1 WHERE id = ?1", [d.id])?;
+        }
+        return get(conn, d.id);
+    }
+    conn.execute(
+        "INSERT INTO connections (name, base_url, is_default, created_at, updated_at) VALUES (?1, ?2, 1, ?3, ?3)",
+        params![free_name(conn, &d.name)?, d.base_url, now_ms()],
+    )?;
+    get(conn, conn.last_insert_rowid())
+}
+
+/// Sets the default server's address and key (what `endpoint_url` and `api_key` of the settings
+/// write, for the scripts that set them).
+pub fn update_default(conn: &Connection, base_url: Option<&str>, api_key: Option<Option<String>>) -> Result<ServerConnection> {
+    let d = default_row(conn)?;
+    let patch = ConnectionPatch { base_url: base_url.map(str::to_string), api_key, ..Default::default() };
+    update(conn, d.id, &patch)
+}
+
+/// The server a chat asks: its own, else the default.
+pub fn for_chat(conn: &Connection, connection_id: Option<i64>) -> Result<ServerConnection> {
+    match connection_id {
+        Some(id) => get(conn, id),
+        None => default(conn),
+    }
+}
+
+pub fn create(conn: &Connection, new: &NewConnection) -> Result<ServerConnection> {
+    let mut c = ServerConnection {
+        name: new.name.clone(),
+        base_url: new.base_url.clone(),
+        api_key: new.api_key.clone(),
+        enabled: new.enabled.unwrap_or(true),
+        is_default: false,
+        ..ServerConnection::default()
+    };
+    check(conn, &mut c)?;
+    conn.execute(
+        "INSERT INTO connections (name, base_url, api_key, enabled, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
+        params![c.name, c.base_url, c.api_key, c.enabled, now_ms()],
+    )?;
+    get(conn, conn.last_insert_rowid())
+}
+
+pub fn update(conn: &Connection, id: i64, patch: &ConnectionPatch) -> Result<ServerConnection> {
+    let mut c = get(conn, id)?;
+    if let Some(v) = &patch.name {
+        c.name.clone_from(v);
+    }
+    if let Some(v) = &patch.base_url {
+        c.base_url.clone_from(v);
+    }
+    if let Some(v) = &patch.api_key {
+        c.api_key.clone_from(v);
+    }
+    if let Some(v) = patch.enabled {
+        c.enabled = v;
+    }
+    let make_default = patch.is_default == Some(true) && !c.is_default;
+    if patch.is_default == Some(false) && c.is_default {
+        return Err(Error::conflict(
+            Code::DefaultConnection,
+            format!("\"{}\" stays the default server until another one is made the default", c.name),
+        )
+        .with("name", &c.name));
+    }
+    if (c.is_default || make_default) && !c.enabled {
+        return Err(Error::conflict(
+            Code::DefaultConnection,
+            format!("\"{}\" is the default server and cannot be turned off; make another one the default first", c.name),
+        )
+        .with("name", &c.name));
+    }
+    check(conn, &mut c)?;
+    if make_default {
+        conn.execute("UPDATE connections SET is_default = 0 WHERE is_default = 1", [])?;
+    }
+    conn.execute(
+        "UPDATE connections SET name = ?2, base_url = ?3, api_key = ?4, enabled = ?5, is_default = is_default OR ?6, updated_at = ?7
+         WHERE id = ?1",
+        params![id, c.name, c.base_url, c.api_key, c.enabled, make_default, now_ms()],
+    )?;
+    get(conn, id)
+}
+
+/// Removes a server; its chats go back to the default server (a trigger, in the same statement).
+pub fn delete(conn: &Connection, id: i64) -> Result<()> {
+    let c = get(conn, id)?;
+    if c.is_default {
+        return Err(Error::conflict(
+            Code::DefaultConnection,
+            format!("\"{}\" is the default server and cannot be removed; make another one the default first", c.name),
+        )
+        .with("name", &c.name));
+    }
+    conn.execute("DELETE FROM connections WHERE id = ?1", [id])?;
+    Ok(())
+}
+
+/// What a backup keeps of the servers: everything but their keys.
+pub fn forget_secrets(conn: &Connection) -> Result<()> {
+    conn.execute("UPDATE connections SET api_key = NULL", [])?;
+    Ok(())
+}
+
+/// `name`, or `name (2)`, `name (3)`… : the first no server has.
+pub fn free_name(conn: &Connection, name: &str) -> Result<String> {
+    let taken = |n: &str| -> Result<bool> {
+        Ok(conn.query_row("SELECT 1 FROM connections WHERE lower(name) = lower(?1)", [n], |_| Ok(())).optional()?.is_some())
+    };
+    if !taken(name)? {
+        return Ok(name.to_string());
+    }
+    for i in 2.. {
+        let candidate = format!("{name} ({i})");
+        if !taken(&candidate)? {
+            return Ok(candidate);
+        }
+    }
+    unreachable!("some number is free")
+}
+
+/// Refuses a name that is blank, long or taken, and an address a request could not go to.
+fn check(conn: &Connection, c: &mut ServerConnection) -> Result<()> {
+    c.name = c.name.trim().to_string();
+    let len = char_len(&c.name);
+    if len == 0 || len > NAME_MAX_CHARS || c.name.chars().any(|ch| ch.is_control() || super::text::is_format_char(ch)) {
+        return Err(Error::invalid(Code::InvalidName, format!("a server's name is one line of 1 to {NAME_MAX_CHARS} characters"))
+            .with("max", NAME_MAX_CHARS));
+    }
+    let taken: Option<i64> = conn
+        .query_row("SELECT id FROM connections WHERE lower(name) = lower(?1) AND id IS NOT ?2", params![c.name, c.id], |r| r.get(0))
+        .optional()?;
+    if taken.is_some() {
+        return Err(Error::conflict(Code::NameTaken, format!("a server named \"{}\" already exists", c.name)).with("name", &c.name));
+    }
+    c.base_url = c.base_url.trim().trim_end_matches('/').to_string();
+    check_url(&c.base_url)?;
+    if c.api_key.as_deref().is_some_and(|k| k.trim().is_empty()) {
+        c.api_key = None;
+    }
+    Ok(())
+}
+
+/// A model server's address: an http(s) URL with a host, as typed. Whitespace, control and
+/// invisible characters are refused rather than dropped or escaped (the URL parser would quietly
+/// remove a tab or a line break, and a direction mark makes an address read as another).
+pub fn check_url(url: &str) -> Result<()> {
+    let refuse = |why: &str| {
+        Err(Error::invalid(
+            Code::InvalidEndpoint,
+            format!("the server address {why}; write it like http://127.0.0.1:8080/v1 (got {url:?})"),
+        )
+        .with("url", url))
+    };
+    if url.chars().any(|c| c.is_whitespace() || c.is_control() || super::text::is_format_char(c)) {
+        return refuse("cannot contain spaces, control or invisible characters");
+    }
+    let parsed = match url::Url::parse(url) {
+        Ok(u) => u,
+        Err(e) => return refuse(&format!("is not a valid URL ({e})")),
+    };
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return refuse("must start with http:// or https://");
+    }
+    if parsed.host_str().is_none_or(str::is_empty) {
+        return refuse("has no host");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_url;
+
+    #[test]
+    fn a_server_address_is_a_real_url_or_refused() {
+        for good in ["http://127.0.0.1:8080/v1", "https://gpu.example.com/v1", "http://[::1]:8000/v1", "http://localhost:11434/v1"] {
+            assert!(check_url(good).is_ok(), "{good} is a server address a user would type");
+        }
+        for bad in [
+            "http://[::1:8000/v1",
+            "http://127.0.0.1:65536/v1",
+            "http://127.0.0.1:99999/v1",
+            "http://127.0.0.1:8080/v1\u{7}",
+            "http://127.0.0.1:80\t80/v1",
+            "http://127.0.0.1:8080/\u{202e}1v",
+            "http://gpu\u{200b}.example.com/v1",
+            "http://",
+            "localhost:8080",
+            "ftp://127.0.0.1/v1",
+        ] {
+            let err = check_url(bad).expect_err(bad);
+            assert_eq!(err.code(), "invalid_endpoint", "{bad:?} would fail every request later; it must be refused when saved");
+        }
+    }
+}
