@@ -58,107 +58,152 @@ impl Bounds {
     }
 }
 
-/// Every numeric setting's bounds, said once: [`update`] checks them and the UI's settings
-/// dialog reads them (generated into `ui/src/backend/generated/settingBounds.ts`).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct SettingBounds {
-    pub temperature: Bounds,
-    pub top_p: Bounds,
-    pub max_tokens: Bounds,
-    pub context_length: Bounds,
-    pub first_byte_timeout_secs: Bounds,
-    pub idle_timeout_secs: Bounds,
-    pub attachment_max_mb: Bounds,
-    pub attachment_text_max_chars: Bounds,
-    pub prompt_budget_chars: Bounds,
-    pub memory_budget_chars: Bounds,
-    pub tool_output_inline_tokens: Bounds,
-    pub tool_call_timeout_secs: Bounds,
-}
-
-pub const BOUNDS: SettingBounds = SettingBounds {
-    temperature: Bounds::new(0.0, 2.0),
-    top_p: Bounds::new(0.01, 1.0),
-    max_tokens: Bounds::new(1.0, 1_000_000.0),
-    context_length: Bounds::new(256.0, 10_000_000.0),
-    first_byte_timeout_secs: Bounds::new(5.0, 3600.0),
-    idle_timeout_secs: Bounds::new(5.0, 3600.0),
-    attachment_max_mb: Bounds::new(1.0, 1024.0),
-    attachment_text_max_chars: Bounds::new(10_000.0, 100_000_000.0),
-    prompt_budget_chars: Bounds::new(2_000.0, 1_000_000.0),
-    memory_budget_chars: Bounds::new(500.0, 1_000_000.0),
-    tool_output_inline_tokens: Bounds::new(200.0, 1_000_000.0),
-    tool_call_timeout_secs: Bounds::new(5.0, 3600.0),
-};
-
-#[derive(Clone, Serialize, Deserialize, PartialEq)]
-#[serde(default)]
-pub struct Settings {
-    /// Global custom instructions: section ② of every system prompt.
-    pub custom_instructions: String,
-    /// The server requests go to: the default one, or the chat's own (`for_chat`). Not a stored
-    /// setting: the servers are rows of `connections`.
-    #[serde(skip)]
-    pub server: ServerConnection,
-    /// Model id on the default server (the chat's own on its own server); empty means the first
-    /// one the server lists.
-    pub model: String,
-    pub temperature: Option<f32>,
-    pub top_p: Option<f32>,
-    pub max_tokens: Option<u32>,
-    /// Context length to assume when the server does not say.
-    pub context_length: Option<u32>,
-    /// Seconds to wait for a reply's first byte: a long prompt on a small GPU takes minutes.
-    pub first_byte_timeout_secs: u32,
-    /// Seconds of silence tolerated between two pieces of a reply.
-    pub idle_timeout_secs: u32,
-    pub language: Language,
-    pub theme: Theme,
-    /// The largest file that can be attached, in MB.
-    pub attachment_max_mb: u32,
-    /// At most this many characters of a file's text are indexed; the rest is cut, with a note
-    /// on the file. Bounds the time, memory and disk one file can take, whatever it inflates to.
-    pub attachment_text_max_chars: u32,
-    pub memory_mode: MemoryMode,
-    /// The system prompt's budget in characters (sections are cut from ⑤ back to ② beyond it).
-    pub prompt_budget_chars: u32,
-    /// Section ⑤'s budget in characters (facts beyond it are left to `search_memory`).
-    pub memory_budget_chars: u32,
-    /// A tool result of up to this many tokens is sent whole; a larger one is kept aside and the
-    /// model gets its first lines and a reference to read on (`read_tool_output`).
-    pub tool_output_inline_tokens: u32,
-    /// Seconds a call of one of the user's tool servers may take (after its approval).
-    pub tool_call_timeout_secs: u32,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Settings {
-            custom_instructions: String::new(),
-            server: ServerConnection::default(),
-            model: String::new(),
-            temperature: None,
-            top_p: None,
-            max_tokens: None,
-            context_length: None,
-            first_byte_timeout_secs: 300,
-            idle_timeout_secs: 60,
-            language: Language::En,
-            theme: Theme::System,
-            attachment_max_mb: 50,
-            // About 3,000 pages of prose: every real document, while a file that inflates to
-            // gigabytes of text stops at a few tens of megabytes.
-            attachment_text_max_chars: TEXT_MAX_CHARS_DEFAULT,
-            memory_mode: MemoryMode::Review,
-            prompt_budget_chars: 48_000,
-            memory_budget_chars: 12_000,
-            // A tenth of the 20,000 that suits a 200,000-token window, for the 8,000 to 32,000
-            // of a local model: a default search (five passages) is still sent whole, a whole
-            // document or a big listing is not.
-            tool_output_inline_tokens: 2_000,
-            tool_call_timeout_secs: 120,
+/// Declares every setting once: its type, default and (for a number) bounds with the code and
+/// words of the error for a value outside them. From this come [`Settings`], what the API shows
+/// ([`SettingsView`]), the partial update ([`SettingsPatch`]) and how it applies, and the bounds
+/// that [`update`] checks and the UI's settings dialog reads ([`BOUNDS`], generated into
+/// `ui/src/backend/generated/setting-bounds.ts`). `optional` settings are `None` by default (the
+/// server decides), and `null` in a patch sets them back to that; any other `null` sets the
+/// default.
+macro_rules! settings {
+    (
+        values { $( $(#[$vm:meta])* $v:ident: $vt:ty = $vd:expr $(, in $vmin:literal ..= $vmax:literal => $vcode:ident $vwhat:literal)? ; )* }
+        optional { $( $(#[$om:meta])* $o:ident: $ot:ty $(, in $omin:literal ..= $omax:literal => $ocode:ident $owhat:literal)? ; )* }
+    ) => {
+        #[derive(Clone, Serialize, Deserialize, PartialEq)]
+        #[serde(default)]
+        pub struct Settings {
+            /// The server requests go to: the default one, or the chat's own (`for_chat`). Not a
+            /// stored setting: the servers are rows of `connections`.
+            #[serde(skip)]
+            pub server: ServerConnection,
+            $( $(#[$vm])* pub $v: $vt, )*
+            $( $(#[$om])* pub $o: Option<$ot>, )*
         }
+
+        impl Default for Settings {
+            fn default() -> Self {
+                Settings { server: ServerConnection::default(), $( $v: $vd, )* $( $o: None, )* }
+            }
+        }
+
+        /// What the API shows: everything but the key itself.
+        #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+        #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+        pub struct SettingsView {
+            /// The default server's address (the servers are listed by `/api/connections`).
+            pub endpoint_url: String,
+            /// The default server has a key.
+            pub api_key_set: bool,
+            $( $(#[$vm])* pub $v: $vt, )*
+            $( $(#[$om])* pub $o: Option<$ot>, )*
+        }
+
+        impl From<&Settings> for SettingsView {
+            fn from(s: &Settings) -> Self {
+                SettingsView {
+                    endpoint_url: s.server.base_url.clone(),
+                    api_key_set: s.server.api_key.as_deref().is_some_and(|k| !k.is_empty()),
+                    $( $v: s.$v.clone(), )*
+                    $( $o: s.$o, )*
+                }
+            }
+        }
+
+        /// A partial update; a field set to `null` goes back to its default.
+        #[derive(Clone, Default, Deserialize, Serialize, utoipa::ToSchema)]
+        #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+        #[cfg_attr(feature = "ts", ts(optional_fields))]
+        #[serde(deny_unknown_fields)]
+        pub struct SettingsPatch {
+            /// The default server's address; `null` goes back to the usual local one.
+            #[serde(default, deserialize_with = "present")]
+            pub endpoint_url: Option<Option<String>>,
+            /// The default server's key: a string sets it; `null` or "" removes it.
+            #[serde(default, deserialize_with = "present")]
+            pub api_key: Option<Option<String>>,
+            $( #[serde(default, deserialize_with = "present")] pub $v: Option<Option<$vt>>, )*
+            $( #[serde(default, deserialize_with = "present")] pub $o: Option<Option<$ot>>, )*
+        }
+
+        impl Settings {
+            /// These settings with the patch's values; the default where it says `null`.
+            fn patched(mut self, patch: &SettingsPatch) -> Settings {
+                let d = Settings::default();
+                $( if let Some(v) = &patch.$v { self.$v = v.clone().unwrap_or_else(|| d.$v.clone()); } )*
+                $( if let Some(v) = patch.$o { self.$o = v; } )*
+                self
+            }
+
+            /// Refuses a number outside its bounds, with its own code and the bounds as params.
+            fn check_bounds(&self) -> Result<()> {
+                let outside = |code: Code, what: &str, bounds: &Bounds| {
+                    Err(Error::invalid(code, format!("{what} must be between {} and {}", bounds.min, bounds.max))
+                        .with("min", bounds.min)
+                        .with("max", bounds.max))
+                };
+                $( $( if !BOUNDS.$v.holds(self.$v) { return outside(Code::$vcode, $vwhat, &BOUNDS.$v); } )? )*
+                $( $( if self.$o.is_some_and(|v| !BOUNDS.$o.holds(v)) { return outside(Code::$ocode, $owhat, &BOUNDS.$o); } )? )*
+                Ok(())
+            }
+        }
+
+        /// Every numeric setting's bounds (both ends allowed).
+        #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+        #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+        pub struct SettingBounds {
+            // (`cfg_attr(any(), …)` is never applied: it only tells the macro which settings have bounds.)
+            $( $( #[cfg_attr(any(), doc = stringify!($vmin))] pub $v: Bounds, )? )*
+            $( $( #[cfg_attr(any(), doc = stringify!($omin))] pub $o: Bounds, )? )*
+        }
+
+        pub const BOUNDS: SettingBounds = SettingBounds {
+            $( $( $v: Bounds::new($vmin as f64, $vmax as f64), )? )*
+            $( $( $o: Bounds::new($omin as f64, $omax as f64), )? )*
+        };
+    };
+}
+
+settings! {
+    values {
+        /// Global custom instructions: section ② of every system prompt.
+        custom_instructions: String = String::new();
+        /// Model id on the default server (a chat on another server asks that server's first
+        /// model unless it names its own); empty means the first one the server lists.
+        model: String = String::new();
+        /// Seconds to wait for a reply's first byte: a long prompt on a small GPU takes minutes.
+        first_byte_timeout_secs: u32 = 300, in 5 ..= 3600 => InvalidTimeout "the wait for a reply's first word, in seconds,";
+        /// Seconds of silence tolerated between two pieces of a reply.
+        idle_timeout_secs: u32 = 60, in 5 ..= 3600 => InvalidTimeout "the silence allowed within a reply, in seconds,";
+        language: Language = Language::En;
+        theme: Theme = Theme::System;
+        /// The largest file that can be attached, in MB.
+        attachment_max_mb: u32 = 50, in 1 ..= 1024 => InvalidAttachmentLimit "the file size limit, in MB,";
+        /// At most this many characters of a file's text are indexed; the rest is cut, with a
+        /// note on the file. Bounds the time, memory and disk one file can take, whatever it
+        /// inflates to. The default, about 3,000 pages of prose, takes every real document,
+        /// while a file that inflates to gigabytes of text stops at a few tens of megabytes.
+        attachment_text_max_chars: u32 = TEXT_MAX_CHARS_DEFAULT, in 10_000 ..= 100_000_000 => InvalidTextLimit "the text indexed per file, in characters,";
+        memory_mode: MemoryMode = MemoryMode::Review;
+        /// The system prompt's budget in characters (sections are cut from ⑤ back to ② beyond it).
+        prompt_budget_chars: u32 = 48_000, in 2_000 ..= 1_000_000 => InvalidBudget "the prompt budget, in characters,";
+        /// Section ⑤'s budget in characters (facts beyond it are left to `search_memory`).
+        memory_budget_chars: u32 = 12_000, in 500 ..= 1_000_000 => InvalidBudget "the memory budget, in characters,";
+        /// A tool result of up to this many tokens is sent whole; a larger one is kept aside and
+        /// the model gets its first lines and a reference to read on (`read_tool_output`). The
+        /// default is a tenth of the 20,000 that suits a 200,000-token window, for the 8,000 to
+        /// 32,000 of a local model: a default search (five passages) is still sent whole, a
+        /// whole document or a big listing is not.
+        tool_output_inline_tokens: u32 = 2_000, in 200 ..= 1_000_000 => InvalidToolOutputLimit "the size up to which a tool result is sent whole, in tokens,";
+        /// Seconds a call of one of the user's tool servers may take (after its approval).
+        tool_call_timeout_secs: u32 = 120, in 5 ..= 3600 => InvalidTimeout "a tool call's time limit, in seconds,";
+    }
+    optional {
+        temperature: f32, in 0.0 ..= 2.0 => InvalidTemperature "temperature";
+        top_p: f32, in 0.01 ..= 1.0 => InvalidTopP "top_p";
+        max_tokens: u32, in 1 ..= 1_000_000 => InvalidMaxTokens "max_tokens (or null for the server's default)";
+        /// Context length to assume when the server does not say.
+        context_length: u32, in 256 ..= 10_000_000 => InvalidContextLength "context_length, in tokens,";
     }
 }
 
@@ -170,108 +215,6 @@ impl std::fmt::Debug for Settings {
             .field("custom_instructions_chars", &char_len(&self.custom_instructions))
             .finish_non_exhaustive()
     }
-}
-
-/// What the API shows: everything but the key itself.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct SettingsView {
-    pub custom_instructions: String,
-    /// The default server's address (the servers are listed by `/api/connections`).
-    pub endpoint_url: String,
-    /// The default server has a key.
-    pub api_key_set: bool,
-    /// The default model, on the default server.
-    pub model: String,
-    pub temperature: Option<f32>,
-    pub top_p: Option<f32>,
-    pub max_tokens: Option<u32>,
-    pub context_length: Option<u32>,
-    pub first_byte_timeout_secs: u32,
-    pub idle_timeout_secs: u32,
-    pub language: Language,
-    pub theme: Theme,
-    pub attachment_max_mb: u32,
-    pub attachment_text_max_chars: u32,
-    pub memory_mode: MemoryMode,
-    pub prompt_budget_chars: u32,
-    pub memory_budget_chars: u32,
-    pub tool_output_inline_tokens: u32,
-    pub tool_call_timeout_secs: u32,
-}
-
-impl From<&Settings> for SettingsView {
-    fn from(s: &Settings) -> Self {
-        SettingsView {
-            custom_instructions: s.custom_instructions.clone(),
-            endpoint_url: s.server.base_url.clone(),
-            api_key_set: s.server.api_key.as_deref().is_some_and(|k| !k.is_empty()),
-            model: s.model.clone(),
-            temperature: s.temperature,
-            top_p: s.top_p,
-            max_tokens: s.max_tokens,
-            context_length: s.context_length,
-            first_byte_timeout_secs: s.first_byte_timeout_secs,
-            idle_timeout_secs: s.idle_timeout_secs,
-            language: s.language,
-            theme: s.theme,
-            attachment_max_mb: s.attachment_max_mb,
-            attachment_text_max_chars: s.attachment_text_max_chars,
-            memory_mode: s.memory_mode,
-            prompt_budget_chars: s.prompt_budget_chars,
-            memory_budget_chars: s.memory_budget_chars,
-            tool_output_inline_tokens: s.tool_output_inline_tokens,
-            tool_call_timeout_secs: s.tool_call_timeout_secs,
-        }
-    }
-}
-
-/// A partial update; a field set to `null` goes back to its default.
-#[derive(Clone, Default, Deserialize, Serialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "ts", ts(optional_fields))]
-#[serde(deny_unknown_fields)]
-pub struct SettingsPatch {
-    #[serde(default, deserialize_with = "present")]
-    pub custom_instructions: Option<Option<String>>,
-    /// The default server's address; `null` goes back to the usual local one.
-    #[serde(default, deserialize_with = "present")]
-    pub endpoint_url: Option<Option<String>>,
-    /// The default server's key: a string sets it; `null` or "" removes it.
-    #[serde(default, deserialize_with = "present")]
-    pub api_key: Option<Option<String>>,
-    #[serde(default, deserialize_with = "present")]
-    pub model: Option<Option<String>>,
-    #[serde(default, deserialize_with = "present")]
-    pub temperature: Option<Option<f32>>,
-    #[serde(default, deserialize_with = "present")]
-    pub top_p: Option<Option<f32>>,
-    #[serde(default, deserialize_with = "present")]
-    pub max_tokens: Option<Option<u32>>,
-    #[serde(default, deserialize_with = "present")]
-    pub context_length: Option<Option<u32>>,
-    #[serde(default, deserialize_with = "present")]
-    pub first_byte_timeout_secs: Option<Option<u32>>,
-    #[serde(default, deserialize_with = "present")]
-    pub idle_timeout_secs: Option<Option<u32>>,
-    #[serde(default, deserialize_with = "present")]
-    pub language: Option<Option<Language>>,
-    #[serde(default, deserialize_with = "present")]
-    pub theme: Option<Option<Theme>>,
-    #[serde(default, deserialize_with = "present")]
-    pub attachment_max_mb: Option<Option<u32>>,
-    #[serde(default, deserialize_with = "present")]
-    pub attachment_text_max_chars: Option<Option<u32>>,
-    #[serde(default, deserialize_with = "present")]
-    pub memory_mode: Option<Option<MemoryMode>>,
-    #[serde(default, deserialize_with = "present")]
-    pub prompt_budget_chars: Option<Option<u32>>,
-    #[serde(default, deserialize_with = "present")]
-    pub memory_budget_chars: Option<Option<u32>>,
-    #[serde(default, deserialize_with = "present")]
-    pub tool_output_inline_tokens: Option<Option<u32>>,
-    #[serde(default, deserialize_with = "present")]
-    pub tool_call_timeout_secs: Option<Option<u32>>,
 }
 
 /// Like `Settings`, a patch never shows the API key in logs or panics.
@@ -364,37 +307,7 @@ pub fn update(conn: &Connection, patch: &SettingsPatch) -> Result<Settings> {
         let url = patch.endpoint_url.as_ref().map(|u| u.as_deref().unwrap_or(super::connections::DEFAULT_URL));
         super::connections::update_default(conn, url, patch.api_key.clone())?;
     }
-    let mut s = load(conn)?;
-    let d = Settings::default();
-    macro_rules! apply {
-        ($field:ident) => {
-            if let Some(v) = &patch.$field {
-                s.$field = v.clone().unwrap_or_else(|| d.$field.clone());
-            }
-        };
-        ($field:ident, optional) => {
-            if let Some(v) = &patch.$field {
-                s.$field = v.clone();
-            }
-        };
-    }
-    apply!(custom_instructions);
-    apply!(model);
-    apply!(temperature, optional);
-    apply!(top_p, optional);
-    apply!(max_tokens, optional);
-    apply!(context_length, optional);
-    apply!(first_byte_timeout_secs);
-    apply!(idle_timeout_secs);
-    apply!(language);
-    apply!(theme);
-    apply!(attachment_max_mb);
-    apply!(attachment_text_max_chars);
-    apply!(memory_mode);
-    apply!(prompt_budget_chars);
-    apply!(memory_budget_chars);
-    apply!(tool_output_inline_tokens);
-    apply!(tool_call_timeout_secs);
+    let mut s = load(conn)?.patched(patch);
     s.model = s.model.trim().to_string();
     validate(&s)?;
 
@@ -409,56 +322,12 @@ pub fn update(conn: &Connection, patch: &SettingsPatch) -> Result<Settings> {
 }
 
 fn validate(s: &Settings) -> Result<()> {
-    let bad = |code: Code, msg: String| Err(Error::invalid(code, msg));
     let len = char_len(&s.custom_instructions);
     if len > CUSTOM_INSTRUCTIONS_MAX_CHARS {
-        return bad(
+        return Err(Error::invalid(
             Code::InstructionsTooLong,
             format!("custom instructions can have at most {CUSTOM_INSTRUCTIONS_MAX_CHARS} characters (these have {len})"),
-        );
+        ));
     }
-    let b = &BOUNDS;
-    let outside = |code: Code, what: &str, bounds: &Bounds| {
-        Err(Error::invalid(code, format!("{what} must be between {} and {}", bounds.min, bounds.max))
-            .with("min", bounds.min)
-            .with("max", bounds.max))
-    };
-    if s.temperature.is_some_and(|t| !b.temperature.holds(t)) {
-        return outside(Code::InvalidTemperature, "temperature", &b.temperature);
-    }
-    if s.top_p.is_some_and(|p| !b.top_p.holds(p)) {
-        return outside(Code::InvalidTopP, "top_p", &b.top_p);
-    }
-    if s.max_tokens.is_some_and(|n| !b.max_tokens.holds(n)) {
-        return outside(Code::InvalidMaxTokens, "max_tokens (or null for the server's default)", &b.max_tokens);
-    }
-    if s.context_length.is_some_and(|c| !b.context_length.holds(c)) {
-        return outside(Code::InvalidContextLength, "context_length, in tokens,", &b.context_length);
-    }
-    if !b.first_byte_timeout_secs.holds(s.first_byte_timeout_secs)
-        || !b.idle_timeout_secs.holds(s.idle_timeout_secs)
-        || !b.tool_call_timeout_secs.holds(s.tool_call_timeout_secs)
-    {
-        return outside(Code::InvalidTimeout, "timeouts, in seconds,", &b.idle_timeout_secs);
-    }
-    if !b.attachment_max_mb.holds(s.attachment_max_mb) {
-        return outside(Code::InvalidAttachmentLimit, "the file size limit, in MB,", &b.attachment_max_mb);
-    }
-    if !b.attachment_text_max_chars.holds(s.attachment_text_max_chars) {
-        return outside(Code::InvalidTextLimit, "the text indexed per file, in characters,", &b.attachment_text_max_chars);
-    }
-    if !b.prompt_budget_chars.holds(s.prompt_budget_chars) {
-        return outside(Code::InvalidBudget, "the prompt budget, in characters,", &b.prompt_budget_chars);
-    }
-    if !b.memory_budget_chars.holds(s.memory_budget_chars) {
-        return outside(Code::InvalidBudget, "the memory budget, in characters,", &b.memory_budget_chars);
-    }
-    if !b.tool_output_inline_tokens.holds(s.tool_output_inline_tokens) {
-        return outside(
-            Code::InvalidToolOutputLimit,
-            "the size up to which a tool result is sent whole, in tokens,",
-            &b.tool_output_inline_tokens,
-        );
-    }
-    Ok(())
+    s.check_bounds()
 }

@@ -617,3 +617,29 @@ fn a_chat_on_its_own_server_and_what_deleting_that_server_leaves() {
     let long = NewConnection { name: "x".repeat(10_000), base_url: "http://h/v1".into(), ..Default::default() };
     assert_eq!(store.with(|c| connections::create(c, &long)).unwrap_err().code(), "invalid_name");
 }
+
+#[test]
+fn every_declared_bound_is_the_one_a_save_checks() {
+    use super::settings::{self, SettingsPatch, BOUNDS};
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    let bounds = serde_json::to_value(BOUNDS).unwrap();
+    let patch = |key: &str, v: f64| -> SettingsPatch {
+        // Integers are written as integers: the patch's u32 fields take no fraction.
+        let n = if v.fract() == 0.0 { serde_json::json!(v as i64) } else { serde_json::json!(v) };
+        serde_json::from_value(serde_json::json!({ key: n })).unwrap()
+    };
+    for (key, b) in bounds.as_object().unwrap() {
+        let (min, max) = (b["min"].as_f64().unwrap(), b["max"].as_f64().unwrap());
+        for inside in [min.max(0.02), max] {
+            store.with(|c| settings::update(c, &patch(key, inside))).unwrap_or_else(|e| panic!("{key} = {inside} is allowed: {e}"));
+        }
+        let above = if max.fract() == 0.0 && min.fract() == 0.0 { max + 1.0 } else { max + 0.5 };
+        let err = store.with(|c| settings::update(c, &patch(key, above))).expect_err(key);
+        assert!(
+            err.code().starts_with("invalid_"),
+            "{key} = {above}: the UI shows the bounds it reads, so the save must keep to them: {err}"
+        );
+        assert_eq!(store.with(|c| settings::load(c)).unwrap().model, "", "a refused value changes nothing else");
+    }
+}

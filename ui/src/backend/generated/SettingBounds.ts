@@ -2,7 +2,6 @@
 import type { Bounds } from "./Bounds";
 
 /**
- * Every numeric setting's bounds, said once: [`update`] checks them and the UI's settings
- * dialog reads them (generated into `ui/src/backend/generated/settingBounds.ts`).
+ * Every numeric setting's bounds (both ends allowed).
  */
-export type SettingBounds = { temperature: Bounds, top_p: Bounds, max_tokens: Bounds, context_length: Bounds, first_byte_timeout_secs: Bounds, idle_timeout_secs: Bounds, attachment_max_mb: Bounds, attachment_text_max_chars: Bounds, prompt_budget_chars: Bounds, memory_budget_chars: Bounds, tool_output_inline_tokens: Bounds, tool_call_timeout_secs: Bounds, };
+export type SettingBounds = { first_byte_timeout_secs: Bounds, idle_timeout_secs: Bounds, attachment_max_mb: Bounds, attachment_text_max_chars: Bounds, prompt_budget_chars: Bounds, memory_budget_chars: Bounds, tool_output_inline_tokens: Bounds, tool_call_timeout_secs: Bounds, temperature: Bounds, top_p: Bounds, max_tokens: Bounds, context_length: Bounds, };

@@ -6,7 +6,7 @@ import type { Theme } from "./Theme";
 /**
  * A partial update; a field set to `null` goes back to its default.
  */
-export type SettingsPatch = { custom_instructions?: string | null, 
+export type SettingsPatch = { 
 /**
  * The default server's address; `null` goes back to the usual local one.
  */
@@ -14,4 +14,4 @@ endpoint_url?: string | null,
 /**
  * The default server's key: a string sets it; `null` or "" removes it.
  */
-api_key?: string | null, model?: string | null, temperature?: number | null, top_p?: number | null, max_tokens?: number | null, context_length?: number | null, first_byte_timeout_secs?: number | null, idle_timeout_secs?: number | null, language?: Language | null, theme?: Theme | null, attachment_max_mb?: number | null, attachment_text_max_chars?: number | null, memory_mode?: MemoryMode | null, prompt_budget_chars?: number | null, memory_budget_chars?: number | null, tool_output_inline_tokens?: number | null, tool_call_timeout_secs?: number | null, };
+api_key?: string | null, custom_instructions?: string | null, model?: string | null, first_byte_timeout_secs?: number | null, idle_timeout_secs?: number | null, language?: Language | null, theme?: Theme | null, attachment_max_mb?: number | null, attachment_text_max_chars?: number | null, memory_mode?: MemoryMode | null, prompt_budget_chars?: number | null, memory_budget_chars?: number | null, tool_output_inline_tokens?: number | null, tool_call_timeout_secs?: number | null, temperature?: number | null, top_p?: number | null, max_tokens?: number | null, context_length?: number | null, };

@@ -6,7 +6,7 @@ import type { Theme } from "./Theme";
 /**
  * What the API shows: everything but the key itself.
  */
-export type SettingsView = { custom_instructions: string, 
+export type SettingsView = { 
 /**
  * The default server's address (the servers are listed by `/api/connections`).
  */
@@ -16,6 +16,54 @@ endpoint_url: string,
  */
 api_key_set: boolean, 
 /**
- * The default model, on the default server.
+ * Global custom instructions: section ② of every system prompt.
  */
-model: string, temperature: number | null, top_p: number | null, max_tokens: number | null, context_length: number | null, first_byte_timeout_secs: number, idle_timeout_secs: number, language: Language, theme: Theme, attachment_max_mb: number, attachment_text_max_chars: number, memory_mode: MemoryMode, prompt_budget_chars: number, memory_budget_chars: number, tool_output_inline_tokens: number, tool_call_timeout_secs: number, };
+custom_instructions: string, 
+/**
+ * Model id on the default server (a chat on another server asks that server's first
+ * model unless it names its own); empty means the first one the server lists.
+ */
+model: string, 
+/**
+ * Seconds to wait for a reply's first byte: a long prompt on a small GPU takes minutes.
+ */
+first_byte_timeout_secs: number, 
+/**
+ * Seconds of silence tolerated between two pieces of a reply.
+ */
+idle_timeout_secs: number, language: Language, theme: Theme, 
+/**
+ * The largest file that can be attached, in MB.
+ */
+attachment_max_mb: number, 
+/**
+ * At most this many characters of a file's text are indexed; the rest is cut, with a
+ * note on the file. Bounds the time, memory and disk one file can take, whatever it
+ * inflates to. The default, about 3,000 pages of prose, takes every real document,
+ * while a file that inflates to gigabytes of text stops at a few tens of megabytes.
+ */
+attachment_text_max_chars: number, memory_mode: MemoryMode, 
+/**
+ * The system prompt's budget in characters (sections are cut from ⑤ back to ② beyond it).
+ */
+prompt_budget_chars: number, 
+/**
+ * Section ⑤'s budget in characters (facts beyond it are left to `search_memory`).
+ */
+memory_budget_chars: number, 
+/**
+ * A tool result of up to this many tokens is sent whole; a larger one is kept aside and
+ * the model gets its first lines and a reference to read on (`read_tool_output`). The
+ * default is a tenth of the 20,000 that suits a 200,000-token window, for the 8,000 to
+ * 32,000 of a local model: a default search (five passages) is still sent whole, a
+ * whole document or a big listing is not.
+ */
+tool_output_inline_tokens: number, 
+/**
+ * Seconds a call of one of the user's tool servers may take (after its approval).
+ */
+tool_call_timeout_secs: number, temperature: number | null, top_p: number | null, max_tokens: number | null, 
+/**
+ * Context length to assume when the server does not say.
+ */
+context_length: number | null, };

@@ -3,22 +3,6 @@
 import type { SettingBounds } from './SettingBounds';
 
 export const SETTING_BOUNDS: SettingBounds = {
-  "temperature": {
-    "min": 0.0,
-    "max": 2.0
-  },
-  "top_p": {
-    "min": 0.01,
-    "max": 1.0
-  },
-  "max_tokens": {
-    "min": 1.0,
-    "max": 1000000.0
-  },
-  "context_length": {
-    "min": 256.0,
-    "max": 10000000.0
-  },
   "first_byte_timeout_secs": {
     "min": 5.0,
     "max": 3600.0
@@ -50,5 +34,21 @@ export const SETTING_BOUNDS: SettingBounds = {
   "tool_call_timeout_secs": {
     "min": 5.0,
     "max": 3600.0
+  },
+  "temperature": {
+    "min": 0.0,
+    "max": 2.0
+  },
+  "top_p": {
+    "min": 0.01,
+    "max": 1.0
+  },
+  "max_tokens": {
+    "min": 1.0,
+    "max": 1000000.0
+  },
+  "context_length": {
+    "min": 256.0,
+    "max": 10000000.0
   }
 };
