@@ -469,8 +469,9 @@ async fn every_answer_matches_the_document() {
     c.ok(M::PATCH, "/api/settings", Some(json!({ "endpoint_url": "http://127.0.0.1:9/v1" }))).await;
     let (st, v) = c.call(M::GET, "/api/models", None).await;
     assert_eq!(st, StatusCode::BAD_GATEWAY, "a server that is down: {v}");
-    // Model servers: one added, changed, refused as the default's stand-in, and removed.
-    let added = c.ok(M::POST, "/api/connections", Some(json!({ "name": "Second", "base_url": "http://127.0.0.1:9/v1", "api_key": "k" }))).await;
+    // Model servers: one added, turned off (a chat cannot move to it then), and removed.
+    let added =
+        c.ok(M::POST, "/api/connections", Some(json!({ "name": "Second", "base_url": "http://127.0.0.1:9/v1", "api_key": "k" }))).await;
     let id = &added["id"];
     c.ok(M::PATCH, &format!("/api/connections/{id}"), Some(json!({ "name": "Second GPU", "enabled": false }))).await;
     c.get("/api/connections").await;
