@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use maru::app::relaunch::Swap;
 use maru::app::App;
 use maru::error::Code;
 use maru::server::{self, ServeOptions};
@@ -95,13 +96,14 @@ fn main() -> ExitCode {
             let opts = ServeOptions { host, port, token, allow_remote, ui_dir };
             serve(&data_dir, opts, folder)
         }
-        Some(Command::Prompt { session, json }) => print_prompt(&data_dir, session, json),
-        Some(Command::ExportPrompts) => export_prompts(&data_dir),
+        Some(Command::Prompt { session, json }) => print_prompt(&data_dir, session, json).map(|()| None),
+        Some(Command::ExportPrompts) => export_prompts(&data_dir).map(|()| None),
         Some(Command::ExtractPdf { .. } | Command::Restore { .. }) => unreachable!("handled before logging starts"),
         None => run_default(&data_dir),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(Some(reopen)) => relaunch(&data_dir, reopen),
+        Ok(None) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("maru: {e}");
             ExitCode::FAILURE
@@ -147,7 +149,55 @@ fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime")
 }
 
-fn serve(data_dir: &std::path::Path, opts: ServeOptions, folder: Option<PathBuf>) -> maru::error::Result<()> {
+/// A restored backup to open in place of the data folder, and the token the pages have.
+struct Reopen {
+    swap: Swap,
+    token: Option<String>,
+}
+
+/// Puts the restored folder in place of the data folder (keeping the old one) and starts Maru
+/// again as it was started: the same window, or the same address and token.
+fn relaunch(data_dir: &std::path::Path, reopen: Reopen) -> ExitCode {
+    if let Err(e) = reopen.swap.apply(data_dir) {
+        // Put back whatever moved: the data stays as it was, the restore waits where it is.
+        if !data_dir.exists() {
+            let _ = std::fs::rename(&reopen.swap.kept_as, data_dir);
+        }
+        eprintln!("maru: cannot put the restored backup in place ({e}); it is in {}", reopen.swap.restored.display());
+        return ExitCode::FAILURE;
+    }
+    println!("Restored: the data that was in {} is kept in {}.", data_dir.display(), reopen.swap.kept_as.display());
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(e) => {
+            eprintln!("maru: the backup is restored; start Maru again to open it ({e})");
+            return ExitCode::SUCCESS;
+        }
+    };
+    let mut again = std::process::Command::new(exe);
+    again.args(std::env::args_os().skip(1));
+    if let Some(token) = reopen.token {
+        again.env("MARU_TOKEN", token);
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        // The same process, so a service manager or terminal keeps it; its files close on exec.
+        let e = again.exec();
+        eprintln!("maru: the backup is restored; start Maru again to open it ({e})");
+        ExitCode::FAILURE
+    }
+    #[cfg(not(unix))]
+    match again.spawn() {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("maru: the backup is restored; start Maru again to open it ({e})");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn serve(data_dir: &std::path::Path, opts: ServeOptions, folder: Option<PathBuf>) -> maru::error::Result<Option<Reopen>> {
     runtime().block_on(async {
         let app = App::open(data_dir)?;
         if let Some(folder) = folder {
@@ -159,18 +209,23 @@ fn serve(data_dir: &std::path::Path, opts: ServeOptions, folder: Option<PathBuf>
         // Printed once, to the terminal only: the fragment never reaches a server log.
         println!("Maru is serving {} with {token_note}.", data_dir.display());
         println!("Open http://{}/#token={}", bound.addr, bound.token);
+        let token = bound.token.clone();
         let (closing, closed) = tokio::sync::oneshot::channel::<()>();
-        let server = tokio::spawn(bound.run_until(async move {
+        let mut server = tokio::spawn(bound.run_until(async move {
             let _ = closed.await;
         }));
         tokio::select! {
-            served = server => return served.map_err(|e| maru::error::Error::Internal(e.into()))?,
+            served = &mut server => return served.map_err(|e| maru::error::Error::Internal(e.into()))?.map(|()| None),
             () = termination() => {}
+            _ = app.relaunch.requested() => {}
         }
         // The same shutdown as the desktop window's: replies stop and keep their text.
         app.shutdown().await;
         let _ = closing.send(());
-        Ok(())
+        let Some(swap) = app.relaunch.taken() else { return Ok(None) };
+        // The restore's answer is on its way to the page; streams that never end are cut.
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(3), server).await;
+        Ok(Some(Reopen { swap, token: Some(token) }))
     })
 }
 
@@ -228,12 +283,12 @@ fn export_prompts(data_dir: &std::path::Path) -> maru::error::Result<()> {
 }
 
 #[cfg(not(feature = "desktop"))]
-fn run_default(data_dir: &std::path::Path) -> maru::error::Result<()> {
+fn run_default(data_dir: &std::path::Path) -> maru::error::Result<Option<Reopen>> {
     eprintln!("this build has no desktop window; serving over HTTP instead");
     serve(data_dir, ServeOptions { host: "127.0.0.1".into(), port: 8765, token: None, allow_remote: false, ui_dir: None }, None)
 }
 
 #[cfg(feature = "desktop")]
-fn run_default(data_dir: &std::path::Path) -> maru::error::Result<()> {
-    maru::desktop::run(data_dir)
+fn run_default(data_dir: &std::path::Path) -> maru::error::Result<Option<Reopen>> {
+    Ok(maru::desktop::run(data_dir)?.map(|swap| Reopen { swap, token: None }))
 }

@@ -490,6 +490,20 @@ async fn every_answer_matches_the_document() {
     let (st, imported) = c.json(&M::POST, "/api/import/project", res).await;
     assert_eq!(st, StatusCode::OK, "{imported}");
     c.get("/api/search/files?q=anything").await;
+    // A restore: its answer (the restart that follows is `maru serve`'s, in
+    // src-tauri/tests/serve_restore.rs; in process, the restored folder just waits beside).
+    let backup = s.http.get(s.url("/api/backup")).bearer_auth(&s.token).send().await.unwrap().bytes().await.unwrap();
+    for bytes in [b"not a zip".to_vec(), backup.to_vec()] {
+        let form = reqwest::multipart::Form::new().part("file", reqwest::multipart::Part::bytes(bytes).file_name("backup.zip"));
+        let res = s.http.post(s.url("/api/restore")).bearer_auth(&s.token).multipart(form).send().await.unwrap();
+        c.json(&M::POST, "/api/restore", res).await;
+    }
+    let name = s.data.path().file_name().unwrap().to_string_lossy().into_owned();
+    for e in std::fs::read_dir(s.data.path().parent().unwrap()).unwrap().flatten() {
+        if e.file_name().to_string_lossy().starts_with(&format!(".{name}-restoring-")) {
+            std::fs::remove_dir_all(e.path()).unwrap();
+        }
+    }
     for (path, kind) in [
         (format!("/api/sessions/{sess}/export?format=markdown"), "text/markdown"),
         (format!("/api/projects/{work}/export"), "application/zip"),

@@ -15,12 +15,14 @@ use std::time::Duration;
 use tauri::webview::NewWindowResponse;
 use tauri::{Manager, WebviewUrl, WebviewWindowBuilder};
 
+use crate::app::relaunch::Swap;
 use crate::app::App;
 use crate::error::{Error, Result};
 use crate::server::local::Local;
 
-/// Opens the data folder and shows it in a window until the window is closed.
-pub fn run(data_dir: &Path) -> Result<()> {
+/// Opens the data folder and shows it in a window until the window is closed, or until a
+/// restored backup is to be opened in its place (returned).
+pub fn run(data_dir: &Path) -> Result<Option<Swap>> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(anyhow::Error::from)?;
     // Commands and plugins run on Maru's runtime, beside the turns they start.
     tauri::async_runtime::set(runtime.handle().clone());
@@ -59,6 +61,14 @@ pub fn run(data_dir: &Path) -> Result<()> {
                 }
             };
             tauri_app.manage(Local::new(app.clone()));
+            // A restore closes the window once its answer has reached the page; `main` opens
+            // the restored folder.
+            let (restored, handle) = (app.clone(), tauri_app.handle().clone());
+            tauri::async_runtime::spawn(async move {
+                restored.relaunch.requested().await;
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                handle.exit(0);
+            });
             *slot.lock().expect("open slot") = Some(Ok(app));
             open_window(tauri_app)?;
             Ok(())
@@ -72,11 +82,11 @@ pub fn run(data_dir: &Path) -> Result<()> {
         Some(Ok(app)) => {
             // The one shutdown `maru serve` also runs; then nothing may keep the process alive.
             runtime.block_on(app.shutdown());
-            Ok(())
+            Ok(app.relaunch.taken())
         }
         Some(Err(e)) => Err(e),
         // The single-instance check handed this launch to the running window.
-        None => Ok(()),
+        None => Ok(None),
     };
     runtime.shutdown_timeout(Duration::from_secs(1));
     result

@@ -467,6 +467,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a backup in place of the data: Maru restarts on it, keeping the current data beside it
+         * @description The backup is checked whole first: one that is not a Maru backup, or damaged, changes nothing.
+         *     After the answer Maru closes as on quit (replies being written stop and keep their text) and
+         *     starts again, on the same address with the same token, on the restored data.
+         */
+        post: operations["restore_backup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/search": {
         parameters: {
             query?: never;
@@ -879,6 +901,11 @@ export interface components {
             /** Format: int64 */
             size: number;
             status: components["schemas"]["IndexStatus"];
+        };
+        /** @description A backup to restore in place of the data (`POST /api/restore`). */
+        BackupZip: {
+            /** Format: binary */
+            file: Blob;
         };
         Change: {
             /** Format: int64 */
@@ -1472,6 +1499,32 @@ export interface components {
             /** Format: int64 */
             ttft_ms: number | null;
         };
+        /** @description What a restore put back, and where the data it replaced is kept. Maru then restarts on it. */
+        RestoredBackup: {
+            /**
+             * Format: int64
+             * @description When the backup was made (ms since the epoch).
+             */
+            created_at: number;
+            /** @description The data folder Maru opens again, now holding the backup. */
+            data_dir: string;
+            files: number;
+            /** @description Where the data it replaced is kept, whole (nothing is deleted). */
+            kept_as: string;
+            /** Format: int64 */
+            memories: number;
+            /** Format: int64 */
+            messages: number;
+            /** Format: int64 */
+            projects: number;
+            /** Format: int64 */
+            sessions: number;
+            /**
+             * Format: int64
+             * @description Tool servers, back turned off and without their secrets.
+             */
+            tool_servers: number;
+        };
         /** @enum {string} */
         Role: "user" | "assistant" | "tool";
         /** @enum {string} */
@@ -1599,35 +1652,73 @@ export interface components {
         SettingsView: {
             /** @description The default server has a key. */
             api_key_set: boolean;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The largest file that can be attached, in MB.
+             */
             attachment_max_mb: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description At most this many characters of a file's text are indexed; the rest is cut, with a
+             *     note on the file. Bounds the time, memory and disk one file can take, whatever it
+             *     inflates to. The default, about 3,000 pages of prose, takes every real document,
+             *     while a file that inflates to gigabytes of text stops at a few tens of megabytes.
+             */
             attachment_text_max_chars: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Context length to assume when the server does not say.
+             */
             context_length: number | null;
+            /** @description Global custom instructions: section ② of every system prompt. */
             custom_instructions: string;
             /** @description The default server's address (the servers are listed by `/api/connections`). */
             endpoint_url: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Seconds to wait for a reply's first byte: a long prompt on a small GPU takes minutes.
+             */
             first_byte_timeout_secs: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Seconds of silence tolerated between two pieces of a reply.
+             */
             idle_timeout_secs: number;
             language: components["schemas"]["Language"];
             /** Format: int32 */
             max_tokens: number | null;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Section ⑤'s budget in characters (facts beyond it are left to `search_memory`).
+             */
             memory_budget_chars: number;
             memory_mode: components["schemas"]["MemoryMode"];
-            /** @description The default model, on the default server. */
+            /**
+             * @description Model id on the default server (a chat on another server asks that server's first
+             *     model unless it names its own); empty means the first one the server lists.
+             */
             model: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The system prompt's budget in characters (sections are cut from ⑤ back to ② beyond it).
+             */
             prompt_budget_chars: number;
             /** Format: float */
             temperature: number | null;
             theme: components["schemas"]["Theme"];
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Seconds a call of one of the user's tool servers may take (after its approval).
+             */
             tool_call_timeout_secs: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description A tool result of up to this many tokens is sent whole; a larger one is kept aside and
+             *     the model gets its first lines and a reference to read on (`read_tool_output`). The
+             *     default is a tenth of the 20,000 that suits a 200,000-token window, for the 8,000 to
+             *     32,000 of a local model: a default search (five passages) is still sent whole, a
+             *     whole document or a big listing is not.
+             */
             tool_output_inline_tokens: number;
             /** Format: float */
             top_p: number | null;
@@ -4008,6 +4099,57 @@ export interface operations {
             };
             /** @description `not_found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    restore_backup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["BackupZip"];
+            };
+        };
+        responses: {
+            /** @description Restored; Maru restarts now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestoredBackup"];
+                };
+            };
+            /** @description `invalid_upload`, `not_a_backup`, `backup_damaged`, `unsafe_backup_entry`, `file_too_large` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -95,6 +95,7 @@ fn uploads() -> OpenApiRouter<Arc<App>> {
     OpenApiRouter::new()
         .routes(routes!(list_attachments, upload_attachment))
         .routes(routes!(import_project))
+        .routes(routes!(restore_backup))
         .layer(axum::extract::DefaultBodyLimit::max(crate::api::attachments::UPLOAD_MAX_BYTES))
 }
 
@@ -765,6 +766,45 @@ async fn import_project(State(app): AppState, Multipart(mut form): Multipart) ->
     }
     let zip = zip.ok_or_else(|| bad("send the zip in a part named `file`".into()))?;
     Ok(axum::Json(api::export::import_project(&app, zip).await?))
+}
+
+/// Restore a backup in place of the data: Maru restarts on it, keeping the current data beside it
+///
+/// The backup is checked whole first: one that is not a Maru backup, or damaged, changes nothing.
+/// After the answer Maru closes as on quit (replies being written stop and keep their text) and
+/// starts again, on the same address with the same token, on the restored data.
+#[utoipa::path(post, path = "/api/restore", tag = "export", request_body(content = crate::api::export::BackupZip, content_type = "multipart/form-data"), responses(
+    (status = 200, description = "Restored; Maru restarts now", body = crate::api::export::RestoredBackup),
+    (status = 400, description = "`invalid_upload`, `not_a_backup`, `backup_damaged`, `unsafe_backup_entry`, `file_too_large`", body = ErrorBody),
+))]
+async fn restore_backup(State(app): AppState, Multipart(mut form): Multipart) -> Reply<crate::api::export::RestoredBackup> {
+    use std::io::Write;
+    let bad = |m: String| crate::error::Error::invalid(Code::InvalidUpload, m);
+    let mut spool = None;
+    while let Some(mut field) = form.next_field().await.map_err(|e| bad(format!("the upload could not be read: {}", e.body_text())))? {
+        if field.name() != Some("file") {
+            continue;
+        }
+        // Onto the data folder's disk as it arrives: a backup holds every file.
+        let (file_spool, mut file) = maru_core::backup::Spool::create(&app.data_dir, "backup")?;
+        while let Some(chunk) = field.chunk().await.map_err(|e| match e.status() {
+            axum::http::StatusCode::PAYLOAD_TOO_LARGE => crate::error::Error::invalid(
+                Code::FileTooLarge,
+                format!(
+                    "the backup is larger than Maru takes over the network ({} MB); restore it with `maru restore`",
+                    crate::api::attachments::UPLOAD_MAX_BYTES >> 20
+                ),
+            )
+            .with("file", "backup")
+            .with("max_mb", crate::api::attachments::UPLOAD_MAX_BYTES >> 20),
+            _ => bad(format!("the backup could not be read: {}", e.body_text())),
+        })? {
+            file.write_all(&chunk).map_err(|e| crate::error::Error::Internal(anyhow::anyhow!("writing the upload: {e}")))?;
+        }
+        spool = Some(file_spool);
+    }
+    let spool = spool.ok_or_else(|| bad("send the backup in a part named `file`".into()))?;
+    Ok(axum::Json(api::export::restore_backup(&app, spool).await?))
 }
 
 /// A session's own files, or a project's

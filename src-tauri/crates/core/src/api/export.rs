@@ -180,6 +180,68 @@ pub struct Skipped {
     pub code: String,
 }
 
+/// A backup to restore in place of the data (`POST /api/restore`).
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct BackupZip {
+    #[schema(value_type = String, format = Binary)]
+    #[cfg_attr(test, ts(type = "Blob"))]
+    pub file: Vec<u8>,
+}
+
+/// What a restore put back, and where the data it replaced is kept. Maru then restarts on it.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct RestoredBackup {
+    /// When the backup was made (ms since the epoch).
+    pub created_at: i64,
+    pub projects: i64,
+    pub sessions: i64,
+    pub messages: i64,
+    pub memories: i64,
+    /// Tool servers, back turned off and without their secrets.
+    pub tool_servers: i64,
+    pub files: usize,
+    /// The data folder Maru opens again, now holding the backup.
+    pub data_dir: String,
+    /// Where the data it replaced is kept, whole (nothing is deleted).
+    pub kept_as: String,
+}
+
+/// Restores a backup (a spool file in the data folder) in place of the data: unpacked and
+/// checked beside the data folder now; then Maru closes, keeps the current folder under another
+/// name, and starts again on the restored one ([`crate::app::relaunch`]). A backup that is not
+/// one, or damaged, changes nothing.
+#[instrument(skip_all, err(level = Level::WARN))]
+pub async fn restore_backup(app: &Arc<App>, zip: Spool) -> Result<RestoredBackup> {
+    let data_dir = app.data_dir.clone();
+    let (restored, swap) = blocking(move || {
+        let name = data_dir.file_name().map_or_else(|| "maru".into(), |n| n.to_string_lossy().into_owned());
+        let parent = data_dir.parent().unwrap_or(&data_dir);
+        let stamp = chrono::Local::now().format("%Y-%m-%d-%H%M%S");
+        let staging = parent.join(format!(".{name}-restoring-{stamp}"));
+        let kept_as = parent.join(format!("{name}-before-restore-{stamp}"));
+        // On failure `restore` leaves no folder behind.
+        let restored = backup::restore(zip.path(), &staging)?;
+        Ok((restored, crate::app::relaunch::Swap { restored: staging, kept_as }))
+    })
+    .await?;
+    tracing::info!(kept_as = %swap.kept_as.display(), "a backup was restored; Maru restarts on it");
+    let view = RestoredBackup {
+        created_at: restored.created_at,
+        projects: restored.projects,
+        sessions: restored.sessions,
+        messages: restored.messages,
+        memories: restored.memories,
+        tool_servers: restored.tool_servers,
+        files: restored.files,
+        data_dir: app.data_dir.display().to_string(),
+        kept_as: swap.kept_as.display().to_string(),
+    };
+    app.relaunch.request(swap);
+    Ok(view)
+}
+
 /// A zip entry read whole at most (a chat's JSON, `project.json`); files have the file limit.
 const ENTRY_MAX_BYTES: u64 = 64 << 20;
 

@@ -20,7 +20,7 @@ fn export_types(dir: &Path) {
         ReplyFigures, SkillOffered, Stopped, ToolOffered,
     };
     use crate::api::connections::{ConnectionView, ModelsQuery};
-    use crate::api::export::{ExportFormat, ExportQuery, ImportedProject, ProjectZip, Skipped};
+    use crate::api::export::{BackupZip, ExportFormat, ExportQuery, ImportedProject, ProjectZip, RestoredBackup, Skipped};
     use crate::api::skills::SkillView;
     use crate::api::tool_servers::{Answered, Approve, ToolServerView};
     use crate::api::Deleted;
@@ -95,6 +95,8 @@ fn export_types(dir: &Path) {
         ExportFormat,
         ImportedProject,
         ProjectZip,
+        BackupZip,
+        RestoredBackup,
         Skipped,
         ChatHit,
         FileHit,

@@ -9,6 +9,7 @@
 pub mod demo;
 pub mod events;
 pub mod folders;
+pub mod relaunch;
 pub mod runs;
 
 use std::path::{Path, PathBuf};
@@ -50,6 +51,8 @@ pub struct App {
     pub prompts: PromptCache,
     /// The small model offered on a first run without a model server.
     pub demo: demo::Demo,
+    /// A restored backup to open instead of this data folder.
+    pub relaunch: relaunch::Relaunch,
     /// Held for the life of the process: this process owns the data folder.
     _lock: DataDirLock,
 }
@@ -91,6 +94,7 @@ impl App {
             folders: Default::default(),
             prompts: PromptCache::default(),
             demo: demo::Demo::find(),
+            relaunch: relaunch::Relaunch::default(),
             files,
             _lock: lock,
         });

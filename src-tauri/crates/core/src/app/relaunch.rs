@@ -1,0 +1,59 @@
+//! Closing this data folder to open a restored one in its place. A restore is unpacked beside
+//! the data folder while Maru runs; then the window or `maru serve` closes as on quit, `main`
+//! moves the current folder aside (kept, named `…-before-restore-…`), moves the restored one into
+//! its place and starts Maru again on it, with the same arguments: the next launch, however it
+//! is started, opens the restored data.
+
+use std::path::{Path, PathBuf};
+
+use tokio::sync::watch;
+
+/// Where the restored folder waits, and where the current one will be kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Swap {
+    pub restored: PathBuf,
+    pub kept_as: PathBuf,
+}
+
+impl Swap {
+    /// Moves the current folder aside and the restored one in; both on the same disk (siblings),
+    /// so each move is one rename. Until the second rename the data folder is missing, never
+    /// half-written; the kept folder holds everything it had.
+    pub fn apply(&self, data_dir: &Path) -> std::io::Result<()> {
+        std::fs::rename(data_dir, &self.kept_as)?;
+        std::fs::rename(&self.restored, data_dir)
+    }
+}
+
+pub struct Relaunch {
+    requested: watch::Sender<Option<Swap>>,
+}
+
+impl Default for Relaunch {
+    fn default() -> Self {
+        Relaunch { requested: watch::channel(None).0 }
+    }
+}
+
+impl Relaunch {
+    /// Asks the window or the server to close and Maru to start again on the restored folder.
+    pub fn request(&self, swap: Swap) {
+        self.requested.send_replace(Some(swap));
+    }
+
+    /// Waits for a request (at once if there was one).
+    pub async fn requested(&self) -> Swap {
+        let mut rx = self.requested.subscribe();
+        let swap = rx.wait_for(Option::is_some).await.map(|s| s.clone());
+        match swap {
+            Ok(Some(swap)) => swap,
+            // The sender lives in `App`, as long as the waiter: never ends.
+            _ => std::future::pending().await,
+        }
+    }
+
+    /// The request made, if any (read once Maru has closed).
+    pub fn taken(&self) -> Option<Swap> {
+        self.requested.borrow().clone()
+    }
+}
