@@ -1,12 +1,13 @@
 // The UI's state and every action on it, composed from one module per domain (`state/`): the
-// sidebar's projects and chats, the open chat, files, memory, search, settings, the tool servers,
-// the side panels. Views read the state, call the actions (through `App`, which forwards them),
+// sidebar's projects and chats, the open chat, files, memory, search, settings, the model servers,
+// the tool servers, the side panels. Views read the state, call the actions (through `App`, which forwards them),
 // and redraw when a topic they listen to is emitted. Nothing here touches the DOM except the
 // address bar.
 
 import { ApiError, errorMessage, type Backend } from './backend/backend';
 import { ChangesFeed } from './state/changes';
 import { ChatState } from './state/chat';
+import { ConnectionsState } from './state/connections';
 import { FilesState } from './state/files';
 import { MemoryState } from './state/memory';
 import { PanelsState } from './state/panels';
@@ -22,29 +23,35 @@ export { scopeKey, type FileToAttach, type Upload } from './state/files';
 export type { Panel } from './state/panels';
 export type { ProjectEntry } from './state/sessions';
 export type { ServerOffer } from './state/settings';
+export type { ModelList } from './state/connections';
 
 export type Topic = 'sidebar' | 'chat' | 'live' | 'panel' | 'settings' | 'presets' | 'memories' | 'context' | 'connection' | 'serverOffer' | 'files'
-  | 'replyEnded' | 'toolServers';
+  | 'replyEnded' | 'toolServers' | 'servers'
+  // Asks for the settings' servers tab (a notice's button in a view-less module).
+  | 'showServerSettings';
 
 // What `App` forwards from each domain (checked against the domain's public members).
 const SESSIONS = ['projects', 'defaultProjectId', 'entry', 'refreshProjects', 'toggleProject', 'expandProject', 'createProject', 'updateProject', 'linkFolder', 'deleteProject',
   'loadSessions', 'loadMoreSessions', 'findSession', 'sessionChanged', 'renameSession', 'moveSession', 'deleteSession', 'projectName'] as const satisfies readonly (keyof SessionsState)[];
 const CHAT = ['session', 'draftProjectId', 'draftPreset', 'messages', 'olderBefore', 'loadingMessages', 'live', 'replyErrors', 'focusMessageId',
-  'openSession', 'newChat', 'currentProject', 'setPreset', 'setModel', 'loadMessages', 'shownMessages', 'loadOlder', 'send', 'ensureSession', 'regenerate',
+  'openSession', 'newChat', 'currentProject', 'setPreset', 'setChatModel', 'loadMessages', 'shownMessages', 'loadOlder', 'send', 'ensureSession', 'regenerate',
   'resend', 'chooseVersion', 'stop', 'currentLive', 'lastEnded', 'answerToolCall'] as const satisfies readonly (keyof ChatState)[];
 const FILES = ['files', 'uploads', 'chatFiles', 'loadChatFiles', 'loadFiles', 'attachToChat', 'attachToProject', 'deleteFile', 'dismissUpload'] as const satisfies readonly (keyof FilesState)[];
 const MEMORY = ['memories', 'pendingMemories', 'memoriesLoaded', 'memoriesError', 'sourceTitles', 'loadMemories', 'pendingCount', 'sourceTitle',
   'addMemory', 'updateMemory', 'acceptMemory', 'dismissMemory', 'deleteMemory', 'focusMemoryId', 'showMemory'] as const satisfies readonly (keyof MemoryState)[];
 const SEARCH = ['searchChats', 'searchFiles', 'openHit'] as const satisfies readonly (keyof SearchState)[];
-const SETTINGS = ['settings', 'presets', 'models', 'serverOffer', 'version', 'saveSettings', 'checkModelServer', 'useServer', 'startDemo', 'dismissServerOffer',
+const SETTINGS = ['settings', 'presets', 'serverOffer', 'version', 'saveSettings', 'checkModelServer', 'useServer', 'startDemo', 'dismissServerOffer',
   'refreshPresets', 'createPreset', 'updatePreset', 'deletePreset', 'presetName'] as const satisfies readonly (keyof SettingsState)[];
 const TOOL_SERVERS = ['toolServers', 'toolServersLoaded', 'toolServersError', 'startingServers', 'toolsProblems', 'loadToolServers', 'addToolServer',
   'editToolServer', 'patchToolServer', 'removeToolServer', 'listServerTools'] as const satisfies readonly (keyof ToolServersState)[];
+const CONNECTIONS = ['connections', 'connectionsLoaded', 'connectionsError', 'modelLists', 'loadConnections', 'defaultConnection', 'chatConnection',
+  'loadModelList', 'loadModelLists', 'serverError', 'addConnection', 'editConnection', 'removeConnection', 'addFoundServer'] as const satisfies readonly (keyof ConnectionsState)[];
 const PANELS = ['panel', 'context', 'contextError', 'contextLoading', 'togglePanel', 'openPanel', 'closePanel', 'contextChanged', 'loadContext'] as const satisfies readonly (keyof PanelsState)[];
 
 export interface App extends Pick<SessionsState, (typeof SESSIONS)[number]>, Pick<ChatState, (typeof CHAT)[number]>,
   Pick<FilesState, (typeof FILES)[number]>, Pick<MemoryState, (typeof MEMORY)[number]>, Pick<SearchState, (typeof SEARCH)[number]>,
-  Pick<SettingsState, (typeof SETTINGS)[number]>, Pick<PanelsState, (typeof PANELS)[number]>, Pick<ToolServersState, (typeof TOOL_SERVERS)[number]> {}
+  Pick<SettingsState, (typeof SETTINGS)[number]>, Pick<PanelsState, (typeof PANELS)[number]>, Pick<ToolServersState, (typeof TOOL_SERVERS)[number]>,
+  Pick<ConnectionsState, (typeof CONNECTIONS)[number]> {}
 
 export class App {
   readonly sessions = new SessionsState(this);
@@ -55,6 +62,7 @@ export class App {
   readonly config = new SettingsState(this);
   readonly panels = new PanelsState(this);
   readonly tooling = new ToolServersState(this);
+  readonly servers = new ConnectionsState(this);
   /** Deletes waiting a few seconds for Undo. */
   readonly undo = new Undoable();
   /** What other tabs and the API change, heard as it happens (`GET /api/events`). */
@@ -75,6 +83,7 @@ export class App {
     forward(this, this.config, SETTINGS);
     forward(this, this.panels, PANELS);
     forward(this, this.tooling, TOOL_SERVERS);
+    forward(this, this.servers, CONNECTIONS);
   }
 
   // ---- change notification
@@ -146,6 +155,8 @@ export class App {
       this.emit('sidebar', 'chat', 'settings');
       return;
     }
+    // The servers' names, for the chat header's label (their models are asked when the picker opens).
+    void this.loadConnections();
     void this.checkModelServer();
   }
 

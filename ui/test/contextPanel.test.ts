@@ -124,6 +124,18 @@ describe('the context inspector', () => {
     expect(legend(root)).toContain('Over by | 2,000');
   });
 
+  it('names the server the next request goes to, and its address', async () => {
+    const laptop = { id: 2, name: 'Laptop', base_url: 'http://192.168.1.20:1234/v1', api_key_set: false, enabled: true, is_default: false, created_at: 0, updated_at: 0 };
+    const { root } = await open(contextView({ model: 'qwen2.5-7b', server: laptop }));
+    const server = root.querySelector<HTMLElement>('[data-testid=context-server]')!;
+    expect(server.closest('.kv')?.querySelector('.k')?.textContent, 'with several servers, the model alone does not say where the chat goes').toBe('Next request’s server');
+    expect(server.textContent, 'the name the user gave it, and the address it stands for').toBe('Laptop http://192.168.1.20:1234/v1');
+    expect(root.querySelector('[data-testid=context-model]')?.textContent).toBe('qwen2.5-7b');
+    setLanguage('ko');
+    const ko = await open(contextView({ server: laptop }));
+    expect(ko.root.querySelector('[data-testid=context-server]')?.closest('.kv')?.querySelector('.k')?.textContent).toBe('다음 요청의 서버');
+  });
+
   it('says when older turns will be summarised before the next reply', async () => {
     const { root } = await open(contextView({ compacts_next: true }));
     const note = root.querySelector('[data-testid=compacts-next]');
@@ -136,8 +148,8 @@ describe('the context inspector', () => {
     const card = root.querySelector('[data-testid=context-window]')!;
     expect(card.querySelector('[data-testid=plan-bar]')).toBeNull();
     expect(card.querySelector('[data-testid=window-unknown]')?.textContent).toBe(
-      'The model’s context window is unknown, so Maru cannot plan how the next request fits it. Set it in Settings → Model server → Context length.');
-    expect(card.querySelector('button.link-btn')?.textContent).toBe('Set it in Settings → Model server → Context length.');
+      'The model’s context window is unknown, so Maru cannot plan how the next request fits it. Set it in Settings → Servers → Context length.');
+    expect(card.querySelector('button.link-btn')?.textContent).toBe('Set it in Settings → Servers → Context length.');
   });
 
   it('lists the summaries as text, oldest first, with the turns each replaces; none, no card', async () => {
@@ -169,7 +181,7 @@ describe('the context inspector', () => {
     setLanguage('ko');
     const { root } = await open(contextView({ token_plan: null, compacts_next: true, summaries: [summary({ turns: 3 })] }));
     expect(root.querySelector('[data-testid=context-window] h3')?.textContent).toBe('컨텍스트 창');
-    expect(root.querySelector('[data-testid=window-unknown]')?.textContent).toContain('설정 → 모델 서버 → 컨텍스트 길이');
+    expect(root.querySelector('[data-testid=window-unknown]')?.textContent).toContain('설정 → 서버 → 컨텍스트 길이');
     expect(root.querySelector('[data-testid=compacts-next]')?.textContent).toContain('오래된 턴을 먼저 요약');
     expect(root.querySelector('.summary-turns')?.textContent).toBe('턴 3개를 대신함');
   });

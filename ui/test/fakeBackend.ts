@@ -3,7 +3,7 @@
 
 import { App } from '../src/app';
 import { ApiError, type Backend } from '../src/backend/backend';
-import type { Change, ContextView, Memory, MemoryPatch, NewMemory, Project, Session, SettingsView, Summary } from '../src/backend/types';
+import type { Change, ConnectionView, ContextView, Memory, MemoryPatch, ModelInfo, NewMemory, Project, Session, SettingsView, Summary } from '../src/backend/types';
 
 export type Calls = { method: string; args: unknown[] }[];
 
@@ -193,4 +193,81 @@ export function changeFeed() {
       return new Promise((resolve) => waiting.push({ n, resolve }));
     },
   };
+}
+
+export function connection(over: Partial<ConnectionView> = {}): ConnectionView {
+  return { id: 1, name: '127.0.0.1:8080', base_url: 'http://127.0.0.1:8080/v1', api_key_set: false, enabled: true, is_default: true, created_at: 0, updated_at: 0, ...over };
+}
+
+/** `model_server.unreachable` as `/api/models` answers it: the message starts with the server's name. */
+export function unreachableServer(c: Pick<ConnectionView, 'name' | 'base_url'>): ApiError {
+  return new ApiError('model_server.unreachable', `${c.name}: Cannot reach the model server at ${c.base_url}: connection refused`, 502);
+}
+
+/**
+ * The model servers' routes over a list kept here, as the server behaves: the default first, keys
+ * kept apart (`keys`, never in a view), names unique, the default one neither off nor deleted
+ * (`default_connection`, naming it), a deleted one's chats back on the default server. `models`
+ * answers `/api/models` for a server (throw for one that is down).
+ */
+export function connectionRoutes(initial: ConnectionView[], models: (c: ConnectionView) => ModelInfo[] | Promise<ModelInfo[]> = () => []) {
+  const store = initial.map((c) => ({ ...c }));
+  const keys = new Map<number, string>();
+  let next = Math.max(0, ...store.map((c) => c.id)) + 1;
+  const sorted = () => store.slice().sort((a, b) => Number(b.is_default) - Number(a.is_default) || a.id - b.id).map((c) => ({ ...c }));
+  const find = (id: number) => {
+    const c = store.find((x) => x.id === id);
+    if (!c) throw new ApiError('not_found', `server ${id} not found`, 404);
+    return c;
+  };
+  const checkName = (name: string, id: number) => {
+    if (!name.trim() || name.length > 64) throw new ApiError('invalid_name', "a server's name is one line of 1 to 64 characters", 400, { max: '64' });
+    if (store.some((c) => c.id !== id && c.name.toLowerCase() === name.trim().toLowerCase())) {
+      throw new ApiError('name_taken', `a server named "${name.trim()}" already exists`, 409, { name: name.trim() });
+    }
+  };
+  const checkUrl = (url: string) => {
+    if (!/^https?:\/\/[^\s/]+/.test(url)) throw new ApiError('invalid_endpoint', `the server address must start with http:// or https://; write it like http://127.0.0.1:8080/v1 (got "${url}")`, 400, { url });
+  };
+  const setKey = (id: number, key: string | null | undefined) => {
+    if (key) keys.set(id, key);
+    else keys.delete(id);
+    find(id).api_key_set = keys.has(id);
+  };
+  const refuseDefault = (c: ConnectionView, what: string) => {
+    throw new ApiError('default_connection', `"${c.name}" is the default server and cannot be ${what}; make another one the default first`, 409, { name: c.name });
+  };
+  const methods: Partial<Backend> = {
+    listConnections: async () => sorted(),
+    createConnection: async (n: Parameters<Backend['createConnection']>[0]) => {
+      checkName(n.name, 0);
+      checkUrl(n.base_url);
+      const c = connection({ id: next++, name: n.name.trim(), base_url: n.base_url.trim().replace(/\/+$/, ''), enabled: n.enabled ?? true, is_default: false });
+      store.push(c);
+      setKey(c.id, n.api_key);
+      return { ...c };
+    },
+    updateConnection: async (id: number, p: Parameters<Backend['updateConnection']>[1]) => {
+      const c = find(id);
+      if (p.name != null) checkName(p.name, id);
+      if (p.base_url != null) checkUrl(p.base_url);
+      if (p.enabled === false && (c.is_default || p.is_default)) refuseDefault(c, 'turned off');
+      if (p.is_default && !(p.enabled ?? c.enabled)) refuseDefault(c, 'turned off');
+      if (p.name != null) c.name = p.name.trim();
+      if (p.base_url != null) c.base_url = p.base_url.trim().replace(/\/+$/, '');
+      if (p.api_key !== undefined) setKey(id, p.api_key);
+      if (p.enabled != null) c.enabled = p.enabled;
+      if (p.is_default) for (const x of store) x.is_default = x.id === id;
+      return { ...c };
+    },
+    deleteConnection: async (id: number) => {
+      const c = find(id);
+      if (c.is_default) refuseDefault(c, 'removed');
+      store.splice(store.indexOf(c), 1);
+      keys.delete(id);
+      return { id, deleted: true };
+    },
+    listModels: async (id?: number) => models(id === undefined ? store.find((c) => c.is_default)! : find(id)),
+  };
+  return { store, keys, methods };
 }

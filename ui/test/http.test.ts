@@ -42,6 +42,19 @@ function sse(chunks: string[]): Response {
 const lines = (sent: Sent[]) => sent.map((s) => `${s.method} ${s.url}`);
 
 describe('the requests the client builds', () => {
+  it('asks one server for its models by its id, and the default one without', async () => {
+    const { backend, sent } = backendWith(() => Response.json([]));
+    await backend.listModels(3);
+    await backend.listModels();
+    await backend.updateConnection(3, { api_key: null });
+    expect(lines(sent), 'one request per server: a slow one holds up no other').toEqual([
+      'GET http://127.0.0.1:9/api/models?connection_id=3',
+      'GET http://127.0.0.1:9/api/models',
+      'PATCH http://127.0.0.1:9/api/connections/3',
+    ]);
+    expect(await sent[2].request.json(), 'a key removed is sent as null, not left out').toEqual({ api_key: null });
+  });
+
   it('puts path parameters in the path, drops absent and null query values, and sends the token', async () => {
     const { backend, sent } = backendWith(() => Response.json({ sessions: [], next_cursor: null }));
     await backend.listSessions({ project_id: 3, cursor: '12.4', limit: 30 });

@@ -120,7 +120,22 @@ export function httpBackend(opts: HttpBackendOptions) {
       ok(api.PATCH('/api/skills/{id}', { ...byId(skillId), body: patch })),
     deleteSkill: (skillId: number) => ok(api.DELETE('/api/skills/{id}', byId(skillId))),
 
-    listModels: () => ok(api.GET('/api/models')),
+    /**
+     * The user's model servers, the default one first, their keys left out (`api_key_set` only).
+     * A patch's `api_key`: a string sets it, `null` or "" removes it. The default server can be
+     * neither turned off nor deleted (`default_connection`); a deleted server's chats go back to
+     * the default server and its default model.
+     */
+    listConnections: () => ok(api.GET('/api/connections')),
+    createConnection: (connection: Body<'/api/connections', 'post'>) => ok(api.POST('/api/connections', { body: connection })),
+    updateConnection: (connectionId: number, patch: Body<'/api/connections/{id}', 'patch'>) =>
+      ok(api.PATCH('/api/connections/{id}', { ...byId(connectionId), body: patch })),
+    deleteConnection: (connectionId: number) => ok(api.DELETE('/api/connections/{id}', byId(connectionId))),
+    /** The models of one server (the default one without `connectionId`); its `model_server.*`
+     *  errors' messages start with the server's name. One request per server: a slow one holds up
+     *  no other. */
+    listModels: (connectionId?: number) =>
+      ok(api.GET('/api/models', { params: { query: present({ connection_id: connectionId ?? null }) } })),
     probeServers: () => ok(api.GET('/api/servers')),
     /** The small demo model: whether it can run on this machine, and its address while it runs. */
     demoModel: () => ok(api.GET('/api/demo')),

@@ -181,13 +181,14 @@ export class ChatState {
     });
   }
 
-  /** This chat's own model; `null` goes back to the global one. Only a chat that exists has one. */
-  async setModel(model: string | null): Promise<void> {
+  /** This chat's server and model, set together (a model is one server's); `null, null` goes back
+   *  to the default server's default model. Only a chat that exists has them. */
+  async setChatModel(connectionId: number | null, model: string | null): Promise<void> {
     const app = this.app;
     if (!this.session) return;
     const id = this.session.id;
     await app.attempt(async () => {
-      app.sessionChanged(await app.backend.updateSession(id, { model }));
+      app.sessionChanged(await app.backend.updateSession(id, { connection_id: connectionId, model }));
       app.contextChanged();
     });
   }
@@ -444,7 +445,10 @@ export class ChatState {
   private refused(sid: number, e: unknown): void {
     this.live.delete(sid);
     if (e instanceof ApiError && e.code === 'turn_running') toast(t('turnRunning'), 'error');
-    else this.app.fail(e);
+    // The chat's server is off: the way to turn it on, beside the words.
+    else if (e instanceof ApiError && e.code === 'connection_off') {
+      toast(errorMessage(e), 'error', { action: { label: t('serverSettings'), run: () => this.app.emit('showServerSettings') } });
+    } else this.app.fail(e);
     this.app.emit('chat', 'sidebar');
   }
 

@@ -28,8 +28,6 @@ export class SettingsState {
   settings: SettingsView | null = null;
   presets: Preset[] = [];
   serverOffer: ServerOffer | null = null;
-  /** The model server's models, as listed at start (for the chat's model picker). */
-  models: string[] = [];
   version = '';
 
   constructor(private readonly app: App) {}
@@ -74,8 +72,6 @@ export class SettingsState {
     let reason: ServerOffer['reason'];
     try {
       const models = await backend.listModels();
-      this.models = models.map((m) => m.id);
-      this.app.emit('chat');
       if (models.length > 0 || this.settings?.model) return;
       reason = 'no_model';
     } catch (e) {
@@ -113,9 +109,29 @@ export class SettingsState {
     return this.useServer({ base_url: demo.base_url, kind_guess: 'llama.cpp', models: [demo.model], needs_api_key: false });
   }
 
-  /** Switches to a found server (and its first model) and drops the offer. */
+  /**
+   * Switches to a found server: kept as one of the user's servers (the one with its address, else
+   * added), made the default (the default is the one that cannot be used), its first model the
+   * default model; the offer goes.
+   */
   async useServer(server: FoundServer): Promise<boolean> {
-    const ok = await this.saveSettings({ endpoint_url: server.base_url, model: server.models[0] ?? null });
+    // A second click while the first is under way waits for it.
+    this.using ??= this.switchTo(server).finally(() => (this.using = null));
+    return this.using;
+  }
+
+  private using: Promise<boolean> | null = null;
+
+  private async switchTo(server: FoundServer): Promise<boolean> {
+    const app = this.app;
+    const made = await app.attempt(async () => {
+      const found = await app.addFoundServer(server);
+      // The default server is never off: one turned off is turned on with it.
+      if (!found.is_default) await app.editConnection(found.id, found.enabled ? { is_default: true } : { enabled: true, is_default: true });
+      return true;
+    });
+    if (!made) return false;
+    const ok = await this.saveSettings({ model: server.models[0] ?? null });
     if (ok) this.dismissServerOffer();
     return ok;
   }

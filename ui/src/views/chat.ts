@@ -2,7 +2,7 @@
 // with the reply being written, and the composer. Files dropped anywhere on it are attached.
 
 import type { App } from '../app';
-import type { Message } from '../backend/types';
+import type { Message, Session } from '../backend/types';
 import { copyText } from '../lib/clipboard';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { language, t } from '../lib/i18n';
@@ -10,6 +10,7 @@ import { mountComposer } from './composer';
 import { mountDropZone } from './files';
 import { showMenu, type MenuItem } from './menu';
 import { pendingBadge } from './memoryPanel';
+import { chatModelItems, chatModelLabel } from './modelMenu';
 import { entryNode, filesSentWith, groupReplies, liveNode, updateLiveNode, type Entry } from './message';
 import { openSettingsDialog } from './settingsDialog';
 import { renameSession, sessionMenu, sessionTitle } from './sidebar';
@@ -24,17 +25,17 @@ const SETTINGS_CODES = new Set(['invalid_url', 'unreachable', 'dns', 'timeout_co
   .map((c) => `model_server.${c}`));
 
 /**
- * The chat's preset and model as one control: a button naming both, and a menu to choose either.
- * The model is the global one by default, or one of the server's (a name no longer listed still
- * shows, and so does a preset that no longer exists, so the control never lies). A chat not yet
- * saved has a preset only.
+ * The chat's preset and model as one control: a button naming both (and the model's server when
+ * it is not the default one), and a menu to choose either. The model is the default one, or one
+ * of a server's, grouped by server (see modelMenu.ts); a name no longer listed still shows, and so
+ * does a preset that no longer exists, so the control never lies. A chat not yet saved has a
+ * preset only.
  */
-function setupControl(app: App, presetValue: string, model: string | null, saved: boolean): HTMLElement {
+function setupControl(app: App, presetValue: string, session: Session | null): HTMLElement {
   const preset = app.presets.find((p) => p.key === presetValue);
   const presetLabel = !presetValue ? t('basePrompt') : preset ? presetName(preset) : presetValue;
-  const global = app.settings?.model || t('modelServerFirst');
-  const modelLabel = model ?? global;
-  const summary = saved ? t('presetAndModelIs', { preset: presetLabel, model: modelLabel }) : t('presetIs', { preset: presetLabel });
+  const label = session ? chatModelLabel(app, session) : null;
+  const summary = label ? t('presetAndModelIs', { preset: presetLabel, model: label.whole }) : t('presetIs', { preset: presetLabel });
   const menu = (): MenuItem[] => {
     const builtin = app.presets.filter((p) => p.builtin);
     const mine = app.presets.filter((p) => !p.builtin);
@@ -48,24 +49,25 @@ function setupControl(app: App, presetValue: string, model: string | null, saved
       ...(mine.length ? [{ label: t('yourPresets'), heading: true }, ...mine.map((p) => presetItem(p.key, p.name, p.description || undefined))] : []),
       ...(presetValue && !preset ? [presetItem(presetValue, presetValue)] : []),
     ];
-    if (!saved) return items;
-    const names = model && !app.models.includes(model) ? [...app.models, model] : app.models;
-    return [
-      ...items,
-      { label: t('chatModel'), heading: true },
-      { label: t('globalModel', { model: global }), icon: 'cpu', checked: model === null, onSelect: () => void app.setModel(null) },
-      ...names.map((m): MenuItem => ({ label: m, icon: 'cpu', checked: m === model, onSelect: () => void app.setModel(m) })),
-    ];
+    return session ? [...items, ...chatModelItems(app, session, () => openSettingsDialog(app, 'server'))] : items;
+  };
+  const open = (e: Event) => {
+    const shown = showMenu(e.currentTarget as HTMLElement, menu(), t('presetAndModel'));
+    if (!session) return;
+    // Each server's models come in as it answers, into the menu while it is open.
+    const off = app.on('servers', () => (shown.open ? shown.update(menu()) : off()));
+    void app.loadModelLists();
   };
   return h('button', {
     class: 'btn setup-btn', type: 'button', 'data-testid': 'chat-setup', 'aria-haspopup': 'menu',
-    'aria-label': summary, title: summary,
-    onClick: (e: Event) => showMenu(e.currentTarget as HTMLElement, menu(), t('presetAndModel')),
+    'aria-label': summary, title: summary, onClick: open,
   },
     icon('layers'),
     h('span', { class: 'setup-text' },
       h('span', { class: 'setup-preset', 'data-testid': 'chat-preset' }, presetLabel),
-      saved ? h('span', { class: 'setup-model', 'data-testid': 'chat-model' }, modelLabel) : null),
+      label ? h('span', { class: 'setup-line' },
+        h('span', { class: 'setup-model', 'data-testid': 'chat-model' }, label.model),
+        label.server ? h('span', { class: 'setup-server', 'data-testid': 'chat-server' }, label.server) : null) : null),
     h('span', { class: 'setup-caret' }, icon('chevron')),
   );
 }
@@ -130,7 +132,8 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
     // Redrawn only when something it shows changed (a redraw would close an open picker).
     const files = app.chatFiles();
     const fileCount = files.own.length + files.project.length;
-    const sig = JSON.stringify([s?.id, s?.title, s?.model, app.models, app.settings?.model, presetValue, project?.id, project?.name, app.panel, app.presets.map((p) => [p.key, p.name]), t('preset'), files.own.length, files.project.length, app.pendingCount]);
+    const server = s ? app.chatConnection(s) : undefined;
+    const sig = JSON.stringify([s?.id, s?.title, s?.model, s?.connection_id, server?.name, server?.is_default, app.settings?.model, presetValue, project?.id, project?.name, app.panel, app.presets.map((p) => [p.key, p.name]), t('preset'), files.own.length, files.project.length, app.pendingCount]);
     if (sig === headSig) return;
     headSig = sig;
     document.title = s ? `${sessionTitle(s)} · ${t('appName')}` : t('appName');
@@ -145,7 +148,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
           : h('span', { class: 'chat-title draft' }, t('newChat')),
       ),
       h('div', { class: 'head-actions' },
-        setupControl(app, presetValue, s?.model ?? null, !!s),
+        setupControl(app, presetValue, s),
         h('button', {
           class: ['btn', 'btn-ghost', 'files-btn', app.panel === 'files' && 'active'], type: 'button', 'data-testid': 'open-files',
           'aria-pressed': String(app.panel === 'files'),
@@ -452,6 +455,8 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
   // A message of the user's names the files and images it went with.
   app.on('files', () => renderList());
   app.on('memories', renderHead);
+  // The chat's server's name, once the servers are read (or one is renamed).
+  app.on('servers', renderHead);
   renderHead();
   renderList();
   composer.focus();

@@ -68,6 +68,8 @@ function body(app: App, v: ContextView, staleError: string | null): Child[] {
     h('section', { class: 'card summary', 'data-testid': 'context-summary' },
       h('h3', null, t('systemPrompt')),
       kv(t('nextModel'), h('span', { 'data-testid': 'context-model' }, v.model || t('modelServerFirst'))),
+      // Which server the request goes to: with several, the model's name alone does not say.
+      kv(t('nextServer'), h('span', { class: 'context-server', 'data-testid': 'context-server' }, v.server.name, ' ', h('code', { class: 'muted' }, v.server.base_url)), v.server.base_url),
       kv(t('size'), `${t('chars', { n: count(v.chars) })} · ${t('tokens', { n: count(v.tokens) })} (${v.tokens_source === 'server' ? t('tokensServer') : v.tokens_source === 'calibrated_estimate' ? t('tokensCalibrated') : t('tokensEstimate')})`),
       h('div', { class: 'kv' },
         h('span', { class: 'k' }, t('sha')),

@@ -49,6 +49,10 @@ export function mountLayout(app: App, root: HTMLElement): { perform: (action: Ac
 
   // On a narrow window the sidebar is a drawer: choosing a chat closes it.
   app.on('chat', () => shell.classList.remove('sidebar-open'));
+  // A notice's way to the servers (a chat whose server is off), unless a dialog is open already.
+  app.on('showServerSettings', () => {
+    if (!document.querySelector('dialog[open]')) openSettingsDialog(app, 'server');
+  });
   // Labels made before the settings (and so the language) arrived follow them.
   app.on('settings', () => sidebar.setAttribute('aria-label', t('projects')));
 

@@ -51,15 +51,17 @@ export function closeMenu(): void {
   }
 }
 
-export function showMenu(anchor: HTMLElement, items: MenuItem[], label?: string): void {
-  closeMenu();
-  const menu = h('div', { class: 'menu', role: 'menu', 'aria-label': label ?? '' });
-  for (const item of items) {
-    if (item.heading) {
-      menu.appendChild(h('div', { class: 'menu-heading' }, item.label));
-      continue;
-    }
-    const btn = h('button', {
+/** An open menu: `update` redraws its items in place (what arrived while it was open), keeping
+ *  the focused item; it does nothing once the menu has closed. */
+export interface MenuHandle {
+  update(items: MenuItem[]): void;
+  readonly open: boolean;
+}
+
+function itemNodes(items: MenuItem[]): HTMLElement[] {
+  return items.map((item) => item.heading
+    ? h('div', { class: 'menu-heading' }, item.label)
+    : h('button', {
       class: ['menu-item', item.danger && 'menu-danger', item.checked && 'menu-checked'],
       type: 'button',
       role: 'menuitem',
@@ -70,16 +72,22 @@ export function showMenu(anchor: HTMLElement, items: MenuItem[], label?: string)
         closeMenu();
         item.onSelect?.();
       },
-    }, item.icon ? icon(item.icon) : h('span', { class: 'icon-space' }), h('span', null, item.label), item.checked ? icon('check') : null);
-    menu.appendChild(btn);
-  }
+    }, item.icon ? icon(item.icon) : h('span', { class: 'icon-space' }), h('span', null, item.label), item.checked ? icon('check') : null));
+}
+
+export function showMenu(anchor: HTMLElement, items: MenuItem[], label?: string): MenuHandle {
+  closeMenu();
+  const menu = h('div', { class: 'menu', role: 'menu', 'aria-label': label ?? '' }, itemNodes(items));
   document.body.appendChild(menu);
   // Kept inside the visible area (the page's scroll bar excluded), however narrow the window.
-  const view = { width: document.documentElement.clientWidth || window.innerWidth, height: document.documentElement.clientHeight || window.innerHeight };
-  menu.style.maxWidth = `${Math.max(0, view.width - 2 * MENU_MARGIN)}px`;
-  const { left, top } = placeMenu(anchor.getBoundingClientRect(), { width: menu.offsetWidth, height: menu.offsetHeight }, view);
-  menu.style.left = `${left}px`;
-  menu.style.top = `${top}px`;
+  const place = () => {
+    const view = { width: document.documentElement.clientWidth || window.innerWidth, height: document.documentElement.clientHeight || window.innerHeight };
+    menu.style.maxWidth = `${Math.max(0, view.width - 2 * MENU_MARGIN)}px`;
+    const { left, top } = placeMenu(anchor.getBoundingClientRect(), { width: menu.offsetWidth, height: menu.offsetHeight }, view);
+    menu.style.left = `${left}px`;
+    menu.style.top = `${top}px`;
+  };
+  place();
   const onDown = (e: MouseEvent) => {
     if (!menu.contains(e.target as Node) && e.target !== anchor) closeMenu();
   };
@@ -98,4 +106,20 @@ export function showMenu(anchor: HTMLElement, items: MenuItem[], label?: string)
     },
   };
   (menu.querySelector('button:not([disabled])') as HTMLButtonElement | null)?.focus();
+  const handle: MenuHandle = {
+    get open() {
+      return openMenu?.el === menu;
+    },
+    update(next) {
+      if (!handle.open) return;
+      const focused = document.activeElement instanceof HTMLElement && menu.contains(document.activeElement) ? document.activeElement.textContent : null;
+      const scroll = menu.scrollTop;
+      menu.replaceChildren(...itemNodes(next));
+      place();
+      menu.scrollTop = scroll;
+      const again = [...menu.querySelectorAll<HTMLButtonElement>('button:not([disabled])')];
+      (again.find((b) => b.textContent === focused) ?? again[0])?.focus();
+    },
+  };
+  return handle;
 }

@@ -1,4 +1,5 @@
-// Settings: the model server (address, key, model, sampling, timeouts), custom instructions (section ②),
+// Settings: the model servers (each one's address and key, saved as they are changed; the default
+// model, sampling, timeouts), custom instructions (section ②),
 // the user's presets, memory (whether the model may save facts, and whether they wait for review),
 // the user's tool servers (Tools), appearance (theme, language), and the Data tab (back up,
 // restore, import a chat). Saved together; only what changed is sent (presets and tool servers
@@ -7,7 +8,6 @@
 
 import type { App } from '../app';
 import { SETTING_BOUNDS } from '../backend/generated/setting-bounds';
-import { errorMessage } from '../backend/backend';
 import type { Language, MemoryMode, ModelInfo, SettingsPatch, SettingsView, Theme } from '../backend/types';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { count } from '../lib/format';
@@ -18,6 +18,7 @@ import { dataPane } from './exports';
 import { mountPresetEditor } from './presetEditor';
 import { mountSkillsPane } from './skillsPane';
 import { toast } from './toast';
+import { mountServers } from './servers';
 import { mountToolServers } from './toolServers';
 
 export type Tab = 'server' | 'instructions' | 'presets' | 'memory' | 'tools' | 'skills' | 'appearance' | 'data';
@@ -39,9 +40,6 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
   }
 
   // ---- fields
-  const endpoint = h('input', { class: 'input', type: 'url', value: s.endpoint_url, name: 'endpoint_url', spellcheck: 'false', 'data-testid': 'endpoint-url' });
-  const apiKey = h('input', { class: 'input', type: 'password', value: '', name: 'api_key', autocomplete: 'off', placeholder: s.api_key_set ? '••••••••' : '' });
-  const removeKey = h('input', { type: 'checkbox', name: 'remove_key' });
   const modelSelect = h('select', { class: 'input', name: 'model', 'data-testid': 'model-select' });
   const modelText = h('input', { class: 'input', type: 'text', value: s.model, placeholder: t('modelName'), spellcheck: 'false' });
   const modelStatus = h('div', { class: 'field-hint', 'data-testid': 'models-status', 'aria-live': 'polite' });
@@ -77,9 +75,13 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
   });
   const memoryMode = (): MemoryMode => (memoryModes.find((m) => m.radio.checked)?.radio.value as MemoryMode | undefined) ?? 'review';
 
-  // ---- models
-  let models: ModelInfo[] = [];
+  // ---- the default model: among what the default server lists (the servers pane asks them)
+  const defaultModels = (): ModelInfo[] => {
+    const d = app.defaultConnection();
+    return (d && app.modelLists.get(d.id)?.models) || [];
+  };
   const fillModels = (selected: string) => {
+    const models = defaultModels();
     const known = models.some((m) => m.id === selected);
     replaceChildren(modelSelect,
       h('option', { value: '' }, t('modelFirst')),
@@ -95,99 +97,45 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
     if (modelSelect.value !== CUSTOM_MODEL) modelText.value = modelSelect.value;
     else modelText.focus();
   });
-  // Only the latest check answers: an earlier one (about an address since changed) may come back after it.
-  let asked = 0;
-  const loadModels = async () => {
-    const mine = ++asked;
-    modelStatus.textContent = t('modelsLoading');
-    modelStatus.className = 'field-hint';
-    let found: ModelInfo[] = [];
-    let failure: unknown = null;
-    try {
-      found = await app.backend.listModels();
-    } catch (e) {
-      failure = e;
-    }
-    if (mine !== asked) return;
-    models = found;
-    if (failure === null) {
-      modelStatus.textContent = t('modelsFound', { n: models.length, url: endpointNow() });
-    } else {
-      modelStatus.textContent = t('modelsFailed', { error: errorMessage(failure) });
-      modelStatus.className = 'field-hint field-error';
-    }
-    fillModels(currentModel());
-  };
   const currentModel = () => (modelSelect.value === CUSTOM_MODEL || modelSelect.options.length === 0 ? modelText.value.trim() : modelSelect.value);
-  const endpointNow = () => app.settings?.endpoint_url ?? '';
-  // Checking the server saves its address and key first: the model list comes from there.
-  let checkedUrl = s.endpoint_url;
-  const check = async () => {
-    checkedUrl = endpoint.value.trim();
-    const patch: SettingsPatch = {};
-    if (endpoint.value.trim() !== app.settings?.endpoint_url) patch.endpoint_url = endpoint.value.trim();
-    if (apiKey.value) patch.api_key = apiKey.value;
-    if (Object.keys(patch).length && !(await app.saveSettings(patch))) {
-      asked++;
-      modelStatus.textContent = t('addressNotSaved');
-      modelStatus.className = 'field-hint field-error';
-      return;
+  const modelLabel = h('span', { class: 'field-label' });
+  /** The default server's name and answer, drawn again as its list comes (the choice is kept). */
+  const showDefaultModels = () => {
+    const d = app.defaultConnection();
+    modelLabel.textContent = d ? t('defaultModelOn', { server: d.name }) : t('model');
+    const list = d && app.modelLists.get(d.id);
+    const listed = defaultModels().map((m) => m.id).join('\n');
+    if (listed !== shownModels) {
+      shownModels = listed;
+      fillModels(currentModel());
     }
-    if (patch.api_key) {
-      apiKey.value = '';
-      apiKey.placeholder = '••••••••';
-    }
-    await loadModels();
+    modelStatus.className = list?.error ? 'field-hint field-error' : 'field-hint';
+    modelStatus.textContent = !d || !list || (list.asking && !list.models) ? t('modelsLoading')
+      : list.error ? t('modelsFailed', { error: app.serverError(list.error) })
+      : t('modelsFound', { n: list.models?.length ?? 0, url: d.base_url });
   };
+  let shownModels = '';
   fillModels(s.model);
-  void loadModels();
-  // A new address is checked as soon as the user is done with it (Enter, or leaving the field);
-  // while it is being typed, what was said about the old one no longer shows.
-  const addressDone = () => {
-    if (endpoint.value.trim() !== checkedUrl) void check();
-  };
-  endpoint.addEventListener('input', () => {
-    if (endpoint.value.trim() === checkedUrl) {
-      // Typed back to the address already checked: what it answered shows again.
-      if (modelStatus.textContent === t('modelsAddressEdited')) void loadModels();
-      return;
-    }
-    asked++;
-    modelStatus.textContent = t('modelsAddressEdited');
-    modelStatus.className = 'field-hint';
+  const offServers = app.on('servers', () => {
+    if (modelSelect.isConnected) showDefaultModels();
+    else offServers();
   });
-  endpoint.addEventListener('change', addressDone);
-  endpoint.addEventListener('keydown', (e: KeyboardEvent) => {
-    if (e.key !== 'Enter') return;
-    e.preventDefault();
-    addressDone();
-  });
-
-  // ---- local servers
-  const found = h('ul', { class: 'found-servers' });
-  const detect = async () => {
-    replaceChildren(found, h('li', { class: 'hint' }, t('detecting')));
-    try {
-      const servers = await app.backend.probeServers();
-      replaceChildren(found, servers.length === 0 ? h('li', { class: 'hint' }, t('noServersFound')) : servers.map((srv) =>
-        h('li', null,
-          h('div', null, h('strong', null, srv.kind_guess), ' ', h('code', null, srv.base_url)),
-          h('div', { class: 'hint' }, srv.needs_api_key ? t('needsKey') : srv.models.slice(0, 4).join(', ')),
-          h('button', { class: 'btn btn-small', type: 'button', onClick: () => { endpoint.value = srv.base_url; void check(); } }, t('useServer')),
-        )));
-    } catch (e) {
-      replaceChildren(found, h('li', { class: 'field-error' }, errorMessage(e)));
-    }
-  };
+  showDefaultModels();
 
   // ---- tabs
+  const serversPane = h('div', { class: 'servers-pane', 'data-testid': 'servers-pane' });
   const panes: Record<Tab, HTMLElement> = {
     server: h('div', { class: 'pane form' },
-      field(t('endpointUrl'), h('div', { class: 'row' }, endpoint, h('button', { class: 'btn', type: 'button', onClick: () => void detect() }, icon('search'), t('detectServers'))), t('endpointHint')),
-      found,
-      field(t('apiKey'), apiKey, s.api_key_set ? t('apiKeySet') : t('apiKeyNone')),
-      s.api_key_set ? h('label', { class: 'check' }, removeKey, t('removeKey')) : null,
-      field(t('model'), h('div', { class: 'row' }, modelSelect, h('button', { class: 'btn', type: 'button', title: t('checkServer'), 'data-testid': 'check-server', onClick: () => void check() }, icon('refresh'), t('refreshModels'))), null, modelText, modelStatus),
+      serversPane,
+      h('label', { class: 'field' }, modelLabel,
+        h('div', { class: 'row' }, modelSelect, h('button', {
+          class: 'btn', type: 'button', title: t('checkServer'), 'data-testid': 'check-server',
+          onClick: () => {
+            const d = app.defaultConnection();
+            if (d) void app.loadModelList(d.id);
+          },
+        }, icon('refresh'), t('refreshModels'))),
+        modelText, modelStatus, h('span', { class: 'field-hint' }, t('defaultModelHint'))),
       h('fieldset', { class: 'grid' },
         h('legend', null, t('sampling')),
         field(t('temperature'), temperature, '0 – 2'),
@@ -233,6 +181,7 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
   };
   mountPresetEditor(app, panes.presets);
   mountToolServers(app, panes.tools);
+  mountServers(app, serversPane);
   mountSkillsPane(app, panes.skills);
 
   const tabs = h('div', { class: 'tabs', role: 'tablist' });
@@ -254,7 +203,6 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
     class: 'btn btn-primary', type: 'button', 'data-testid': 'save-settings',
     onClick: async () => {
       const patch = diff(s, {
-        endpoint_url: endpoint.value.trim(),
         model: currentModel(),
         temperature: numberValue(temperature),
         top_p: numberValue(topP),
@@ -273,8 +221,6 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
         theme: theme.value as Theme,
       }, app.settings);
       if (language.value !== languageShown) patch.language = language.value as Language;
-      if (apiKey.value) patch.api_key = apiKey.value;
-      else if (removeKey.checked) patch.api_key = null;
       saveBtn.disabled = true;
       const ok = Object.keys(patch).length === 0 || (await app.saveSettings(patch));
       saveBtn.disabled = false;
@@ -315,9 +261,10 @@ function numberValue(input: HTMLInputElement): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-/** What the form holds: the settings less the key, and a number field left empty is `null` (the
+/** What the form holds: the settings less the default server's address and key (the servers
+ *  pane saves those as they are changed), and a number field left empty is `null` (the
  *  default). The language is sent on its own: only when the user changed it (see the save). */
-type Editable = Omit<SettingsView, 'api_key_set' | 'language' | 'first_byte_timeout_secs' | 'idle_timeout_secs' | 'attachment_max_mb' | 'attachment_text_max_chars' | 'prompt_budget_chars' | 'memory_budget_chars' | 'tool_output_inline_tokens' | 'tool_call_timeout_secs'> & {
+type Editable = Omit<SettingsView, 'endpoint_url' | 'api_key_set' | 'language' | 'first_byte_timeout_secs' | 'idle_timeout_secs' | 'attachment_max_mb' | 'attachment_text_max_chars' | 'prompt_budget_chars' | 'memory_budget_chars' | 'tool_output_inline_tokens' | 'tool_call_timeout_secs'> & {
   tool_call_timeout_secs: number | null;
   tool_output_inline_tokens: number | null;
   prompt_budget_chars: number | null;
