@@ -643,3 +643,24 @@ fn every_declared_bound_is_the_one_a_save_checks() {
         assert_eq!(store.with(|c| settings::load(c)).unwrap().model, "", "a refused value changes nothing else");
     }
 }
+
+#[test]
+fn a_rolled_back_write_tells_no_one() {
+    use super::changes::Change;
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    let before = store.with(|c| sessions::create(c, &NewSession::default())).unwrap();
+    let mut heard = store.changes();
+    let failed = store.with(|c| {
+        sessions::update(c, before.id, &SessionPatch { title: Some("renamed".into()), ..Default::default() })?;
+        Err::<(), _>(Error::invalid(crate::error::Code::InvalidTitle, "refused after writing"))
+    });
+    assert!(failed.is_err());
+    let kept = store.with(|c| sessions::create(c, &NewSession::default())).unwrap();
+    assert_eq!(
+        heard.try_recv().unwrap(),
+        Change::SessionChanged { session_id: kept.id },
+        "the first change heard is the kept chat's: a page must never hear of a change the store undid"
+    );
+    assert!(heard.try_recv().is_err(), "and nothing else");
+}
