@@ -1015,8 +1015,8 @@ export interface components {
             last_reply: null | components["schemas"]["ReplyFigures"];
             last_sent: null | components["schemas"]["LastSent"];
             /**
-             * @description The model the next request asks for: the chat's own, else the global setting (empty: the
-             *     first one the server lists).
+             * @description The model the next request asks for: the chat's own, else its server's default (empty:
+             *     the first one the server lists).
              */
             model: string;
             /** @description Templates that are overridden from the data folder, and whether they lag the bundled ones. */

@@ -14,8 +14,8 @@ import type { ToolOffered } from "./ToolOffered";
 
 export type ContextView = { session_id: number, 
 /**
- * The model the next request asks for: the chat's own, else the global setting (empty: the
- * first one the server lists).
+ * The model the next request asks for: the chat's own, else its server's default (empty:
+ * the first one the server lists).
  */
 model: string, 
 /**

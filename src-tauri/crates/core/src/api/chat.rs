@@ -78,8 +78,8 @@ pub async fn compact(app: Arc<App>, session_id: i64) -> Result<chat::compact::Co
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ContextView {
     pub session_id: i64,
-    /// The model the next request asks for: the chat's own, else the global setting (empty: the
-    /// first one the server lists).
+    /// The model the next request asks for: the chat's own, else its server's default (empty:
+    /// the first one the server lists).
     pub model: String,
     /// The server the next request goes to: the chat's own, else the default one.
     pub server: super::connections::ConnectionView,

@@ -206,6 +206,8 @@ async fn image_urls(app: &Arc<App>, refs: Vec<(i64, String, String)>) -> Result<
 /// Refuses images before anything is stored when the model is known not to see them.
 async fn check_model_sees_images(app: &App, session_id: i64) -> Result<()> {
     let settings = app.store.read(move |c| settings::for_session(c, session_id)).await?;
+    // A server turned off is not asked, even about its model.
+    settings::check_server_on(&settings)?;
     let client = app.llm_client(&settings);
     let model = app.resolve_model(&client, &settings).await?;
     if client.accepts_images(&model).await == Some(false) {
