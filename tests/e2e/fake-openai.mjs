@@ -79,7 +79,8 @@ export function offeredTools(request) {
 
 /** Listens on 127.0.0.1:`port` (any free port by default); rejects when the port is taken. */
 /** `replyPieces`: the plain reply's pieces (REPLY_PIECES by default; the Korean test sends Korean ones). */
-export async function startFakeOpenAi({ pieceDelayMs = 120, port: wanted = 0, toolScripts = DEFAULT_TOOL_SCRIPTS, longPieces: longCount = 600, longPieceMs = 5, maxModelLen = 8192, replyPieces = REPLY_PIECES } = {}) {
+/** `model`: the one model it lists and answers as (MODEL by default; a second server lists another). */
+export async function startFakeOpenAi({ model: listed = MODEL, pieceDelayMs = 120, port: wanted = 0, toolScripts = DEFAULT_TOOL_SCRIPTS, longPieces: longCount = 600, longPieceMs = 5, maxModelLen = 8192, replyPieces = REPLY_PIECES } = {}) {
   const requests = [];
   const extractions = [];
   const titles = [];
@@ -92,7 +93,7 @@ export async function startFakeOpenAi({ pieceDelayMs = 120, port: wanted = 0, to
       const url = new URL(req.url, 'http://localhost');
       if (req.method === 'GET' && url.pathname === '/v1/models') {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ object: 'list', data: [{ id: MODEL, object: 'model', owned_by: 'e2e', max_model_len: maxModelLen }] }));
+        res.end(JSON.stringify({ object: 'list', data: [{ id: listed, object: 'model', owned_by: 'e2e', max_model_len: maxModelLen }] }));
         return;
       }
       if (req.method === 'POST' && url.pathname === '/v1/chat/completions') {
@@ -111,21 +112,21 @@ export async function startFakeOpenAi({ pieceDelayMs = 120, port: wanted = 0, to
         if (textOf(parsed.messages?.at(-1) ?? {}).startsWith('Write a title for this conversation')) {
           titles.push(parsed);
           res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-          res.write(`data: ${JSON.stringify({ id: 'title', object: 'chat.completion.chunk', created: 0, model: MODEL, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'stop' }] })}\n\n`);
+          res.write(`data: ${JSON.stringify({ id: 'title', object: 'chat.completion.chunk', created: 0, model: listed, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'stop' }] })}\n\n`);
           res.end('data: [DONE]\n\n');
           return;
         }
         if (textOf(parsed.messages?.at(-1) ?? {}).startsWith('Find lasting facts about the user')) {
           extractions.push(parsed);
           res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-          res.write(`data: ${JSON.stringify({ id: 'extract', object: 'chat.completion.chunk', created: 0, model: MODEL, choices: [{ index: 0, delta: { content: '[]' }, finish_reason: 'stop' }] })}\n\n`);
+          res.write(`data: ${JSON.stringify({ id: 'extract', object: 'chat.completion.chunk', created: 0, model: listed, choices: [{ index: 0, delta: { content: '[]' }, finish_reason: 'stop' }] })}\n\n`);
           res.end('data: [DONE]\n\n');
           return;
         }
         requests.push(parsed);
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
         const id = `chatcmpl-${requests.length}`;
-        const chunk = (obj) => res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: MODEL, ...obj })}\n\n`);
+        const chunk = (obj) => res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: listed, ...obj })}\n\n`);
         const last = parsed.messages?.at(-1);
         const script = last?.role === 'user'
           ? toolScripts.find((s) => textOf(last).includes(s.marker) && offeredTools(parsed).includes(s.name))

@@ -38,7 +38,7 @@ test('project counts, sending with no model server, the chat menu in a narrow wi
     // The way out: the server settings, from the failed reply.
     await reply.getByTestId('reply-server-settings').click();
     const dialog = page.locator('dialog[open]');
-    await dialog.getByTestId('endpoint-url').waitFor();
+    await dialog.getByTestId('servers').waitFor();
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
     await api(maru.base, 'PATCH', '/api/settings', { endpoint_url: fake.baseUrl, model: MODEL });

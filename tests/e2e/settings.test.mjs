@@ -1,6 +1,6 @@
-// Browser end-to-end: the model server's address in the settings is checked as soon as the user is
-// done typing it (the error about the old one does not linger, no Save, no hunting for the refresh
-// button), that button says what it does in both languages, and the app's version stays inside
+// Browser end-to-end: a model server's new address in the settings is checked as soon as it is
+// saved (the error about the old one does not linger, no hunting for a refresh button), the
+// default model's button says what it does in both languages, and the app's version stays inside
 // the sidebar however narrow the sidebar is.
 //
 // Env: as chat.test.mjs.
@@ -52,16 +52,26 @@ test('settings: a new model server address is checked at once; the version stays
   await api(maru.base, 'PATCH', '/api/settings', { endpoint_url: `http://127.0.0.1:${closed}/v1`, model: MODEL });
   const dialog = page.locator('dialog[open]');
   const status = dialog.getByTestId('models-status');
+  const server = dialog.getByTestId('server').first();
 
-  await step('the new address is checked when the user leaves the field: its models show, the old error goes', async () => {
+  /** Edits the default server's address and saves it with Enter. */
+  async function readdress(url) {
+    await server.getByTestId('server-edit').click();
+    const address = server.getByTestId('server-address');
+    await address.fill(url);
+    await address.press('Enter');
+    await server.getByTestId('server-form').waitFor({ state: 'detached' });
+  }
+
+  await step('a new address is checked as soon as it is saved: its models show, the old error goes', async () => {
     await page.goto(`${maru.base}/#token=${TOKEN}`);
     await page.getByTestId('open-settings').click();
-    await status.filter({ hasText: `127.0.0.1:${closed}` }).waitFor();
-    assert.match(await status.getAttribute('class'), /field-error/, 'the old address does not answer: said as an error');
-    const endpoint = dialog.getByTestId('endpoint-url');
-    await endpoint.fill(fake.baseUrl);
-    assert.equal(await status.innerText(), 'Press Enter or leave the field to check this address.', 'while typing, the old error no longer shows');
-    await endpoint.press('Tab');
+    await server.getByTestId('server-error').filter({ hasText: `127.0.0.1:${closed}` }).waitFor();
+    assert.equal(await server.getByTestId('server-status').innerText(), 'Not answering', 'the old address does not answer: said in a word, and why beside it');
+    assert.match(await status.getAttribute('class'), /field-error/, 'the default model\'s list says why it is empty');
+    await readdress(fake.baseUrl);
+    await server.getByTestId('server-status').filter({ hasText: '1 model' }).waitFor({ timeout: 5000 });
+    assert.equal(await server.getByTestId('server-error').count(), 0, 'the error about the old address is gone');
     await status.filter({ hasText: `1 model at ${fake.baseUrl}` }).waitFor({ timeout: 5000 });
     assert.doesNotMatch(await status.getAttribute('class'), /field-error/);
     const options = await dialog.getByTestId('model-select').locator('option').allInnerTexts();
@@ -73,16 +83,12 @@ test('settings: a new model server address is checked at once; the version stays
     await page.screenshot({ path: path.join(outDir, 'settings-address-checked.png') });
   });
 
-  await step('Enter checks an address too, and a wrong one says so at once', async () => {
-    const endpoint = dialog.getByTestId('endpoint-url');
-    await endpoint.fill(`http://127.0.0.1:${closed}/v1`);
-    await endpoint.press('Enter');
-    await status.filter({ hasText: `127.0.0.1:${closed}` }).waitFor({ timeout: 10_000 });
-    assert.match(await status.getAttribute('class'), /field-error/);
+  await step('a wrong address says so at once, and the dialog stays', async () => {
+    await readdress(`http://127.0.0.1:${closed}/v1`);
+    await server.getByTestId('server-error').filter({ hasText: `127.0.0.1:${closed}` }).waitFor({ timeout: 10_000 });
     assert.ok(await dialog.isVisible(), 'Enter in the field does not close the dialog');
-    await endpoint.fill(fake.baseUrl);
-    await endpoint.press('Enter');
-    await status.filter({ hasText: `1 model at ${fake.baseUrl}` }).waitFor({ timeout: 5000 });
+    await readdress(fake.baseUrl);
+    await server.getByTestId('server-status').filter({ hasText: '1 model' }).waitFor({ timeout: 5000 });
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
   });

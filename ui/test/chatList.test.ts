@@ -3,7 +3,7 @@ import type { TurnSink } from '../src/backend/backend';
 import type { Message, Project, Session } from '../src/backend/types';
 import { setLanguage } from '../src/lib/i18n';
 import { mountChat } from '../src/views/chat';
-import { appInProject } from './fakeBackend';
+import { appInProject, connection } from './fakeBackend';
 import { message } from './fixtures';
 
 const PROJECT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, session_count: 1, created_at: 0, updated_at: 0 };
@@ -151,5 +151,19 @@ describe('a reply that failed', () => {
     setLanguage('ko');
     chat.app.emit('chat');
     expect(chat.root.querySelector('[data-message-id="4"] [data-testid=reply-server-settings]')?.textContent).toBe('모델 서버 설정');
+  });
+
+  it('names the server that failed, in Korean too, where the sentence is Korean', async () => {
+    const chat = longChat(2);
+    const error = 'Laptop: Cannot reach the model server at http://192.168.1.20:1234/v1: connection refused';
+    chat.stored.push(msg(3, { role: 'user' }), msg(4, { role: 'assistant', status: 'error', content: '', error, error_code: 'model_server.unreachable' }));
+    chat.app.connections = [connection(), connection({ id: 2, name: 'Laptop', base_url: 'http://192.168.1.20:1234/v1', is_default: false })];
+    await chat.app.openSession(5, false);
+    await sleep(10);
+    const text = () => chat.root.querySelector('[data-message-id="4"] .msg-error span')?.textContent;
+    expect(text(), 'with several servers, which one failed is half the news').toBe(error);
+    setLanguage('ko');
+    chat.app.emit('chat');
+    expect(text(), 'the server’s name in front of the Korean sentence, its address after').toBe('Laptop: 모델 서버에 연결할 수 없습니다. 서버가 켜져 있는지, 설정의 주소가 맞는지 확인하세요. (http://192.168.1.20:1234/v1)');
   });
 });

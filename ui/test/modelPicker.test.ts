@@ -66,7 +66,7 @@ describe('the chat’s model picker with several servers', () => {
     const modelPart = () => items().slice(items().findIndex((i) => i.text === 'Model for this chat'));
     expect(modelPart().map((i) => i.text)).toEqual([
       'Model for this chat', 'Default model (gemma-2-9b)',
-      'Desk', 'Checking…',
+      'Desk · default', 'Checking…',
       'Laptop', 'llama-3.1-8b', 'qwen2.5-7b',
       'Manage servers…',
     ]);

@@ -6,7 +6,7 @@
 import type { App } from '../app';
 import type { ConnectionPatch, ConnectionView, FoundServer, ModelInfo, NewConnection, Session } from '../backend/types';
 import { errorText, language } from '../lib/i18n';
-import { ApiError, errorMessage } from '../backend/backend';
+import { errorMessage } from '../backend/backend';
 
 /** What a server's models are known as: its last answer (kept while it is asked again), or why it gave none. */
 export interface ModelList {
@@ -31,6 +31,11 @@ export function foundServerName(server: FoundServer): string {
 export function sameAddress(a: string, b: string): boolean {
   const bare = (u: string) => u.trim().replace(/\/+$/, '').toLowerCase();
   return bare(a) === bare(b);
+}
+
+/** An error with the server's code (an `ApiError`, or a failed reply's stored code and message). */
+function isCoded(e: unknown): e is { code: string; message: string; params?: Record<string, string> } {
+  return typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string' && typeof (e as { message?: unknown }).message === 'string';
 }
 
 export class ConnectionsState {
@@ -103,14 +108,17 @@ export class ConnectionsState {
   }
 
   /**
-   * A server's error in the UI's language. The server's message starts with the server's name
-   * ("Laptop: …"); Korean shows its own sentence for the code, so the name is put back in front.
+   * A server's error in the UI's language (a model list's, or a failed reply's). The server's
+   * message starts with the server's name ("Laptop: …"); Korean shows its own sentence for the
+   * code, so the name is put back in front of it.
    */
   serverError(e: unknown): string {
-    if (!(e instanceof ApiError) || language() === 'en') return errorMessage(e);
-    const named = this.connections.map((c) => c.name).filter((n) => e.message.startsWith(`${n}: `)).sort((a, b) => b.length - a.length)[0];
-    if (named === undefined) return errorMessage(e);
-    return `${named}: ${errorText({ code: e.code, message: e.message.slice(named.length + 2), params: e.params })}`;
+    if (!isCoded(e)) return errorMessage(e);
+    const named = e.code.startsWith('model_server.') && language() !== 'en'
+      ? this.connections.map((c) => c.name).filter((n) => e.message.startsWith(`${n}: `)).sort((a, b) => b.length - a.length)[0]
+      : undefined;
+    if (named === undefined) return errorText(e);
+    return `${named}: ${errorText({ ...e, message: e.message.slice(named.length + 2) })}`;
   }
 
   /** Adds a server and asks it for its models; rejects with the server's error (the form shows it). */

@@ -12,6 +12,8 @@ export interface MenuItem {
   danger?: boolean;
   /** A non-clickable heading inside the menu. */
   heading?: boolean;
+  /** A heading of a group within a section (a server's models): its words kept as written. */
+  group?: boolean;
   checked?: boolean;
 }
 
@@ -60,7 +62,7 @@ export interface MenuHandle {
 
 function itemNodes(items: MenuItem[]): HTMLElement[] {
   return items.map((item) => item.heading
-    ? h('div', { class: 'menu-heading' }, item.label)
+    ? h('div', { class: ['menu-heading', item.group && 'menu-group'] }, item.label)
     : h('button', {
       class: ['menu-item', item.danger && 'menu-danger', item.checked && 'menu-checked'],
       type: 'button',

@@ -422,7 +422,7 @@ function liveMarkdownNode(el: HTMLElement, text: string): HTMLElement {
  *  this window, for a reply stored before codes were kept). */
 function replyError(app: App, m: Message): string {
   const code = m.error_code ?? app.replyErrors.get(m.id)?.code;
-  return code ? errorText({ code, message: m.error ?? '' }) : m.error ?? '';
+  return code ? app.serverError({ code, message: m.error ?? '' }) : m.error ?? '';
 }
 
 /** The figures of a reply's rounds: the last round's prompt, cache and speed (its prompt holds
@@ -544,7 +544,7 @@ export function updateLiveNode(el: HTMLElement, live: LiveTurn, app: App | null 
     approvals.length ? h('div', { class: 'approvals' }, approvals.map((a) => approvalCard(a, answer(a.id)))) : null,
     waiting ? h('div', { class: 'typing' }, h('span'), h('span'), h('span')) : null,
     live.text ? liveMarkdownNode(el, live.text) : null,
-    live.error ? h('div', { class: 'msg-error', role: 'alert' }, icon('warn'), h('span', null, errorText(live.error))) : null,
+    live.error ? h('div', { class: 'msg-error', role: 'alert' }, icon('warn'), h('span', null, app ? app.serverError(live.error) : errorText(live.error))) : null,
     usage ? h('div', { class: 'msg-foot' }, figures({ model: null, prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, cached_tokens: usage.cached_tokens, ttft_ms: null, tokens_per_second: null })) : null,
   );
   for (const d of el.querySelectorAll<HTMLDetailsElement>('.tool-chip')) if (opened.has(d.dataset.callId)) d.open = true;

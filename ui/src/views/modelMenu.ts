@@ -42,7 +42,8 @@ export function chatModelItems(app: App, s: Session, openServers: () => void): M
     // The chat's model still shows when its server no longer lists it.
     if (mine && s.model && !names.includes(s.model)) names.push(s.model);
     const off = conn.enabled ? {} : { disabled: true, title: t('serverOffHint') };
-    items.push({ label: conn.enabled ? conn.name : t('serverOffNamed', { name: conn.name }), heading: true });
+    const heading = !conn.enabled ? t('serverOffNamed', { name: conn.name }) : conn.is_default ? t('defaultServerGroup', { name: conn.name }) : conn.name;
+    items.push({ label: heading, heading: true, group: true });
     // A chat on this server without a model of its own: its first model, as chosen.
     if (mine && s.model === null && s.connection_id !== null) items.push({ label: conn.is_default ? global : t('serverFirstModel'), icon: 'cpu', checked: true, ...off });
     items.push(...names.map((m): MenuItem => ({
