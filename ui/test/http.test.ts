@@ -323,6 +323,17 @@ describe('files', () => {
     expect(await (form.get('file') as File).text()).toBe('PK');
   });
 
+  it('restores a backup as multipart form data: the zip in a part named file', async () => {
+    const restored = { created_at: 1, projects: 2, sessions: 3, messages: 4, memories: 0, tool_servers: 0, files: 1, data_dir: '/d/maru', kept_as: '/d/maru-before-restore-2026-12-01-170501' };
+    const { backend, sent } = backendWith(() => Response.json(restored));
+    expect(await backend.restoreBackup(new File(['PK'], 'maru-backup-20261201-170000.zip', { type: 'application/zip' }))).toEqual(restored);
+    expect(lines(sent)).toEqual(['POST http://127.0.0.1:9/api/restore']);
+    expect(sent[0].headers.get('content-type'), 'multipart with its boundary, not JSON: the server reads the zip from its part').toMatch(/^multipart\/form-data; boundary=/);
+    const form = await sent[0].request.formData();
+    expect([...form.keys()], 'the server takes the backup from the part named file').toEqual(['file']);
+    expect(await (form.get('file') as File).text()).toBe('PK');
+  });
+
   it('uploads to a project', async () => {
     const { backend, sent } = backendWith(() => Response.json({ ...attachment, session_id: null, project_id: 2 }));
     await backend.uploadAttachment({ project_id: 2, session_id: null }, new Blob(['x']), 'a.md');

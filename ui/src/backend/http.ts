@@ -178,7 +178,7 @@ export function httpBackend(opts: HttpBackendOptions) {
       (await download(api.GET('/api/attachments/{id}/content', { ...byId(attachmentId), ...FILE }), '')).blob,
 
     /** A chat as Markdown (to read) or JSON (to import again), a project as a zip, and everything as
-     *  one backup zip (without the API key; `maru restore` puts it back). Through fetch: the token.
+     *  one backup zip (without the API key; `restoreBackup` or `maru restore` puts it back). Through fetch: the token.
      *  (`format` is ts-rs's: the document names its schema, `ExportFormat`, without defining it.) */
     exportChat: (sessionId: number, format: ExportFormat) =>
       download(
@@ -199,6 +199,22 @@ export function httpBackend(opts: HttpBackendOptions) {
       ok(api.POST('/api/import/project', {
         body: { file },
         // `ProjectZip` as multipart: the zip in a part named `file`.
+        bodySerializer(form) {
+          const parts = new FormData();
+          parts.append('file', form.file, name);
+          return parts;
+        },
+      })),
+
+    /** Puts a backup (`backup`) in place of the data. It is checked whole first: one that is not a
+     *  Maru backup, or is damaged, changes nothing (`not_a_backup`, `backup_damaged`,
+     *  `unsafe_backup_entry`, `invalid_upload`, `file_too_large`). Right after the answer Maru
+     *  closes and starts again on it, keeping the data it replaced as `kept_as`: `maru serve` on
+     *  the same address and token, the desktop app in a new window. */
+    restoreBackup: (file: Blob, name = file instanceof File ? file.name : 'maru-backup.zip') =>
+      ok(api.POST('/api/restore', {
+        body: { file },
+        // `BackupZip` as multipart: the zip in a part named `file`.
         bodySerializer(form) {
           const parts = new FormData();
           parts.append('file', form.file, name);

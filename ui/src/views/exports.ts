@@ -1,12 +1,16 @@
 // Getting data out and back in: a chat as Markdown or JSON, a project as a zip, everything as a
-// backup (the settings' Data tab, which also says how to restore, and imports a chat or a project).
+// backup (the settings' Data tab, which also restores a backup and imports a chat or a project).
 
 import type { App } from '../app';
-import type { DownloadedFile } from '../backend/backend';
-import type { ChatExport, ExportFormat, ImportedProject, Project, Session } from '../backend/types';
-import { h, icon } from '../lib/dom';
+import { ApiError, errorMessage, type DownloadedFile } from '../backend/backend';
+import { inDesktop } from '../backend/ipc';
+import type { ChatExport, ExportFormat, ImportedProject, Project, RestoredBackup, Session } from '../backend/types';
+import { copyText } from '../lib/clipboard';
+import { h, icon, replaceChildren } from '../lib/dom';
+import { count, dateTime } from '../lib/format';
 import { errorText, t } from '../lib/i18n';
 import { saveBlob } from '../lib/save';
+import { confirmDialog, openDialog } from './dialog';
 import { toast } from './toast';
 
 async function fetchAndSave(app: App, get: () => Promise<DownloadedFile>): Promise<boolean> {
@@ -72,12 +76,137 @@ export async function importProjectFile(app: App, file: File): Promise<void> {
   if (entry) await app.attempt(() => app.loadSessions(project.id));
 }
 
-/** The command that restores a backup into a new folder. */
+/** The command that restores a backup into a new folder: for backups larger than the upload limit. */
 export const RESTORE_COMMAND = 'maru restore maru-backup-….zip --data-dir ~/maru-restored';
 
-/** The settings' Data tab: back up, how to restore, import a chat or a project. Both imports are
- *  file inputs, so they work in the desktop window too. */
-export function dataPane(app: App, onImport: () => void): HTMLElement {
+/** How the page follows Maru's restart after a restore. Tests replace its parts. */
+export const afterRestore = {
+  /** In the desktop window Maru closes the window and opens a new one itself: nothing to reload. */
+  desktop: (): boolean => inDesktop(),
+  /** Reads everything afresh from the restored data (the token stays in sessionStorage). */
+  reload: (): void => window.location.reload(),
+  /** How often, and how long at most, the page asks whether Maru is back. */
+  pollMs: 300,
+  waitMs: 30_000,
+};
+
+/**
+ * Waits for Maru to answer again after a restore. The old process may still answer for a moment
+ * while it closes (replies stopping, tool servers ending), so an answer counts only after a request
+ * failed: from then on, whoever answers is the restarted Maru. True once it answered, false when
+ * `waitMs` passed first.
+ */
+export async function waitForRestart(health: () => Promise<unknown>, { pollMs, waitMs } = afterRestore): Promise<boolean> {
+  const deadline = Date.now() + waitMs;
+  let gone = false;
+  while (Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, pollMs));
+    try {
+      await health();
+      if (gone) return true;
+    } catch {
+      // Not listening while it restarts: expected.
+      gone = true;
+    }
+  }
+  return false;
+}
+
+/** A refused restore in the UI's words. Too large a backup has its own sentence (the general one
+ *  speaks of attachments), pointing at the terminal command below the button. */
+function restoreRefusal(e: unknown): string {
+  if (e instanceof ApiError && e.code === 'file_too_large' && e.params.max_mb) {
+    return t('restoreTooLarge', { max_mb: count(Number(e.params.max_mb)) });
+  }
+  return errorMessage(e);
+}
+
+/** What came back and where the data it replaced is kept, while Maru restarts; then the page
+ *  reloads on the restored data. */
+function showRestored(app: App, restored: RestoredBackup): void {
+  const status = h('p', { class: 'restart-status', role: 'status', 'data-testid': 'restart-status' });
+  const copy = h('button', {
+    class: 'btn btn-ghost btn-small', type: 'button', 'data-testid': 'copy-kept-as',
+    onClick: async () => {
+      try {
+        await copyText(restored.kept_as);
+        toast(t('copied'));
+      } catch (e) {
+        toast(String(e), 'error');
+      }
+    },
+  }, icon('copy'), t('copy'));
+  openDialog({
+    title: t('restoredTitle'),
+    className: 'dialog-restored',
+    body: [
+      h('p', { class: 'dialog-text', 'data-testid': 'restored-what' }, t('restoredWhat', {
+        date: dateTime(restored.created_at), projects: count(restored.projects), sessions: count(restored.sessions),
+        messages: count(restored.messages), files: count(restored.files),
+      })),
+      h('p', { class: 'dialog-text' }, t('restoredKeptAs')),
+      h('div', { class: 'kept-as' }, h('pre', { class: 'code-line', 'data-testid': 'restored-kept-as' }, h('code', null, restored.kept_as)), copy),
+      h('p', { class: 'hint' }, t('restoredAfter')),
+      status,
+    ],
+  });
+  if (afterRestore.desktop()) {
+    status.textContent = t('restartingWindow');
+    return;
+  }
+  status.textContent = t('restarting');
+  void waitForRestart(() => app.backend.health()).then((back) => {
+    if (back) return afterRestore.reload();
+    replaceChildren(status, t('restartSlow'), ' ',
+      h('button', { class: 'link-btn', type: 'button', 'data-testid': 'reload-page', onClick: () => afterRestore.reload() }, t('reloadPage')));
+  });
+}
+
+/** The Data tab's restore: choose a backup, confirm, upload it. A refusal is said under the button
+ *  and changes nothing; a success closes the settings and follows Maru's restart. */
+function restoreFieldset(app: App, closeSettings: () => void): HTMLElement {
+  const label = h('span', null, t('restoreBackup'));
+  const button = h('button', { class: 'btn', type: 'button', 'data-testid': 'restore-backup', onClick: () => picker.click() }, icon('upload'), label);
+  const refusal = h('p', { class: 'field-error', role: 'alert', hidden: true, 'data-testid': 'restore-error' });
+  const picker = h('input', { type: 'file', accept: 'application/zip,.zip', hidden: true, 'data-testid': 'restore-file' });
+  picker.addEventListener('change', async () => {
+    const file = picker.files?.[0];
+    picker.value = '';
+    if (!file) return;
+    const sure = await confirmDialog({ title: t('restoreConfirmTitle'), body: t('restoreConfirmBody', { name: file.name }), confirm: t('restoreConfirm') });
+    if (!sure) return;
+    button.disabled = true;
+    label.textContent = t('restoringBackup');
+    refusal.hidden = true;
+    try {
+      const restored = await app.backend.restoreBackup(file, file.name);
+      closeSettings();
+      showRestored(app, restored);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 401) app.fail(e);
+      else {
+        refusal.textContent = restoreRefusal(e);
+        refusal.hidden = false;
+      }
+      button.disabled = false;
+      label.textContent = t('restoreBackup');
+    }
+  });
+  return h('fieldset', { class: 'choices' },
+    h('legend', null, t('dataRestoreHeading')),
+    h('p', { class: 'hint' }, t('dataRestoreHint')),
+    h('div', null, button),
+    refusal,
+    picker,
+    h('p', { class: 'hint' }, t('dataRestoreTerminal')),
+    h('pre', { class: 'code-line', 'data-testid': 'restore-command' }, h('code', null, RESTORE_COMMAND)),
+  );
+}
+
+/** The settings' Data tab: back up, restore, import a chat or a project. The restore and both
+ *  imports are file inputs, so they work in the desktop window too (WebKit shows the system's
+ *  file chooser). `closeSettings` shows what comes in or back. */
+export function dataPane(app: App, closeSettings: () => void): HTMLElement {
   const backupBtn = h('button', {
     class: 'btn', type: 'button', 'data-testid': 'backup-all',
     onClick: async () => {
@@ -93,7 +222,7 @@ export function dataPane(app: App, onImport: () => void): HTMLElement {
     const file = picker.files?.[0];
     picker.value = '';
     if (!file) return;
-    onImport();
+    closeSettings();
     void importChatFile(app, file);
   });
   const projectPicker = h('input', { type: 'file', accept: 'application/zip,.zip', hidden: true, 'data-testid': 'import-project-file' });
@@ -101,7 +230,7 @@ export function dataPane(app: App, onImport: () => void): HTMLElement {
     const file = projectPicker.files?.[0];
     projectPicker.value = '';
     if (!file) return;
-    onImport();
+    closeSettings();
     void importProjectFile(app, file);
   });
   return h('div', { class: 'pane form' },
@@ -110,11 +239,7 @@ export function dataPane(app: App, onImport: () => void): HTMLElement {
       h('p', { class: 'hint' }, t('dataBackupHint')),
       h('div', null, backupBtn),
     ),
-    h('fieldset', { class: 'choices' },
-      h('legend', null, t('dataRestoreHeading')),
-      h('p', { class: 'hint' }, t('dataRestoreHint')),
-      h('pre', { class: 'code-line', 'data-testid': 'restore-command' }, h('code', null, RESTORE_COMMAND)),
-    ),
+    restoreFieldset(app, closeSettings),
     h('fieldset', { class: 'choices' },
       h('legend', null, t('dataImportHeading')),
       h('p', { class: 'hint' }, t('dataImportHint')),
