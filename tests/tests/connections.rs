@@ -143,6 +143,12 @@ async fn the_settings_endpoint_url_and_key_follow_the_default_server() {
     let (_, servers) = s.get("/api/connections").await;
     assert_eq!(servers.as_array().unwrap().len(), 1);
     assert_eq!(settings["endpoint_url"], servers[0]["base_url"], "scripts that set endpoint_url set the default server");
+    assert_eq!(
+        servers[0]["name"].as_str(),
+        Some(format!("127.0.0.1:{}", home.port()).as_str()),
+        "a name that only said the old address says the new one"
+    );
+    assert_eq!(servers[0]["default_model"], "fake-model", "the settings' model is the default server's default model");
     let (st, v) = s.patch("/api/settings", json!({ "api_key": "sk-set-the-old-way-12345" })).await;
     assert_eq!((st, v["api_key_set"].as_bool()), (StatusCode::OK, Some(true)), "{v}");
     assert_eq!(s.get("/api/connections").await.1[0]["api_key_set"], true, "the key is the default server's");
@@ -164,9 +170,17 @@ async fn the_settings_endpoint_url_and_key_follow_the_default_server() {
     assert_eq!(settings["endpoint_url"].as_str(), Some(other.base_url().as_str()), "the settings show the new default server");
     assert_eq!(settings["api_key_set"], false, "and its key, not the old default's");
 
+    assert_eq!(settings["model"], "", "with the new default server's own default model, not a model the old one had");
+    s.patch(&format!("/api/connections/{}", second["id"]), json!({ "default_model": "second-model" })).await;
+
     let chat = s.session(None, "").await;
     other.push(Reply::text(["From the second."]));
     s.say(chat, "hi").await;
     assert_eq!(other.chat_requests().len(), 1, "a chat without its own server follows the default");
+    assert_eq!(other.chat_requests()[0].body["model"], "second-model", "asking that server's default model");
     assert!(home.chat_requests().is_empty());
+
+    let first = servers[1]["id"].clone();
+    s.patch(&format!("/api/connections/{first}"), json!({ "is_default": true })).await;
+    assert_eq!(s.get("/api/settings").await.1["model"], "fake-model", "each server keeps its own default model");
 }

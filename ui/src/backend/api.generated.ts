@@ -982,6 +982,8 @@ export interface components {
             /** @description A string sets the key; `null` or "" removes it. */
             api_key?: string | null;
             base_url?: string | null;
+            /** @description `null` or "": the first model the server lists. */
+            default_model?: string | null;
             /** @description The default server cannot be turned off. */
             enabled?: boolean | null;
             /** @description `true` makes it the default server (the one before it stays, as an ordinary one). */
@@ -994,6 +996,8 @@ export interface components {
             base_url: string;
             /** Format: int64 */
             created_at: number;
+            /** @description What its chats ask when they name no model; empty: the first one it lists. */
+            default_model: string;
             enabled: boolean;
             /** Format: int64 */
             id: number;
@@ -1356,6 +1360,8 @@ export interface components {
             /** @description Never shown again. */
             api_key?: string | null;
             base_url: string;
+            /** @description What its chats ask when they name no model; empty or absent: the first one it lists. */
+            default_model?: string | null;
             enabled?: boolean | null;
             /** @description How the user tells it apart ("Desktop GPU", "OpenRouter"). */
             name: string;
@@ -1635,6 +1641,7 @@ export interface components {
             /** Format: int32 */
             memory_budget_chars?: number | null;
             memory_mode?: null | components["schemas"]["MemoryMode"];
+            /** @description The default server's default model; `null` or "": the first one it lists. */
             model?: string | null;
             /** Format: int32 */
             prompt_budget_chars?: number | null;
@@ -1693,10 +1700,7 @@ export interface components {
              */
             memory_budget_chars: number;
             memory_mode: components["schemas"]["MemoryMode"];
-            /**
-             * @description Model id on the default server (a chat on another server asks that server's first
-             *     model unless it names its own); empty means the first one the server lists.
-             */
+            /** @description The default server's default model (each server's is in `/api/connections`). */
             model: string;
             /**
              * Format: int32

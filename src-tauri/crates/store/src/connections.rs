@@ -20,6 +20,8 @@ pub struct ServerConnection {
     /// Up to and including the API prefix, e.g. `http://127.0.0.1:8080/v1`.
     pub base_url: String,
     pub api_key: Option<String>,
+    /// What a chat on this server asks when it names no model; empty: the first one listed.
+    pub default_model: String,
     pub enabled: bool,
     pub is_default: bool,
     pub created_at: i64,
@@ -34,6 +36,7 @@ impl Default for ServerConnection {
             name: "127.0.0.1:8080".into(),
             base_url: DEFAULT_URL.into(),
             api_key: None,
+            default_model: String::new(),
             enabled: true,
             is_default: true,
             created_at: 0,
@@ -49,6 +52,7 @@ impl std::fmt::Debug for ServerConnection {
             .field("name", &self.name)
             .field("base_url", &self.base_url)
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("default_model", &self.default_model)
             .field("enabled", &self.enabled)
             .finish_non_exhaustive()
     }
@@ -65,6 +69,9 @@ pub struct NewConnection {
     /// Never shown again.
     #[serde(default)]
     pub api_key: Option<String>,
+    /// What its chats ask when they name no model; empty or absent: the first one it lists.
+    #[serde(default)]
+    pub default_model: Option<String>,
     #[serde(default)]
     pub enabled: Option<bool>,
 }
@@ -80,6 +87,9 @@ pub struct ConnectionPatch {
     /// A string sets the key; `null` or "" removes it.
     #[serde(default, deserialize_with = "super::settings::present")]
     pub api_key: Option<Option<String>>,
+    /// `null` or "": the first model the server lists.
+    #[serde(default, deserialize_with = "super::settings::present")]
+    pub default_model: Option<Option<String>>,
     /// The default server cannot be turned off.
     pub enabled: Option<bool>,
     /// `true` makes it the default server (the one before it stays, as an ordinary one).
@@ -92,13 +102,14 @@ impl std::fmt::Debug for ConnectionPatch {
             .field("name", &self.name)
             .field("base_url", &self.base_url)
             .field("api_key", &self.api_key.as_ref().map(|k| k.as_ref().map(|_| "<redacted>")))
+            .field("default_model", &self.default_model)
             .field("enabled", &self.enabled)
             .field("is_default", &self.is_default)
             .finish()
     }
 }
 
-const SELECT: &str = "SELECT id, name, base_url, api_key, enabled, is_default, created_at, updated_at FROM connections";
+const SELECT: &str = "SELECT id, name, base_url, api_key, default_model, enabled, is_default, created_at, updated_at FROM connections";
 
 fn from_row(r: &Row) -> rusqlite::Result<ServerConnection> {
     Ok(ServerConnection {
@@ -106,10 +117,11 @@ fn from_row(r: &Row) -> rusqlite::Result<ServerConnection> {
         name: r.get(1)?,
         base_url: r.get(2)?,
         api_key: r.get(3)?,
-        enabled: r.get(4)?,
-        is_default: r.get(5)?,
-        created_at: r.get(6)?,
-        updated_at: r.get(7)?,
+        default_model: r.get(4)?,
+        enabled: r.get(5)?,
+        is_default: r.get(6)?,
+        created_at: r.get(7)?,
+        updated_at: r.get(8)?,
     })
 }
 
@@ -147,12 +159,11 @@ fn default_row(conn: &Connection) -> Result<ServerConnection> {
     get(conn, conn.last_insert_rowid())
 }
 
-/// Sets the default server's address and key (what `endpoint_url` and `api_key` of the settings
-/// write, for the scripts that set them).
-pub fn update_default(conn: &Connection, base_url: Option<&str>, api_key: Option<Option<String>>) -> Result<ServerConnection> {
+/// Changes the default server (what `endpoint_url`, `api_key` and `model` of the settings write,
+/// for the scripts that set them).
+pub fn update_default(conn: &Connection, patch: &ConnectionPatch) -> Result<ServerConnection> {
     let d = default_row(conn)?;
-    let patch = ConnectionPatch { base_url: base_url.map(str::to_string), api_key, ..Default::default() };
-    update(conn, d.id, &patch)
+    update(conn, d.id, patch)
 }
 
 /// The server a chat asks: its own, else the default.
@@ -168,14 +179,16 @@ pub fn create(conn: &Connection, new: &NewConnection) -> Result<ServerConnection
         name: new.name.clone(),
         base_url: new.base_url.clone(),
         api_key: new.api_key.clone(),
+        default_model: new.default_model.clone().unwrap_or_default(),
         enabled: new.enabled.unwrap_or(true),
         is_default: false,
         ..ServerConnection::default()
     };
     check(conn, &mut c)?;
     conn.execute(
-        "INSERT INTO connections (name, base_url, api_key, enabled, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
-        params![c.name, c.base_url, c.api_key, c.enabled, now_ms()],
+        "INSERT INTO connections (name, base_url, api_key, default_model, enabled, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
+        params![c.name, c.base_url, c.api_key, c.default_model, c.enabled, now_ms()],
     )?;
     get(conn, conn.last_insert_rowid())
 }
@@ -186,7 +199,14 @@ pub fn update(conn: &Connection, id: i64, patch: &ConnectionPatch) -> Result<Ser
         c.name.clone_from(v);
     }
     if let Some(v) = &patch.base_url {
+        // A name that only said the old address says the new one.
+        if patch.name.is_none() && c.name == name_for(&c.base_url) {
+            c.name = free_name(conn, &name_for(v))?;
+        }
         c.base_url.clone_from(v);
+    }
+    if let Some(v) = &patch.default_model {
+        c.default_model = v.clone().unwrap_or_default();
     }
     if let Some(v) = &patch.api_key {
         c.api_key.clone_from(v);
@@ -214,9 +234,9 @@ pub fn update(conn: &Connection, id: i64, patch: &ConnectionPatch) -> Result<Ser
         conn.execute("UPDATE connections SET is_default = 0 WHERE is_default = 1", [])?;
     }
     conn.execute(
-        "UPDATE connections SET name = ?2, base_url = ?3, api_key = ?4, enabled = ?5, is_default = is_default OR ?6, updated_at = ?7
-         WHERE id = ?1",
-        params![id, c.name, c.base_url, c.api_key, c.enabled, make_default, now_ms()],
+        "UPDATE connections SET name = ?2, base_url = ?3, api_key = ?4, default_model = ?5, enabled = ?6,
+         is_default = is_default OR ?7, updated_at = ?8 WHERE id = ?1",
+        params![id, c.name, c.base_url, c.api_key, c.default_model, c.enabled, make_default, now_ms()],
     )?;
     get(conn, id)
 }
@@ -241,6 +261,16 @@ pub fn forget_secrets(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
+/// A server's name made of its address: no scheme, no API prefix ("127.0.0.1:8080"), as the
+/// migration names the first one; room is left for `free_name`'s " (2)".
+pub fn name_for(url: &str) -> String {
+    let host = url.trim().trim_start_matches("https://").trim_start_matches("http://").replace("/v1", "");
+    let host = host.trim_end_matches('/');
+    let name = if host.is_empty() { url } else { host };
+    // A long address makes a name that still fits.
+    name.chars().take(NAME_MAX_CHARS - 5).collect()
+}
+
 /// `name`, or `name (2)`, `name (3)`… : the first no server has.
 pub fn free_name(conn: &Connection, name: &str) -> Result<String> {
     let taken = |n: &str| -> Result<bool> {
@@ -260,6 +290,9 @@ pub fn free_name(conn: &Connection, name: &str) -> Result<String> {
 
 /// Refuses a name that is blank, long or taken, and an address a request could not go to.
 fn check(conn: &Connection, c: &mut ServerConnection) -> Result<()> {
+    // The address first: a name made of a bad address would be refused for the wrong reason.
+    c.base_url = c.base_url.trim().trim_end_matches('/').to_string();
+    check_url(&c.base_url)?;
     c.name = c.name.trim().to_string();
     let len = char_len(&c.name);
     if len == 0 || len > NAME_MAX_CHARS || c.name.chars().any(|ch| ch.is_control() || super::text::is_format_char(ch)) {
@@ -272,8 +305,8 @@ fn check(conn: &Connection, c: &mut ServerConnection) -> Result<()> {
     if taken.is_some() {
         return Err(Error::conflict(Code::NameTaken, format!("a server named \"{}\" already exists", c.name)).with("name", &c.name));
     }
-    c.base_url = c.base_url.trim().trim_end_matches('/').to_string();
-    check_url(&c.base_url)?;
+    c.default_model = c.default_model.trim().to_string();
+    super::sessions::check_model(&c.default_model)?;
     if c.api_key.as_deref().is_some_and(|k| k.trim().is_empty()) {
         c.api_key = None;
     }

@@ -165,12 +165,18 @@ pub fn set_preset(conn: &Connection, id: i64, preset: Option<&str>) -> Result<Se
 /// The longest model name a chat may name (servers' ids are short; this only stops garbage).
 pub const MODEL_MAX_CHARS: usize = 300;
 
+/// Refuses what no server names a model: a long text, a line break or control character.
+pub fn check_model(model: &str) -> Result<()> {
+    if model.chars().count() > MODEL_MAX_CHARS || model.chars().any(char::is_control) {
+        return Err(Error::invalid(Code::InvalidModel, format!("a model name is one line of at most {MODEL_MAX_CHARS} characters")));
+    }
+    Ok(())
+}
+
 pub fn set_model(conn: &Connection, id: i64, model: Option<&str>) -> Result<Session> {
     let model = model.map(str::trim).filter(|m| !m.is_empty());
     if let Some(m) = model {
-        if m.chars().count() > MODEL_MAX_CHARS || m.chars().any(char::is_control) {
-            return Err(Error::invalid(Code::InvalidModel, format!("a model name is one line of at most {MODEL_MAX_CHARS} characters")));
-        }
+        check_model(m)?;
     }
     get(conn, id)?;
     conn.execute("UPDATE sessions SET model = ?2 WHERE id = ?1", params![id, model])?;

@@ -77,13 +77,17 @@ macro_rules! settings {
             /// stored setting: the servers are rows of `connections`.
             #[serde(skip)]
             pub server: ServerConnection,
+            /// The model requests ask for: the chat's own, else its server's default model;
+            /// empty means the first one the server lists. Not a stored setting either.
+            #[serde(skip)]
+            pub model: String,
             $( $(#[$vm])* pub $v: $vt, )*
             $( $(#[$om])* pub $o: Option<$ot>, )*
         }
 
         impl Default for Settings {
             fn default() -> Self {
-                Settings { server: ServerConnection::default(), $( $v: $vd, )* $( $o: None, )* }
+                Settings { server: ServerConnection::default(), model: String::new(), $( $v: $vd, )* $( $o: None, )* }
             }
         }
 
@@ -95,6 +99,8 @@ macro_rules! settings {
             pub endpoint_url: String,
             /// The default server has a key.
             pub api_key_set: bool,
+            /// The default server's default model (each server's is in `/api/connections`).
+            pub model: String,
             $( $(#[$vm])* pub $v: $vt, )*
             $( $(#[$om])* pub $o: Option<$ot>, )*
         }
@@ -104,6 +110,7 @@ macro_rules! settings {
                 SettingsView {
                     endpoint_url: s.server.base_url.clone(),
                     api_key_set: s.server.api_key.as_deref().is_some_and(|k| !k.is_empty()),
+                    model: s.server.default_model.clone(),
                     $( $v: s.$v.clone(), )*
                     $( $o: s.$o, )*
                 }
@@ -122,6 +129,9 @@ macro_rules! settings {
             /// The default server's key: a string sets it; `null` or "" removes it.
             #[serde(default, deserialize_with = "present")]
             pub api_key: Option<Option<String>>,
+            /// The default server's default model; `null` or "": the first one it lists.
+            #[serde(default, deserialize_with = "present")]
+            pub model: Option<Option<String>>,
             $( #[serde(default, deserialize_with = "present")] pub $v: Option<Option<$vt>>, )*
             $( #[serde(default, deserialize_with = "present")] pub $o: Option<Option<$ot>>, )*
         }
@@ -168,9 +178,6 @@ settings! {
     values {
         /// Global custom instructions: section ② of every system prompt.
         custom_instructions: String = String::new();
-        /// Model id on the default server (a chat on another server asks that server's first
-        /// model unless it names its own); empty means the first one the server lists.
-        model: String = String::new();
         /// Seconds to wait for a reply's first byte: a long prompt on a small GPU takes minutes.
         first_byte_timeout_secs: u32 = 300, in 5 ..= 3600 => InvalidTimeout "the wait for a reply's first word, in seconds,";
         /// Seconds of silence tolerated between two pieces of a reply.
@@ -239,18 +246,24 @@ pub fn for_session(conn: &Connection, session_id: i64) -> Result<Settings> {
 }
 
 impl Settings {
-    /// These settings with the chat's own server and model, if it has them. On a server of its
-    /// own without a model, a chat asks for the first one that server lists: the default model
-    /// names a model of the default server.
+    /// These settings with the chat's own server and model, if it has them; a chat that names
+    /// no model asks its server's default one.
     pub fn for_chat(mut self, conn: &Connection, session: &super::sessions::Session) -> Result<Settings> {
         if let Some(id) = session.connection_id.filter(|&id| id != self.server.id) {
             self.server = super::connections::get(conn, id)?;
-            self.model = String::new();
+            self.model = self.server.default_model.clone();
         }
         if let Some(model) = &session.model {
             self.model = model.clone();
         }
         Ok(self)
+    }
+
+    /// These settings asking `server`, with its default model.
+    fn on(mut self, server: ServerConnection) -> Settings {
+        self.model = server.default_model.clone();
+        self.server = server;
+        self
     }
 }
 
@@ -283,9 +296,8 @@ pub fn load(conn: &Connection) -> Result<Settings> {
     // of them does not parse.
     let mut all = merged.clone();
     all.extend(map.iter().filter(|(k, _)| merged.contains_key(*k)).map(|(k, v)| (k.clone(), v.clone())));
-    if let Ok(mut settings) = serde_json::from_value::<Settings>(serde_json::Value::Object(all)) {
-        settings.server = super::connections::default(conn)?;
-        return Ok(settings);
+    if let Ok(settings) = serde_json::from_value::<Settings>(serde_json::Value::Object(all)) {
+        return Ok(settings.on(super::connections::default(conn)?));
     }
     for (k, v) in map {
         if merged.contains_key(&k) {
@@ -296,19 +308,22 @@ pub fn load(conn: &Connection) -> Result<Settings> {
             }
         }
     }
-    let mut settings: Settings = serde_json::from_value(serde_json::Value::Object(merged)).map_err(anyhow::Error::from)?;
-    settings.server = super::connections::default(conn)?;
-    Ok(settings)
+    let settings: Settings = serde_json::from_value(serde_json::Value::Object(merged)).map_err(anyhow::Error::from)?;
+    Ok(settings.on(super::connections::default(conn)?))
 }
 
 /// Validates the whole patch first, then writes it (in the caller's transaction: all or nothing).
 pub fn update(conn: &Connection, patch: &SettingsPatch) -> Result<Settings> {
-    if patch.endpoint_url.is_some() || patch.api_key.is_some() {
-        let url = patch.endpoint_url.as_ref().map(|u| u.as_deref().unwrap_or(super::connections::DEFAULT_URL));
-        super::connections::update_default(conn, url, patch.api_key.clone())?;
+    if patch.endpoint_url.is_some() || patch.api_key.is_some() || patch.model.is_some() {
+        let server = super::connections::ConnectionPatch {
+            base_url: patch.endpoint_url.as_ref().map(|u| u.as_deref().unwrap_or(super::connections::DEFAULT_URL).to_string()),
+            api_key: patch.api_key.clone(),
+            default_model: patch.model.clone(),
+            ..Default::default()
+        };
+        super::connections::update_default(conn, &server)?;
     }
-    let mut s = load(conn)?.patched(patch);
-    s.model = s.model.trim().to_string();
+    let s = load(conn)?.patched(patch);
     validate(&s)?;
 
     let value = serde_json::to_value(&s).map_err(anyhow::Error::from)?;

@@ -531,13 +531,13 @@ fn a_malformed_stored_setting_falls_back_alone() {
     store
         .with(|c| {
             c.execute_batch(
-                r#"INSERT INTO settings (key, value) VALUES ('model', '"qwen"'), ('temperature', '"hot"'), ('from_a_newer_maru', '1');"#,
+                r#"INSERT INTO settings (key, value) VALUES ('theme', '"dark"'), ('temperature', '"hot"'), ('from_a_newer_maru', '1');"#,
             )?;
             Ok(())
         })
         .unwrap();
     let s = store.read_now(super::settings::load).unwrap();
-    assert_eq!(s.model, "qwen", "the good values are kept");
+    assert_eq!(s.theme, super::settings::Theme::Dark, "the good values are kept");
     assert_eq!(s.temperature, None, "a value that does not parse goes back to its default instead of losing every setting");
 }
 
@@ -663,4 +663,19 @@ fn a_rolled_back_write_tells_no_one() {
         "the first change heard is the kept chat's: a page must never hear of a change the store undid"
     );
     assert!(heard.try_recv().is_err(), "and nothing else");
+}
+
+#[test]
+fn a_long_server_address_set_the_old_way_still_names_its_server() {
+    use super::{connections, settings};
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    let url = format!("https://{}.example.com:8443/v1", "gpu".repeat(40));
+    let patch = settings::SettingsPatch { endpoint_url: Some(Some(url.clone())), ..Default::default() };
+    store.with(|c| settings::update(c, &patch)).expect("a long but valid address is a server address");
+    let d = store.with(|c| connections::default(c)).unwrap();
+    assert_eq!(d.base_url, url);
+    assert!(d.name.chars().count() <= connections::NAME_MAX_CHARS, "its name, made of the address, fits: {}", d.name);
+    let off = connections::ConnectionPatch { name: Some("GPU box".into()), ..Default::default() };
+    store.with(|c| connections::update(c, d.id, &off)).expect("and it can be renamed later");
 }

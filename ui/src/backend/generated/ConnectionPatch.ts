@@ -9,6 +9,10 @@ export type ConnectionPatch = { name?: string, base_url?: string,
  */
 api_key?: string | null, 
 /**
+ * `null` or "": the first model the server lists.
+ */
+default_model?: string | null, 
+/**
  * The default server cannot be turned off.
  */
 enabled?: boolean, 

@@ -3,7 +3,11 @@
 /**
  * A model server, its key left out.
  */
-export type ConnectionView = { id: number, name: string, base_url: string, api_key_set: boolean, enabled: boolean, 
+export type ConnectionView = { id: number, name: string, base_url: string, api_key_set: boolean, 
+/**
+ * What its chats ask when they name no model; empty: the first one it lists.
+ */
+default_model: string, enabled: boolean, 
 /**
  * Chats without a server of their own ask this one.
  */

@@ -8,4 +8,8 @@ name: string, base_url: string,
 /**
  * Never shown again.
  */
-api_key?: string, enabled?: boolean, };
+api_key?: string, 
+/**
+ * What its chats ask when they name no model; empty or absent: the first one it lists.
+ */
+default_model?: string, enabled?: boolean, };

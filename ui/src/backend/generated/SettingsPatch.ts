@@ -14,4 +14,8 @@ endpoint_url?: string | null,
 /**
  * The default server's key: a string sets it; `null` or "" removes it.
  */
-api_key?: string | null, custom_instructions?: string | null, model?: string | null, first_byte_timeout_secs?: number | null, idle_timeout_secs?: number | null, language?: Language | null, theme?: Theme | null, attachment_max_mb?: number | null, attachment_text_max_chars?: number | null, memory_mode?: MemoryMode | null, prompt_budget_chars?: number | null, memory_budget_chars?: number | null, tool_output_inline_tokens?: number | null, tool_call_timeout_secs?: number | null, temperature?: number | null, top_p?: number | null, max_tokens?: number | null, context_length?: number | null, };
+api_key?: string | null, 
+/**
+ * The default server's default model; `null` or "": the first one it lists.
+ */
+model?: string | null, custom_instructions?: string | null, first_byte_timeout_secs?: number | null, idle_timeout_secs?: number | null, language?: Language | null, theme?: Theme | null, attachment_max_mb?: number | null, attachment_text_max_chars?: number | null, memory_mode?: MemoryMode | null, prompt_budget_chars?: number | null, memory_budget_chars?: number | null, tool_output_inline_tokens?: number | null, tool_call_timeout_secs?: number | null, temperature?: number | null, top_p?: number | null, max_tokens?: number | null, context_length?: number | null, };

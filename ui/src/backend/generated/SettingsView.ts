@@ -16,14 +16,13 @@ endpoint_url: string,
  */
 api_key_set: boolean, 
 /**
+ * The default server's default model (each server's is in `/api/connections`).
+ */
+model: string, 
+/**
  * Global custom instructions: section ② of every system prompt.
  */
 custom_instructions: string, 
-/**
- * Model id on the default server (a chat on another server asks that server's first
- * model unless it names its own); empty means the first one the server lists.
- */
-model: string, 
 /**
  * Seconds to wait for a reply's first byte: a long prompt on a small GPU takes minutes.
  */

@@ -18,6 +18,8 @@ pub struct ConnectionView {
     pub name: String,
     pub base_url: String,
     pub api_key_set: bool,
+    /// What its chats ask when they name no model; empty: the first one it lists.
+    pub default_model: String,
     pub enabled: bool,
     /// Chats without a server of their own ask this one.
     pub is_default: bool,
@@ -32,6 +34,7 @@ impl From<ServerConnection> for ConnectionView {
             api_key_set: c.api_key.as_deref().is_some_and(|k| !k.is_empty()),
             name: c.name,
             base_url: c.base_url,
+            default_model: c.default_model,
             enabled: c.enabled,
             is_default: c.is_default,
             created_at: c.created_at,
