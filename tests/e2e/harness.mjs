@@ -47,7 +47,9 @@ export function checkPrerequisites() {
   fs.mkdirSync(outDir, { recursive: true });
 }
 
-/** Starts `maru serve` and waits until /api/health answers. */
+/** Starts `maru serve` and waits until /api/health answers. After a restore (`POST /api/restore`)
+ *  the process execs itself in place: the same pid and the same stdout/stderr, which are read to
+ *  the end (so its output is neither lost nor blocked), and only a real exit counts as one. */
 export async function startMaru(dataDir, port) {
   const log = [];
   const child = spawn(MARU_BIN, ['serve', '--data-dir', dataDir, '--port', String(port), '--token', TOKEN, '--ui-dir', UI_DIR], {
@@ -71,6 +73,16 @@ export async function startMaru(dataDir, port) {
   }
   child.kill('SIGTERM');
   throw new Error(`maru serve did not answer /api/health within 15 s:\n${log.join('')}`);
+}
+
+/** Stops `maru serve` and waits (up to 10 s) until it has exited, so that nothing still writes in
+ *  the data folder when the test's temporary folder is removed. */
+export async function stopMaru(maru) {
+  const { child } = maru;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await Promise.race([exited, sleep(10_000)]);
 }
 
 export async function api(base, method, route, body) {
@@ -132,7 +144,7 @@ export async function setUp(t, name, fake = {}) {
   const { context, page, pageErrors } = await openBrowser(tmp);
   t.after(async () => {
     await context.close().catch(() => {});
-    maru.child.kill('SIGTERM');
+    await stopMaru(maru);
     await model?.close();
     fs.rmSync(tmp, { recursive: true, force: true });
   });
