@@ -56,6 +56,7 @@ async fn a_restore_from_the_api_comes_back_on_the_backup_and_keeps_the_data_it_r
 
     let (st, v) = restore(&http, &base, b"not a zip".to_vec()).await;
     assert_eq!((st.as_u16(), v["code"].as_str()), (400, Some("not_a_backup")), "a file that is not a backup is refused: {v}");
+    assert!(v["message"].as_str().unwrap().starts_with("the uploaded file is not"), "naming what the user sent, not a spool: {v}");
     assert!(project_names(&http, &base).await.contains(&"After the backup".to_string()), "and changes nothing");
 
     let (st, v) = restore(&http, &base, backup).await;

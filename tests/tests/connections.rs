@@ -184,3 +184,39 @@ async fn the_settings_endpoint_url_and_key_follow_the_default_server() {
     s.patch(&format!("/api/connections/{first}"), json!({ "is_default": true })).await;
     assert_eq!(s.get("/api/settings").await.1["model"], "fake-model", "each server keeps its own default model");
 }
+
+#[tokio::test]
+async fn a_chat_switched_between_two_servers_goes_on_when_one_goes_down() {
+    let (s, home) = with_fake_model().await;
+    let gpu = FakeOpenAi::start().await;
+    let gpu_id = add_server(&s, "GPU", &gpu.base_url(), None).await["id"].as_i64().unwrap();
+    let (on_home, on_gpu) = (s.session(None, "").await, s.session(None, "").await);
+    s.patch(&format!("/api/sessions/{on_gpu}"), json!({ "connection_id": gpu_id, "model": "gpu-model" })).await;
+    home.push(Reply::text(["Home here."]));
+    gpu.push(Reply::text(["GPU here."]));
+    s.say(on_home, "Who are you?").await;
+    s.say(on_gpu, "Who are you?").await;
+    assert_eq!((home.chat_requests().len(), gpu.chat_requests().len()), (1, 1), "a chat on each server, each asked once");
+
+    // The GPU server goes away: its chat says so, naming it; the other chat is not touched.
+    gpu.stop().await;
+    let events = s.say(on_gpu, "Still there?").await;
+    let error = events.iter().find(|e| e.name == "error").unwrap_or_else(|| panic!("{events:?}"));
+    assert!(error.data["message"].as_str().unwrap_or("").starts_with("GPU: "), "{}", error.data);
+    home.push(Reply::text(["Still here."]));
+    let events = s.say(on_home, "And you?").await;
+    assert!(events.iter().any(|e| e.name == "done"), "the other server's chat answers meanwhile: {events:?}");
+
+    // The chat moves to the server that answers, and goes on with everything it had.
+    let (st, v) = s.patch(&format!("/api/sessions/{on_gpu}"), json!({ "connection_id": null, "model": null })).await;
+    assert_eq!(st, StatusCode::OK, "{v}");
+    home.push(Reply::text(["Home takes over."]));
+    s.say(on_gpu, "Can you take over?").await;
+    let asked = home.last_chat_body().unwrap();
+    let sent: Vec<&str> = asked["messages"].as_array().unwrap().iter().filter_map(|m| m["content"].as_str()).collect();
+    assert!(
+        sent.iter().any(|c| c.contains("GPU here.")) && sent.iter().any(|c| c.contains("Can you take over?")),
+        "the switched chat's history reaches the new server whole: {sent:?}"
+    );
+    assert_eq!(asked["model"], "fake-model", "with the default server's model");
+}

@@ -221,8 +221,15 @@ pub async fn restore_backup(app: &Arc<App>, zip: Spool) -> Result<RestoredBackup
         let stamp = chrono::Local::now().format("%Y-%m-%d-%H%M%S");
         let staging = parent.join(format!(".{name}-restoring-{stamp}"));
         let kept_as = parent.join(format!("{name}-before-restore-{stamp}"));
-        // On failure `restore` leaves no folder behind.
-        let restored = backup::restore(zip.path(), &staging)?;
+        // On failure `restore` leaves no folder behind. Its words name the file it read: here
+        // the upload's spool, which the user never saw.
+        let spool = zip.path().display().to_string();
+        let restored = backup::restore(zip.path(), &staging).map_err(|e| match e {
+            Error::Invalid { code, message, params } => {
+                Error::Invalid { code, message: message.replace(&spool, "the uploaded file"), params }
+            }
+            other => other,
+        })?;
         Ok((restored, crate::app::relaunch::Swap { restored: staging, kept_as }))
     })
     .await?;
