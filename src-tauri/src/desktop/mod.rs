@@ -28,10 +28,12 @@ pub fn run(data_dir: &Path) -> Result<Option<Swap>> {
     tauri::async_runtime::set(runtime.handle().clone());
     // Set in `setup`, after the single-instance check: a second launch never opens the database.
     let opened: Arc<Mutex<Option<Result<Arc<App>>>>> = Arc::default();
+    let exit_handle: Arc<Mutex<Option<tauri::AppHandle>>> = Arc::default();
 
     let data_dir = data_dir.to_path_buf();
     let handle = runtime.handle().clone();
     let slot = opened.clone();
+    let exit_slot = exit_handle.clone();
     let desktop = tauri::Builder::default()
         .plugin(
             tauri_plugin_single_instance::Builder::new().dbus_id(instance_id(&data_dir)).callback(|app, _argv, _cwd| focus(app)).build(),
@@ -62,12 +64,16 @@ pub fn run(data_dir: &Path) -> Result<Option<Swap>> {
             };
             tauri_app.manage(Local::new(app.clone()));
             // A restore closes the window once its answer has reached the page; `main` opens
-            // the restored folder.
-            let (restored, handle) = (app.clone(), tauri_app.handle().clone());
+            // the restored folder. The task only borrows the handle: it is taken back (and
+            // dropped) on this thread when the window closes, never on a runtime thread.
+            *exit_slot.lock().expect("exit handle") = Some(tauri_app.handle().clone());
+            let (restored, exit) = (app.clone(), exit_slot.clone());
             tauri::async_runtime::spawn(async move {
                 restored.relaunch.requested().await;
                 tokio::time::sleep(Duration::from_millis(500)).await;
-                handle.exit(0);
+                if let Some(handle) = exit.lock().expect("exit handle").as_ref() {
+                    handle.exit(0);
+                }
             });
             *slot.lock().expect("open slot") = Some(Ok(app));
             open_window(tauri_app)?;
@@ -76,6 +82,7 @@ pub fn run(data_dir: &Path) -> Result<Option<Swap>> {
         .build(tauri::generate_context!())
         .map_err(|e| Error::Internal(anyhow::anyhow!("cannot open the window: {e}")))?;
     desktop.run_return(|_, _| {});
+    drop(exit_handle.lock().expect("exit handle").take());
 
     let opened = opened.lock().expect("open slot").take();
     let result = match opened {
