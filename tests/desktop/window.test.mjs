@@ -1,7 +1,7 @@
 // The real Maru window (Tauri, WebKitGTK) driven through tauri-driver: it opens with the UI built
 // into the binary, lists Default, streams a reply from the fake model server over IPC, stops one
 // mid-stream, moves the chat to another project, keeps links out of the window, saves an export
-// in Downloads, hands a second launch on the same data folder over to the first window (instead
+// in Downloads, asks before a call of the user's MCP tool server runs (Allow once, Deny), hands a second launch on the same data folder over to the first window (instead
 // of opening the database twice), and comes back at the size it was left.
 //
 // Env: MARU_DESKTOP_BIN (the desktop build of maru), TAURI_DRIVER_URL (a running tauri-driver),
@@ -15,13 +15,18 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { MODEL, REPLY_TEXT, SLOW_MARKER, startFakeOpenAi } from '../e2e/fake-openai.mjs';
+import { AFTER_TOOL_TEXT, DEFAULT_TOOL_SCRIPTS, MODEL, REPLY_TEXT, SLOW_MARKER, startFakeOpenAi } from '../e2e/fake-openai.mjs';
 import { WebDriver, sleep } from './webdriver.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const out = path.join(here, 'out');
 const BIN = process.env.MARU_DESKTOP_BIN;
 const DRIVER = process.env.TAURI_DRIVER_URL;
+/** The tiny stdio MCP server of the fast tier (one tool, `echo`), and the Python that runs it. */
+const MINI = path.join(here, '../mcp/mini_server.py');
+const PYTHON = execFileSync('python3', ['-c', 'import sys; print(sys.executable)']).toString().trim();
+/** A marker in the user's message, and what the model then asks `mini__echo` to say. */
+const CALLS = { allow: 'said from the window', deny: 'a call the window refuses' };
 
 /** How many distinct colours a PNG has: text drawn on a background has dozens (antialiasing). */
 function colours(png, name) {
@@ -44,11 +49,14 @@ async function drawnColours(wd, el, name) {
   return n;
 }
 
-test('the desktop window: Default listed, a streamed reply, stop, move, one instance per folder', { timeout: 240_000 }, async (t) => {
+test('the desktop window: Default listed, a streamed reply, stop, move, tool calls ask first, one instance per folder', { timeout: 300_000 }, async (t) => {
   assert.ok(BIN && DRIVER, 'run through tests/desktop/run.sh, which builds the window and starts tauri-driver');
   fs.mkdirSync(out, { recursive: true });
   const data = fs.mkdtempSync(path.join(os.tmpdir(), 'maru-window-'));
-  const fake = await startFakeOpenAi({ pieceDelayMs: 60 });
+  const fake = await startFakeOpenAi({
+    pieceDelayMs: 60,
+    toolScripts: [...DEFAULT_TOOL_SCRIPTS, ...Object.entries(CALLS).map(([marker, message]) => ({ marker: `#${marker}-call`, name: 'mini__echo', arguments: { message } }))],
+  });
   const wd = new WebDriver(DRIVER);
   t.after(async () => {
     await wd.quit();
@@ -148,6 +156,91 @@ test('the desktop window: Default listed, a streamed reply, stop, move, one inst
     assert.equal(saved.length, 1, `the export is saved in Downloads (found ${JSON.stringify(fs.readdirSync(downloads))})`);
     assert.match(fs.readFileSync(path.join(downloads, saved[0]), 'utf8'), /Hello from the window/, 'the file is the chat, as exported');
     await wd.waitFor('.toast', { text: saved[0], why: 'the window says where the file went' });
+  });
+
+  /** Waits until nothing matches `css` (a reply being written has ended). */
+  const gone = async (css, { timeout = 30_000, why = '' } = {}) => {
+    const until = Date.now() + timeout;
+    while (Date.now() < until) {
+      if ((await wd.find(css)).length === 0) return;
+      await sleep(100);
+    }
+    throw new Error(`${css} still there after ${timeout} ms (${why})`);
+  };
+  /**
+   * Clicks the element matching `css`, found again if a redraw replaced it between finding and
+   * clicking (the reply being written is redrawn on every streamed event).
+   */
+  const clickFresh = async (css, why) => {
+    for (let i = 0; ; i++) {
+      try {
+        return await wd.click(await wd.waitFor(css, { why }));
+      } catch (e) {
+        if (i >= 4 || !/stale element/.test(String(e))) throw e;
+      }
+    }
+  };
+  /** Asks for a scripted call; the reply stays being written while the call waits for an answer. */
+  const askForCall = async (marker) => {
+    const text = `Say it back, please. #${marker}-call`;
+    await wd.type(await wd.waitFor('[data-testid=composer]'), text);
+    await clickFresh('[data-testid=send]', 'the send button');
+    await wd.waitFor('[data-testid=message-user]', { text, why: 'the message is in the chat' });
+    return wd.waitFor('[data-testid=message-live] [data-testid=approval]', { timeout: 20_000, why: 'the call waits for the user with a card in the reply' });
+  };
+  /** The reply is done: the live one gone, the send button back, the model's answer after the call shown. */
+  const finished = async (why) => {
+    await gone('[data-testid=message-live]', { why });
+    await wd.waitFor('[data-testid=send]', { why: 'the composer can send again' });
+    const replies = await wd.find('[data-testid=message-assistant]');
+    const last = replies.at(-1);
+    assert.ok((await wd.text(last)).includes(AFTER_TOOL_TEXT), `${why}: the reply ends with the model's answer after the call`);
+    return last;
+  };
+  /** What the model was last told by a tool (the request that follows a call). */
+  const lastToolResult = () => fake.requests.filter((r) => r.messages?.at(-1)?.role === 'tool').at(-1)?.messages.at(-1);
+
+  await t.test("a call of the user's MCP tool server waits in the window; Allow once runs it, Deny tells the model", async () => {
+    const server = await backend(`createToolServer({ name: 'mini', transport: 'stdio', command: ${JSON.stringify(PYTHON)}, args: [${JSON.stringify(MINI)}] })`);
+    assert.equal(server.name, 'mini', 'the tool server is added');
+
+    // Allow once: the card names the server, the tool and what it would be asked.
+    const asked = fake.requests.length;
+    const card = await askForCall('allow');
+    const title = await wd.text(await wd.waitFor('[data-testid=message-live] [data-testid=approval-title]'));
+    assert.equal(title, 'Allow mini to run echo?', 'the card says which server wants to run which tool, so the user knows what they allow');
+    const args = await wd.text(await wd.waitFor('[data-testid=message-live] [data-testid=approval-args]'));
+    assert.deepEqual(JSON.parse(args), { message: CALLS.allow }, 'the card shows what the tool would be asked, before the user allows it');
+    assert.equal(await wd.text(await wd.waitFor('[data-testid=message-live] [data-testid=live-status]')), 'Waiting for you',
+      'the reply says it waits for the user, not that it is still being written');
+    assert.equal(fake.requests.length, asked + 1, 'nothing runs and the model is not asked again while the call waits for the user');
+    assert.equal(fake.toolCalls.at(-1)?.name, 'mini__echo', 'the model was offered the tool as <server>__<tool> and called it');
+    fs.writeFileSync(path.join(out, 'tool-approval-window.png'), await wd.windowShot());
+    assert.ok((await drawnColours(wd, card, 'tool-approval.png')) > 16, 'the approval card is drawn with its text (see out/tool-approval.png)');
+    const [c, s] = [await wd.rect(card), await wd.rect(await wd.waitFor('.sidebar, [data-testid=sidebar]'))];
+    assert.ok(c.x >= s.x + s.width - 1 && c.width > 200 && c.height > 60, `the card is on screen in the chat, big enough to read: ${JSON.stringify(c)}`);
+
+    await clickFresh('[data-testid=message-live] [data-testid=approval] [data-testid=approve-once]', 'Allow once');
+    const reply = await finished('allowed once');
+    const result = lastToolResult();
+    assert.ok(result?.content.includes(`Echo: ${CALLS.allow}`), `the model got what the tool really said: ${JSON.stringify(result?.content)}`);
+    assert.equal(fake.requests.at(-1).messages.at(-1), result, 'the request after Allow once is the one carrying the result');
+    assert.equal(await wd.exec('return [...arguments[0].querySelectorAll("[data-testid=tool-result]")].at(-1)?.textContent', [wd.ref(reply)]),
+      `Echo: ${CALLS.allow}`, "the reply's chip shows the user what the tool said");
+
+    // Deny: the call does not run, the model hears so, the turn still ends.
+    const before = (await wd.find('[data-testid=message-assistant]')).length;
+    await askForCall('deny');
+    assert.deepEqual(JSON.parse(await wd.text(await wd.waitFor('[data-testid=message-live] [data-testid=approval-args]'))), { message: CALLS.deny },
+      'the second card asks about the second call');
+    await clickFresh('[data-testid=message-live] [data-testid=approval] [data-testid=approve-deny]', 'Deny');
+    const denied = await finished('denied');
+    assert.equal((await wd.find('[data-testid=message-assistant]')).length, before + 1, 'the denied turn ends as one more reply');
+    const told = lastToolResult();
+    assert.match(told?.content ?? '', /did not allow this call of echo/, 'the model is told the user did not allow the call, so it does not claim a result');
+    assert.ok(!told.content.includes(`Echo: ${CALLS.deny}`), 'the denied call did not run');
+    assert.equal(await wd.exec('return [...arguments[0].querySelectorAll("[data-testid=tool-status]")].at(-1)?.textContent', [wd.ref(denied)]),
+      'not allowed', "the reply's chip says the call was not allowed");
   });
 
   await t.test('a second launch on the same data folder hands over to the open window', async () => {
