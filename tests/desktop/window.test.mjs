@@ -1,8 +1,9 @@
 // The real Maru window (Tauri, WebKitGTK) driven through tauri-driver: it opens with the UI built
 // into the binary, lists Default, streams a reply from the fake model server over IPC, stops one
 // mid-stream, moves the chat to another project, keeps links out of the window, saves an export
-// in Downloads, asks before a call of the user's MCP tool server runs (Allow once, Deny), hands a second launch on the same data folder over to the first window (instead
-// of opening the database twice), and comes back at the size it was left.
+// in Downloads, asks before a call of the user's MCP tool server runs (Allow once, Deny), hands a
+// second launch on the same data folder over to the first window (instead of opening the database
+// twice), and comes back at the size it was left.
 //
 // Env: MARU_DESKTOP_BIN (the desktop build of maru), TAURI_DRIVER_URL (a running tauri-driver),
 // both set by run.sh. Screenshots land in out/.
