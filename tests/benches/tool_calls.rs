@@ -94,18 +94,22 @@ async fn via_maru(s: &TestServer, fake: &maru_tests::fake_openai::FakeOpenAi, se
 
 async fn start_up() {
     for servers in [0, 5] {
-        let dir = tempfile::tempdir().unwrap();
+        // The data folder as the user left it: its store only, with the servers configured.
+        let prepared = tempfile::tempdir().unwrap();
+        let db = prepared.path().join("maru.db");
         {
-            let app = App::open(dir.path()).unwrap();
+            let store = maru::store::Store::open(&db).unwrap();
             let (command, args) = everything();
             for n in 0..servers {
                 let new = json!({ "name": format!("everything-{n}"), "transport": "stdio", "command": command, "args": args });
-                maru::api::tool_servers::create_tool_server(&app, serde_json::from_value(new).unwrap()).await.unwrap();
+                store.with(|c| maru::store::tool_servers::create(c, &serde_json::from_value(new).unwrap())).unwrap();
             }
-            app.shutdown().await;
         }
         let mut times = vec![];
         for _ in 0..STARTS {
+            // A copy per start: an opened data folder stays this process's until it exits.
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::copy(&db, dir.path().join("maru.db")).unwrap();
             let t0 = Instant::now();
             let app = App::open(dir.path()).unwrap();
             let listed = maru::api::list_sessions(&app, Default::default()).await.unwrap();
