@@ -1,7 +1,8 @@
 // The real Maru window (Tauri, WebKitGTK) driven through tauri-driver: it opens with the UI built
 // into the binary, lists Default, streams a reply from the fake model server over IPC, stops one
 // mid-stream, moves the chat to another project, keeps links out of the window, saves an export
-// in Downloads, asks before a call of the user's MCP tool server runs (Allow once, Deny), hands a
+// in Downloads, asks before a call of the user's MCP tool server runs (Allow once, Deny), takes a
+// reply from a second model server added in Settings and picked in the chat header, hands a
 // second launch on the same data folder over to the first window (instead of opening the database
 // twice), and comes back at the size it was left.
 //
@@ -242,6 +243,57 @@ test('the desktop window: Default listed, a streamed reply, stop, move, tool cal
     assert.ok(!told.content.includes(`Echo: ${CALLS.deny}`), 'the denied call did not run');
     assert.equal(await wd.exec('return [...arguments[0].querySelectorAll("[data-testid=tool-status]")].at(-1)?.textContent', [wd.ref(denied)]),
       'not allowed', "the reply's chip says the call was not allowed");
+  });
+
+  await t.test('a second model server added in Settings answers the chat once its model is picked in the header', async (t) => {
+    const SECOND_MODEL = 'second-model';
+    const SECOND_TEXT = 'Answered by the second server.';
+    const second = await startFakeOpenAi({ model: SECOND_MODEL, pieceDelayMs: 20, replyPieces: ['Answered', ' by', ' the', ' second', ' server.'] });
+    t.after(() => second.close?.());
+
+    // Settings → Servers → Add server, as a user does it.
+    await clickFresh('[data-testid=open-settings]', 'the Settings button');
+    await clickFresh('dialog[open] [role=tab][data-tab=server]', 'the Servers tab');
+    await clickFresh('dialog[open] [data-testid=add-server]', 'Add server');
+    await wd.type(await wd.waitFor('dialog[open] [data-testid=server-form] [data-testid=server-address]'), second.baseUrl);
+    await wd.type(await wd.waitFor('dialog[open] [data-testid=server-form] [data-testid=server-name]'), 'Second');
+    await clickFresh('dialog[open] [data-testid=server-form] [data-testid=server-save]', 'the save button of the server form');
+    const row = 'dialog[open] [data-testid=server][data-name="Second"]';
+    await wd.waitFor(`${row} [data-testid=server-status]`, { text: '1 model', why: 'the new server is checked at once and lists its one model' });
+    assert.equal(await wd.text(await wd.waitFor(`${row} [data-testid=server-models]`)), SECOND_MODEL, 'the user sees which models the new server offers');
+    const servers = await backend('listConnections()');
+    assert.deepEqual(servers.map((c) => [c.name, c.base_url]).filter(([n]) => n === 'Second'), [['Second', second.baseUrl]], 'the core keeps the server the user added');
+    await clickFresh('dialog[open] .dialog-head .icon-btn', 'the close button of Settings');
+    await gone('dialog[open]', { timeout: 5000, why: 'Settings closes' });
+
+    // The header's picker lists the second server's model under its name.
+    const firstAsked = fake.requests.length;
+    await clickFresh('[data-testid=chat-setup]', "the chat header's model picker");
+    const item = await wd.waitFor('.menu [role=menuitem]', { text: SECOND_MODEL, why: "the picker offers the new server's model" });
+    const headings = await wd.exec('return [...document.querySelectorAll(".menu .menu-heading")].map((e) => e.textContent.trim().toLowerCase())');
+    assert.ok(headings.includes('second'), `the model is listed under its server's name, so the user knows where it runs (${headings.join(', ')})`);
+    fs.writeFileSync(path.join(out, 'servers-picker-window.png'), await wd.windowShot());
+    // The menu is redrawn as each server answers: the item is found again if it was replaced.
+    for (let i = 0; ; i++) {
+      try {
+        await wd.click(i === 0 ? item : await wd.waitFor('.menu [role=menuitem]', { text: SECOND_MODEL }));
+        break;
+      } catch (e) {
+        if (i >= 4 || !/stale element/.test(String(e))) throw e;
+      }
+    }
+    await wd.waitFor('[data-testid=chat-server]', { text: 'Second', why: 'the header names the server the chat now uses' });
+    assert.equal(await wd.text(await wd.waitFor('[data-testid=chat-model]')), SECOND_MODEL, 'the header shows the model the user picked');
+
+    // The next reply comes from the second server, not the first.
+    await wd.type(await wd.waitFor('[data-testid=composer]'), 'Which server are you?');
+    await clickFresh('[data-testid=send]', 'the send button');
+    await wd.waitFor('[data-testid=message-assistant]', { text: SECOND_TEXT, timeout: 30_000, why: 'the reply of the second server arrives in the window' });
+    await gone('[data-testid=message-live]', { why: 'the reply ends' });
+    assert.equal(second.requests.length, 1, 'the picked server got the message, so the user talks to the model they chose');
+    assert.equal(second.requests[0].model, SECOND_MODEL, 'the second server is asked for its own model');
+    assert.equal(fake.requests.length, firstAsked, 'the first server got nothing more: the chat does not silently stay on it');
+    assert.equal(await wd.text(await wd.waitFor('[data-testid=chat-server]')), 'Second', 'after the reply the header still names the server that answered');
   });
 
   await t.test('a second launch on the same data folder hands over to the open window', async () => {
