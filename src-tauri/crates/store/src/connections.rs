@@ -154,7 +154,7 @@ fn default_row(conn: &Connection) -> Result<ServerConnection> {
     }
     conn.execute(
         "INSERT INTO connections (name, base_url, is_default, created_at, updated_at) VALUES (?1, ?2, 1, ?3, ?3)",
-        params![free_name(conn, &d.name)?, d.base_url, now_ms()],
+        params![free_name(conn, &d.name, 0)?, d.base_url, now_ms()],
     )?;
     get(conn, conn.last_insert_rowid())
 }
@@ -200,8 +200,9 @@ pub fn update(conn: &Connection, id: i64, patch: &ConnectionPatch) -> Result<Ser
     }
     if let Some(v) = &patch.base_url {
         // A name that only said the old address says the new one.
-        if patch.name.is_none() && c.name == name_for(&c.base_url) {
-            c.name = free_name(conn, &name_for(v))?;
+        let (was, wanted) = (name_for(&c.base_url), name_for(v.trim().trim_end_matches('/')));
+        if patch.name.is_none() && c.name == was && wanted != was {
+            c.name = free_name(conn, &wanted, c.id)?;
         }
         c.base_url.clone_from(v);
     }
@@ -271,10 +272,11 @@ pub fn name_for(url: &str) -> String {
     name.chars().take(NAME_MAX_CHARS - 5).collect()
 }
 
-/// `name`, or `name (2)`, `name (3)`… : the first no server has.
-pub fn free_name(conn: &Connection, name: &str) -> Result<String> {
+/// `name`, or `name (2)`, `name (3)`… : the first no server but `except` has.
+pub fn free_name(conn: &Connection, name: &str, except: i64) -> Result<String> {
     let taken = |n: &str| -> Result<bool> {
-        Ok(conn.query_row("SELECT 1 FROM connections WHERE lower(name) = lower(?1)", [n], |_| Ok(())).optional()?.is_some())
+        let found = conn.query_row("SELECT 1 FROM connections WHERE lower(name) = lower(?1) AND id <> ?2", params![n, except], |_| Ok(()));
+        Ok(found.optional()?.is_some())
     };
     if !taken(name)? {
         return Ok(name.to_string());

@@ -676,6 +676,9 @@ fn a_long_server_address_set_the_old_way_still_names_its_server() {
     let d = store.with(|c| connections::default(c)).unwrap();
     assert_eq!(d.base_url, url);
     assert!(d.name.chars().count() <= connections::NAME_MAX_CHARS, "its name, made of the address, fits: {}", d.name);
+    let again = settings::SettingsPatch { endpoint_url: Some(Some(format!("{url}/"))), ..Default::default() };
+    store.with(|c| settings::update(c, &again)).unwrap();
+    assert_eq!(store.with(|c| connections::default(c)).unwrap().name, d.name, "the same address set again keeps the name, never \"(2)\"");
     let off = connections::ConnectionPatch { name: Some("GPU box".into()), ..Default::default() };
     store.with(|c| connections::update(c, d.id, &off)).expect("and it can be renamed later");
 }
