@@ -9,6 +9,16 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+/// Kills `maru serve` when the test ends, failed assertions included.
+struct Serving(std::process::Child);
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
@@ -29,17 +39,19 @@ async fn a_restore_from_the_api_comes_back_on_the_backup_and_keeps_the_data_it_r
     let home = tempfile::tempdir().unwrap();
     let data = home.path().join("maru");
     let port = free_port().to_string();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_maru"))
-        .args(["serve", "--port", &port, "--token", "t", "--data-dir"])
-        .arg(&data)
-        .env("MARU_NO_DEMO", "1")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("maru serve starts");
+    let mut child = Serving(
+        Command::new(env!("CARGO_BIN_EXE_maru"))
+            .args(["serve", "--port", &port, "--token", "t", "--data-dir"])
+            .arg(&data)
+            .env("MARU_NO_DEMO", "1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("maru serve starts"),
+    );
     // Its stdout stays open for the whole test: Maru prints again when it comes back.
     let (opened, mut opens) = tokio::sync::mpsc::unbounded_channel();
-    let stdout = child.stdout.take().unwrap();
+    let stdout = child.0.stdout.take().unwrap();
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
             if let Some(url) = line.strip_prefix("Open ") {
@@ -71,7 +83,5 @@ async fn a_restore_from_the_api_comes_back_on_the_backup_and_keeps_the_data_it_r
     assert!(!names.contains(&"After the backup".to_string()), "the data folder now holds the backup: {names:?}");
     assert!(kept.join("maru.db").is_file(), "the data it replaced is kept whole, in {}", kept.display());
     assert_eq!(kept.parent(), data.parent(), "beside the data folder");
-    assert!(child.try_wait().unwrap().is_none(), "the same process serves on (a terminal or service manager keeps it)");
-    child.kill().unwrap();
-    child.wait().unwrap();
+    assert!(child.0.try_wait().unwrap().is_none(), "the same process serves on (a terminal or service manager keeps it)");
 }
