@@ -29,6 +29,13 @@ const STREAM = { parseAs: 'stream', headers: { Accept: 'text/event-stream' } } a
 /** A file's answer: its bytes, whatever their type. */
 const FILE = { parseAs: 'blob', headers: { Accept: '*/*' } } as const;
 
+/** A `ProjectZip` or `BackupZip` body as multipart: the zip in a part named `file`. */
+const zipPart = (name: string) => (form: { file: Blob }) => {
+  const parts = new FormData();
+  parts.append('file', form.file, name);
+  return parts;
+};
+
 /** What a call answered. The transport (api.ts) has thrown for every failure, so an `error` never
  *  arrives here. */
 async function ok<T>(call: Promise<{ data?: T; error?: unknown }>): Promise<T> {
@@ -196,15 +203,7 @@ export function httpBackend(opts: HttpBackendOptions) {
      *  listed in `skipped`. A zip that is not a Maru project adds nothing (`invalid_import`,
      *  `unsupported_import`, `unsupported_import_version`, `file_too_large`, …). */
     importProject: (file: Blob, name = file instanceof File ? file.name : 'project.zip') =>
-      ok(api.POST('/api/import/project', {
-        body: { file },
-        // `ProjectZip` as multipart: the zip in a part named `file`.
-        bodySerializer(form) {
-          const parts = new FormData();
-          parts.append('file', form.file, name);
-          return parts;
-        },
-      })),
+      ok(api.POST('/api/import/project', { body: { file }, bodySerializer: zipPart(name) })),
 
     /** Puts a backup (`backup`) in place of the data. It is checked whole first: one that is not a
      *  Maru backup, or is damaged, changes nothing (`not_a_backup`, `backup_damaged`,
@@ -212,15 +211,7 @@ export function httpBackend(opts: HttpBackendOptions) {
      *  closes and starts again on it, keeping the data it replaced as `kept_as`: `maru serve` on
      *  the same address and token, the desktop app in a new window. */
     restoreBackup: (file: Blob, name = file instanceof File ? file.name : 'maru-backup.zip') =>
-      ok(api.POST('/api/restore', {
-        body: { file },
-        // `BackupZip` as multipart: the zip in a part named `file`.
-        bodySerializer(form) {
-          const parts = new FormData();
-          parts.append('file', form.file, name);
-          return parts;
-        },
-      })),
+      ok(api.POST('/api/restore', { body: { file }, bodySerializer: zipPart(name) })),
 
     /** Chats across every project whose messages or title match `q`, best first; `versions`: also
      *  earlier versions of messages (each such hit marked `earlier_version`). ts-rs's `ChatHit`:
