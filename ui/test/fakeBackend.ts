@@ -257,6 +257,7 @@ export function connectionRoutes(initial: ConnectionView[], models: (c: Connecti
       if (p.base_url != null) c.base_url = p.base_url.trim().replace(/\/+$/, '');
       if (p.api_key !== undefined) setKey(id, p.api_key);
       if (p.enabled != null) c.enabled = p.enabled;
+      if (p.default_model !== undefined) c.default_model = p.default_model?.trim() ?? '';
       if (p.is_default) for (const x of store) x.is_default = x.id === id;
       return { ...c };
     },

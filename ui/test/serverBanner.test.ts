@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { App } from '../src/app';
 import { ApiError } from '../src/backend/backend';
-import type { FoundServer, SettingsPatch } from '../src/backend/types';
+import type { FoundServer } from '../src/backend/types';
 import { setLanguage } from '../src/lib/i18n';
 import { mountServerBanner } from '../src/views/serverBanner';
 import { connection, connectionRoutes, fakeBackend, settingsView } from './fakeBackend';
@@ -25,16 +25,7 @@ describe('offering a local model server at start', () => {
 
   it('offers what answers when the configured server cannot be reached; Use it adds it as a server and makes it the default', async () => {
     const routes = connectionRoutes([connection()]);
-    let patched: SettingsPatch | null = null;
-    const { app, el, calls } = setup({
-      ...routes.methods,
-      listModels: unreachable,
-      probeServers: async () => [LLAMA],
-      updateSettings: async (patch) => {
-        patched = patch;
-        return settingsView({ ...app.settings, model: patch.model ?? '' });
-      },
-    });
+    const { app, el, calls } = setup({ ...routes.methods, listModels: unreachable, probeServers: async () => [LLAMA] });
     expect(el.hidden).toBe(true);
     await app.checkModelServer();
     expect(el.hidden).toBe(false);
@@ -45,33 +36,31 @@ describe('offering a local model server at start', () => {
     await sleep(10);
     expect(routes.store.map((c) => [c.name, c.base_url, c.is_default]), 'kept as a server of the user’s, named after what it is and its port, and the default: the one that was did not answer')
       .toEqual([['127.0.0.1:8080', 'http://127.0.0.1:8080/v1', false], ['llama.cpp (8000)', 'http://127.0.0.1:8000/v1', true]]);
-    expect(patched, 'its first model is the default model').toEqual({ model: 'SmolLM2-135M-Instruct' });
-    expect(app.settings?.endpoint_url, 'the settings’ address is the new default server’s').toBe('http://127.0.0.1:8000/v1');
+    expect(routes.store[1].default_model, 'its first model is its default model').toBe('SmolLM2-135M-Instruct');
+    expect(calls.filter((c) => c.method === 'updateConnection').map((c) => c.args), 'made the default with its model in one request: the settings never show the new address with the old model')
+      .toEqual([[2, { is_default: true, default_model: 'SmolLM2-135M-Instruct' }]]);
+    expect([app.settings?.endpoint_url, app.settings?.model], 'the settings’ address and model are the new default server’s').toEqual(['http://127.0.0.1:8000/v1', 'SmolLM2-135M-Instruct']);
     expect(app.serverOffer).toBeNull();
     expect(el.hidden).toBe(true);
-    expect(calls.map((c) => c.method).filter((m) => m !== 'listModels')).toEqual(['probeServers', 'listConnections', 'createConnection', 'updateConnection', 'updateSettings']);
+    expect(calls.map((c) => c.method).filter((m) => m !== 'listModels')).toEqual(['probeServers', 'listConnections', 'createConnection', 'updateConnection']);
   });
 
   it('Use it never adds a server twice: one with the address already is made the default (and on), and a double click adds one', async () => {
     const routes = connectionRoutes([connection(), connection({ id: 2, name: 'My llama', base_url: 'http://127.0.0.1:8000/v1/', enabled: false, is_default: false })]);
-    const { app, el, calls } = setup({
-      ...routes.methods,
-      listModels: unreachable,
-      probeServers: async () => [LLAMA],
-      updateSettings: async (patch) => settingsView({ ...app.settings, model: patch.model ?? '' }),
-    });
+    const { app, el, calls } = setup({ ...routes.methods, listModels: unreachable, probeServers: async () => [LLAMA] });
     await app.checkModelServer();
     const use = el.querySelector<HTMLButtonElement>('[data-testid=use-server]')!;
     use.click();
     use.click();
     await sleep(10);
     expect(calls.filter((c) => c.method === 'createConnection'), 'the address is known already (a trailing slash aside): nothing is added').toEqual([]);
-    expect(calls.filter((c) => c.method === 'updateConnection').map((c) => c.args), 'the one with that address becomes the default, turned on, once').toEqual([[2, { enabled: true, is_default: true }]]);
+    expect(calls.filter((c) => c.method === 'updateConnection').map((c) => c.args), 'the one with that address becomes the default, turned on, with the first model it lists, once')
+      .toEqual([[2, { enabled: true, is_default: true, default_model: 'SmolLM2-135M-Instruct' }]]);
     expect(routes.store.map((c) => [c.name, c.is_default, c.enabled])).toEqual([['127.0.0.1:8080', false, true], ['My llama', true, true]]);
 
     // A server not known yet, asked twice before the first answer: one server.
     const fresh = connectionRoutes([connection()]);
-    const second = setup({ ...fresh.methods, listModels: unreachable, probeServers: async () => [LLAMA], updateSettings: async () => settingsView() });
+    const second = setup({ ...fresh.methods, listModels: unreachable, probeServers: async () => [LLAMA] });
     await second.app.checkModelServer();
     const twice = second.el.querySelector<HTMLButtonElement>('[data-testid=use-server]')!;
     twice.click();
@@ -82,17 +71,12 @@ describe('offering a local model server at start', () => {
 
   it('offers the demo model when nothing answers and it can run here, and makes it the default server', async () => {
     const routes = connectionRoutes([connection()]);
-    let patched: SettingsPatch | null = null;
     const { app, el, calls } = setup({
       ...routes.methods,
       listModels: unreachable,
       probeServers: async () => [],
       demoModel: async () => ({ available: true, base_url: null, model: 'SmolLM2-135M-demo' }),
       startDemoModel: async () => ({ available: true, base_url: 'http://127.0.0.1:41000/v1', model: 'SmolLM2-135M-demo' }),
-      updateSettings: async (patch) => {
-        patched = patch;
-        return settingsView({ ...app.settings, model: patch.model ?? '' });
-      },
     });
     await app.checkModelServer();
     expect(el.textContent, 'the offer says plainly it is a tiny demo and how to connect a real server').toContain('tiny demo model');
@@ -100,9 +84,9 @@ describe('offering a local model server at start', () => {
     (el.querySelector('[data-testid=start-demo]') as HTMLButtonElement).click();
     await sleep(10);
     expect(routes.store.find((c) => c.is_default)?.base_url, 'the next message goes to the demo model').toBe('http://127.0.0.1:41000/v1');
-    expect(patched).toEqual({ model: 'SmolLM2-135M-demo' });
+    expect(app.settings?.model, 'and its model').toBe('SmolLM2-135M-demo');
     expect(app.serverOffer, 'once it runs, the banner goes').toBeNull();
-    expect(calls.map((c) => c.method).filter((m) => m !== 'listModels')).toEqual(['probeServers', 'demoModel', 'startDemoModel', 'listConnections', 'createConnection', 'updateConnection', 'updateSettings']);
+    expect(calls.map((c) => c.method).filter((m) => m !== 'listModels')).toEqual(['probeServers', 'demoModel', 'startDemoModel', 'listConnections', 'createConnection', 'updateConnection']);
   });
 
   it('does not offer the demo model when it is not on this machine', async () => {

@@ -187,14 +187,14 @@ export class ConnectionsState {
     return view;
   }
 
-  /** The settings' `endpoint_url` and `api_key_set` are the default server's, as the server shows them. */
+  /** The settings' `endpoint_url`, `api_key_set` and `model` are the default server's, as the server shows them. */
   private mirrorDefault(view: ConnectionView): void {
     const app = this.app;
     const s = app.settings;
-    if (!s || (s.endpoint_url === view.base_url && s.api_key_set === view.api_key_set)) return;
+    if (!s || (s.endpoint_url === view.base_url && s.api_key_set === view.api_key_set && s.model === view.default_model)) return;
     // Another default server, or another address: the offer of a found one is answered.
     if (s.endpoint_url !== view.base_url) app.dismissServerOffer();
-    app.settings = { ...s, endpoint_url: view.base_url, api_key_set: view.api_key_set };
+    app.settings = { ...s, endpoint_url: view.base_url, api_key_set: view.api_key_set, model: view.default_model };
     app.emit('settings');
   }
 }

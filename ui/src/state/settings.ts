@@ -3,7 +3,7 @@
 
 import type { App } from '../app';
 import { ApiError } from '../backend/backend';
-import type { FoundServer, Preset, PresetPatch, SettingsPatch, SettingsView } from '../backend/types';
+import type { ConnectionPatch, FoundServer, Preset, PresetPatch, SettingsPatch, SettingsView } from '../backend/types';
 import { chosenLanguage, language, rememberLanguageChoice, setLanguage, t, uiLanguage } from '../lib/i18n';
 import { applyTheme } from '../lib/theme';
 
@@ -124,16 +124,21 @@ export class SettingsState {
 
   private async switchTo(server: FoundServer): Promise<boolean> {
     const app = this.app;
-    const made = await app.attempt(async () => {
+    const ok = await app.attempt(async () => {
       const found = await app.addFoundServer(server);
-      // The default server is never off: one turned off is turned on with it.
-      if (!found.is_default) await app.editConnection(found.id, found.enabled ? { is_default: true } : { enabled: true, is_default: true });
+      // One request makes it the default with its model, so the settings never show the new
+      // address with the old model. The default server is never off: it is turned on with it.
+      const patch: ConnectionPatch = {};
+      if (!found.is_default) patch.is_default = true;
+      if (!found.enabled) patch.enabled = true;
+      // A model of its own that it lists stays; else its first one.
+      const model = server.models.includes(found.default_model) ? found.default_model : (server.models[0] ?? '');
+      if (model !== found.default_model) patch.default_model = model;
+      if (Object.keys(patch).length > 0) await app.editConnection(found.id, patch);
       return true;
     });
-    if (!made) return false;
-    const ok = await this.saveSettings({ model: server.models[0] ?? null });
     if (ok) this.dismissServerOffer();
-    return ok;
+    return !!ok;
   }
 
   dismissServerOffer(): void {
