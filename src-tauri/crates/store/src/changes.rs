@@ -11,36 +11,12 @@ use std::sync::{Arc, Mutex};
 
 use rusqlite::hooks::Action;
 use rusqlite::Connection;
-use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
+
+pub use maru_types::changes::*;
 
 /// Changes kept for a listener that is slow to read; past that it is told to read everything again.
 const BACKLOG: usize = 256;
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum Change {
-    /// A chat was created or changed (title, project, preset, model, its last activity).
-    SessionChanged {
-        session_id: i64,
-    },
-    SessionDeleted {
-        session_id: i64,
-    },
-    /// A project was created, renamed, linked, or deleted (its chats moved to Default).
-    ProjectsChanged,
-    /// A reply began being written in the chat.
-    TurnStarted {
-        session_id: i64,
-    },
-    /// The chat's turn ended, however it ended.
-    TurnEnded {
-        session_id: i64,
-    },
-    /// This listener fell behind and missed changes: read everything again.
-    Resync,
-}
 
 /// The channel changes go out on.
 #[derive(Clone)]

@@ -8,30 +8,6 @@
 //! (indexing a file, a compaction) does not delay listing sessions or a turn's partial saves.
 //! Both run on the blocking pool so async tasks never wait on disk I/O.
 
-/// `ToSql`/`FromSql` for an enum stored as text, and `as_str`.
-macro_rules! sql_text_enum {
-    ($ty:ty { $($variant:ident => $text:literal),* $(,)? }) => {
-        impl $ty {
-            pub fn as_str(self) -> &'static str {
-                match self { $(Self::$variant => $text),* }
-            }
-        }
-        impl rusqlite::types::ToSql for $ty {
-            fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
-                Ok(rusqlite::types::ToSqlOutput::from(self.as_str()))
-            }
-        }
-        impl rusqlite::types::FromSql for $ty {
-            fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
-                match value.as_str()? {
-                    $($text => Ok(Self::$variant),)*
-                    other => Err(rusqlite::types::FromSqlError::Other(format!("unknown value {other:?}").into())),
-                }
-            }
-        }
-    };
-}
-
 // The layers below, by the names the modules use.
 use maru_error as error;
 use maru_llm as llm;

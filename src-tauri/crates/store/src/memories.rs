@@ -6,51 +6,16 @@
 use std::collections::HashSet;
 
 use rusqlite::{params, Connection, Row};
-use serde::{Deserialize, Serialize};
 
 use super::settings::MemoryMode;
 use super::{char_len, found, now_ms, secrets, sessions};
 use crate::error::{Code, Error, Result};
 
+pub use maru_types::memories::*;
+
 pub const CONTENT_MAX_CHARS: usize = 2_000;
 /// Facts sharing at least this share of their words are one fact said twice.
 const DUPLICATE_OVERLAP: f64 = 0.6;
-
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "lowercase")]
-pub enum MemoryStatus {
-    /// Proposed by the model, waiting for the user.
-    Pending,
-    Accepted,
-}
-sql_text_enum!(MemoryStatus { Pending => "pending", Accepted => "accepted" });
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct Memory {
-    pub id: i64,
-    pub content: String,
-    pub pinned: bool,
-    pub status: MemoryStatus,
-    pub source_session_id: Option<i64>,
-    pub source_message_id: Option<i64>,
-    /// When it was last accepted or edited by the user: ⑤ lists the newest first, after pinned.
-    pub confirmed_at: Option<i64>,
-    pub created_at: i64,
-    pub updated_at: i64,
-}
-
-/// Which facts to list.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "lowercase")]
-pub enum MemoryFilter {
-    #[default]
-    Accepted,
-    Pending,
-    All,
-}
 
 /// What became of a proposal.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,27 +23,6 @@ pub enum Proposed {
     Added(Memory),
     /// A near-duplicate existed: it now says this instead.
     Updated(Memory),
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "ts", ts(optional_fields = nullable))]
-#[serde(deny_unknown_fields)]
-pub struct NewMemory {
-    pub content: String,
-    #[serde(default)]
-    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
-    pub pinned: bool,
-    pub source_session_id: Option<i64>,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "ts", ts(optional_fields = nullable))]
-#[serde(deny_unknown_fields)]
-pub struct MemoryPatch {
-    pub content: Option<String>,
-    pub pinned: Option<bool>,
 }
 
 const SELECT: &str =

@@ -8,45 +8,16 @@
 //! along a branch, so the branch in id order is the conversation in order.
 
 use rusqlite::{params, Connection, Row};
-use serde::{Deserialize, Serialize};
 
 use super::{char_len, found, now_ms, sessions};
 use crate::error::{Code, Error, Result};
 use crate::llm::ToolCall;
 
+pub use maru_types::messages::*;
+
 pub const CONTENT_MAX_CHARS: usize = 1_000_000;
 pub const PAGE_DEFAULT: usize = 50;
 pub const PAGE_MAX: usize = 500;
-
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    #[default]
-    User,
-    Assistant,
-    Tool,
-}
-
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    #[default]
-    Complete,
-    Streaming,
-    /// The user pressed stop; the partial text stays.
-    Stopped,
-    /// Maru closed or crashed while the reply was streaming; the partial text stays.
-    Interrupted,
-    Error,
-}
-
-sql_text_enum!(Role { User => "user", Assistant => "assistant", Tool => "tool" });
-sql_text_enum!(Status {
-    Complete => "complete", Streaming => "streaming", Stopped => "stopped",
-    Interrupted => "interrupted", Error => "error",
-});
 
 /// `Message::error_code` of replies that ended without a model-server failure (those are
 /// `model_server.<code>`). The UI has a sentence for each (ui/src/lib/errors.ts; its test reads
@@ -55,45 +26,6 @@ pub const ERROR_CODE_REPLY_TOO_LONG: &str = Code::ReplyTooLong.as_str();
 pub const ERROR_CODE_TOO_MANY_TOOL_ROUNDS: &str = Code::TooManyToolRounds.as_str();
 pub const ERROR_CODE_INTERRUPTED: &str = Code::Interrupted.as_str();
 pub const ERROR_CODE_INTERRUPTED_BEFORE_START: &str = Code::InterruptedBeforeStart.as_str();
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct Message {
-    pub id: i64,
-    pub session_id: i64,
-    pub role: Role,
-    pub content: String,
-    pub status: Status,
-    pub error: Option<String>,
-    /// Why it failed, stopped or was interrupted, as a code the UI words in its language
-    /// (`model_server.*`, `reply_too_long`, `interrupted`…); `error` is the English text.
-    pub error_code: Option<String>,
-    pub model: Option<String>,
-    pub prompt_tokens: Option<i64>,
-    pub completion_tokens: Option<i64>,
-    /// Prompt tokens the server reused from its cache; absent when the server does not say.
-    pub cached_tokens: Option<i64>,
-    pub ttft_ms: Option<i64>,
-    pub tokens_per_second: Option<f64>,
-    /// User: the exact send time, sent to the model with the message but not shown in the UI.
-    pub runtime_note: Option<String>,
-    /// Assistant: the model's reasoning, apart from its answer.
-    pub reasoning: Option<String>,
-    /// Assistant: the tool calls it made.
-    pub tool_calls: Vec<ToolCall>,
-    /// Tool: the call this result answers, and the tool's name.
-    pub tool_call_id: Option<String>,
-    pub tool_name: Option<String>,
-    /// User: the images (attachment ids) sent with it, in order.
-    pub images: Vec<i64>,
-    /// The message this one follows; absent for a chat's first message.
-    pub parent_id: Option<i64>,
-    /// The ids of this message's versions (itself and its siblings), oldest first; empty when
-    /// it has no other version.
-    pub versions: Vec<i64>,
-    pub created_at: i64,
-    pub updated_at: i64,
-}
 
 #[derive(Debug, Clone, Default)]
 pub struct NewMessage<'a> {
@@ -117,15 +49,6 @@ pub struct ReplyStats {
     pub cached_tokens: Option<i64>,
     pub ttft_ms: Option<i64>,
     pub tokens_per_second: Option<f64>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct MessagePage {
-    /// Newest first.
-    pub messages: Vec<Message>,
-    /// Pass back as `before` for the older page; absent when there is none.
-    pub next_before: Option<i64>,
 }
 
 /// The columns of a `Message`, with `$versions` the sub-query for its versions.

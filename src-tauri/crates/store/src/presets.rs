@@ -8,6 +8,8 @@ use super::text::name_key;
 use super::{char_len, found, now_ms, one_line};
 use crate::error::{Code, Error, Result};
 
+pub use maru_types::presets::*;
+
 pub const NAME_MAX_CHARS: usize = 100;
 pub const PROMPT_MAX_CHARS: usize = 20_000;
 /// A description is a line or two shown under the name in the preset picker.
@@ -21,27 +23,6 @@ pub struct UserPreset {
     pub prompt: String,
     pub created_at: i64,
     pub updated_at: i64,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(deny_unknown_fields)]
-pub struct NewPreset {
-    pub name: String,
-    #[serde(default)]
-    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
-    pub description: String,
-    pub prompt: String,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "ts", ts(optional_fields = nullable))]
-#[serde(deny_unknown_fields)]
-pub struct PresetPatch {
-    pub name: Option<String>,
-    pub description: Option<String>,
-    pub prompt: Option<String>,
 }
 
 pub fn user_key(id: i64) -> String {

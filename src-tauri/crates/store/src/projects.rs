@@ -4,61 +4,15 @@
 //! guards it too), renamed or given instructions: global custom instructions play that role.
 
 use rusqlite::{params, Connection, OptionalExtension, Row};
-use serde::{Deserialize, Serialize};
 
 use super::text::name_key;
 use super::{char_len, found, now_ms, one_line};
 use crate::error::{Code, Error, Result};
 
+pub use maru_types::projects::*;
+
 pub const NAME_MAX_CHARS: usize = 200;
 pub const INSTRUCTIONS_MAX_CHARS: usize = 100_000;
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct Project {
-    pub id: i64,
-    pub name: String,
-    pub instructions: String,
-    pub is_default: bool,
-    /// A folder on the user's disk the project follows (absolute), if any.
-    pub folder: Option<String>,
-    pub session_count: i64,
-    pub created_at: i64,
-    pub updated_at: i64,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "ts", ts(optional_fields = nullable))]
-#[serde(deny_unknown_fields)]
-pub struct NewProject {
-    pub name: String,
-    #[serde(default)]
-    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
-    pub instructions: String,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "ts", ts(optional_fields = nullable))]
-#[serde(deny_unknown_fields)]
-pub struct ProjectPatch {
-    pub name: Option<String>,
-    pub instructions: Option<String>,
-    /// Links the project to a folder (an absolute path to a directory); `null` unlinks it. Checked
-    /// by the api layer, which looks at the disk.
-    #[serde(default, deserialize_with = "super::settings::present")]
-    pub folder: Option<Option<String>>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct DeletedProject {
-    pub id: i64,
-    /// Sessions moved to the Default project by the deletion.
-    pub moved_sessions: i64,
-    pub default_project_id: i64,
-}
 
 const SELECT: &str = "SELECT p.id, p.name, p.instructions, p.is_default, p.created_at, p.updated_at,
         (SELECT count(*) FROM sessions s WHERE s.project_id = p.id), p.folder

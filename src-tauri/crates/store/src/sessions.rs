@@ -2,75 +2,15 @@
 //! memory all hang off its id); its project is only a label, so moving it moves everything.
 
 use rusqlite::{params, Connection, OptionalExtension, Row};
-use serde::{Deserialize, Serialize};
 
 use super::{found, now_ms, one_line, projects};
 use crate::error::{Code, Error, Result};
 
+pub use maru_types::sessions::*;
+
 pub const TITLE_MAX_CHARS: usize = 200;
 pub const PAGE_DEFAULT: usize = 50;
 pub const PAGE_MAX: usize = 200;
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct Session {
-    pub id: i64,
-    pub project_id: i64,
-    pub title: String,
-    pub preset: Option<String>,
-    /// The model this chat asks for; `None`: the default model of its server.
-    pub model: Option<String>,
-    /// The server this chat asks (`/api/connections`); `None`: the default server.
-    #[serde(default)]
-    pub connection_id: Option<i64>,
-    pub created_at: i64,
-    /// Newest activity: creation, rename, move or the latest message.
-    pub updated_at: i64,
-    /// When it was imported from an exported chat: it is a copy.
-    #[serde(default)]
-    pub imported_at: Option<i64>,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "ts", ts(optional_fields = nullable))]
-#[serde(deny_unknown_fields)]
-pub struct NewSession {
-    #[serde(default)]
-    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
-    pub title: String,
-    /// Default project when absent.
-    pub project_id: Option<i64>,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "ts", ts(optional_fields))]
-#[serde(deny_unknown_fields)]
-pub struct SessionPatch {
-    pub title: Option<String>,
-    /// Moves the session (and everything in it) to this project.
-    pub project_id: Option<i64>,
-    /// A preset key replaces the base prompt; `null` goes back to it. Checked by the api layer,
-    /// which knows the built-in presets.
-    #[serde(default, deserialize_with = "super::settings::present")]
-    pub preset: Option<Option<String>>,
-    /// This chat's model; `null` goes back to its server's default.
-    #[serde(default, deserialize_with = "super::settings::present")]
-    pub model: Option<Option<String>>,
-    /// This chat's server; `null` goes back to the default server. Set with `model`, the two
-    /// make the (server, model) pair the chat asks.
-    #[serde(default, deserialize_with = "super::settings::present")]
-    pub connection_id: Option<Option<i64>>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct SessionPage {
-    pub sessions: Vec<Session>,
-    /// Pass back as `cursor` for the next page; absent on the last page.
-    pub next_cursor: Option<String>,
-}
 
 const SELECT: &str = "SELECT id, project_id, title, preset, model, connection_id, created_at, updated_at, imported_at FROM sessions";
 

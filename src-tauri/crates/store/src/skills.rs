@@ -4,24 +4,17 @@
 //! the same name).
 
 use rusqlite::{params, Connection, OptionalExtension, Row};
-use serde::{Deserialize, Serialize};
 
 use super::{char_len, found, now_ms};
 use crate::error::{Code, Error, Result};
+
+pub use maru_types::skills::*;
 
 pub const NAME_MAX_CHARS: usize = 64;
 pub const DESCRIPTION_MAX_CHARS: usize = 1_024;
 pub const TEXT_MAX_CHARS: usize = 100_000;
 pub const FILES_MAX: usize = 20;
 pub const FILE_MAX_CHARS: usize = 200_000;
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct SkillFile {
-    /// Its path inside the skill's folder, like `reference/forms.md`.
-    pub path: String,
-    pub content: String,
-}
 
 /// A skill as stored.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,34 +37,6 @@ impl Skill {
     pub fn body(&self) -> &str {
         split(&self.text).map_or(self.text.as_str(), |(_, body)| body).trim()
     }
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "ts", ts(optional_fields))]
-#[serde(deny_unknown_fields)]
-pub struct NewSkill {
-    /// A project's skill; absent: a global one.
-    #[serde(default)]
-    pub project_id: Option<i64>,
-    /// The SKILL.md: `---`, `name: …`, `description: …`, `---`, then the procedure.
-    pub text: String,
-    /// Reference files beside it (an imported folder's other text files).
-    #[serde(default)]
-    pub files: Option<Vec<SkillFile>>,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "ts", ts(optional_fields))]
-#[serde(deny_unknown_fields)]
-pub struct SkillPatch {
-    pub text: Option<String>,
-    pub enabled: Option<bool>,
-    /// The projects a global skill is off in.
-    pub off_in: Option<Vec<i64>>,
-    /// Replaces the reference files.
-    pub files: Option<Vec<SkillFile>>,
 }
 
 const SELECT: &str = "SELECT id, project_id, name, description, text, enabled, off_in, created_at, updated_at FROM skills";

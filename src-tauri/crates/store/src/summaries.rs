@@ -2,23 +2,11 @@
 //! `chat::plan`). They belong to the session, so they move with it.
 
 use rusqlite::{params, Connection, Row};
-use serde::{Deserialize, Serialize};
 
 use super::now_ms;
 use crate::error::Result;
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct Summary {
-    pub id: i64,
-    pub session_id: i64,
-    /// It replaces every message of the session up to this one.
-    pub through_id: i64,
-    /// How many of the user's turns it replaces.
-    pub turns: i64,
-    pub content: String,
-    pub created_at: i64,
-}
+pub use maru_types::summaries::*;
 
 fn from_row(r: &Row) -> rusqlite::Result<Summary> {
     Ok(Summary { id: r.get(0)?, session_id: r.get(1)?, through_id: r.get(2)?, turns: r.get(3)?, content: r.get(4)?, created_at: r.get(5)? })

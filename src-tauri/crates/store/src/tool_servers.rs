@@ -5,28 +5,17 @@
 use std::collections::BTreeMap;
 
 use rusqlite::{params, Connection, OptionalExtension, Row};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::{found, now_ms};
 use crate::error::{Code, Error, Result};
+
+pub use maru_types::tool_servers::*;
 
 pub const NAME_MAX_CHARS: usize = 32;
 const ARGS_MAX: usize = 64;
 const VARS_MAX: usize = 64;
 const TEXT_MAX_CHARS: usize = 4_000;
-
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "lowercase")]
-pub enum Transport {
-    /// A command Maru starts, speaking MCP on its stdin and stdout.
-    #[default]
-    Stdio,
-    /// A server already running, reached over Streamable HTTP.
-    Http,
-}
-
-sql_text_enum!(Transport { Stdio => "stdio", Http => "http" });
 
 /// A server as stored, secrets included: never sent anywhere as it is.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,52 +40,6 @@ impl ToolServer {
     pub fn on_in(&self, project_id: i64) -> bool {
         self.enabled && !self.off_in.contains(&project_id)
     }
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "ts", ts(optional_fields))]
-#[serde(deny_unknown_fields)]
-pub struct NewToolServer {
-    /// Letters, digits, `-` and `_`: it names the server's tools for the model (`name__tool`).
-    pub name: String,
-    pub transport: Transport,
-    /// stdio: the program to run, found on PATH or as a path.
-    #[serde(default)]
-    pub command: Option<String>,
-    #[serde(default)]
-    pub args: Option<Vec<String>>,
-    /// stdio: variables to set (secrets welcome: they are never shown again).
-    #[serde(default)]
-    pub env: Option<BTreeMap<String, String>>,
-    /// http: the server's Streamable HTTP address.
-    #[serde(default)]
-    pub url: Option<String>,
-    /// http: headers to send (an `Authorization` token, say); never shown again.
-    #[serde(default)]
-    pub headers: Option<BTreeMap<String, String>>,
-    #[serde(default)]
-    pub enabled: Option<bool>,
-}
-
-/// A partial update. `env` and `headers` are merged: a name set to a string sets it, to `null`
-/// removes it, and names left out keep their (unseen) values.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "ts", ts(optional_fields))]
-#[serde(deny_unknown_fields)]
-pub struct ToolServerPatch {
-    pub name: Option<String>,
-    pub command: Option<String>,
-    pub args: Option<Vec<String>>,
-    pub env: Option<BTreeMap<String, Option<String>>>,
-    pub url: Option<String>,
-    pub headers: Option<BTreeMap<String, Option<String>>>,
-    pub enabled: Option<bool>,
-    /// The tools that run without asking, by the server's own names.
-    pub always_allowed: Option<Vec<String>>,
-    /// The projects the server is off in.
-    pub off_in: Option<Vec<i64>>,
 }
 
 const SELECT: &str =

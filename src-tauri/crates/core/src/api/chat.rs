@@ -208,7 +208,7 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
             let (_, report) = prompt::render_current(c, &templates, session_id, today, &budgets)?;
             let summaries = crate::store::summaries::list(c, session_id)?;
             let session = crate::store::sessions::get(c, session_id)?;
-            let settings = settings::load(c)?.for_chat(c, &session)?;
+            let settings = settings::for_chat(c, &session)?;
             let offer = crate::tools::Offer::for_session(c, &session, &settings)?;
             let skills = crate::store::skills::offered(c, session.project_id)?;
             let tools = (offer, crate::store::tool_servers::list(c)?, session.project_id, skills);

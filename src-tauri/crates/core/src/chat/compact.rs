@@ -133,7 +133,7 @@ pub async fn now(app: &Arc<App>, session_id: i64) -> Result<Compacted> {
         .store
         .read(move |c| {
             let session = crate::store::sessions::get(c, session_id)?;
-            let settings = crate::store::settings::load(c)?.for_chat(c, &session)?;
+            let settings = crate::store::settings::for_chat(c, &session)?;
             let budgets = crate::prompt::Budgets::from_settings(&settings);
             let (_, report) = crate::prompt::render_current(c, &templates, session_id, today, &budgets)?;
             let stored = summaries::list(c, session_id)?;

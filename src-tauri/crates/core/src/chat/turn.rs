@@ -75,7 +75,7 @@ async fn begin(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<(RunGua
         .write(move |tx| {
             let session = sessions::get(tx, session_id)?;
             // The session read here: the turn's own row, not a second query.
-            let settings = settings::load(tx)?.for_chat(tx, &session)?;
+            let settings = settings::for_chat(tx, &session)?;
             settings::check_server_on(&settings)?;
             let now = chrono::Local::now();
             match kind {

@@ -1,0 +1,50 @@
+//! Projects: labels that group chats and carry project instructions (section ③).
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Project {
+    pub id: i64,
+    pub name: String,
+    pub instructions: String,
+    pub is_default: bool,
+    /// A folder on the user's disk the project follows (absolute), if any.
+    pub folder: Option<String>,
+    pub session_count: i64,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(optional_fields = nullable))]
+#[serde(deny_unknown_fields)]
+pub struct NewProject {
+    pub name: String,
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub instructions: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(optional_fields = nullable))]
+#[serde(deny_unknown_fields)]
+pub struct ProjectPatch {
+    pub name: Option<String>,
+    pub instructions: Option<String>,
+    /// Links the project to a folder (an absolute path to a directory); `null` unlinks it. Checked
+    /// by the api layer, which looks at the disk.
+    #[serde(default, deserialize_with = "crate::settings::present")]
+    pub folder: Option<Option<String>>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct DeletedProject {
+    pub id: i64,
+    /// Sessions moved to the Default project by the deletion.
+    pub moved_sessions: i64,
+    pub default_project_id: i64,
+}
