@@ -114,7 +114,7 @@ async fn a_second_overflow_ends_the_turn_with_the_servers_words() {
 }
 
 #[tokio::test]
-async fn compact_now_summarises_all_but_the_last_turn_and_the_next_request_carries_it() {
+async fn compact_now_summarises_all_but_the_last_turn_the_next_request_carries_it_and_undo_sends_all_again() {
     let fake = FakeOpenAi::start().await;
     fake.set_models(vec![FakeModel::vllm("fake-model", 32_768)]);
     let s = TestServer::start().await;
@@ -142,10 +142,24 @@ async fn compact_now_summarises_all_but_the_last_turn_and_the_next_request_carri
     assert!(texts.iter().any(|t| t.contains("third question")), "the last turn is kept word for word: {texts:?}");
     assert_eq!(s.history(chat).await.len(), 8, "every message is still stored and shown");
 
+    // Undo: with the summary deleted, the next request sends every message again.
+    let (st, undone) = s.delete(&format!("/api/sessions/{chat}/summaries")).await;
+    assert_eq!((st.as_u16(), &undone["deleted"]), (200, &json!(true)), "the chat's summary is deleted: {undone}");
+    s.say(chat, "fifth question").await;
+    let sent = fake.chat_requests().last().unwrap().body.clone();
+    let messages = sent["messages"].as_array().unwrap();
+    assert!(!messages[0]["content"].as_str().unwrap().contains("two questions about the schedule"), "no summary is sent any more");
+    let texts: Vec<String> = messages[1..].iter().map(|m| m["content"].to_string()).collect();
+    assert!(texts.iter().any(|t| t.contains("first question")), "the first turn is sent word for word again: {texts:?}");
+    let (_, none) = s.delete(&format!("/api/sessions/{chat}/summaries")).await;
+    assert_eq!(none["deleted"], false, "nothing is left to delete: {none}");
+
     fake.push(Reply::text((0..200).map(|i| format!("w{i} "))).piece_delay(10));
     let mut turn = s.turn(&format!("/api/sessions/{chat}/messages"), Some(json!({ "content": "a long answer please" }))).await;
     while turn.next().await.is_some_and(|e| e.name != "token") {}
     let (st, busy) = s.post(&format!("/api/sessions/{chat}/compact"), json!({})).await;
     assert_eq!((st.as_u16(), busy["code"].as_str()), (409, Some("turn_running")), "not while a reply is being written: {busy}");
+    let (st, busy) = s.delete(&format!("/api/sessions/{chat}/summaries")).await;
+    assert_eq!((st.as_u16(), busy["code"].as_str()), (409, Some("turn_running")), "nor undone while one is: {busy}");
     turn.collect().await;
 }

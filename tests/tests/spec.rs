@@ -372,6 +372,8 @@ async fn every_answer_matches_the_document() {
     let kinds: BTreeSet<&str> = ctx["overrides"].as_array().unwrap().iter().map(|o| o["source"]["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds.len(), 4, "every kind of override was checked: {kinds:?}");
     assert!(!ctx["last_reply"].is_null() && !ctx["last_sent"].is_null(), "{ctx}");
+    let undone = c.ok(M::DELETE, &format!("/api/sessions/{sess}/summaries"), None).await;
+    assert_eq!(undone["deleted"], true, "undo compaction deleted the summary: {undone}");
 
     // Files: one for the chat and one for its project, listed, read back, searched by the model.
     let upload = |field: &'static str, id: Value, name: &'static str, bytes: &'static [u8]| {

@@ -211,6 +211,37 @@ describe('the context inspector', () => {
     expect(document.body.textContent, 'a toast says what happened').toContain('older turns are summarised');
   });
 
+  it('send the whole chat again deletes the summaries on the server and the inspector shows none, in English and Korean', async () => {
+    for (const lang of ['en', 'ko'] as const) {
+      setLanguage(lang);
+      let summarised = true;
+      const fake = fakeBackend({
+        context: async () => contextView(summarised ? { summaries: [summary({ turns: 4 })] } : {}),
+        uncompact: async (id) => {
+          summarised = false;
+          return { id, deleted: true };
+        },
+      });
+      const app = new App(fake.backend);
+      app.settings = settingsView({ language: lang });
+      app.session = SESSION;
+      app.panel = 'context';
+      const root = document.createElement('aside');
+      document.body.replaceChildren(root);
+      mountContextPanel(app, root, () => app.closePanel())();
+      await app.loadContext();
+      const button = root.querySelector<HTMLButtonElement>('[data-testid=uncompact]');
+      expect(button?.textContent, 'a summarised chat offers the way back to sending every message').toBe(lang === 'en' ? 'Send the whole chat again' : '대화 전체를 다시 보내기');
+      button!.click();
+      await new Promise((r) => setTimeout(r, 0));
+      await app.loadContext();
+      expect(fake.calls.filter((c) => c.method === 'uncompact').map((c) => c.args), 'the summaries of this chat are deleted on the server').toEqual([[SESSION.id]]);
+      expect(root.querySelector('[data-testid=context-summaries]'), 'with no summary left, the card and its button go').toBeNull();
+      expect(document.body.textContent, 'a toast says the next request sends the whole chat').toContain(lang === 'en' ? 'the next request sends the whole chat' : '다음 요청은 대화 전체를 보냅니다');
+    }
+    setLanguage('en');
+  });
+
   /** Section ③ from a project linked to /home/me/site in a repository at /home/me: one file
    *  sent from each level, and one of every reason a file is left out. */
   const linkedView = () => contextView({

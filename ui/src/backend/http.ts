@@ -155,6 +155,8 @@ export function httpBackend(opts: HttpBackendOptions) {
       (await ok(api.GET('/api/sessions/{id}/context', byId(sessionId)))) as Ok<'/api/sessions/{id}/context', 'get'>,
     /** Summarises everything but the last turn now; `compacted` is false when nothing was older. */
     compact: (sessionId: number) => ok(api.POST('/api/sessions/{id}/compact', byId(sessionId))),
+    /** Undoes compaction: the summaries go and the next request sends the whole chat; `deleted` is false when there were none. */
+    uncompact: (sessionId: number) => ok(api.DELETE('/api/sessions/{id}/summaries', byId(sessionId))),
 
     /**
      * Files. A chat sees its own files and its project's; `scope` names exactly one of the two.

@@ -104,7 +104,7 @@ function body(app: App, v: ContextView, staleError: string | null): Child[] {
       section(s, i + 1, presetSourceText(s.source, app.presets, t('preset')), s.id === 'project_instructions' ? instructionFiles(v.instruction_files) : null))),
     toolsOffered(v.tools),
     skillsOffered(app, v.skills),
-    summaries(v.summaries),
+    summaries(app, v.summaries),
     h('section', { class: 'card' },
       h('details', { class: 'full-prompt' },
         h('summary', null, t('fullSystemPrompt'), ' ', h('span', { class: 'muted' }, t('chars', { n: count(v.chars) }))),
@@ -143,6 +143,28 @@ function compactButton(app: App): HTMLElement | null {
       }
     },
   }, t('compactNow'));
+  return h('div', { class: 'row-end' }, button);
+}
+
+/** Undo compaction: the summaries go, and the next request sends every message again. */
+function uncompactButton(app: App): HTMLElement | null {
+  const session = app.session;
+  if (!session) return null;
+  const button = h('button', {
+    class: 'btn btn-small', type: 'button', 'data-testid': 'uncompact', title: t('uncompactHint'),
+    onClick: async () => {
+      button.setAttribute('disabled', '');
+      try {
+        await app.backend.uncompact(session.id);
+        toast(t('uncompactDone'));
+        await app.loadContext();
+      } catch (e) {
+        toast(errorMessage(e), 'error');
+      } finally {
+        button.removeAttribute('disabled');
+      }
+    },
+  }, t('uncompact'));
   return h('div', { class: 'row-end' }, button);
 }
 
@@ -244,12 +266,14 @@ function skillsOffered(app: App, skills: SkillOffered[]): HTMLElement {
   );
 }
 
-/** The summaries that stand in for older turns, oldest first; nothing when there are none. */
-function summaries(list: Summary[]): HTMLElement | null {
+/** The summaries that stand in for older turns, oldest first, and the way back to sending the
+ *  whole chat; nothing when there are none. */
+function summaries(app: App, list: Summary[]): HTMLElement | null {
   if (!list.length) return null;
   return h('section', { class: 'card', 'data-testid': 'context-summaries' },
     h('h3', null, t('summaries', { n: count(list.length) })),
     h('p', { class: 'hint' }, t('summariesHint')),
+    uncompactButton(app),
     h('ol', { class: 'summary-list' }, list.map((s) =>
       h('li', { class: 'summary-item', 'data-testid': 'context-summary-item', dataset: { id: String(s.id) } },
         h('div', { class: 'summary-meta' },

@@ -59,6 +59,7 @@ pub(super) fn documented() -> (Router<Arc<App>>, utoipa::openapi::OpenApi) {
         .routes(routes!(changes))
         .routes(routes!(context))
         .routes(routes!(compact))
+        .routes(routes!(uncompact))
         .routes(routes!(get_settings, update_settings))
         .routes(routes!(list_memories, create_memory))
         .routes(routes!(update_memory, delete_memory))
@@ -394,6 +395,17 @@ async fn context(State(app): AppState, Id(id): Id) -> Reply<ContextView> {
 ))]
 async fn compact(State(app): AppState, Id(id): Id) -> Reply<Compacted> {
     Ok(axum::Json(api::chat::compact(app, id).await?))
+}
+
+/// Undo compaction: the chat's summaries are deleted, and its next request sends the whole chat again
+#[utoipa::path(delete, path = "/api/sessions/{id}/summaries", tag = "chat", params(Id), responses(
+    (status = 200, description = "The summaries are gone; `deleted` is false when the chat had none", body = Deleted),
+    (status = 400, description = "`invalid_id`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+    (status = 409, description = "`turn_running`: a reply is being written in the chat", body = ErrorBody),
+))]
+async fn uncompact(State(app): AppState, Id(id): Id) -> Reply<Deleted> {
+    Ok(axum::Json(api::chat::uncompact(app, id).await?))
 }
 
 // ---- settings

@@ -74,6 +74,23 @@ pub async fn compact(app: Arc<App>, session_id: i64) -> Result<chat::compact::Co
     chat::compact::now(&app, session_id).await
 }
 
+/// Undoes compaction (the inspector's Send the whole chat): the chat's summaries are deleted, so
+/// its next request sends every message again, until the chat no longer fits the server's window
+/// and is compacted again. `deleted` is false when it had none. Refused with `turn_running` while
+/// a reply is being written in the chat.
+#[instrument(skip(app), err(level = Level::WARN))]
+pub async fn uncompact(app: Arc<App>, session_id: i64) -> Result<super::Deleted> {
+    let _slot = app.runs.hold(session_id)?;
+    let forgotten = app
+        .store
+        .write(move |tx| {
+            crate::store::sessions::get(tx, session_id)?;
+            crate::store::summaries::forget_from(tx, session_id, 0)
+        })
+        .await?;
+    Ok(super::Deleted { id: session_id, deleted: forgotten > 0 })
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ContextView {
