@@ -8,10 +8,15 @@ import { contextView, fakeBackend, settingsView, summary } from './fakeBackend';
 const SESSION: Session = { id: 9, project_id: 1, title: 'Trip', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null };
 
 /** The inspector open on chat 9, the server answering `view`. */
-async function open(view: ContextView) {
-  const fake = fakeBackend({ context: async () => view });
+function open(view: ContextView) {
+  return openWith({ context: async () => view });
+}
+
+/** The inspector open on chat 9, over a backend with these methods, in the settings' language. */
+async function openWith(methods: Parameters<typeof fakeBackend>[0], settings = settingsView()) {
+  const fake = fakeBackend(methods);
   const app = new App(fake.backend);
-  app.settings = settingsView();
+  app.settings = settings;
   app.session = SESSION;
   app.panel = 'context';
   const root = document.createElement('aside');
@@ -188,25 +193,17 @@ describe('the context inspector', () => {
 
   it('compact now asks the server, says what it did and shows the summaries', async () => {
     let compacted = false;
-    const fake = fakeBackend({
+    const { app, root, calls } = await openWith({
       context: async () => contextView(compacted ? { summaries: [summary({ turns: 4 })] } : {}),
       compact: async () => {
         compacted = true;
         return { compacted: true, summaries: [summary({ turns: 4 })] };
       },
     });
-    const app = new App(fake.backend);
-    app.settings = settingsView();
-    app.session = SESSION;
-    app.panel = 'context';
-    const root = document.createElement('aside');
-    document.body.replaceChildren(root);
-    mountContextPanel(app, root, () => app.closePanel())();
-    await app.loadContext();
     root.querySelector<HTMLButtonElement>('[data-testid=compact-now]')!.click();
     await new Promise((r) => setTimeout(r, 0));
     await app.loadContext();
-    expect(fake.calls.map((c) => c.method), 'the chat is compacted on the server, then the inspector reloads').toContain('compact');
+    expect(calls.map((c) => c.method), 'the chat is compacted on the server, then the inspector reloads').toContain('compact');
     expect(root.querySelector('[data-testid=context-summaries]'), 'and the new summary shows').not.toBeNull();
     expect(document.body.textContent, 'a toast says what happened').toContain('older turns are summarised');
   });
@@ -215,27 +212,19 @@ describe('the context inspector', () => {
     for (const lang of ['en', 'ko'] as const) {
       setLanguage(lang);
       let summarised = true;
-      const fake = fakeBackend({
+      const { app, root, calls } = await openWith({
         context: async () => contextView(summarised ? { summaries: [summary({ turns: 4 })] } : {}),
         uncompact: async (id) => {
           summarised = false;
           return { id, deleted: true };
         },
-      });
-      const app = new App(fake.backend);
-      app.settings = settingsView({ language: lang });
-      app.session = SESSION;
-      app.panel = 'context';
-      const root = document.createElement('aside');
-      document.body.replaceChildren(root);
-      mountContextPanel(app, root, () => app.closePanel())();
-      await app.loadContext();
+      }, settingsView({ language: lang }));
       const button = root.querySelector<HTMLButtonElement>('[data-testid=uncompact]');
       expect(button?.textContent, 'a summarised chat offers the way back to sending every message').toBe(lang === 'en' ? 'Send the whole chat again' : '대화 전체를 다시 보내기');
       button!.click();
       await new Promise((r) => setTimeout(r, 0));
       await app.loadContext();
-      expect(fake.calls.filter((c) => c.method === 'uncompact').map((c) => c.args), 'the summaries of this chat are deleted on the server').toEqual([[SESSION.id]]);
+      expect(calls.filter((c) => c.method === 'uncompact').map((c) => c.args), 'the summaries of this chat are deleted on the server').toEqual([[SESSION.id]]);
       expect(root.querySelector('[data-testid=context-summaries]'), 'with no summary left, the card and its button go').toBeNull();
       expect(document.body.textContent, 'a toast says the next request sends the whole chat').toContain(lang === 'en' ? 'the next request sends the whole chat' : '다음 요청은 대화 전체를 보냅니다');
     }

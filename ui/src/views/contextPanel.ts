@@ -126,37 +126,29 @@ const PART_LABELS: Record<Part, Key> = { system: 'planSystem', tools: 'planTools
  */
 /** Compact now: everything but the last turn is summarised, and the inspector shows the result. */
 function compactButton(app: App): HTMLElement | null {
-  const session = app.session;
-  if (!session) return null;
-  const button = h('button', {
-    class: 'btn btn-small', type: 'button', 'data-testid': 'compact-now', title: t('compactNowHint'),
-    onClick: async () => {
-      button.setAttribute('disabled', '');
-      try {
-        const done = await app.backend.compact(session.id);
-        toast(done.compacted ? t('compactDone') : t('compactNothing'));
-        await app.loadContext();
-      } catch (e) {
-        toast(errorMessage(e), 'error');
-      } finally {
-        button.removeAttribute('disabled');
-      }
-    },
-  }, t('compactNow'));
-  return h('div', { class: 'row-end' }, button);
+  return chatAction(app, 'compact-now', t('compactNow'), t('compactNowHint'),
+    async (id) => ((await app.backend.compact(id)).compacted ? t('compactDone') : t('compactNothing')));
 }
 
 /** Undo compaction: the summaries go, and the next request sends every message again. */
 function uncompactButton(app: App): HTMLElement | null {
+  return chatAction(app, 'uncompact', t('uncompact'), t('uncompactHint'), async (id) => {
+    await app.backend.uncompact(id);
+    return t('uncompactDone');
+  });
+}
+
+/** A button that does `run` to the open chat, toasts what it says (or the error) and reloads the
+ *  inspector; it is disabled while it runs, so a double click does it once. */
+function chatAction(app: App, testid: string, label: string, hint: string, run: (sessionId: number) => Promise<string>): HTMLElement | null {
   const session = app.session;
   if (!session) return null;
   const button = h('button', {
-    class: 'btn btn-small', type: 'button', 'data-testid': 'uncompact', title: t('uncompactHint'),
+    class: 'btn btn-small', type: 'button', 'data-testid': testid, title: hint,
     onClick: async () => {
       button.setAttribute('disabled', '');
       try {
-        await app.backend.uncompact(session.id);
-        toast(t('uncompactDone'));
+        toast(await run(session.id));
         await app.loadContext();
       } catch (e) {
         toast(errorMessage(e), 'error');
@@ -164,7 +156,7 @@ function uncompactButton(app: App): HTMLElement | null {
         button.removeAttribute('disabled');
       }
     },
-  }, t('uncompact'));
+  }, label);
   return h('div', { class: 'row-end' }, button);
 }
 
