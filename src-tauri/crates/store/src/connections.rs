@@ -11,6 +11,7 @@ use crate::error::{Code, Error, Result};
 pub use maru_types::connections::*;
 
 pub const NAME_MAX_CHARS: usize = 64;
+
 const SELECT: &str = "SELECT id, name, base_url, api_key, default_model, enabled, is_default, created_at, updated_at FROM connections";
 
 fn from_row(r: &Row) -> rusqlite::Result<ServerConnection> {
