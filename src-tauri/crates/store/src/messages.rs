@@ -111,6 +111,14 @@ pub fn get(conn: &Connection, id: i64) -> Result<Message> {
 
 /// Adds a message at the end of the chosen branch.
 pub fn insert(conn: &Connection, new: &NewMessage) -> Result<Message> {
+    let id = insert_id(conn, new)?;
+    get(conn, id)
+}
+
+/// [`insert`] for a caller that needs only the new message's id: a turn's streaming reply, on
+/// the way to the model server's request. It skips reading the row back, whose versions grow
+/// with every regenerate.
+pub fn insert_id(conn: &Connection, new: &NewMessage) -> Result<i64> {
     sessions::get(conn, new.session_id)?;
     check_content(new.content)?;
     let now = now_ms();
@@ -141,7 +149,7 @@ pub fn insert(conn: &Connection, new: &NewMessage) -> Result<Message> {
         ])?;
     }
     sessions::touch(conn, new.session_id)?;
-    get(conn, id)
+    Ok(id)
 }
 
 /// A page of the chosen branch, newest first, older than `before` when given.

@@ -152,7 +152,7 @@ fn open_round(tx: &rusqlite::Transaction, app: &App, session_id: i64, model: Str
     let summaries = summaries::list(tx, session_id)?;
     let history = messages::history_after(tx, session_id, summaries.last().map_or(0, |s| s.through_id))?;
     let images = image_refs(tx, &history)?;
-    let reply = messages::insert(
+    let reply_id = messages::insert_id(
         tx,
         &NewMessage { session_id, role: Role::Assistant, status: Status::Streaming, model: Some(&model), ..Default::default() },
     )?;
@@ -167,7 +167,7 @@ fn open_round(tx: &rusqlite::Transaction, app: &App, session_id: i64, model: Str
         project_id: session.project_id,
         offer,
         servers,
-        reply_id: reply.id,
+        reply_id,
     })
 }
 
