@@ -381,10 +381,13 @@ async fn a_failed_reply_exports_and_imports_with_its_error_code() {
     let (_, _, body) = download(&s, &format!("/api/sessions/{chat}/export?format=json")).await;
     let export: Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(export["messages"][1]["error_code"], "model_server.server_error", "the export keeps why it failed");
-    let (st, imported) = s.post("/api/import", export).await;
+    let (st, imported) = s.post("/api/import", export.clone()).await;
     assert_eq!(st, StatusCode::OK, "{imported}");
     let history = s.history(imported["id"].as_i64().unwrap()).await;
     assert_eq!(history[1]["error_code"], "model_server.server_error", "so the imported chat says it in the UI's language too");
+    let server = export["messages"][1]["server"].clone();
+    assert!(server.as_str().is_some_and(|n| !n.is_empty()), "the export says which server failed: {export}");
+    assert_eq!(history[1]["server"], server, "and so does the imported copy");
 }
 
 async fn import_project(s: &TestServer, zip: Vec<u8>) -> (StatusCode, Value) {

@@ -219,4 +219,16 @@ async fn a_chat_switched_between_two_servers_goes_on_when_one_goes_down() {
         "the switched chat's history reaches the new server whole: {sent:?}"
     );
     assert_eq!(asked["model"], "fake-model", "with the default server's model");
+
+    // Each reply says which server wrote it (or failed), by the name it had then: renaming a
+    // server later does not rewrite its chats' history.
+    let (st, v) = s.patch(&format!("/api/connections/{gpu_id}"), json!({ "name": "Old GPU" })).await;
+    assert_eq!(st, StatusCode::OK, "{v}");
+    let (_, listed) = s.get("/api/connections").await;
+    let default_name = listed[0]["name"].clone();
+    let servers: Vec<Value> =
+        s.history(on_gpu).await.into_iter().filter(|m| m["role"] == "assistant").map(|m| m["server"].clone()).collect();
+    assert_eq!(servers, [json!("GPU"), json!("GPU"), default_name], "the replies' servers, in order");
+    let (_, context) = s.get(&format!("/api/sessions/{on_gpu}/context")).await;
+    assert_eq!(context["last_reply"]["server"], listed[0]["name"], "the inspector names the last reply's server: {context}");
 }

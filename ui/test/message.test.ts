@@ -67,6 +67,17 @@ describe('a reply that called tools', () => {
     expect(node.querySelector('[data-testid=versions]'), "the reply's versions are its first round's").not.toBeNull();
   });
 
+  it('names the server that wrote a reply on its model, in English and Korean', () => {
+    const app = new App(fakeBackend({}).backend);
+    const [reply] = groupReplies([message({ id: 5, role: 'assistant', content: 'Hi.', model: 'llama-3.1-8b', server: 'Laptop', completion_tokens: 3 })]);
+    for (const [lang, words] of [['en', 'Written by the server Laptop'], ['ko', 'Laptop 서버가 작성함']] as const) {
+      setLanguage(lang);
+      const model = [...entryNode(app, reply, CTX).querySelectorAll<HTMLElement>('[data-testid=figures] .fig')].find((f) => f.textContent === 'llama-3.1-8b');
+      expect(model?.title, 'several servers can serve one model: the reply says which one wrote it').toBe(words);
+    }
+    setLanguage('en');
+  });
+
   it("opened, a proposal's chip says what was proposed (not the words meant for the model) and opens its review", async () => {
     setLanguage('en');
     const { backend } = fakeBackend({ listMemories: async (status) => (status === 'pending' ? [memory({ id: 5, status: 'pending', content: 'Prefers answers in Korean.' })] : []) });

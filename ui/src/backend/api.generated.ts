@@ -1147,6 +1147,8 @@ export interface components {
             prompt_tokens: number | null;
             reasoning: string | null;
             role: components["schemas"]["Role"];
+            /** @description The model server that wrote it, by the name it had then. */
+            server: string | null;
             status: components["schemas"]["Status"];
             /** Format: double */
             tokens_per_second: number | null;
@@ -1332,6 +1334,8 @@ export interface components {
             role: components["schemas"]["Role"];
             /** @description User: the exact send time, sent to the model with the message but not shown in the UI. */
             runtime_note: string | null;
+            /** @description Assistant: the model server that wrote it, by the name it had then. */
+            server: string | null;
             /** Format: int64 */
             session_id: number;
             status: components["schemas"]["Status"];
@@ -1517,6 +1521,8 @@ export interface components {
             model: string | null;
             /** Format: int64 */
             prompt_tokens: number | null;
+            /** @description The model server that wrote it, by the name it had then. */
+            server: string | null;
             /** Format: double */
             tokens_per_second: number | null;
             /** Format: int64 */

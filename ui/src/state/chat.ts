@@ -669,7 +669,7 @@ export function betweenRounds(messages: readonly Message[]): boolean {
 function pendingMessage(sessionId: number, content: string, images: number[]): Message {
   const now = Date.now();
   return {
-    id: -now, session_id: sessionId, role: 'user', content, status: 'complete', error: null, error_code: null, model: null,
+    id: -now, session_id: sessionId, role: 'user', content, status: 'complete', error: null, error_code: null, model: null, server: null,
     prompt_tokens: null, completion_tokens: null, cached_tokens: null, ttft_ms: null, tokens_per_second: null,
     runtime_note: null, reasoning: null, tool_calls: [], tool_call_id: null, tool_name: null, images, parent_id: null, versions: [],
     created_at: now, updated_at: now,

@@ -91,6 +91,7 @@ function body(app: App, v: ContextView, staleError: string | null): Child[] {
       ? h('section', { class: 'card reply', 'data-testid': 'context-last-reply' },
           h('h3', null, t('lastReply')),
           r.model ? kv(t('model'), r.model) : null,
+          r.server ? kv(t('replyServer'), r.server) : null,
           kv(t('cacheReuse'), r.cache_reuse != null
             ? h('span', { class: 'reuse' }, h('span', { class: 'bar' }, h('span', { class: 'fill', style: `width:${Math.min(100, r.cache_reuse * 100)}%` })), percent(r.cache_reuse))
             : t('cacheUnknown')),

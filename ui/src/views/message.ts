@@ -250,10 +250,11 @@ function statusBadge(status: Message['status']): HTMLElement | null {
 }
 
 /** Token counts, cache, time to first token and speed, small under the reply. */
-export function figures(m: Pick<Message, 'model' | 'prompt_tokens' | 'completion_tokens' | 'cached_tokens' | 'ttft_ms' | 'tokens_per_second'>): HTMLElement | null {
+export function figures(m: Pick<Message, 'model' | 'server' | 'prompt_tokens' | 'completion_tokens' | 'cached_tokens' | 'ttft_ms' | 'tokens_per_second'>): HTMLElement | null {
   const parts: Child[] = [];
   const add = (text: string, title?: string) => parts.push(h('span', { class: 'fig', title }, text));
-  if (m.model) add(m.model);
+  // The server that wrote it, on hover: one user's several servers can serve the same model.
+  if (m.model) add(m.model, m.server ? t('writtenBy', { server: m.server }) : undefined);
   if (m.prompt_tokens != null) add(t('figPrompt', { n: count(m.prompt_tokens) }));
   if (m.completion_tokens != null) add(t('figCompletion', { n: count(m.completion_tokens) }));
   if (m.cached_tokens != null) add(t('figCached', { n: count(m.cached_tokens) }), m.prompt_tokens ? `${Math.round((m.cached_tokens / m.prompt_tokens) * 100)}%` : undefined);
@@ -431,7 +432,7 @@ function replyFigures(replies: readonly Message[]): Parameters<typeof figures>[0
   const last = replies[replies.length - 1];
   const written = replies.reduce<number | null>((n, r) => (r.completion_tokens == null ? n : (n ?? 0) + r.completion_tokens), null);
   return {
-    model: last.model, prompt_tokens: last.prompt_tokens, completion_tokens: written, cached_tokens: last.cached_tokens,
+    model: last.model, server: last.server, prompt_tokens: last.prompt_tokens, completion_tokens: written, cached_tokens: last.cached_tokens,
     ttft_ms: replies.find((r) => r.ttft_ms != null)?.ttft_ms ?? null, tokens_per_second: last.tokens_per_second,
   };
 }
@@ -545,7 +546,7 @@ export function updateLiveNode(el: HTMLElement, live: LiveTurn, app: App | null 
     waiting ? h('div', { class: 'typing' }, h('span'), h('span'), h('span')) : null,
     live.text ? liveMarkdownNode(el, live.text) : null,
     live.error ? h('div', { class: 'msg-error', role: 'alert' }, icon('warn'), h('span', null, app ? app.serverError(live.error) : errorText(live.error))) : null,
-    usage ? h('div', { class: 'msg-foot' }, figures({ model: null, prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, cached_tokens: usage.cached_tokens, ttft_ms: null, tokens_per_second: null })) : null,
+    usage ? h('div', { class: 'msg-foot' }, figures({ model: null, server: null, prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, cached_tokens: usage.cached_tokens, ttft_ms: null, tokens_per_second: null })) : null,
   );
   for (const d of el.querySelectorAll<HTMLDetailsElement>('.tool-chip')) if (opened.has(d.dataset.callId)) d.open = true;
   for (const card of el.querySelectorAll<HTMLElement>('.approval')) {

@@ -26,6 +26,7 @@ pub fn chat(conn: &Connection, session_id: i64) -> Result<ChatExport> {
             error: m.error,
             error_code: m.error_code,
             model: m.model,
+            server: m.server,
             reasoning: m.reasoning,
             tool_calls: m.tool_calls,
             tool_call_id: m.tool_call_id,
@@ -98,8 +99,8 @@ pub fn import_into(conn: &Connection, chat: &ChatExport, project_id: i64) -> Res
             (!m.tool_calls.is_empty()).then(|| serde_json::to_string(&m.tool_calls)).transpose().map_err(anyhow::Error::from)?;
         conn.prepare_cached(
             "INSERT INTO messages (session_id, role, content, status, error, model, reasoning, tool_calls, tool_call_id, tool_name,
-                 prompt_tokens, completion_tokens, cached_tokens, ttft_ms, tokens_per_second, created_at, updated_at, error_code, parent_id)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16, ?17, ?18)",
+                 prompt_tokens, completion_tokens, cached_tokens, ttft_ms, tokens_per_second, created_at, updated_at, error_code, parent_id, server)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16, ?17, ?18, ?19)",
         )?
         .execute(params![
             session.id,
@@ -120,6 +121,7 @@ pub fn import_into(conn: &Connection, chat: &ChatExport, project_id: i64) -> Res
             m.created_at,
             m.error_code,
             parent,
+            m.server,
         ])?;
         parent = Some(conn.last_insert_rowid());
     }

@@ -34,6 +34,8 @@ pub struct NewMessage<'a> {
     pub content: &'a str,
     pub status: Status,
     pub model: Option<&'a str>,
+    /// The model server's name, for a reply.
+    pub server: Option<&'a str>,
     pub runtime_note: Option<&'a str>,
     pub tool_calls: &'a [ToolCall],
     pub tool_call_id: Option<&'a str>,
@@ -59,7 +61,7 @@ macro_rules! select {
     completion_tokens, cached_tokens, ttft_ms, tokens_per_second, created_at, updated_at,
     runtime_note, reasoning, tool_calls, tool_call_id, tool_name,
     (SELECT group_concat(attachment_id) FROM (SELECT attachment_id FROM message_images WHERE message_id = messages.id ORDER BY position)),
-    error_code, parent_id, ",
+    error_code, parent_id, server, ",
             $versions,
             " FROM messages"
         )
@@ -97,7 +99,8 @@ fn from_row(r: &Row) -> rusqlite::Result<Message> {
         tool_name: r.get(18)?,
         images: ids(r.get(19)?),
         parent_id: r.get(21)?,
-        versions: ids(r.get(22)?),
+        server: r.get(22)?,
+        versions: ids(r.get(23)?),
     })
 }
 
@@ -124,9 +127,9 @@ pub fn insert_id(conn: &Connection, new: &NewMessage) -> Result<i64> {
     let now = now_ms();
     conn.prepare_cached(
         "INSERT INTO messages (session_id, role, content, status, model, runtime_note, tool_calls, tool_call_id, tool_name, created_at, updated_at,
-             parent_id)
+             parent_id, server)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10,
-             (SELECT max(id) FROM messages WHERE session_id = ?1 AND on_path = 1))",
+             (SELECT max(id) FROM messages WHERE session_id = ?1 AND on_path = 1), ?11)",
     )?
     .execute(params![
         new.session_id,
@@ -138,7 +141,8 @@ pub fn insert_id(conn: &Connection, new: &NewMessage) -> Result<i64> {
         tool_calls_json(new.tool_calls),
         new.tool_call_id,
         new.tool_name,
-        now
+        now,
+        new.server
     ])?;
     let id = conn.last_insert_rowid();
     for (position, image) in new.images.iter().enumerate() {

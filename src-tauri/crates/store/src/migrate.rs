@@ -39,6 +39,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!(19, "0019_imported_copies"),
     migration!(20, "0020_project_folders"),
     migration!(21, "0021_connections"),
+    migration!(22, "0022_reply_server"),
 ];
 
 pub fn latest_version() -> i64 {

@@ -50,6 +50,9 @@ pub struct ExportedMessage {
     pub error_code: Option<String>,
     #[serde(default)]
     pub model: Option<String>,
+    /// The model server that wrote it, by the name it had then.
+    #[serde(default)]
+    pub server: Option<String>,
     #[serde(default)]
     pub reasoning: Option<String>,
     #[serde(default)]

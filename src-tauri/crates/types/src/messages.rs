@@ -48,6 +48,8 @@ pub struct Message {
     /// (`model_server.*`, `reply_too_long`, `interrupted`…); `error` is the English text.
     pub error_code: Option<String>,
     pub model: Option<String>,
+    /// Assistant: the model server that wrote it, by the name it had then.
+    pub server: Option<String>,
     pub prompt_tokens: Option<i64>,
     pub completion_tokens: Option<i64>,
     /// Prompt tokens the server reused from its cache; absent when the server does not say.

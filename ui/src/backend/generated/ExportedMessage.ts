@@ -10,4 +10,8 @@ export type ExportedMessage = { role: Role, content: string, status: Status, err
 /**
  * Why it failed, as a code the UI words in its language (see `Message::error_code`).
  */
-error_code: string | null, model: string | null, reasoning: string | null, tool_calls: Array<ToolCall>, tool_call_id: string | null, tool_name: string | null, prompt_tokens: number | null, completion_tokens: number | null, cached_tokens: number | null, ttft_ms: number | null, tokens_per_second: number | null, created_at: number, };
+error_code: string | null, model: string | null, 
+/**
+ * The model server that wrote it, by the name it had then.
+ */
+server: string | null, reasoning: string | null, tool_calls: Array<ToolCall>, tool_call_id: string | null, tool_name: string | null, prompt_tokens: number | null, completion_tokens: number | null, cached_tokens: number | null, ttft_ms: number | null, tokens_per_second: number | null, created_at: number, };

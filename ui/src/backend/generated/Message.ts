@@ -8,7 +8,11 @@ export type Message = { id: number, session_id: number, role: Role, content: str
  * Why it failed, stopped or was interrupted, as a code the UI words in its language
  * (`model_server.*`, `reply_too_long`, `interrupted`…); `error` is the English text.
  */
-error_code: string | null, model: string | null, prompt_tokens: number | null, completion_tokens: number | null, 
+error_code: string | null, model: string | null, 
+/**
+ * Assistant: the model server that wrote it, by the name it had then.
+ */
+server: string | null, prompt_tokens: number | null, completion_tokens: number | null, 
 /**
  * Prompt tokens the server reused from its cache; absent when the server does not say.
  */

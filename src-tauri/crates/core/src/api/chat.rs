@@ -205,6 +205,8 @@ pub struct LastSent {
 pub struct ReplyFigures {
     pub message_id: i64,
     pub model: Option<String>,
+    /// The model server that wrote it, by the name it had then.
+    pub server: Option<String>,
     pub prompt_tokens: Option<i64>,
     pub completion_tokens: Option<i64>,
     /// Prompt tokens the server reused from its prefix cache (absent when it does not say).
@@ -326,6 +328,7 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
                 _ => None,
             },
             model: m.model,
+            server: m.server,
             prompt_tokens: m.prompt_tokens,
             completion_tokens: m.completion_tokens,
             cached_tokens: m.cached_tokens,

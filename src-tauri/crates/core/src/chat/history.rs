@@ -105,6 +105,7 @@ mod tests {
             error: None,
             error_code: None,
             model: None,
+            server: None,
             prompt_tokens: None,
             completion_tokens: None,
             cached_tokens: None,

@@ -154,7 +154,14 @@ fn open_round(tx: &rusqlite::Transaction, app: &App, session_id: i64, model: Str
     let images = image_refs(tx, &history)?;
     let reply_id = messages::insert_id(
         tx,
-        &NewMessage { session_id, role: Role::Assistant, status: Status::Streaming, model: Some(&model), ..Default::default() },
+        &NewMessage {
+            session_id,
+            role: Role::Assistant,
+            status: Status::Streaming,
+            model: Some(&model),
+            server: Some(&settings.server.name),
+            ..Default::default()
+        },
     )?;
     let offer = Offer::for_session(tx, &session, settings)?;
     let servers = tool_servers::list(tx)?.into_iter().filter(|s| s.on_in(session.project_id)).collect();
@@ -265,13 +272,21 @@ async fn run(app: Arc<App>, guard: RunGuard, session_id: i64, settings: Settings
             tracing::warn!(session_id, code = %e.code(), "turn failed: {e}");
             let text = e.body().message;
             let code = e.code().into_owned();
+            // The server that failed: the failed reply says which, as its error does.
+            let server = settings.server.name.clone();
             let stored = app
                 .store
                 .write(move |tx| {
                     sessions::get(tx, session_id)?;
                     let m = messages::insert(
                         tx,
-                        &NewMessage { session_id, role: Role::Assistant, status: Status::Streaming, ..Default::default() },
+                        &NewMessage {
+                            session_id,
+                            role: Role::Assistant,
+                            status: Status::Streaming,
+                            server: Some(&server),
+                            ..Default::default()
+                        },
                     )?;
                     messages::finish(
                         tx,
