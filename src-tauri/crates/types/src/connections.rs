@@ -78,10 +78,10 @@ pub struct ConnectionPatch {
     pub name: Option<String>,
     pub base_url: Option<String>,
     /// A string sets the key; `null` or "" removes it.
-    #[serde(default, deserialize_with = "crate::settings::present")]
+    #[serde(default, deserialize_with = "crate::present")]
     pub api_key: Option<Option<String>>,
     /// `null` or "": the first model the server lists.
-    #[serde(default, deserialize_with = "crate::settings::present")]
+    #[serde(default, deserialize_with = "crate::present")]
     pub default_model: Option<Option<String>>,
     /// The default server cannot be turned off.
     pub enabled: Option<bool>,

@@ -49,3 +49,9 @@ pub mod settings;
 pub mod skills;
 pub mod summaries;
 pub mod tool_servers;
+
+/// For a patch's field: tells one that is absent (outer `None`) from one set to null
+/// (`Some(None)`), which sets it back.
+pub fn present<'de, T: serde::Deserialize<'de>, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<T>>, D::Error> {
+    <Option<T> as serde::Deserialize>::deserialize(d).map(Some)
+}

@@ -36,7 +36,7 @@ pub struct ProjectPatch {
     pub instructions: Option<String>,
     /// Links the project to a folder (an absolute path to a directory); `null` unlinks it. Checked
     /// by the api layer, which looks at the disk.
-    #[serde(default, deserialize_with = "crate::settings::present")]
+    #[serde(default, deserialize_with = "crate::present")]
     pub folder: Option<Option<String>>,
 }
 

@@ -44,14 +44,14 @@ pub struct SessionPatch {
     pub project_id: Option<i64>,
     /// A preset key replaces the base prompt; `null` goes back to it. Checked by the api layer,
     /// which knows the built-in presets.
-    #[serde(default, deserialize_with = "crate::settings::present")]
+    #[serde(default, deserialize_with = "crate::present")]
     pub preset: Option<Option<String>>,
     /// This chat's model; `null` goes back to its server's default.
-    #[serde(default, deserialize_with = "crate::settings::present")]
+    #[serde(default, deserialize_with = "crate::present")]
     pub model: Option<Option<String>>,
     /// This chat's server; `null` goes back to the default server. Set with `model`, the two
     /// make the (server, model) pair the chat asks.
-    #[serde(default, deserialize_with = "crate::settings::present")]
+    #[serde(default, deserialize_with = "crate::present")]
     pub connection_id: Option<Option<i64>>,
 }
 

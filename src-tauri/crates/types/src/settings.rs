@@ -1,7 +1,7 @@
-//! Settings: one typed struct with defaults, stored as one JSON value per key so that adding a
-//! setting needs no migration and an unknown stored key (from a newer Maru) is simply kept.
+//! Settings: one typed struct with its defaults and bounds, what the API shows of it and its
+//! partial update. The store keeps them, one JSON value per key (`maru_store::settings`).
 
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 
 use crate::connections::ServerConnection;
 use crate::error::{Code, Error, Result};
@@ -58,7 +58,7 @@ impl Bounds {
 /// Declares every setting once: its type, default and (for a number) bounds with the code and
 /// words of the error for a value outside them. From this come [`Settings`], what the API shows
 /// ([`SettingsView`]), the partial update ([`SettingsPatch`]) and how it applies, and the bounds
-/// that [`update`] checks and the UI's settings dialog reads ([`BOUNDS`], generated into
+/// that the store's `update` checks and the UI's settings dialog reads ([`BOUNDS`], generated into
 /// `ui/src/backend/generated/setting-bounds.ts`). `optional` settings are `None` by default (the
 /// server decides), and `null` in a patch sets them back to that; any other `null` sets the
 /// default.
@@ -121,16 +121,16 @@ macro_rules! settings {
         #[serde(deny_unknown_fields)]
         pub struct SettingsPatch {
             /// The default server's address; `null` goes back to the usual local one.
-            #[serde(default, deserialize_with = "present")]
+            #[serde(default, deserialize_with = "crate::present")]
             pub endpoint_url: Option<Option<String>>,
             /// The default server's key: a string sets it; `null` or "" removes it.
-            #[serde(default, deserialize_with = "present")]
+            #[serde(default, deserialize_with = "crate::present")]
             pub api_key: Option<Option<String>>,
             /// The default server's default model; `null` or "": the first one it lists.
-            #[serde(default, deserialize_with = "present")]
+            #[serde(default, deserialize_with = "crate::present")]
             pub model: Option<Option<String>>,
-            $( #[serde(default, deserialize_with = "present")] pub $v: Option<Option<$vt>>, )*
-            $( #[serde(default, deserialize_with = "present")] pub $o: Option<Option<$ot>>, )*
+            $( #[serde(default, deserialize_with = "crate::present")] pub $v: Option<Option<$vt>>, )*
+            $( #[serde(default, deserialize_with = "crate::present")] pub $o: Option<Option<$ot>>, )*
         }
 
         impl Settings {
@@ -230,9 +230,4 @@ impl std::fmt::Debug for SettingsPatch {
             .field("model", &self.model)
             .finish_non_exhaustive()
     }
-}
-
-/// Distinguishes a field that is absent (outer None) from one set to null (Some(None)).
-pub fn present<'de, T: Deserialize<'de>, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<Option<T>>, D::Error> {
-    Option::<T>::deserialize(d).map(Some)
 }
