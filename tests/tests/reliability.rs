@@ -325,3 +325,40 @@ async fn a_deleted_projects_files_stay_with_its_chats_only() {
     let res = s.http.get(s.url(&format!("/api/attachments/{}/content", files[0]["id"]))).bearer_auth(&s.token).send().await.unwrap();
     assert_eq!(res.bytes().await.unwrap(), &b"# Day one\nfly to Jeju"[..], "the content is stored once and kept while a chat links it");
 }
+
+/// A turn sends its request while the transaction storing its reply commits. When that commit
+/// fails (here a trigger refuses the reply row, as a full disk would), the caller gets the error
+/// and the chat stays exactly as it was: no question without its reply, no extra version, and no
+/// word of the answer the server had begun lands anywhere.
+#[tokio::test]
+async fn a_turn_whose_reply_cannot_be_stored_is_refused_whole_though_its_request_went_out() {
+    let (s, fake) = setup().await;
+    let a = s.session(None, "A").await;
+    fake.push(Reply::text(["first answer"]));
+    s.say(a, "first question").await;
+    let before = s.history(a).await;
+    let refuse = "CREATE TRIGGER no_reply BEFORE INSERT ON messages WHEN NEW.status = 'streaming'
+                  BEGIN SELECT RAISE(ABORT, 'no room for the reply'); END";
+    s.app.store.with(|c| Ok(c.execute_batch(refuse)?)).unwrap();
+
+    for (path, body) in [("messages", json!({ "content": "second question" })), ("regenerate", json!({}))] {
+        fake.push(Reply::text(["an answer that must not land"]));
+        let (st, err) = s.post(&format!("/api/sessions/{a}/{path}"), body).await;
+        assert!(!st.is_success(), "{path}: a turn whose reply cannot be stored is refused, not streamed: {st} {err}");
+        assert!(err["code"].is_string(), "{path}: the refusal is Maru's {{code, message}} error: {err}");
+        assert_eq!(s.history(a).await, before, "{path}: the refused turn changed nothing in the chat");
+    }
+    let landed: i64 = s
+        .app
+        .store
+        .with(|c| Ok(c.query_row("SELECT count(*) FROM messages WHERE content LIKE '%must not land%'", [], |r| r.get(0))?))
+        .unwrap();
+    assert_eq!(landed, 0, "no word of the refused answers is stored, in any version");
+
+    s.app.store.with(|c| Ok(c.execute_batch("DROP TRIGGER no_reply")?)).unwrap();
+    fake.push(Reply::text(["third answer"]));
+    let events = s.say(a, "third question").await;
+    assert_eq!(events.last().unwrap().name, "done", "the chat goes on once replies can be stored: {events:?}");
+    let texts: Vec<Value> = s.history(a).await.iter().map(|m| m["content"].clone()).collect();
+    assert_eq!(texts, [json!("first question"), json!("first answer"), json!("third question"), json!("third answer")]);
+}

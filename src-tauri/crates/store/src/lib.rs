@@ -103,6 +103,17 @@ impl Store {
         blocking(move || store.with(f)).await
     }
 
+    /// [`Store::write`], started now rather than when first awaited: the caller goes on while
+    /// `f` runs (a turn sends its request while the transaction that stores the reply commits).
+    pub fn write_started<T, F>(&self, f: F) -> impl std::future::Future<Output = Result<T>> + Send + 'static
+    where
+        T: Send + 'static,
+        F: FnOnce(&Transaction) -> Result<T> + Send + 'static,
+    {
+        let store = self.clone();
+        started(move || store.with(f))
+    }
+
     /// Runs `f` on a read-only connection on the blocking pool. It sees the last commit and never
     /// waits for a write in progress.
     pub async fn read<T, F>(&self, f: F) -> Result<T>
@@ -184,16 +195,28 @@ impl Store {
 }
 
 async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
-    tokio::task::spawn_blocking(f).await.map_err(|e| Error::Internal(anyhow::anyhow!("store task failed: {e}")))?
+    started(f).await
 }
+
+/// `f` on the blocking pool from now on; the future gives its result.
+fn started<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T> + Send + 'static,
+) -> impl std::future::Future<Output = Result<T>> + Send + 'static {
+    let task = tokio::task::spawn_blocking(f);
+    async move { task.await.map_err(|e| Error::Internal(anyhow::anyhow!("store task failed: {e}")))? }
+}
+
+/// Prepared statements kept per connection. A turn's start alone runs a few dozen on the writer
+/// (the settings, the branch, the prompt, the history, the reply): with rusqlite's default 16
+/// they would be prepared again on every turn, which was most of a regenerate's time before its
+/// request went out.
+const STATEMENTS_KEPT: usize = 256;
 
 fn connect_reader(path: &Path) -> Result<Connection> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
     let conn = Connection::open_with_flags(path, flags).with_context(|| format!("opening {} to read", path.display()))?;
     conn.busy_timeout(Duration::from_secs(5))?;
-    // A turn's start alone runs a few dozen statements: with the default 16 kept prepared they
-    // would be prepared again on every turn.
-    conn.set_prepared_statement_cache_capacity(256);
+    conn.set_prepared_statement_cache_capacity(STATEMENTS_KEPT);
     Ok(conn)
 }
 
@@ -206,6 +229,7 @@ fn connect(path: &Path) -> Result<Connection> {
     // later fails at once with "database is locked" when another connection wrote in between.
     conn.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
     conn.busy_timeout(Duration::from_secs(5))?;
+    conn.set_prepared_statement_cache_capacity(STATEMENTS_KEPT);
     // WAL lets readers and the writer work at once; NORMAL is durable across app crashes in WAL.
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;

@@ -45,14 +45,24 @@ pub enum TurnKind {
 /// The turn runs in its own task from the first check on: a caller that goes away (a client
 /// that closes its socket right after sending) cannot cut it between storing the question and
 /// streaming the reply. Either it is refused before anything is stored, or it runs.
+///
+/// The caller is answered once the turn's first transaction has committed. When that
+/// transaction opens the first round, the request goes out while it commits (the commit is
+/// off the time to first token), and nothing the server answers is read before it has.
 pub async fn start(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<TurnStream> {
     let (answer, started) = tokio::sync::oneshot::channel();
     tokio::spawn(async move {
         match begin(app.clone(), session_id, kind).await {
-            Ok((guard, settings, first)) => {
-                // No one listening is fine: the turn writes into the store either way.
-                let _ = answer.send(Ok(guard.feed.subscribe()));
-                run(app, guard, session_id, settings, first).await;
+            Ok((guard, settings, first, commit)) => {
+                let committing = match commit {
+                    Some(reply_id) => Some(Committing { reply_id, answer }),
+                    None => {
+                        // No one listening is fine: the turn writes into the store either way.
+                        let _ = answer.send(Ok(guard.feed.subscribe()));
+                        None
+                    }
+                };
+                run(app, guard, session_id, settings, first, committing).await;
             }
             Err(e) => {
                 let _ = answer.send(Err(e));
@@ -62,62 +72,103 @@ pub async fn start(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<Tur
     started.await.map_err(|_| Error::Internal(anyhow::anyhow!("the turn's task ended before it started")))?
 }
 
-/// The checks and writes before anything is streamed, holding the session's slot.
-async fn begin(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<(RunGuard, Settings, Option<Round>)> {
+/// The turn's first transaction still committing: the id of the reply it stores, and the
+/// caller of [`start`], answered once it has committed.
+struct Committing {
+    reply_id: StoredReply,
+    answer: tokio::sync::oneshot::Sender<Result<TurnStream>>,
+}
+
+impl Committing {
+    /// Waits for the commit and answers the caller: with the turn's events, or with why
+    /// nothing was stored (`Halt::Refused`: the turn then ends without another write).
+    async fn settle(self, feed: &Feed) -> Result<i64, Halt> {
+        match self.reply_id.await {
+            Ok(id) => {
+                let _ = self.answer.send(Ok(feed.subscribe()));
+                Ok(id)
+            }
+            Err(e) => {
+                let _ = self.answer.send(Err(e));
+                Err(Halt::Refused)
+            }
+        }
+    }
+}
+
+/// The id of the reply a transaction still running stores.
+type StoredReply = std::pin::Pin<Box<dyn std::future::Future<Output = Result<i64>> + Send>>;
+
+type Began = (RunGuard, Settings, Option<Round>, Option<StoredReply>);
+
+/// The checks and writes before anything is streamed, holding the session's slot. With the
+/// model known, the transaction hands over the first round as soon as it is read and goes on
+/// to store its reply; the round then comes back with that commit still pending.
+async fn begin(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<Began> {
     let guard = app.runs.begin(session_id)?;
     if matches!(&kind, TurnKind::Send { images, .. } if !images.is_empty()) {
         check_model_sees_images(&app, session_id).await?;
     }
     let shared = app.clone();
     let templates = app.templates.clone();
-    let (settings, first) = app
-        .store
-        .write(move |tx| {
-            let session = sessions::get(tx, session_id)?;
-            // The session read here: the turn's own row, not a second query.
-            let settings = settings::for_chat(tx, &session)?;
-            settings::check_server_on(&settings)?;
-            let now = chrono::Local::now();
-            match kind {
-                TurnKind::Send { content, images } => {
-                    check_content(&content)?;
-                    attachments::images_in_scope(tx, &images, session_id, session.project_id)?;
-                    insert_user(tx, session_id, &content, &images, &history::runtime_note(&templates, now)?)?;
-                    if session.title.is_empty() {
-                        sessions::set_title_if_empty(tx, session_id, &title::from_first_message(&content))?;
-                    }
-                }
-                TurnKind::Regenerate => {
-                    let last_user = messages::last_user_id(tx, session_id)?
-                        .ok_or_else(|| Error::invalid(Code::NothingToRegenerate, "this chat has no message to answer yet"))?;
-                    // The reply so far stays as an earlier version.
-                    messages::branch_at(tx, session_id, Some(last_user))?;
-                }
-                TurnKind::Resend { message_id, content } => {
-                    check_content(&content)?;
-                    let m = messages::get(tx, message_id)?;
-                    if m.session_id != session_id || m.role != Role::User {
-                        return Err(Error::invalid(Code::NotAUserMessage, "only your own messages in this chat can be edited and resent"));
-                    }
-                    // The edited message is a new version beside the old one, which keeps its
-                    // replies; it keeps the old one's images and is stamped with the new time.
-                    messages::choose(tx, message_id)?;
-                    messages::branch_at(tx, session_id, m.parent_id)?;
-                    insert_user(tx, session_id, &content, &m.images, &history::runtime_note(&templates, now)?)?;
+    let (read, round_read) = tokio::sync::oneshot::channel();
+    let commit = app.store.write_started(move |tx| {
+        let session = sessions::get(tx, session_id)?;
+        // The session read here: the turn's own row, not a second query.
+        let settings = settings::for_chat(tx, &session)?;
+        settings::check_server_on(&settings)?;
+        let now = chrono::Local::now();
+        match kind {
+            TurnKind::Send { content, images } => {
+                check_content(&content)?;
+                attachments::images_in_scope(tx, &images, session_id, session.project_id)?;
+                insert_user(tx, session_id, &content, &images, &history::runtime_note(&templates, now)?)?;
+                if session.title.is_empty() {
+                    sessions::set_title_if_empty(tx, session_id, &title::from_first_message(&content))?;
                 }
             }
-            // Until the turn stores how it ended: a crash before then is told from a deleted reply.
-            turns::begin(tx, session_id)?;
-            // With the model known without asking the server, the first round opens in this
-            // same transaction: one store round trip from the call to the request.
-            let first = match shared.clients.known_model(&settings.server.base_url, &settings.model) {
-                Some(model) => Some(open_round(tx, &shared, session_id, model, &settings)?),
-                None => None,
-            };
-            Ok((settings, first))
-        })
-        .await?;
-    Ok((guard, settings, first))
+            TurnKind::Regenerate => {
+                let last_user = messages::last_user_id(tx, session_id)?
+                    .ok_or_else(|| Error::invalid(Code::NothingToRegenerate, "this chat has no message to answer yet"))?;
+                // The reply so far stays as an earlier version.
+                messages::branch_at(tx, session_id, Some(last_user))?;
+            }
+            TurnKind::Resend { message_id, content } => {
+                check_content(&content)?;
+                let m = messages::get(tx, message_id)?;
+                if m.session_id != session_id || m.role != Role::User {
+                    return Err(Error::invalid(Code::NotAUserMessage, "only your own messages in this chat can be edited and resent"));
+                }
+                // The edited message is a new version beside the old one, which keeps its
+                // replies; it keeps the old one's images and is stamped with the new time.
+                messages::choose(tx, message_id)?;
+                messages::branch_at(tx, session_id, m.parent_id)?;
+                insert_user(tx, session_id, &content, &m.images, &history::runtime_note(&templates, now)?)?;
+            }
+        }
+        // With the model known without asking the server, the first round is read in this
+        // same transaction: one store round trip from the call to the request.
+        let model = shared.clients.known_model(&settings.server.base_url, &settings.model);
+        let first = match model.clone() {
+            Some(model) => Some(read_round(tx, &shared, session_id, model, &settings)?),
+            None => None,
+        };
+        let server = settings.server.name.clone();
+        let _ = read.send((settings, first));
+        // Until the turn stores how it ended: a crash before then is told from a deleted reply.
+        turns::begin(tx, session_id)?;
+        model.map(|model| insert_reply(tx, session_id, &model, &server)).transpose()
+    });
+    // The transaction failed before handing the round over: its error is the answer.
+    let Ok((settings, first)) = round_read.await else {
+        return Err(commit.await.err().unwrap_or_else(|| Error::Internal(anyhow::anyhow!("the turn's first round was not read"))));
+    };
+    if first.is_none() {
+        commit.await?;
+        return Ok((guard, settings, None, None));
+    }
+    let reply_id = async move { commit.await?.ok_or_else(|| Error::Internal(anyhow::anyhow!("the turn's reply was not stored"))) };
+    Ok((guard, settings, first, Some(Box::pin(reply_id))))
 }
 
 /// The user's message, stamped with the time it is sent (`note`), which later requests repeat.
@@ -139,12 +190,34 @@ struct Round {
     offer: Offer,
     /// The user's tool servers on in the chat's project.
     servers: Vec<crate::store::tool_servers::ToolServer>,
-    reply_id: i64,
+    /// The stored reply; `None` while the turn's first transaction is still storing it.
+    reply_id: Option<i64>,
 }
 
-/// The prompt (reused while its inputs are unchanged), the history it precedes, and a new
-/// streaming reply: one transaction, so the reply and what it answers belong together.
+/// [`read_round`] and its new streaming reply: one transaction, so the reply and what it
+/// answers belong together.
 fn open_round(tx: &rusqlite::Transaction, app: &App, session_id: i64, model: String, settings: &Settings) -> Result<Round> {
+    let mut round = read_round(tx, app, session_id, model, settings)?;
+    round.reply_id = Some(insert_reply(tx, session_id, &round.model, &settings.server.name)?);
+    Ok(round)
+}
+
+/// The new streaming reply by `model` of the server named `server`: its id.
+fn insert_reply(tx: &rusqlite::Transaction, session_id: i64, model: &str, server: &str) -> Result<i64> {
+    let reply = NewMessage {
+        session_id,
+        role: Role::Assistant,
+        status: Status::Streaming,
+        model: Some(model),
+        server: Some(server),
+        ..Default::default()
+    };
+    messages::insert_id(tx, &reply)
+}
+
+/// What a round sends: the prompt (reused while its inputs are unchanged), the history it
+/// precedes, and what the chat's tools may work on.
+fn read_round(tx: &rusqlite::Transaction, app: &App, session_id: i64, model: String, settings: &Settings) -> Result<Round> {
     let session = sessions::get(tx, session_id)?;
     let today = chrono::Local::now().date_naive();
     let prepared = prompt::prepare(tx, &app.templates, &app.prompts, session_id, today, &Budgets::from_settings(settings))?;
@@ -152,17 +225,6 @@ fn open_round(tx: &rusqlite::Transaction, app: &App, session_id: i64, model: Str
     let summaries = summaries::list(tx, session_id)?;
     let history = messages::history_after(tx, session_id, summaries.last().map_or(0, |s| s.through_id))?;
     let images = image_refs(tx, &history)?;
-    let reply_id = messages::insert_id(
-        tx,
-        &NewMessage {
-            session_id,
-            role: Role::Assistant,
-            status: Status::Streaming,
-            model: Some(&model),
-            server: Some(&settings.server.name),
-            ..Default::default()
-        },
-    )?;
     let offer = Offer::for_session(tx, &session, settings)?;
     let servers = tool_servers::list(tx)?.into_iter().filter(|s| s.on_in(session.project_id)).collect();
     Ok(Round {
@@ -174,7 +236,7 @@ fn open_round(tx: &rusqlite::Transaction, app: &App, session_id: i64, model: Str
         project_id: session.project_id,
         offer,
         servers,
-        reply_id,
+        reply_id: None,
     })
 }
 
@@ -239,6 +301,9 @@ pub(super) enum Halt {
     /// The reply was deleted (with its chat) while streaming: nothing more is written.
     ReplyGone,
     Failed(Error),
+    /// The turn's first transaction failed after its request went out: the caller was told
+    /// and nothing was stored.
+    Refused,
 }
 
 impl From<Error> for Halt {
@@ -247,9 +312,23 @@ impl From<Error> for Halt {
     }
 }
 
-async fn run(app: Arc<App>, guard: RunGuard, session_id: i64, settings: Settings, first: Option<Round>) {
+async fn run(
+    app: Arc<App>,
+    guard: RunGuard,
+    session_id: i64,
+    settings: Settings,
+    first: Option<Round>,
+    mut committing: Option<Committing>,
+) {
     let RunGuard { ref cancel, ref feed, .. } = guard;
-    match run_rounds(&app, session_id, &settings, first, cancel, feed).await {
+    let mut outcome = run_rounds(&app, session_id, &settings, first, &mut committing, cancel, feed).await;
+    // Failed before its first request went out: the caller still waits for the commit.
+    if let Some(committing) = committing {
+        if let Err(refused) = committing.settle(feed).await {
+            outcome = Err(refused);
+        }
+    }
+    match outcome {
         Ok(Some((chat, recount))) if !cancel.is_cancelled() => super::extract::after_turn(
             app.clone(),
             session_id,
@@ -258,6 +337,7 @@ async fn run(app: Arc<App>, guard: RunGuard, session_id: i64, settings: Settings
             recount,
         ),
         Ok(_) => {}
+        Err(Halt::Refused) => return,
         Err(Halt::ReplyGone) => {
             tracing::info!(session_id, "the reply was deleted while streaming; the turn ends without writing");
             feed.push(TurnEvent::Error {
@@ -316,6 +396,7 @@ async fn run_rounds(
     session_id: i64,
     settings: &Settings,
     mut next: Option<Round>,
+    committing: &mut Option<Committing>,
     cancel: &CancellationToken,
     feed: &Feed,
 ) -> Result<Option<(ChatRequest, Recount)>, Halt> {
@@ -326,7 +407,7 @@ async fn run_rounds(
     let mut servers: Option<Vec<crate::tools::servers::Offered>> = None;
     loop {
         let Step::Request { tools_allowed, .. } = step else { unreachable!("each round starts with a request") };
-        let Round { model, prompt, history, summaries: mut stored, images, project_id, mut offer, servers: on, reply_id } =
+        let Round { model, prompt, history, summaries: mut stored, images, project_id, mut offer, servers: on, mut reply_id } =
             match next.take() {
                 Some(opened) => opened,
                 None => {
@@ -337,7 +418,6 @@ async fn run_rounds(
                 }
             };
         let images = image_urls(app, images).await?;
-        let reply = Reply { app, client: &client, server: &settings.server, session_id, id: reply_id, cancel, feed };
         let window = match settings.context_length {
             Some(n) => Some(n),
             // A stop (or closing Maru) must not wait on a server that takes the question and
@@ -372,7 +452,7 @@ async fn run_rounds(
         };
         // The round's request, again after compacting everything but the last turn when the
         // machine says so (the server's window was full).
-        let (ending, then, request) = loop {
+        let (ending, then, request, reply_id) = loop {
             let Step::Request { compact_all, .. } = step else { unreachable!("a round streams after a request") };
             let summaries = context.fit(&prompt, &history, stored.clone(), compact_all).await?;
             stored.clone_from(&summaries);
@@ -385,14 +465,26 @@ async fn run_rounds(
             if !tools_allowed {
                 request.tool_choice = Some("none".into());
             }
-            let streamed = reply.stream(&request).await?;
+            let sent = Instant::now();
+            let (opened, id) = match reply_id {
+                Some(id) => (client.stream_chat(&request, cancel.clone()).await, id),
+                // The first round, its reply still being stored: the request goes out meanwhile.
+                None => {
+                    let committing = committing.take().expect("only the first round's reply is stored while it is sent");
+                    let (opened, id) = tokio::join!(client.stream_chat(&request, cancel.clone()), committing.settle(feed));
+                    (opened, id?)
+                }
+            };
+            reply_id = Some(id);
+            let reply = Reply { app, server: &settings.server, session_id, id, cancel, feed };
+            let streamed = reply.stream(sent, opened).await?;
             step = turn.streamed(streamed.outcome.clone());
             match &step {
                 Step::Request { .. } => {
                     tracing::info!(session_id, "the server's window was full: compacting once and retrying");
                     context.window = context.window.or(Some(compact::estimate_request(&request) as u32));
                 }
-                Step::End { ending, next } => break (reply.end(streamed, ending).await?, *next, request),
+                Step::End { ending, next } => break (reply.end(streamed, ending).await?, *next, request, id),
             }
         };
         match then {
@@ -467,7 +559,6 @@ async fn run_rounds(
 #[derive(Clone)]
 struct Reply<'a> {
     app: &'a Arc<App>,
-    client: &'a crate::llm::Client,
     /// The server `client` asks: errors name it.
     server: &'a crate::store::connections::ServerConnection,
     session_id: i64,
@@ -492,9 +583,9 @@ struct Ended {
 }
 
 impl Reply<'_> {
-    /// Streams the reply, saving it as it grows (at the first token, then every SAVE_EVERY).
-    async fn stream(&self, request: &ChatRequest) -> Result<Stream, Halt> {
-        let sent = Instant::now();
+    /// Streams the reply of the request sent at `sent`, saving it as it grows (at the first
+    /// token, then every SAVE_EVERY).
+    async fn stream(&self, sent: Instant, opened: Result<crate::llm::ChatStream, LlmError>) -> Result<Stream, Halt> {
         let mut text = String::new();
         let mut text_chars = 0;
         let mut reasoning = String::new();
@@ -506,7 +597,7 @@ impl Reply<'_> {
         let mut failure: Option<LlmError> = None;
         let mut too_long = false;
 
-        match self.client.stream_chat(request, self.cancel.clone()).await {
+        match opened {
             Err(e) => failure = Some(e),
             Ok(mut stream) => {
                 while let Some(item) = stream.next().await {
