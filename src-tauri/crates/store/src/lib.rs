@@ -99,8 +99,7 @@ impl Store {
         T: Send + 'static,
         F: FnOnce(&Transaction) -> Result<T> + Send + 'static,
     {
-        let store = self.clone();
-        blocking(move || store.with(f)).await
+        self.write_started(f).await
     }
 
     /// [`Store::write`], started now rather than when first awaited: the caller goes on while
@@ -122,7 +121,7 @@ impl Store {
         F: FnOnce(&Connection) -> Result<T> + Send + 'static,
     {
         let store = self.clone();
-        blocking(move || store.read_now(f)).await
+        started(move || store.read_now(f)).await
     }
 
     /// [`Store::write`], then `after` on the committed result before any other write can start:
@@ -135,7 +134,7 @@ impl Store {
         A: FnOnce(&T) + Send + 'static,
     {
         let store = self.clone();
-        blocking(move || store.with_then(f, after)).await
+        started(move || store.with_then(f, after)).await
     }
 
     /// [`Store::write`] on the current thread (start-up, tests, benchmarks).
@@ -192,10 +191,6 @@ impl Store {
         dst.pragma_update(None, "journal_mode", "DELETE")?;
         Ok(())
     }
-}
-
-async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
-    started(f).await
 }
 
 /// `f` on the blocking pool from now on; the future gives its result.
