@@ -68,6 +68,19 @@ describe('attaching files to a chat', () => {
     expect(app.chatFiles().own.map((a) => a.status).sort()).toEqual(['failed', 'ready', 'ready']);
   });
 
+  it('lists a new chat once when the sidebar read the list again while the chat was being created', async () => {
+    const { app } = appWith({
+      createSession: async () => {
+        // The change feed's reload answers before the create does.
+        await app.loadSessions(PROJECT.id);
+        return SESSION;
+      },
+      listSessions: async () => ({ sessions: [SESSION], next_cursor: null }),
+    });
+    await app.ensureSession();
+    expect(app.entry(PROJECT.id)!.sessions.map((s) => s.id), 'the sidebar shows each chat once').toEqual([SESSION.id]);
+  });
+
   it("says why a file was refused in the server's words, and drops its chip", async () => {
     const { app } = appWith({
       uploadAttachment: async () => {

@@ -532,7 +532,9 @@ export class ChatState {
     if (!created) return undefined;
     const e = app.entry(created.project_id);
     if (e) {
-      e.sessions.unshift(created);
+      // The list may have been read again while it was created (a change heard from the
+      // server): then it holds the chat already.
+      if (!e.sessions.some((s) => s.id === created.id)) e.sessions.unshift(created);
       app.expandProject(e.project.id);
     }
     // The project counts it.
