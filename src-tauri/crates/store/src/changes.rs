@@ -7,6 +7,7 @@
 //! sends nothing). So no code path can change a chat without the others hearing of it. Only what
 //! changed is sent, never the data: a listener reads that through the API.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rusqlite::hooks::Action;
@@ -22,11 +23,13 @@ const BACKLOG: usize = 256;
 #[derive(Clone)]
 pub struct Changes {
     tx: broadcast::Sender<Change>,
+    /// Counts the writes and rollbacks that may have changed the settings (see `Store::settings`).
+    settings: Arc<AtomicU64>,
 }
 
 impl Default for Changes {
     fn default() -> Self {
-        Changes { tx: broadcast::channel(BACKLOG).0 }
+        Changes { tx: broadcast::channel(BACKLOG).0, settings: Arc::default() }
     }
 }
 
@@ -35,11 +38,21 @@ impl Changes {
         self.tx.subscribe()
     }
 
+    /// Changes whenever this process writes a row the settings are read from, and when a write
+    /// is rolled back (it may have read settings it had changed itself).
+    pub(crate) fn settings_generation(&self) -> u64 {
+        self.settings.load(Ordering::Acquire)
+    }
+
     /// Sends what `conn` commits from now on.
     pub(crate) fn watch(&self, conn: &Connection) {
         let pending: Arc<Mutex<Vec<Change>>> = Arc::default();
         let noted = pending.clone();
+        let (settings, undone) = (self.settings.clone(), self.settings.clone());
         conn.update_hook(Some(move |action: Action, _db: &str, table: &str, rowid: i64| {
+            if matches!(table, "settings" | "connections") {
+                settings.fetch_add(1, Ordering::AcqRel);
+            }
             let change = match (table, action) {
                 ("sessions", Action::SQLITE_DELETE) => Change::SessionDeleted { session_id: rowid },
                 ("sessions", _) => Change::SessionChanged { session_id: rowid },
@@ -62,6 +75,9 @@ impl Changes {
             }
             false // never turns the commit into a rollback
         }));
-        conn.rollback_hook(Some(move || pending.lock().unwrap_or_else(|e| e.into_inner()).clear()));
+        conn.rollback_hook(Some(move || {
+            undone.fetch_add(1, Ordering::AcqRel);
+            pending.lock().unwrap_or_else(|e| e.into_inner()).clear()
+        }));
     }
 }

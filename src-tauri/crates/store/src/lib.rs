@@ -6,7 +6,9 @@
 //! single writer connection; [`Store::read`] runs it on one of a few read-only connections.
 //! In WAL mode readers see the last commit and never wait for the writer, so a long write
 //! (indexing a file, a compaction) does not delay listing sessions or a turn's partial saves.
-//! Both run on the blocking pool so async tasks never wait on disk I/O.
+//! Both run on the blocking pool so async tasks never wait on disk I/O or a lock. The one
+//! exception is the first step of [`Store::write_in_two`], which a turn's start uses: it runs on
+//! the caller's thread, and only when it need not wait for anything.
 
 // The layers below, by the names the modules use.
 use maru_error as error;
@@ -36,6 +38,7 @@ pub mod text;
 pub mod tool_outputs;
 pub mod tool_servers;
 pub mod turns;
+mod writer;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -58,10 +61,19 @@ pub struct Store {
 }
 
 struct Inner {
-    writer: Mutex<Connection>,
+    writer: Arc<writer::Writer>,
     readers: Mutex<Vec<Connection>>,
     path: PathBuf,
     changes: changes::Changes,
+    /// The global settings as last read on the writer, while they stay so (see `Store::settings`).
+    settings: Mutex<Option<KnownSettings>>,
+}
+
+struct KnownSettings {
+    /// `Changes::settings_generation` and the writer's `PRAGMA data_version` when read.
+    generation: u64,
+    data_version: i64,
+    settings: settings::Settings,
 }
 
 impl Store {
@@ -83,7 +95,13 @@ impl Store {
         restrict_permissions(path);
         let changes = changes::Changes::default();
         changes.watch(&conn);
-        let inner = Inner { writer: Mutex::new(conn), readers: Mutex::new(Vec::new()), path: path.to_path_buf(), changes };
+        let inner = Inner {
+            writer: Arc::new(writer::Writer::new(conn)),
+            readers: Mutex::new(Vec::new()),
+            path: path.to_path_buf(),
+            changes,
+            settings: Mutex::new(None),
+        };
         Ok(Store { inner: Arc::new(inner) })
     }
 
@@ -99,18 +117,52 @@ impl Store {
         T: Send + 'static,
         F: FnOnce(&Transaction) -> Result<T> + Send + 'static,
     {
-        self.write_started(f).await
+        let store = self.clone();
+        started(move || store.with(f)).await
     }
 
-    /// [`Store::write`], started now rather than when first awaited: the caller goes on while
-    /// `f` runs (a turn sends its request while the transaction that stores the reply commits).
-    pub fn write_started<T, F>(&self, f: F) -> impl std::future::Future<Output = Result<T>> + Send + 'static
+    /// One write transaction in two steps. `first` runs, and what it gives for the caller comes
+    /// back at once; `then` goes on in the same transaction on the blocking pool with the rest
+    /// of what `first` gave, and commits. Nothing is kept unless both steps succeed. A turn
+    /// reads its round in `first` and sends its request while its reply's row is stored and
+    /// committed.
+    ///
+    /// When the writer is free and no other process holds the database's write lock, `first`
+    /// runs on the caller's own thread: a turn's request then goes out without waiting for two
+    /// thread hand-offs (waking an idle thread is most of their cost on a small machine). It
+    /// never waits there: if either is busy, `first` runs on the blocking pool.
+    pub async fn write_in_two<A, R, B, F, T>(&self, first: F, then: T) -> Result<(A, impl std::future::Future<Output = Result<B>>)>
     where
-        T: Send + 'static,
-        F: FnOnce(&Transaction) -> Result<T> + Send + 'static,
+        A: Send + 'static,
+        R: Send + 'static,
+        B: Send + 'static,
+        F: FnOnce(&Connection) -> Result<(A, R)> + Send + 'static,
+        T: FnOnce(&Connection, R) -> Result<B> + Send + 'static,
     {
-        let store = self.clone();
-        started(move || store.with(f))
+        let writer = &self.inner.writer;
+        let (loan, mine, rest) = match writer.try_lend().filter(|loan| begin(loan, Duration::ZERO).is_ok()) {
+            Some(loan) => {
+                // An error drops the loan, which rolls the transaction back.
+                let (mine, rest) = first(&loan)?;
+                (loan, mine, rest)
+            }
+            None => {
+                let writer = writer.clone();
+                started(move || {
+                    let loan = writer.lend();
+                    begin(&loan, BUSY_WAIT)?;
+                    let (mine, rest) = first(&loan)?;
+                    Ok((loan, mine, rest))
+                })
+                .await?
+            }
+        };
+        let committed = started(move || {
+            let out = then(&loan, rest)?;
+            loan.execute_batch("COMMIT")?;
+            Ok(out)
+        });
+        Ok((mine, committed))
     }
 
     /// Runs `f` on a read-only connection on the blocking pool. It sees the last commit and never
@@ -144,8 +196,7 @@ impl Store {
 
     /// [`Store::write_then`] on the current thread.
     pub fn with_then<T>(&self, f: impl FnOnce(&Transaction) -> Result<T>, after: impl FnOnce(&T)) -> Result<T> {
-        // A panic while holding the lock leaves the connection itself intact: keep using it.
-        let mut conn = self.inner.writer.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut conn = self.inner.writer.lend();
         let tx = conn.transaction()?;
         let out = f(&tx)?;
         tx.commit()?;
@@ -170,6 +221,26 @@ impl Store {
 }
 
 impl Store {
+    /// The global settings ([`settings::load`]) in a write transaction, `conn`. Every turn
+    /// begins with them, and reading and checking them is a good part of its time before its
+    /// request goes out: they are kept until a commit may have changed them, one of this
+    /// process's (noted by the writer's update hook) or another process's (SQLite's
+    /// `data_version`). On any other connection they are read as usual.
+    pub fn settings(&self, conn: &Connection) -> Result<settings::Settings> {
+        if conn.is_readonly(rusqlite::MAIN_DB)? {
+            return settings::load(conn);
+        }
+        let generation = self.inner.changes.settings_generation();
+        let data_version: i64 = conn.prepare_cached("PRAGMA data_version")?.query_row([], |r| r.get(0))?;
+        let mut known = self.inner.settings.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(k) = known.as_ref().filter(|k| (k.generation, k.data_version) == (generation, data_version)) {
+            return Ok(k.settings.clone());
+        }
+        let settings = settings::load(conn)?;
+        *known = Some(KnownSettings { generation, data_version, settings: settings.clone() });
+        Ok(settings)
+    }
+
     /// Copies the database as of one commit to `to`, with SQLite's online backup in a single
     /// step: the copy reads one snapshot, so a reply saving its text meanwhile is either wholly
     /// in it or not at all, and in WAL mode the writer never waits for it.
@@ -193,6 +264,21 @@ impl Store {
     }
 }
 
+/// Begins an immediate transaction on the writer, waiting at most `wait` for another
+/// process's write lock.
+fn begin(conn: &Connection, wait: Duration) -> Result<()> {
+    if wait == BUSY_WAIT {
+        return Ok(conn.execute_batch("BEGIN IMMEDIATE")?);
+    }
+    conn.busy_timeout(wait)?;
+    let begun = conn.execute_batch("BEGIN IMMEDIATE");
+    conn.busy_timeout(BUSY_WAIT)?;
+    Ok(begun?)
+}
+
+/// How long a statement waits for another process's lock on the database before it fails.
+const BUSY_WAIT: Duration = Duration::from_secs(5);
+
 /// `f` on the blocking pool from now on; the future gives its result.
 fn started<T: Send + 'static>(
     f: impl FnOnce() -> Result<T> + Send + 'static,
@@ -210,7 +296,7 @@ const STATEMENTS_KEPT: usize = 256;
 fn connect_reader(path: &Path) -> Result<Connection> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
     let conn = Connection::open_with_flags(path, flags).with_context(|| format!("opening {} to read", path.display()))?;
-    conn.busy_timeout(Duration::from_secs(5))?;
+    conn.busy_timeout(BUSY_WAIT)?;
     conn.set_prepared_statement_cache_capacity(STATEMENTS_KEPT);
     Ok(conn)
 }
@@ -223,7 +309,7 @@ fn connect(path: &Path) -> Result<Connection> {
     // Transactions take the write lock up front: a deferred one that reads first and writes
     // later fails at once with "database is locked" when another connection wrote in between.
     conn.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
-    conn.busy_timeout(Duration::from_secs(5))?;
+    conn.busy_timeout(BUSY_WAIT)?;
     conn.set_prepared_statement_cache_capacity(STATEMENTS_KEPT);
     // WAL lets readers and the writer work at once; NORMAL is durable across app crashes in WAL.
     conn.pragma_update(None, "journal_mode", "WAL")?;

@@ -20,7 +20,11 @@ pub fn for_session(conn: &Connection, session_id: i64) -> Result<Settings> {
 /// The global settings with the chat's own server and model, if it has them; a chat that names
 /// no model asks its server's default one.
 pub fn for_chat(conn: &Connection, session: &super::sessions::Session) -> Result<Settings> {
-    let mut s = load(conn)?;
+    in_chat(conn, load(conn)?, session)
+}
+
+/// [`for_chat`] from the global settings `s` already read.
+pub fn in_chat(conn: &Connection, mut s: Settings, session: &super::sessions::Session) -> Result<Settings> {
     if let Some(id) = session.connection_id.filter(|&id| id != s.server.id) {
         s = on(s, super::connections::get(conn, id)?);
     }

@@ -682,3 +682,104 @@ fn a_long_server_address_set_the_old_way_still_names_its_server() {
     let off = connections::ConnectionPatch { name: Some("GPU box".into()), ..Default::default() };
     store.with(|c| connections::update(c, d.id, &off)).expect("and it can be renamed later");
 }
+
+fn count_messages(store: &Store, session_id: i64) -> i64 {
+    store.read_now(|c| Ok(c.query_row("SELECT count(*) FROM messages WHERE session_id = ?1", [session_id], |r| r.get(0))?)).unwrap()
+}
+
+fn insert_text(conn: &rusqlite::Connection, session_id: i64, text: &str) -> crate::error::Result<i64> {
+    messages::insert_id(conn, &NewMessage { session_id, role: Role::User, content: text, status: Status::Complete, ..Default::default() })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_in_two_steps_keeps_both_steps_or_neither() {
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    let s = session(&store, None);
+
+    let (first, rest) = store
+        .write_in_two(move |tx| Ok((insert_text(tx, s, "asked")?, "answered")), move |tx, text| insert_text(tx, s, text))
+        .await
+        .unwrap();
+    assert!(first > 0, "the first step's result comes back before the second commits");
+    rest.await.unwrap();
+    assert_eq!(count_messages(&store, s), 2, "both steps' rows are kept together");
+
+    let (_, rest) = store
+        .write_in_two(
+            move |tx| Ok((insert_text(tx, s, "asked")?, ())),
+            |_, ()| -> crate::error::Result<()> { Err(Error::invalid(crate::error::Code::EmptyMessage, "no")) },
+        )
+        .await
+        .unwrap();
+    assert!(rest.await.is_err());
+    assert_eq!(
+        count_messages(&store, s),
+        2,
+        "a second step that fails takes the first step's writes with it: a question is never left without its reply"
+    );
+
+    let failed = store
+        .write_in_two(
+            move |tx| -> crate::error::Result<((), ())> {
+                insert_text(tx, s, "asked")?;
+                Err(Error::invalid(crate::error::Code::EmptyMessage, "no"))
+            },
+            |_, ()| Ok(()),
+        )
+        .await;
+    assert!(failed.is_err(), "the first step's error is the answer");
+    assert_eq!(count_messages(&store, s), 2, "a first step that fails keeps nothing");
+
+    message(&store, s, "after");
+    assert_eq!(count_messages(&store, s), 3, "the writer is free and out of any transaction after each of them");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_in_two_steps_waits_for_another_write_rather_than_failing() {
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    let s = session(&store, None);
+    // Another Maru on the same folder holds the database's write lock for a moment.
+    let other = rusqlite::Connection::open(&path).unwrap();
+    other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        other.execute_batch("COMMIT").unwrap();
+    });
+    // And a write of this process holds the writer meanwhile.
+    let busy = store.clone();
+    let held = tokio::task::spawn_blocking(move || busy.with(|tx| insert_text(tx, s, "meanwhile")));
+    let (_, rest) =
+        store.write_in_two(move |tx| Ok((insert_text(tx, s, "asked")?, ())), move |tx, ()| insert_text(tx, s, "answered")).await.unwrap();
+    rest.await.expect("a write that finds the database locked waits its turn, as every other write does");
+    held.await.unwrap().unwrap();
+    release.join().unwrap();
+    assert_eq!(count_messages(&store, s), 3, "every write landed");
+}
+
+#[test]
+fn settings_read_in_a_write_follow_every_change_to_them() {
+    use super::settings;
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    let model = |store: &Store| store.with(|tx| store.settings(tx)).unwrap().model;
+    let patch = |model: &str| settings::SettingsPatch { model: Some(Some(model.into())), ..Default::default() };
+    assert_eq!(model(&store), "");
+
+    store.with(|tx| settings::update(tx, &patch("first"))).unwrap();
+    assert_eq!(model(&store), "first", "a turn uses the settings the user has just saved");
+
+    let undone: crate::error::Result<()> = store.with(|tx| {
+        settings::update(tx, &patch("undone"))?;
+        assert_eq!(store.settings(tx)?.model, "undone", "a write sees its own change");
+        Err(Error::invalid(crate::error::Code::EmptyMessage, "rolled back"))
+    });
+    assert!(undone.is_err());
+    assert_eq!(model(&store), "first", "a change that was rolled back is not kept in memory either");
+
+    // Another Maru on the same folder changes them.
+    let other = Store::open(&path).unwrap();
+    other.with(|tx| settings::update(tx, &patch("other"))).unwrap();
+    assert_eq!(model(&store), "other", "a change another process committed is seen at once");
+}

@@ -111,58 +111,64 @@ async fn begin(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<Began> 
     }
     let shared = app.clone();
     let templates = app.templates.clone();
-    let (read, round_read) = tokio::sync::oneshot::channel();
-    let commit = app.store.write_started(move |tx| {
-        let session = sessions::get(tx, session_id)?;
-        // The session read here: the turn's own row, not a second query.
-        let settings = settings::for_chat(tx, &session)?;
-        settings::check_server_on(&settings)?;
-        let now = chrono::Local::now();
-        match kind {
-            TurnKind::Send { content, images } => {
-                check_content(&content)?;
-                attachments::images_in_scope(tx, &images, session_id, session.project_id)?;
-                insert_user(tx, session_id, &content, &images, &history::runtime_note(&templates, now)?)?;
-                if session.title.is_empty() {
-                    sessions::set_title_if_empty(tx, session_id, &title::from_first_message(&content))?;
+    let (began, commit) = app
+        .store
+        .write_in_two(
+            move |tx| {
+                let session = sessions::get(tx, session_id)?;
+                // The session read here: the turn's own row, not a second query.
+                let settings = settings::in_chat(tx, shared.store.settings(tx)?, &session)?;
+                settings::check_server_on(&settings)?;
+                let now = chrono::Local::now();
+                match kind {
+                    TurnKind::Send { content, images } => {
+                        check_content(&content)?;
+                        attachments::images_in_scope(tx, &images, session_id, session.project_id)?;
+                        insert_user(tx, session_id, &content, &images, &history::runtime_note(&templates, now)?)?;
+                        if session.title.is_empty() {
+                            sessions::set_title_if_empty(tx, session_id, &title::from_first_message(&content))?;
+                        }
+                    }
+                    TurnKind::Regenerate => {
+                        let last_user = messages::last_user_id(tx, session_id)?
+                            .ok_or_else(|| Error::invalid(Code::NothingToRegenerate, "this chat has no message to answer yet"))?;
+                        // The reply so far stays as an earlier version.
+                        messages::branch_at(tx, session_id, Some(last_user))?;
+                    }
+                    TurnKind::Resend { message_id, content } => {
+                        check_content(&content)?;
+                        let m = messages::get(tx, message_id)?;
+                        if m.session_id != session_id || m.role != Role::User {
+                            return Err(Error::invalid(
+                                Code::NotAUserMessage,
+                                "only your own messages in this chat can be edited and resent",
+                            ));
+                        }
+                        // The edited message is a new version beside the old one, which keeps its
+                        // replies; it keeps the old one's images and is stamped with the new time.
+                        messages::choose(tx, message_id)?;
+                        messages::branch_at(tx, session_id, m.parent_id)?;
+                        insert_user(tx, session_id, &content, &m.images, &history::runtime_note(&templates, now)?)?;
+                    }
                 }
-            }
-            TurnKind::Regenerate => {
-                let last_user = messages::last_user_id(tx, session_id)?
-                    .ok_or_else(|| Error::invalid(Code::NothingToRegenerate, "this chat has no message to answer yet"))?;
-                // The reply so far stays as an earlier version.
-                messages::branch_at(tx, session_id, Some(last_user))?;
-            }
-            TurnKind::Resend { message_id, content } => {
-                check_content(&content)?;
-                let m = messages::get(tx, message_id)?;
-                if m.session_id != session_id || m.role != Role::User {
-                    return Err(Error::invalid(Code::NotAUserMessage, "only your own messages in this chat can be edited and resent"));
-                }
-                // The edited message is a new version beside the old one, which keeps its
-                // replies; it keeps the old one's images and is stamped with the new time.
-                messages::choose(tx, message_id)?;
-                messages::branch_at(tx, session_id, m.parent_id)?;
-                insert_user(tx, session_id, &content, &m.images, &history::runtime_note(&templates, now)?)?;
-            }
-        }
-        // With the model known without asking the server, the first round is read in this
-        // same transaction: one store round trip from the call to the request.
-        let model = shared.clients.known_model(&settings.server.base_url, &settings.model);
-        let first = match model.clone() {
-            Some(model) => Some(read_round(tx, &shared, session_id, model, &settings)?),
-            None => None,
-        };
-        let server = settings.server.name.clone();
-        let _ = read.send((settings, first));
-        // Until the turn stores how it ended: a crash before then is told from a deleted reply.
-        turns::begin(tx, session_id)?;
-        model.map(|model| insert_reply(tx, session_id, &model, &server)).transpose()
-    });
-    // The transaction failed before handing the round over: its error is the answer.
-    let Ok((settings, first)) = round_read.await else {
-        return Err(commit.await.err().unwrap_or_else(|| Error::Internal(anyhow::anyhow!("the turn's first round was not read"))));
-    };
+                // With the model known without asking the server, the first round is read in this
+                // same transaction: one store round trip from the call to the request.
+                let model = shared.clients.known_model(&settings.server.base_url, &settings.model);
+                let first = match model.clone() {
+                    Some(model) => Some(read_round(tx, &shared, session_id, model, &settings)?),
+                    None => None,
+                };
+                let server = settings.server.name.clone();
+                Ok(((settings, first), (model, server)))
+            },
+            move |tx, (model, server)| {
+                // Until the turn stores how it ended: a crash before then is told from a deleted reply.
+                turns::begin(tx, session_id)?;
+                model.map(|model| insert_reply(tx, session_id, &model, &server)).transpose()
+            },
+        )
+        .await?;
+    let (settings, first) = began;
     if first.is_none() {
         commit.await?;
         return Ok((guard, settings, None, None));
@@ -172,7 +178,7 @@ async fn begin(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<Began> 
 }
 
 /// The user's message, stamped with the time it is sent (`note`), which later requests repeat.
-fn insert_user(tx: &rusqlite::Transaction, session_id: i64, content: &str, images: &[i64], note: &str) -> Result<messages::Message> {
+fn insert_user(tx: &rusqlite::Connection, session_id: i64, content: &str, images: &[i64], note: &str) -> Result<messages::Message> {
     messages::insert(tx, &NewMessage { session_id, role: Role::User, content, runtime_note: Some(note), images, ..Default::default() })
 }
 
@@ -203,7 +209,7 @@ fn open_round(tx: &rusqlite::Transaction, app: &App, session_id: i64, model: Str
 }
 
 /// The new streaming reply by `model` of the server named `server`: its id.
-fn insert_reply(tx: &rusqlite::Transaction, session_id: i64, model: &str, server: &str) -> Result<i64> {
+fn insert_reply(tx: &rusqlite::Connection, session_id: i64, model: &str, server: &str) -> Result<i64> {
     let reply = NewMessage {
         session_id,
         role: Role::Assistant,
@@ -217,7 +223,7 @@ fn insert_reply(tx: &rusqlite::Transaction, session_id: i64, model: &str, server
 
 /// What a round sends: the prompt (reused while its inputs are unchanged), the history it
 /// precedes, and what the chat's tools may work on.
-fn read_round(tx: &rusqlite::Transaction, app: &App, session_id: i64, model: String, settings: &Settings) -> Result<Round> {
+fn read_round(tx: &rusqlite::Connection, app: &App, session_id: i64, model: String, settings: &Settings) -> Result<Round> {
     let session = sessions::get(tx, session_id)?;
     let today = chrono::Local::now().date_naive();
     let prepared = prompt::prepare(tx, &app.templates, &app.prompts, session_id, today, &Budgets::from_settings(settings))?;
