@@ -110,57 +110,10 @@ async fn begin(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<Began> 
         check_model_sees_images(&app, session_id).await?;
     }
     let shared = app.clone();
-    let templates = app.templates.clone();
     let (began, commit) = app
         .store
         .write_in_two(
-            move |tx| {
-                let session = sessions::get(tx, session_id)?;
-                // The session read here: the turn's own row, not a second query.
-                let settings = settings::in_chat(tx, shared.store.settings(tx)?, &session)?;
-                settings::check_server_on(&settings)?;
-                let now = chrono::Local::now();
-                match kind {
-                    TurnKind::Send { content, images } => {
-                        check_content(&content)?;
-                        attachments::images_in_scope(tx, &images, session_id, session.project_id)?;
-                        insert_user(tx, session_id, &content, &images, &history::runtime_note(&templates, now)?)?;
-                        if session.title.is_empty() {
-                            sessions::set_title_if_empty(tx, session_id, &title::from_first_message(&content))?;
-                        }
-                    }
-                    TurnKind::Regenerate => {
-                        let last_user = messages::last_user_id(tx, session_id)?
-                            .ok_or_else(|| Error::invalid(Code::NothingToRegenerate, "this chat has no message to answer yet"))?;
-                        // The reply so far stays as an earlier version.
-                        messages::branch_at(tx, session_id, Some(last_user))?;
-                    }
-                    TurnKind::Resend { message_id, content } => {
-                        check_content(&content)?;
-                        let m = messages::get(tx, message_id)?;
-                        if m.session_id != session_id || m.role != Role::User {
-                            return Err(Error::invalid(
-                                Code::NotAUserMessage,
-                                "only your own messages in this chat can be edited and resent",
-                            ));
-                        }
-                        // The edited message is a new version beside the old one, which keeps its
-                        // replies; it keeps the old one's images and is stamped with the new time.
-                        messages::choose(tx, message_id)?;
-                        messages::branch_at(tx, session_id, m.parent_id)?;
-                        insert_user(tx, session_id, &content, &m.images, &history::runtime_note(&templates, now)?)?;
-                    }
-                }
-                // With the model known without asking the server, the first round is read in this
-                // same transaction: one store round trip from the call to the request.
-                let model = shared.clients.known_model(&settings.server.base_url, &settings.model);
-                let first = match model.clone() {
-                    Some(model) => Some(read_round(tx, &shared, session_id, model, &settings)?),
-                    None => None,
-                };
-                let server = settings.server.name.clone();
-                Ok(((settings, first), (model, server)))
-            },
+            move |tx| first_step(tx, &shared, session_id, kind),
             move |tx, (model, server)| {
                 // Until the turn stores how it ended: a crash before then is told from a deleted reply.
                 turns::begin(tx, session_id)?;
@@ -175,6 +128,58 @@ async fn begin(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<Began> 
     }
     let reply_id = async move { commit.await?.ok_or_else(|| Error::Internal(anyhow::anyhow!("the turn's reply was not stored"))) };
     Ok((guard, settings, first, Some(Box::pin(reply_id))))
+}
+
+/// What the first step gives the turn (its settings, and its first round when the model is
+/// known), and what it leaves for the rest of the transaction: the model and the server's name
+/// for the reply's row.
+type FirstStep = ((Settings, Option<Round>), (Option<String>, String));
+
+/// The turn's first transaction up to its first round: the checks, the user-visible writes (the
+/// user's message, or the branch of a regenerate) and, with the model known, the round.
+fn first_step(tx: &rusqlite::Connection, app: &App, session_id: i64, kind: TurnKind) -> Result<FirstStep> {
+    let session = sessions::get(tx, session_id)?;
+    // The session read here: the turn's own row, not a second query.
+    let settings = settings::in_chat(tx, app.store.settings(tx)?, &session)?;
+    settings::check_server_on(&settings)?;
+    let now = chrono::Local::now();
+    match kind {
+        TurnKind::Send { content, images } => {
+            check_content(&content)?;
+            attachments::images_in_scope(tx, &images, session_id, session.project_id)?;
+            insert_user(tx, session_id, &content, &images, &history::runtime_note(&app.templates, now)?)?;
+            if session.title.is_empty() {
+                sessions::set_title_if_empty(tx, session_id, &title::from_first_message(&content))?;
+            }
+        }
+        TurnKind::Regenerate => {
+            let last_user = messages::last_user_id(tx, session_id)?
+                .ok_or_else(|| Error::invalid(Code::NothingToRegenerate, "this chat has no message to answer yet"))?;
+            // The reply so far stays as an earlier version.
+            messages::branch_at(tx, session_id, Some(last_user))?;
+        }
+        TurnKind::Resend { message_id, content } => {
+            check_content(&content)?;
+            let m = messages::get(tx, message_id)?;
+            if m.session_id != session_id || m.role != Role::User {
+                return Err(Error::invalid(Code::NotAUserMessage, "only your own messages in this chat can be edited and resent"));
+            }
+            // The edited message is a new version beside the old one, which keeps its
+            // replies; it keeps the old one's images and is stamped with the new time.
+            messages::choose(tx, message_id)?;
+            messages::branch_at(tx, session_id, m.parent_id)?;
+            insert_user(tx, session_id, &content, &m.images, &history::runtime_note(&app.templates, now)?)?;
+        }
+    }
+    // With the model known without asking the server, the first round is read in this
+    // same transaction: one store round trip from the call to the request.
+    let model = app.clients.known_model(&settings.server.base_url, &settings.model);
+    let first = match model.clone() {
+        Some(model) => Some(read_round(tx, app, session_id, model, &settings)?),
+        None => None,
+    };
+    let server = settings.server.name.clone();
+    Ok(((settings, first), (model, server)))
 }
 
 /// The user's message, stamped with the time it is sent (`note`), which later requests repeat.
