@@ -175,7 +175,7 @@ fn first_step(tx: &rusqlite::Connection, app: &App, session_id: i64, kind: TurnK
     // same transaction: one store round trip from the call to the request.
     let model = app.clients.known_model(&settings.server.base_url, &settings.model);
     let first = match model.clone() {
-        Some(model) => Some(read_round(tx, app, session_id, model, &settings)?),
+        Some(model) => Some(read_round(tx, app, &session, model, &settings)?),
         None => None,
     };
     let server = settings.server.name.clone();
@@ -208,7 +208,8 @@ struct Round {
 /// [`read_round`] and its new streaming reply: one transaction, so the reply and what it
 /// answers belong together.
 fn open_round(tx: &rusqlite::Transaction, app: &App, session_id: i64, model: String, settings: &Settings) -> Result<Round> {
-    let mut round = read_round(tx, app, session_id, model, settings)?;
+    let session = sessions::get(tx, session_id)?;
+    let mut round = read_round(tx, app, &session, model, settings)?;
     round.reply_id = Some(insert_reply(tx, session_id, &round.model, &settings.server.name)?);
     Ok(round)
 }
@@ -227,16 +228,17 @@ fn insert_reply(tx: &rusqlite::Connection, session_id: i64, model: &str, server:
 }
 
 /// What a round sends: the prompt (reused while its inputs are unchanged), the history it
-/// precedes, and what the chat's tools may work on.
-fn read_round(tx: &rusqlite::Connection, app: &App, session_id: i64, model: String, settings: &Settings) -> Result<Round> {
-    let session = sessions::get(tx, session_id)?;
+/// precedes, and what the chat's tools may work on, for `session` as this transaction read it
+/// (only its id and project count, which a turn's writes never change).
+fn read_round(tx: &rusqlite::Connection, app: &App, session: &sessions::Session, model: String, settings: &Settings) -> Result<Round> {
+    let session_id = session.id;
     let today = chrono::Local::now().date_naive();
     let prepared = prompt::prepare(tx, &app.templates, &app.prompts, session_id, today, &Budgets::from_settings(settings))?;
     // Only what no summary covers: a long chat's older messages are not read at all.
     let summaries = summaries::list(tx, session_id)?;
     let history = messages::history_after(tx, session_id, summaries.last().map_or(0, |s| s.through_id))?;
     let images = image_refs(tx, &history)?;
-    let offer = Offer::for_session(tx, &session, settings)?;
+    let offer = Offer::for_session(tx, session, settings)?;
     let servers = tool_servers::list(tx)?.into_iter().filter(|s| s.on_in(session.project_id)).collect();
     Ok(Round {
         model,
