@@ -219,6 +219,42 @@ async fn images_go_to_a_model_that_sees_them_and_are_refused_plainly_otherwise()
     assert_eq!(turn.refusal.unwrap()["code"], "not_an_image");
 }
 
+/// An image whose file is gone from the data folder (a folder copied without `blobs`) fails the
+/// turn before it is sent, in the reply the turn had stored: one failed reply that names the
+/// file, not a failed reply beside one left `streaming`.
+#[tokio::test]
+async fn an_image_missing_from_the_data_folder_fails_the_turn_in_its_own_reply() {
+    let (s, fake) = setup().await;
+    fake.set_props(Some(json!({ "modalities": { "vision": true }, "default_generation_settings": { "n_ctx": 4096 } })));
+    let sess = s.session(None, "").await;
+    let image = attach(&s, "session_id", sess, "photo.png", maru_tests::pdf::PNG_1X1).await;
+    assert_eq!(indexed(&s, &image["id"]).await["status"], "ready");
+    std::fs::remove_dir_all(s.data.path().join("blobs")).unwrap();
+
+    let (st, body) = s.get(&format!("/api/attachments/{}/content", image["id"])).await;
+    assert_eq!((st, body["code"].as_str()), (StatusCode::CONFLICT, Some("file_missing")), "a download says the file is gone: {body}");
+    assert_eq!(body["params"]["file"], "photo.png", "and names it: {body}");
+
+    let sends = [
+        ("a new message", format!("/api/sessions/{sess}/messages"), Some(json!({ "content": "What is this?", "images": [image["id"]] }))),
+        ("a regenerate", format!("/api/sessions/{sess}/regenerate"), None),
+    ];
+    for (what, path, body) in sends {
+        let turn = s.turn(&path, body).await;
+        assert_eq!(turn.status, StatusCode::OK, "{what}: {:?}", turn.refusal);
+        let events = turn.collect().await;
+        let error = events.iter().find(|e| e.name == "error").unwrap_or_else(|| panic!("{what}: no error event: {events:?}"));
+        assert_eq!(error.data["code"], "file_missing", "{what}: {error:?}");
+        let history = s.history(sess).await;
+        let replies: Vec<&Value> = history.iter().filter(|m| m["role"] == "assistant").collect();
+        assert_eq!(replies.len(), 1, "{what}: one reply on the chat's path, not a second one beside it: {history:#?}");
+        assert_eq!(replies[0]["status"], "error", "{what}: the reply says it failed, it is not left streaming: {history:#?}");
+        assert_eq!(error.data["message_id"], replies[0]["id"], "{what}: the error event names the reply that holds it");
+        assert_eq!(replies[0]["error_code"], "file_missing", "{what}: the stored reply keeps the code for the UI's words");
+    }
+    assert!(fake.chat_requests().is_empty(), "nothing was sent without the image the question is about");
+}
+
 #[tokio::test]
 async fn indexing_cut_short_by_a_crash_is_done_at_the_next_start() {
     let (s, fake) = setup().await;

@@ -2323,6 +2323,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description `file_missing`: its content is gone from the data folder */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description `internal`: something failed inside Maru (details in its log) */
             500: {
                 headers: {

@@ -90,6 +90,9 @@ const MARU = {
     named: '{model} 모델은 이미지를 받지 않습니다. 설정에서 비전 모델을 고르거나 이미지 없이 보내세요.' },
   // Files.
   file_too_large: { en: 'The file is too large.', ko: '파일이 너무 큽니다. 설정의 최대 크기를 확인하세요.', named: '{file}: 파일이 너무 큽니다. {max_mb}MB까지 첨부할 수 있습니다.' },
+  file_missing: { en: 'A file of this chat is missing from Maru’s data folder. Attach it again.',
+    ko: '이 대화의 파일이 마루 데이터 폴더에서 사라졌습니다. 다시 첨부하세요.', detail: true,
+    named: '{file} 파일이 마루 데이터 폴더에서 사라졌습니다. 다시 첨부하세요.' },
   empty_file: { en: 'The file is empty.', ko: '파일이 비어 있습니다.', detail: true, named: '{file} 파일이 비어 있습니다(0바이트).' },
   binary_file: { en: 'Maru cannot read this kind of file.', ko: '마루가 읽을 수 없는 종류의 파일입니다. 텍스트, PDF, 이미지 파일을 첨부하세요.', detail: true,
     named: '{file}: 마루가 읽을 수 없는 종류의 파일입니다. 텍스트, PDF, 이미지 파일을 첨부하세요.' },

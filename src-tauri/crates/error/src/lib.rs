@@ -62,6 +62,7 @@ codes! {
         DemoUnavailable = "demo_unavailable",
         EmptyFile = "empty_file",
         EmptyMessage = "empty_message",
+        FileMissing = "file_missing",
         FileTooLarge = "file_too_large",
         HeadersTooLong = "headers_too_long",
         ImageNotHere = "image_not_here",

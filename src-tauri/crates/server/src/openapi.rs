@@ -144,3 +144,22 @@ fn typescript_client_document_matches_the_routes() {
          (then `npm run generate --prefix ui`)"
     );
 }
+
+/// The UI's JSON types come from the Rust types by ts-rs, from a list kept in
+/// `core/src/api/typescript.rs`; this holds that list to the API: a type the document names but
+/// the list misses fails here, not only in the UI's type check.
+#[test]
+fn every_type_the_api_names_has_a_typescript_twin() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../ui/src/backend/generated");
+    let missing: Vec<&String> = document()["components"]["schemas"]
+        .as_object()
+        .expect("the document has schemas")
+        .keys()
+        .filter(|name| !dir.join(format!("{name}.ts")).is_file())
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "the API names types the UI's generated types lack: {missing:?}; add them to `export_types` in \
+         src-tauri/crates/core/src/api/typescript.rs and run `MARU_WRITE_TS=1 cargo test -p maru-core -p maru-server typescript`"
+    );
+}

@@ -854,6 +854,7 @@ async fn delete_attachment(State(app): AppState, Id(id): Id) -> Reply<Deleted> {
     (status = 200, description = "The file's bytes", content_type = "application/octet-stream", body = Vec<u8>),
     (status = 400, description = "`invalid_id`", body = ErrorBody),
     (status = 404, description = "`not_found`", body = ErrorBody),
+    (status = 409, description = "`file_missing`: its content is gone from the data folder", body = ErrorBody),
 ))]
 async fn attachment_content(State(app): AppState, Id(id): Id) -> Result<axum::response::Response> {
     use axum::response::IntoResponse;

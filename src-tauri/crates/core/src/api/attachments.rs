@@ -88,8 +88,8 @@ pub async fn get(app: &App, id: i64) -> Result<Attachment> {
 pub async fn download(app: &std::sync::Arc<App>, id: i64) -> Result<(Attachment, Vec<u8>)> {
     let a = get(app, id).await?;
     let shared = app.clone();
-    let sha = a.sha256.clone();
-    let bytes = tokio::task::spawn_blocking(move || shared.files.blobs.read(&sha))
+    let (sha, name) = (a.sha256.clone(), a.name.clone());
+    let bytes = tokio::task::spawn_blocking(move || shared.files.blobs.read(&sha, &name))
         .await
         .map_err(|e| Error::Internal(anyhow::anyhow!("reading a file failed: {e}")))??;
     Ok((a, bytes))

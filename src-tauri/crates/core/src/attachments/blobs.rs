@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use crate::error::Result;
+use crate::error::{Code, Error, Result};
 use crate::paths;
 
 #[derive(Clone)]
@@ -53,8 +53,16 @@ impl Blobs {
         Ok(())
     }
 
-    pub fn read(&self, sha256: &str) -> Result<Vec<u8>> {
-        std::fs::read(self.path(sha256)).map_err(|e| anyhow::anyhow!("cannot read stored file {sha256}: {e}").into())
+    /// The stored content of the attached file `name`. A content gone from the data folder (a
+    /// folder copied without its `blobs`, a file removed by hand) is a plain error naming it.
+    pub fn read(&self, sha256: &str, name: &str) -> Result<Vec<u8>> {
+        std::fs::read(self.path(sha256)).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => {
+                Error::conflict(Code::FileMissing, format!("the file {name} is missing from Maru's data folder (blobs); attach it again"))
+                    .with("file", name)
+            }
+            _ => anyhow::anyhow!("cannot read stored file {sha256}: {e}").into(),
+        })
     }
 
     /// Removes contents whose last link is gone: called under the writer, right after the commit

@@ -163,7 +163,7 @@ pub async fn now(app: &Arc<App>, session_id: i64) -> Result<Compacted> {
         counter,
     };
     let summaries = context.fit(&prompt, &history, stored, true).await.map_err(|halt| match halt {
-        Halt::Failed(e) => e,
+        Halt::Failed(e, _) => e,
         Halt::ReplyGone => Error::NotFound { what: "session", id: session_id },
         // Only a turn's first request waits on a commit; fitting never sends one.
         Halt::Refused => Error::Internal(anyhow::anyhow!("compacting does not start a turn")),

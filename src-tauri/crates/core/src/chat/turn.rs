@@ -194,8 +194,8 @@ struct Round {
     history: Vec<messages::Message>,
     /// The session's summaries, oldest first; `history` starts after the last.
     summaries: Vec<summaries::Summary>,
-    /// Images the history carries (id, sha256, MIME), read after the transaction.
-    images: Vec<(i64, String, String)>,
+    /// Images the history carries, read after the transaction.
+    images: Vec<ImageRef>,
     project_id: i64,
     /// What the chat's tools have to work on (files, memory, skills).
     offer: Offer,
@@ -253,21 +253,29 @@ fn read_round(tx: &rusqlite::Connection, app: &App, session: &sessions::Session,
     })
 }
 
-/// The images the history's messages carry: (attachment id, content sha256, MIME type). Their
-/// files are read after the transaction (`image_urls`), not while it holds the writer.
-fn image_refs(conn: &rusqlite::Connection, history: &[messages::Message]) -> Result<Vec<(i64, String, String)>> {
-    let mut refs: Vec<(i64, String, String)> = vec![];
+/// An image the history carries: its attachment's id, name, content sha256 and MIME type.
+struct ImageRef {
+    id: i64,
+    name: String,
+    sha256: String,
+    mime: String,
+}
+
+/// The images the history's messages carry. Their files are read after the transaction
+/// (`image_urls`), not while it holds the writer.
+fn image_refs(conn: &rusqlite::Connection, history: &[messages::Message]) -> Result<Vec<ImageRef>> {
+    let mut refs: Vec<ImageRef> = vec![];
     for id in history.iter().flat_map(|m| m.images.iter().copied()) {
-        if !refs.iter().any(|r| r.0 == id) {
+        if !refs.iter().any(|r| r.id == id) {
             let a = attachments::get(conn, id)?;
-            refs.push((id, a.sha256, a.mime));
+            refs.push(ImageRef { id, name: a.name, sha256: a.sha256, mime: a.mime });
         }
     }
     Ok(refs)
 }
 
 /// The images as the `data:` URLs a request carries, by attachment id.
-async fn image_urls(app: &Arc<App>, refs: Vec<(i64, String, String)>) -> Result<history::Images> {
+async fn image_urls(app: &Arc<App>, refs: Vec<ImageRef>) -> Result<history::Images> {
     if refs.is_empty() {
         return Ok(history::Images::new());
     }
@@ -275,8 +283,8 @@ async fn image_urls(app: &Arc<App>, refs: Vec<(i64, String, String)>) -> Result<
     tokio::task::spawn_blocking(move || {
         use base64::Engine;
         let mut urls = history::Images::new();
-        for (id, sha, mime) in refs {
-            let bytes = app.files.blobs.read(&sha)?;
+        for ImageRef { id, name, sha256, mime } in refs {
+            let bytes = app.files.blobs.read(&sha256, &name)?;
             urls.insert(id, format!("data:{mime};base64,{}", base64::engine::general_purpose::STANDARD.encode(bytes)));
         }
         Ok(urls)
@@ -313,15 +321,27 @@ fn check_content(content: &str) -> Result<()> {
 pub(super) enum Halt {
     /// The reply was deleted (with its chat) while streaming: nothing more is written.
     ReplyGone,
-    Failed(Error),
+    /// Failed before or between replies; with the id of the reply a round had stored but not
+    /// yet streamed into, which then holds the error (rather than a second reply beside it).
+    Failed(Error, Option<i64>),
     /// The turn's first transaction failed after its request went out: the caller was told
     /// and nothing was stored.
     Refused,
 }
 
+impl Halt {
+    /// This failure, told in the round's stored reply `reply` (when it has one).
+    fn in_reply(self, reply: Option<i64>) -> Halt {
+        match self {
+            Halt::Failed(e, None) => Halt::Failed(e, reply),
+            other => other,
+        }
+    }
+}
+
 impl From<Error> for Halt {
     fn from(e: Error) -> Self {
-        Halt::Failed(e)
+        Halt::Failed(e, None)
     }
 }
 
@@ -335,11 +355,13 @@ async fn run(
 ) {
     let RunGuard { ref cancel, ref feed, .. } = guard;
     let mut outcome = run_rounds(&app, session_id, &settings, first, &mut committing, cancel, feed).await;
-    // Failed before its first request went out: the caller still waits for the commit.
+    // Failed before its first request went out: the caller still waits for the commit, which
+    // stored the reply that is to tell why.
     if let Some(committing) = committing {
-        if let Err(refused) = committing.settle(feed).await {
-            outcome = Err(refused);
-        }
+        outcome = match committing.settle(feed).await {
+            Ok(id) => outcome.map_err(|halt| halt.in_reply(Some(id))),
+            Err(refused) => Err(refused),
+        };
     }
     match outcome {
         Ok(Some((chat, recount))) if !cancel.is_cancelled() => super::extract::after_turn(
@@ -359,9 +381,10 @@ async fn run(
                 message_id: None,
             });
         }
-        Err(Halt::Failed(e)) => {
-            // Failed before or between replies (server down, no model…): the chat shows why, as
-            // a failed reply under the user's message, which stays.
+        Err(Halt::Failed(e, reply)) => {
+            // Failed before or between replies (server down, no model, an image that cannot be
+            // read…): the chat shows why, as a failed reply under the user's message, which
+            // stays. That is the round's own reply when it had stored one.
             tracing::warn!(session_id, code = %e.code(), "turn failed: {e}");
             let text = e.body().message;
             let code = e.code().into_owned();
@@ -370,21 +393,24 @@ async fn run(
             let stored = app
                 .store
                 .write(move |tx| {
-                    sessions::get(tx, session_id)?;
-                    let m = messages::insert(
-                        tx,
-                        &NewMessage {
-                            session_id,
-                            role: Role::Assistant,
-                            status: Status::Streaming,
-                            server: Some(&server),
-                            ..Default::default()
-                        },
-                    )?;
+                    let id = match reply {
+                        Some(id) => id,
+                        None => {
+                            sessions::get(tx, session_id)?;
+                            let new = NewMessage {
+                                session_id,
+                                role: Role::Assistant,
+                                status: Status::Streaming,
+                                server: Some(&server),
+                                ..Default::default()
+                            };
+                            messages::insert_id(tx, &new)?
+                        }
+                    };
                     messages::finish(
                         tx,
                         session_id,
-                        m.id,
+                        id,
                         &messages::Ending { status: Status::Error, error: Some(&text), error_code: Some(&code), ..Default::default() },
                         &ReplyStats::default(),
                     )
@@ -430,7 +456,7 @@ async fn run_rounds(
                     app.store.write(move |tx| open_round(tx, &shared, session_id, model, &settings)).await?
                 }
             };
-        let images = image_urls(app, images).await?;
+        let images = image_urls(app, images).await.map_err(|e| Halt::Failed(e, reply_id))?;
         let window = match settings.context_length {
             Some(n) => Some(n),
             // A stop (or closing Maru) must not wait on a server that takes the question and
@@ -467,10 +493,14 @@ async fn run_rounds(
         // machine says so (the server's window was full).
         let (ending, then, request, reply_id) = loop {
             let Step::Request { compact_all, .. } = step else { unreachable!("a round streams after a request") };
-            let summaries = context.fit(&prompt, &history, stored.clone(), compact_all).await?;
+            let fitted = async {
+                let summaries = context.fit(&prompt, &history, stored.clone(), compact_all).await?;
+                let (system, sent) = compact::with_summaries(&app.templates, &prompt, &summaries, &history)?;
+                Ok::<_, Halt>((summaries, history::request_messages(&app.templates, &system, sent, &images)?))
+            };
+            let (summaries, messages) = fitted.await.map_err(|halt| halt.in_reply(reply_id))?;
             stored.clone_from(&summaries);
-            let (system, sent) = compact::with_summaries(&app.templates, &prompt, &summaries, &history)?;
-            let mut request = ChatRequest::new(model.clone(), history::request_messages(&app.templates, &system, sent, &images)?);
+            let mut request = ChatRequest::new(model.clone(), messages);
             request.temperature = settings.temperature;
             request.top_p = settings.top_p;
             request.max_tokens = settings.max_tokens;
@@ -490,14 +520,17 @@ async fn run_rounds(
             };
             reply_id = Some(id);
             let reply = Reply { app, server: &settings.server, session_id, id, cancel, feed };
-            let streamed = reply.stream(sent, opened).await?;
+            let streamed = reply.stream(sent, opened).await.map_err(|halt| halt.in_reply(Some(id)))?;
             step = turn.streamed(streamed.outcome.clone());
             match &step {
                 Step::Request { .. } => {
                     tracing::info!(session_id, "the server's window was full: compacting once and retrying");
                     context.window = context.window.or(Some(compact::estimate_request(&request) as u32));
                 }
-                Step::End { ending, next } => break (reply.end(streamed, ending).await?, *next, request, id),
+                Step::End { ending, next } => {
+                    let ended = reply.end(streamed, ending).await.map_err(|halt| halt.in_reply(Some(id)))?;
+                    break (ended, *next, request, id);
+                }
             }
         };
         match then {
