@@ -393,8 +393,12 @@ async fn run(
             let stored = app
                 .store
                 .write(move |tx| {
-                    let id = match reply {
-                        Some(id) => id,
+                    let (id, kept) = match reply {
+                        // Whatever it holds already stays (text saved before the store failed).
+                        Some(id) => match messages::get(tx, id) {
+                            Ok(m) => (id, m.content),
+                            Err(_) => return Ok(None),
+                        },
                         None => {
                             sessions::get(tx, session_id)?;
                             let new = NewMessage {
@@ -404,16 +408,17 @@ async fn run(
                                 server: Some(&server),
                                 ..Default::default()
                             };
-                            messages::insert_id(tx, &new)?
+                            (messages::insert_id(tx, &new)?, String::new())
                         }
                     };
-                    messages::finish(
-                        tx,
-                        session_id,
-                        id,
-                        &messages::Ending { status: Status::Error, error: Some(&text), error_code: Some(&code), ..Default::default() },
-                        &ReplyStats::default(),
-                    )
+                    let ending = messages::Ending {
+                        content: &kept,
+                        status: Status::Error,
+                        error: Some(&text),
+                        error_code: Some(&code),
+                        ..Default::default()
+                    };
+                    messages::finish(tx, session_id, id, &ending, &ReplyStats::default())
                 })
                 .await;
             let message_id = stored.ok().flatten().map(|m| m.id);
