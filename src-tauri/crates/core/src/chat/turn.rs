@@ -183,8 +183,8 @@ fn first_step(tx: &rusqlite::Connection, app: &App, session_id: i64, kind: TurnK
 }
 
 /// The user's message, stamped with the time it is sent (`note`), which later requests repeat.
-fn insert_user(tx: &rusqlite::Connection, session_id: i64, content: &str, images: &[i64], note: &str) -> Result<messages::Message> {
-    messages::insert(tx, &NewMessage { session_id, role: Role::User, content, runtime_note: Some(note), images, ..Default::default() })
+fn insert_user(tx: &rusqlite::Connection, session_id: i64, content: &str, images: &[i64], note: &str) -> Result<i64> {
+    messages::insert_id(tx, &NewMessage { session_id, role: Role::User, content, runtime_note: Some(note), images, ..Default::default() })
 }
 
 /// What a round of the turn sends, and the stored reply that will hold its answer.
