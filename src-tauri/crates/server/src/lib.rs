@@ -115,9 +115,9 @@ pub fn router(app: Arc<App>, guard: Guard, ui: Ui) -> Router {
         Ui::Embedded if assets::embedded() => router = router.fallback_service(assets::serve.into_service()),
         _ => {}
     }
-    // Outermost first: size limits, then who may ask at all, then the request on its own task.
+    // Outermost first: size limits, then who may ask at all (`routes` puts each request on its
+    // own task).
     router
-        .layer(axum::middleware::from_fn(detach))
         .layer(axum::middleware::from_fn(extract::json_errors))
         .layer(axum::middleware::from_fn_with_state(guard, auth::check))
         .layer(axum::middleware::from_fn(limits::check))
@@ -126,7 +126,7 @@ pub fn router(app: Arc<App>, guard: Guard, ui: Ui) -> Router {
 /// Runs the handler on its own task: a client that hangs up once its request was read cannot
 /// cut an operation halfway (a file stored but never indexed, a chat deleted but its files not
 /// released). Only what is streamed back afterwards stops with the connection.
-async fn detach(req: axum::extract::Request, next: axum::middleware::Next) -> axum::response::Response {
+pub(crate) async fn detach(req: axum::extract::Request, next: axum::middleware::Next) -> axum::response::Response {
     match tokio::spawn(next.run(req)).await {
         Ok(res) => res,
         Err(e) => Error::Internal(anyhow::anyhow!("the request's task failed: {e}")).into_response(),

@@ -40,7 +40,8 @@ use crate::tools::servers::ServerTool;
 type AppState = State<Arc<App>>;
 type Reply<T> = Result<axum::Json<T>>;
 
-/// The documented routes and the document, from the same list. One `routes!` per path.
+/// The documented routes and the document, from the same list. One `routes!` per path, but for
+/// the paths that also start a turn: those handlers are apart in [`turns`].
 pub(super) fn documented() -> (Router<Arc<App>>, utoipa::openapi::OpenApi) {
     OpenApiRouter::with_openapi(super::openapi::base())
         .routes(routes!(health))
@@ -49,11 +50,9 @@ pub(super) fn documented() -> (Router<Arc<App>>, utoipa::openapi::OpenApi) {
         .routes(routes!(update_project, delete_project))
         .routes(routes!(list_sessions, create_session))
         .routes(routes!(get_session, update_session, delete_session))
-        .routes(routes!(list_messages, send_message))
+        .routes(routes!(list_messages))
         .routes(routes!(edit_message, delete_message))
         .routes(routes!(choose_version))
-        .routes(routes!(resend))
-        .routes(routes!(regenerate))
         .routes(routes!(stop))
         .routes(routes!(turn_events))
         .routes(routes!(changes))
@@ -88,7 +87,17 @@ pub(super) fn documented() -> (Router<Arc<App>>, utoipa::openapi::OpenApi) {
         .routes(routes!(export_project))
         .routes(routes!(backup))
         .routes(routes!(import_chat))
+        // Each request on its own task, but for a turn's, which starts one of its own.
+        .layer(axum::middleware::from_fn(super::detach))
+        .merge(turns())
         .split_for_parts()
+}
+
+/// The routes that start a turn. The turn runs on a task of its own from its first check
+/// (`chat::start`), so a client that hangs up cannot cut it; a second task for the request
+/// would only add a hand-off between threads before the model server is asked.
+fn turns() -> OpenApiRouter<Arc<App>> {
+    OpenApiRouter::new().routes(routes!(send_message)).routes(routes!(resend)).routes(routes!(regenerate))
 }
 
 /// Uploads may be as large as the largest file setting allows; every other body stays small.
