@@ -10,3 +10,10 @@ pub use maru_server as server;
 
 #[cfg(feature = "desktop")]
 pub mod desktop;
+
+/// The runtime the command and the window run Maru on: a thread per core for the async work,
+/// beside tokio's blocking pool, which does the database and file work. The turn bench serves on
+/// it too, as `maru serve` does.
+pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build()
+}

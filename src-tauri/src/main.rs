@@ -145,10 +145,6 @@ fn restore(backup: &std::path::Path, data_dir: &std::path::Path) -> ExitCode {
     }
 }
 
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime")
-}
-
 /// A restored backup to open in place of the data folder, and the token the pages have.
 struct Reopen {
     swap: Swap,
@@ -198,7 +194,7 @@ fn relaunch(data_dir: &std::path::Path, reopen: Reopen) -> ExitCode {
 }
 
 fn serve(data_dir: &std::path::Path, opts: ServeOptions, folder: Option<PathBuf>) -> maru::error::Result<Option<Reopen>> {
-    runtime().block_on(async {
+    maru::runtime().expect("tokio runtime").block_on(async {
         let app = App::open(data_dir)?;
         if let Some(folder) = folder {
             let project = maru::api::follow_folder(&app, &folder.to_string_lossy()).await?;
@@ -251,7 +247,7 @@ async fn termination() {
 }
 
 fn print_prompt(data_dir: &std::path::Path, session: i64, json: bool) -> maru::error::Result<()> {
-    runtime().block_on(async {
+    maru::runtime().expect("tokio runtime").block_on(async {
         let app = App::open(data_dir)?;
         let view = maru::api::chat::context(&app, session).await?;
         if json {

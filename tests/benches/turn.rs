@@ -4,9 +4,12 @@
 //! 2. With LLAMA_SERVER and SMOLLM_GGUF set (see tests/real-server/setup.sh): time to first
 //!    token through Maru divided by that of a direct request with the same messages, interleaved;
 //!    in-process (the API call), and as an outside client sees it: the `token` event of the HTTP
-//!    stream of `maru serve`, for a regenerate (the identical request) and for a new message.
+//!    stream of `maru serve` in a process of its own, for a regenerate (the identical request) and
+//!    for a new message.
 //!
-//! Run with `cargo bench -p maru-tests --bench turn`.
+//! Run with `cargo bench -p maru-tests --bench turn`. `MARU_BENCH=http` (or `split`) runs only
+//! that part; for the HTTP part, `MARU_BENCH_PAIRS`, `MARU_BENCH_KIND` (`regenerate` or
+//! `new message`) and `MARU_BENCH_LLAMA_THREADS` (llama-server's `--threads`).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -22,9 +25,15 @@ use tokio::sync::mpsc;
 
 const RUNS: usize = 200;
 
-#[tokio::main]
-async fn main() {
-    // `MARU_BENCH=http` runs only the HTTP measurement.
+fn main() {
+    // The serving process runs on Maru's own runtime, as `maru serve` does.
+    if let Ok(dir) = std::env::var(SERVE_ENV) {
+        return maru::runtime().unwrap().block_on(MaruServe::serve(&dir));
+    }
+    tokio::runtime::Runtime::new().unwrap().block_on(measure());
+}
+
+async fn measure() {
     if std::env::var("MARU_BENCH").as_deref() == Ok("split") {
         ttft_split().await;
         return;
@@ -327,115 +336,150 @@ fn forget_turn(app: &App, session_id: i64, last: i64) {
 }
 
 /// Time to first token as an outside client sees it: from sending the HTTP request to `maru
-/// serve` to the first `token` event of its stream, against the same request sent straight to the
-/// model server, in interleaved pairs that alternate which goes first. The client's connection to
-/// `maru serve` is kept alive; llama.cpp closes its connection after every streamed answer, so
-/// Maru and the direct client alike open a new one per request. A regenerate sends the identical
-/// request every time; a new message sends the history and a new question with its time note
-/// (the direct request an equal one).
+/// serve`, running in a process of its own, to the first `token` event of its stream, against the
+/// same request sent straight to the model server, in pairs that alternate which goes first.
+///
+/// Every measured request meets both servers equally idle, as a person's next message does: each
+/// pair has a second of its own, and each request starts a third or half of it after the one
+/// before. (Sent back to back, the second of a pair found llama.cpp's threads still awake and
+/// answered ~4 ms sooner: the pairs' differences fell in two heaps, Maru's share ± 4 ms, and
+/// their median landed anywhere between them. The medians of each order apart are printed, and
+/// are near each other when neither side is favoured.) The client's connection to `maru serve` is kept
+/// alive; llama.cpp closes its connection after every streamed answer, so Maru and the direct
+/// client alike open a new one per request. A regenerate sends the identical request every
+/// time; a new message sends the history and a new question with its time note (the direct
+/// request an equal one, the question put in the server's cache first so both cost it the same).
 async fn ttft_http() {
-    let Some(llama) = LlamaServer::start().await else {
+    // MARU_BENCH_LLAMA_THREADS=N: llama-server's compute threads (its default: one per core).
+    let threads = std::env::var("MARU_BENCH_LLAMA_THREADS").ok();
+    let args: Vec<&str> = threads.as_deref().map(|n| vec!["--threads", n]).unwrap_or_default();
+    let Some(llama) = LlamaServer::start_with(4096, &args).await else {
         println!("time to first token over HTTP: skipped (set LLAMA_SERVER and SMOLLM_GGUF)");
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let app: Arc<App> = App::open(dir.path()).unwrap();
+    let maru = MaruServe::start().await;
+    let http = reqwest::Client::new();
+    let api = |method: reqwest::Method, path: &str| http.request(method, format!("{}{path}", maru.url)).bearer_auth("bench");
     let settings = json!({
         "endpoint_url": llama.base_url, "temperature": 0.0, "max_tokens": 8,
         "custom_instructions": "Answer in one short sentence.", "memory_mode": "off"
     });
-    api::update_settings(&app, serde_json::from_value(settings).unwrap()).await.unwrap();
-    let sid = api::create_session(&app, sessions::NewSession { title: "ttft".into(), project_id: None }).await.unwrap().id;
-    let maru_url = serve_http(&app).await;
-    let http = reqwest::Client::new();
-    let model = app.resolve_model(&app.llm_client(&on_server(&llama.base_url)), &Default::default()).await.unwrap();
+    let set = |settings: serde_json::Value| {
+        let req = api(reqwest::Method::PATCH, "/api/settings").json(&settings);
+        async move { req.send().await.unwrap() }
+    };
+    set(settings).await.error_for_status().unwrap();
+    let session: serde_json::Value =
+        api(reqwest::Method::POST, "/api/sessions").json(&json!({ "title": "ttft" })).send().await.unwrap().json().await.unwrap();
+    let sid = session["id"].as_i64().unwrap();
     let send = |path: String, body: serde_json::Value| {
-        let req = http.post(format!("{maru_url}{path}")).bearer_auth("bench").json(&body);
+        let req = api(reqwest::Method::POST, &path).json(&body);
         async move { first_event(req, "event: token").await }
     };
     send(format!("/api/sessions/{sid}/messages"), json!({ "content": "What is the capital of France?" })).await;
-    let regenerate_body = maru_bodies(&app, &llama.base_url, &model, sid, &send).await;
+    let model = maru::llm::Client::new(maru::llm::Endpoint::new(llama.base_url.clone()), Default::default()).list_models().await.unwrap()
+        [0]
+    .id
+    .clone();
+    let templates = maru::prompt::templates::Templates::load(None).unwrap();
+    // The chat so far, as its next request carries it (from what the API shows).
+    let chat_so_far = || async {
+        let context: serde_json::Value =
+            api(reqwest::Method::GET, &format!("/api/sessions/{sid}/context")).send().await.unwrap().json().await.unwrap();
+        let history = branch(&api, sid).await;
+        let asked =
+            maru::chat::history::request_messages(&templates, context["system_prompt"].as_str().unwrap(), &history, &Default::default());
+        (history.len(), asked.unwrap())
+    };
+    let regenerate_body = maru_bodies(&maru, &llama.base_url, &model, sid, &send, &set, &chat_so_far().await.1, &templates).await;
 
-    for kind in ["regenerate", "new message"] {
-        let (mut via, mut direct, mut ratios, mut differences) = (vec![], vec![], vec![], vec![]);
+    let pairs: usize = std::env::var("MARU_BENCH_PAIRS").ok().and_then(|n| n.parse().ok()).unwrap_or(HTTP_PAIRS);
+    // MARU_BENCH_KIND=regenerate (or "new message") measures only that kind.
+    let only = std::env::var("MARU_BENCH_KIND").ok();
+    for kind in ["regenerate", "new message"].into_iter().filter(|k| only.as_deref().is_none_or(|o| o == *k)) {
+        let (kept, asked) = chat_so_far().await;
+        let (mut via, mut direct, mut differences) = (vec![], vec![], vec![]);
+        let (mut maru_first, mut direct_first) = (vec![], vec![]);
         let mut other_second = 0;
-        for i in 0..HTTP_PAIRS + 2 {
-            // Each pair starts as a half second begins (a new message's, a second). A person does
-            // not send again within a millisecond of the last answer: by then the last turn's
-            // work after its answer (its last writes, counting its texts with the server's
-            // tokenizer) is over, for both sides of the pair. And the time note has whole seconds:
-            // a new message's pair (three requests of about 150 ms each) begun as a second begins
-            // lies within it, so Maru's note and the direct request's are the same text (checked
+        for i in 0..pairs + 2 {
+            // A pair has a second of its own, and every request in it starts the same time after
+            // the one before (the new message's unmeasured one included), so that the two measured
+            // requests meet the servers equally idle. A new message's requests then lie within one
+            // second, and its time note is the same text for Maru and the direct request (checked
             // below).
-            let every = if kind == "regenerate" { 500 } else { 1000 };
-            let into = chrono::Local::now().timestamp_subsec_millis() % every;
-            tokio::time::sleep(Duration::from_millis(u64::from(every + 5 - into.min(every)))).await;
-            let system = app.store.with(|c| Ok(maru::store::snapshots::get(c, sid)?.unwrap().prompt)).unwrap();
-            let mut history = app.store.with(|c| messages::history(c, sid)).unwrap();
-            let question = format!("Question {i}: what is {i} plus {i}?");
-            let note = maru::chat::history::runtime_note(&app.templates, chrono::Local::now()).unwrap();
-            let (path, body, sent) = if kind == "regenerate" {
-                history.pop(); // the reply a regenerate replaces
-                let sent = maru::chat::history::request_messages(&app.templates, &system, &history, &Default::default()).unwrap();
-                (format!("/api/sessions/{sid}/regenerate"), json!({}), sent)
-            } else {
-                let mut sent = maru::chat::history::request_messages(&app.templates, &system, &history, &Default::default()).unwrap();
-                sent.push(maru::llm::ChatMessage::user(format!("{question}\n\n{note}")));
-                (format!("/api/sessions/{sid}/messages"), json!({ "content": question }), sent)
+            let step = if kind == "regenerate" { 500 } else { 333 };
+            let slot = |n: u32| async move {
+                let into = chrono::Local::now().timestamp_subsec_millis();
+                // The first at the next second, the others within this one.
+                let at = if n == 0 { 1005 } else { n * step + 5 };
+                tokio::time::sleep(Duration::from_millis(u64::from(at.saturating_sub(into)))).await;
             };
-            let req = if kind == "regenerate" { regenerate_body.clone() } else { direct_body(&model, sent) };
+            slot(0).await;
+            let question = format!("Question {i}: what is {i} plus {i}?");
+            let note = maru::chat::history::runtime_note(&templates, chrono::Local::now()).unwrap();
+            let (path, body, req) = if kind == "regenerate" {
+                (format!("/api/sessions/{sid}/regenerate"), json!({}), regenerate_body.clone())
+            } else {
+                let mut sent = asked.clone();
+                sent.push(maru::llm::ChatMessage::user(format!("{question}\n\n{note}")));
+                (format!("/api/sessions/{sid}/messages"), json!({ "content": question }), direct_body(&model, sent))
+            };
             let straight = || first_event(http.post(format!("{}/chat/completions", llama.base_url)).json(&req), "\"content\":\"");
             // The new question put in the server's cache first, unmeasured: then both measured
             // requests cost the server the same (its last token), as a regenerate's do, and the
-            // difference is Maru's alone. Without it, whichever goes first also pays for reading
-            // the question, and the pairs' ratios scatter between 0.1 and 15.
+            // difference is Maru's alone.
+            let mut n = 0;
             if kind == "new message" {
                 straight().await;
+                n += 1;
+                slot(n).await;
             }
-            let last = app.store.with(|c| Ok(c.query_row("SELECT max(id) FROM messages", [], |r| r.get::<_, i64>(0))?)).unwrap();
             let (a, b) = if i % 2 == 0 {
                 let a = send(path.clone(), body.clone()).await;
+                slot(n + 1).await;
                 (a, straight().await)
             } else {
                 let b = straight().await;
+                slot(n + 1).await;
                 (send(path.clone(), body.clone()).await, b)
             };
             // Every new message is asked of the same chat: no history grows into a compaction.
             if kind == "new message" {
-                let asked = app.store.with(|c| messages::history(c, sid)).unwrap().into_iter().rev().find(|m| m.role == Role::User);
-                if asked.and_then(|m| m.runtime_note) != Some(note) {
+                let latest = branch(&api, sid).await;
+                let asked_note = latest.iter().rev().find(|m| m.role == Role::User).and_then(|m| m.runtime_note.clone());
+                if asked_note != Some(note) {
                     other_second += 1; // the pair took longer than the rest of its second
                 }
-                forget_turn(&app, sid, last);
+                forget(&api, &latest[kept..]).await;
             }
             // The first two pairs only warm the caches.
             if i >= 2 {
+                let difference = (a.as_secs_f64() - b.as_secs_f64()) * 1000.0;
                 via.push(a);
                 direct.push(b);
-                ratios.push(a.as_secs_f64() / b.as_secs_f64());
-                differences.push((a.as_secs_f64() - b.as_secs_f64()) * 1000.0);
+                differences.push(difference);
+                if i % 2 == 0 { &mut maru_first } else { &mut direct_first }.push(difference);
             }
         }
-        ratios.sort_by(|a, b| a.partial_cmp(b).unwrap());
-        differences.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        let median = |v: &mut Vec<f64>| {
+            v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            v[v.len() / 2]
+        };
         via.sort();
         direct.sort();
         let (v, d) = (via[via.len() / 2], direct[direct.len() / 2]);
-        let overhead = differences[differences.len() / 2];
-        // The model server's own time varies by a millisecond or two from request to request,
-        // about Maru's whole share. The two requests of a pair meet the server in the same state,
-        // so the median of the pairs' differences is the steadiest measure of Maru's share; the
-        // ratio of the medians and the pairs' median ratio are shown beside it.
+        let d_ms = d.as_secs_f64() * 1000.0;
+        let share = median(&mut differences);
+        // Each order's median apart: equal when neither request of a pair is favoured.
+        let (first, second) = (median(&mut maru_first), median(&mut direct_first));
         println!(
-            "time to first token over HTTP ({kind}), real llama.cpp + SmolLM2: through maru serve p50 {v:.1?}, direct p50 {d:.1?}; \
-             ratio {:.3} (Maru's share, the pairs' median difference, {overhead:.2} ms, over the direct p50); \
-             ratio of the medians {:.3}, per pair p50 {:.3} (min {:.3}, max {:.3}); {} interleaved pairs{}",
-            1.0 + overhead / (d.as_secs_f64() * 1000.0),
+            "time to first token over HTTP ({kind}), real llama.cpp + SmolLM2, maru serve in its own process: \
+             through Maru p50 {v:.1?}, direct p50 {d:.1?}; ratio {:.3} (Maru's share, the pairs' median difference, \
+             {share:.2} ms, over the direct p50); ratio of the medians {:.3}; by order: Maru first {first:.2} ms, \
+             direct first {second:.2} ms; {} pairs{}",
+            1.0 + share / d_ms,
             v.as_secs_f64() / d.as_secs_f64(),
-            ratios[ratios.len() / 2],
-            ratios[0],
-            ratios[ratios.len() - 1],
-            ratios.len(),
+            differences.len(),
             if other_second > 0 { format!(" ({other_second} with a time note a second apart)") } else { String::new() }
         );
     }
@@ -451,45 +495,117 @@ fn direct_body(model: &str, messages: Vec<maru::llm::ChatMessage>) -> serde_json
     serde_json::to_value(&req).unwrap()
 }
 
+/// The chat's messages as the API shows them, oldest first.
+async fn branch<F>(api: &F, sid: i64) -> Vec<maru::store::messages::Message>
+where
+    F: Fn(reqwest::Method, &str) -> reqwest::RequestBuilder,
+{
+    let page: maru::store::messages::MessagePage =
+        api(reqwest::Method::GET, &format!("/api/sessions/{sid}/messages")).send().await.unwrap().json().await.unwrap();
+    assert!(page.next_before.is_none(), "the bench's chat stays short");
+    page.messages.into_iter().rev().collect()
+}
+
+/// Deletes `messages` through the API, newest first.
+async fn forget<F>(api: &F, messages: &[maru::store::messages::Message])
+where
+    F: Fn(reqwest::Method, &str) -> reqwest::RequestBuilder,
+{
+    for m in messages.iter().rev() {
+        api(reqwest::Method::DELETE, &format!("/api/messages/{}", m.id)).send().await.unwrap().error_for_status().unwrap();
+    }
+}
+
 /// Maru's own request bodies, seen once through a recording proxy in front of the model server,
 /// so that the direct requests are the same bytes: a regenerate's body (which the direct side then
-/// sends verbatim), and a check that the bench builds a new message's body exactly as Maru does.
-async fn maru_bodies<F, Fut>(app: &Arc<App>, llama_url: &str, model: &str, sid: i64, send: &F) -> serde_json::Value
+/// sends verbatim), and a check that the bench builds a new message's body exactly as Maru does
+/// from `asked` (the chat so far).
+#[allow(clippy::too_many_arguments)]
+async fn maru_bodies<F, Fut, S, SFut>(
+    maru: &MaruServe,
+    llama_url: &str,
+    model: &str,
+    sid: i64,
+    send: &F,
+    set: &S,
+    asked: &[maru::llm::ChatMessage],
+    templates: &maru::prompt::templates::Templates,
+) -> serde_json::Value
 where
     F: Fn(String, serde_json::Value) -> Fut,
     Fut: std::future::Future<Output = Duration>,
+    S: Fn(serde_json::Value) -> SFut,
+    SFut: std::future::Future<Output = reqwest::Response>,
 {
     let recorder = maru_tests::fake_openai::FakeOpenAi::start().await;
     recorder.set_models(vec![maru_tests::fake_openai::FakeModel::llama_cpp(model)]);
     recorder.forward_to(llama_url);
-    let point_at = |url: String| async move {
-        api::update_settings(app, serde_json::from_value(json!({ "endpoint_url": url })).unwrap()).await.unwrap();
-    };
-    point_at(recorder.base_url()).await;
+    set(json!({ "endpoint_url": recorder.base_url() })).await.error_for_status().unwrap();
     send(format!("/api/sessions/{sid}/regenerate"), json!({})).await;
     let regenerate = recorder.chat_requests().last().expect("Maru asked the model server").body.clone();
 
-    let last = app.store.with(|c| Ok(c.query_row("SELECT max(id) FROM messages", [], |r| r.get::<_, i64>(0))?)).unwrap();
-    let system = app.store.with(|c| Ok(maru::store::snapshots::get(c, sid)?.unwrap().prompt)).unwrap();
-    let history = app.store.with(|c| messages::history(c, sid)).unwrap();
+    let http = reqwest::Client::new();
+    let api = |method: reqwest::Method, path: &str| http.request(method, format!("{}{path}", maru.url)).bearer_auth("bench");
+    let before = branch(&api, sid).await;
     send(format!("/api/sessions/{sid}/messages"), json!({ "content": "Question: what is 1 plus 1?" })).await;
-    let maru = recorder.chat_requests().last().unwrap().body.clone();
-    let mut sent = maru::chat::history::request_messages(&app.templates, &system, &history, &Default::default()).unwrap();
-    let note = maru::chat::history::runtime_note(&app.templates, chrono::Local::now()).unwrap();
+    let maru_body = recorder.chat_requests().last().unwrap().body.clone();
+    let mut sent = asked.to_vec();
+    let note = maru::chat::history::runtime_note(templates, chrono::Local::now()).unwrap();
     sent.push(maru::llm::ChatMessage::user(format!("Question: what is 1 plus 1?\n\n{note}")));
     let mut ours = direct_body(model, sent);
     // The time notes may be a second apart; everything else must be the same bytes.
-    let asked =
+    let last =
         |body: &serde_json::Value| body["messages"].as_array().and_then(|m| m.last()).map(|m| m["content"].clone()).unwrap_or_default();
-    let asks = |body: &serde_json::Value| asked(body).as_str().is_some_and(|c| c.starts_with("Question: what is 1 plus 1?\n\n[Sent "));
-    let both_ask = asks(&ours) && asks(&maru);
+    let asks = |body: &serde_json::Value| last(body).as_str().is_some_and(|c| c.starts_with("Question: what is 1 plus 1?\n\n[Sent "));
+    let both_ask = asks(&ours) && asks(&maru_body);
     if let Some(m) = ours["messages"].as_array_mut().and_then(|m| m.last_mut()) {
-        m["content"] = asked(&maru);
+        m["content"] = last(&maru_body);
     }
-    assert!(both_ask && ours == maru, "the direct request must be Maru's own body:\n  maru:  {maru}\n  bench: {ours}");
-    forget_turn(app, sid, last);
-    point_at(llama_url.to_string()).await;
+    assert!(both_ask && ours == maru_body, "the direct request must be Maru's own body:\n  maru:  {maru_body}\n  bench: {ours}");
+    forget(&api, &branch(&api, sid).await[before.len()..]).await;
+    set(json!({ "endpoint_url": llama_url })).await.error_for_status().unwrap();
     regenerate
+}
+
+/// `maru serve` in a process of its own: this bench binary again, serving a new data folder as
+/// `maru serve` does (on `maru::runtime`), with the token "bench".
+struct MaruServe {
+    child: std::process::Child,
+    url: String,
+    _dir: tempfile::TempDir,
+}
+
+/// Set in the serving process: the data folder to serve.
+const SERVE_ENV: &str = "MARU_BENCH_SERVE";
+
+impl MaruServe {
+    async fn start() -> MaruServe {
+        use std::io::BufRead;
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+            .env(SERVE_ENV, dir.path())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        MaruServe { child, url: line.trim().to_string(), _dir: dir }
+    }
+
+    /// The serving process's side: prints its address, then serves until killed.
+    async fn serve(dir: &str) {
+        let app = App::open(std::path::Path::new(dir)).unwrap();
+        let url = serve_http(&app).await;
+        println!("{url}");
+        std::future::pending::<()>().await;
+    }
+}
+
+impl Drop for MaruServe {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 /// `maru serve` on `app`, in this process, with the token "bench": its address.

@@ -23,7 +23,7 @@ use crate::server::local::Local;
 /// Opens the data folder and shows it in a window until the window is closed, or until a
 /// restored backup is to be opened in its place (returned).
 pub fn run(data_dir: &Path) -> Result<Option<Swap>> {
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(anyhow::Error::from)?;
+    let runtime = crate::runtime().map_err(anyhow::Error::from)?;
     // Commands and plugins run on Maru's runtime, beside the turns they start.
     tauri::async_runtime::set(runtime.handle().clone());
     // Set in `setup`, after the single-instance check: a second launch never opens the database.
