@@ -357,18 +357,14 @@ async fn ttft_http() {
         println!("time to first token over HTTP: skipped (set LLAMA_SERVER and SMOLLM_GGUF)");
         return;
     };
-    let maru = MaruServe::start().await;
+    let maru = MaruServe::start();
     let http = reqwest::Client::new();
     let api = |method: reqwest::Method, path: &str| http.request(method, format!("{}{path}", maru.url)).bearer_auth("bench");
     let settings = json!({
         "endpoint_url": llama.base_url, "temperature": 0.0, "max_tokens": 8,
         "custom_instructions": "Answer in one short sentence.", "memory_mode": "off"
     });
-    let set = |settings: serde_json::Value| {
-        let req = api(reqwest::Method::PATCH, "/api/settings").json(&settings);
-        async move { req.send().await.unwrap() }
-    };
-    set(settings).await.error_for_status().unwrap();
+    api(reqwest::Method::PATCH, "/api/settings").json(&settings).send().await.unwrap().error_for_status().unwrap();
     let session: serde_json::Value =
         api(reqwest::Method::POST, "/api/sessions").json(&json!({ "title": "ttft" })).send().await.unwrap().json().await.unwrap();
     let sid = session["id"].as_i64().unwrap();
@@ -391,7 +387,7 @@ async fn ttft_http() {
             maru::chat::history::request_messages(&templates, context["system_prompt"].as_str().unwrap(), &history, &Default::default());
         (history.len(), asked.unwrap())
     };
-    let regenerate_body = maru_bodies(&maru, &llama.base_url, &model, sid, &send, &set, &chat_so_far().await.1, &templates).await;
+    let regenerate_body = maru_bodies(&api, &llama.base_url, &model, sid, &chat_so_far().await.1, &templates).await;
 
     let pairs: usize = std::env::var("MARU_BENCH_PAIRS").ok().and_then(|n| n.parse().ok()).unwrap_or(HTTP_PAIRS);
     // MARU_BENCH_KIND=regenerate (or "new message") measures only that kind.
@@ -520,33 +516,30 @@ where
 /// so that the direct requests are the same bytes: a regenerate's body (which the direct side then
 /// sends verbatim), and a check that the bench builds a new message's body exactly as Maru does
 /// from `asked` (the chat so far).
-#[allow(clippy::too_many_arguments)]
-async fn maru_bodies<F, Fut, S, SFut>(
-    maru: &MaruServe,
+async fn maru_bodies<A>(
+    api: &A,
     llama_url: &str,
     model: &str,
     sid: i64,
-    send: &F,
-    set: &S,
     asked: &[maru::llm::ChatMessage],
     templates: &maru::prompt::templates::Templates,
 ) -> serde_json::Value
 where
-    F: Fn(String, serde_json::Value) -> Fut,
-    Fut: std::future::Future<Output = Duration>,
-    S: Fn(serde_json::Value) -> SFut,
-    SFut: std::future::Future<Output = reqwest::Response>,
+    A: Fn(reqwest::Method, &str) -> reqwest::RequestBuilder,
 {
+    let set = |url: &str| {
+        let req = api(reqwest::Method::PATCH, "/api/settings").json(&json!({ "endpoint_url": url }));
+        async move { req.send().await.unwrap().error_for_status().unwrap() }
+    };
+    let send = |path: String, body: serde_json::Value| first_event(api(reqwest::Method::POST, &path).json(&body), "event: token");
     let recorder = maru_tests::fake_openai::FakeOpenAi::start().await;
     recorder.set_models(vec![maru_tests::fake_openai::FakeModel::llama_cpp(model)]);
     recorder.forward_to(llama_url);
-    set(json!({ "endpoint_url": recorder.base_url() })).await.error_for_status().unwrap();
+    set(&recorder.base_url()).await;
     send(format!("/api/sessions/{sid}/regenerate"), json!({})).await;
     let regenerate = recorder.chat_requests().last().expect("Maru asked the model server").body.clone();
 
-    let http = reqwest::Client::new();
-    let api = |method: reqwest::Method, path: &str| http.request(method, format!("{}{path}", maru.url)).bearer_auth("bench");
-    let before = branch(&api, sid).await;
+    let before = branch(api, sid).await;
     send(format!("/api/sessions/{sid}/messages"), json!({ "content": "Question: what is 1 plus 1?" })).await;
     let maru_body = recorder.chat_requests().last().unwrap().body.clone();
     let mut sent = asked.to_vec();
@@ -562,8 +555,8 @@ where
         m["content"] = last(&maru_body);
     }
     assert!(both_ask && ours == maru_body, "the direct request must be Maru's own body:\n  maru:  {maru_body}\n  bench: {ours}");
-    forget(&api, &branch(&api, sid).await[before.len()..]).await;
-    set(json!({ "endpoint_url": llama_url })).await.error_for_status().unwrap();
+    forget(api, &branch(api, sid).await[before.len()..]).await;
+    set(llama_url).await;
     regenerate
 }
 
@@ -579,7 +572,7 @@ struct MaruServe {
 const SERVE_ENV: &str = "MARU_BENCH_SERVE";
 
 impl MaruServe {
-    async fn start() -> MaruServe {
+    fn start() -> MaruServe {
         use std::io::BufRead;
         let dir = tempfile::tempdir().unwrap();
         let mut child = std::process::Command::new(std::env::current_exe().unwrap())
