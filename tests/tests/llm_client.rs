@@ -432,6 +432,107 @@ async fn a_connection_closed_as_the_request_goes_out_is_sent_again_once() {
     assert_eq!(accepted.load(Ordering::SeqCst), 2, "sent again once only: a server that dies on the request is told as such");
 }
 
+// ---- a connection opened ahead -----------------------------------------------------------------
+
+/// A server in front of `fake` that passes everything through and counts the connections it
+/// accepted.
+async fn counting(fake: &FakeOpenAi) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    closes_first(fake, 0).await
+}
+
+/// Waits (bounded) until `n` connections were accepted.
+async fn accepted_reaches(accepted: &std::sync::atomic::AtomicUsize, n: usize) -> bool {
+    for _ in 0..500 {
+        if accepted.load(std::sync::atomic::Ordering::SeqCst) >= n {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    false
+}
+
+#[tokio::test]
+async fn a_chat_request_goes_out_on_the_connection_opened_ahead() {
+    use std::sync::atomic::Ordering;
+    let key = "sk-test-AHEAD-4242";
+    let fake = FakeOpenAi::start().await;
+    fake.require_api_key(key);
+    fake.push(Reply::text(["on the warm connection"]));
+    let (url, accepted) = counting(&fake).await;
+    let c = Client::new(Endpoint::new(url.clone()).with_api_key(key), relaxed());
+    c.open_connection();
+    assert!(accepted_reaches(&accepted, 1).await, "the connection is opened before any request, while the turn reads its chat");
+    let (deltas, error) = turn(&c).await;
+    assert!(error.is_none(), "a request on a connection opened ahead is answered as any other: {error:?}");
+    assert_eq!(text(&deltas), "on the warm connection");
+    assert_eq!(accepted.load(Ordering::SeqCst), 1, "the request used the connection opened ahead, so the turn did not wait for a new one");
+    let sent = fake.chat_requests().pop().expect("one chat request");
+    assert_eq!(sent.header("authorization"), Some(format!("Bearer {key}").as_str()), "the key goes with it, as on any request");
+    assert!(sent.header("accept").unwrap_or("").contains("text/event-stream"));
+    assert_eq!(
+        sent.header("host"),
+        Some(url.trim_start_matches("http://").trim_end_matches("/v1")),
+        "the server is named as reqwest names it"
+    );
+    assert!(sent.header("user-agent").unwrap_or("").starts_with("maru/"), "servers' logs tell Maru's requests apart");
+    assert_eq!(sent.body["messages"], json!([{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}]));
+
+    let (deltas, error) = turn(&c).await;
+    assert!(error.is_none() && text(&deltas) == DEFAULT_REPLY, "with none opened ahead, the usual way: {error:?}");
+}
+
+#[tokio::test]
+async fn a_connection_opened_ahead_that_the_server_closed_is_not_a_failure() {
+    use std::sync::atomic::Ordering;
+    let fake = FakeOpenAi::start().await;
+    fake.push(Reply::text(["answered anyway"]));
+    let (url, accepted) = closes_first(&fake, 1).await;
+    let c = Client::new(Endpoint::new(url), relaxed());
+    c.open_connection();
+    assert!(accepted_reaches(&accepted, 1).await);
+    let (deltas, error) = turn(&c).await;
+    assert!(error.is_none(), "a server that hung up on the connection opened ahead must not fail the user's message: {error:?}");
+    assert_eq!(text(&deltas), "answered anyway");
+    assert_eq!(accepted.load(Ordering::SeqCst), 2, "sent again at once on a new connection");
+
+    // Nothing listening: the request is sent the usual way and fails as usual, naming the server.
+    let port = closed_port().await;
+    let c = Client::new(Endpoint::new(format!("http://127.0.0.1:{port}/v1")), relaxed());
+    c.open_connection();
+    let (_, e) = expect_error(turn(&c).await, "unreachable", "a server that is down reads as down, not as a failed warm-up");
+    assert!(e.to_string().contains("Start the model server"), "{e}");
+}
+
+#[tokio::test]
+async fn stop_closes_a_connection_opened_ahead() {
+    let fake = FakeOpenAi::start().await;
+    fake.push(Reply::text(["Hel"]).then_hang());
+    let cancel = CancellationToken::new();
+    let c = client(&fake);
+    c.open_connection();
+    let mut stream = c.stream_chat(&request(), cancel.clone()).await.unwrap();
+    assert_eq!(stream.next().await.unwrap().unwrap(), Delta::Content("Hel".into()));
+    cancel.cancel();
+    assert_eq!(stream.next().await.unwrap().unwrap_err().code(), "cancelled");
+    drop(stream);
+    assert!(fake.wait_for_peer_closed(1).await, "Stop must close the connection so the server stops generating");
+}
+
+#[tokio::test]
+async fn a_connection_opened_ahead_and_not_used_is_closed() {
+    use tokio::io::AsyncReadExt;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let c = Client::new(Endpoint::new(format!("http://{}/v1", listener.local_addr().unwrap())), relaxed());
+    c.open_connection();
+    let (mut conn, _) = tokio::time::timeout(Duration::from_secs(10), listener.accept()).await.unwrap().unwrap();
+    let mut buf = [0u8; 64];
+    let read = tokio::time::timeout(Duration::from_secs(30), conn.read(&mut buf)).await;
+    assert!(
+        matches!(read, Ok(Ok(0))),
+        "a turn that never sent (it failed a check) must not hold a connection, and one of the server's threads, open: {read:?}"
+    );
+}
+
 // ---- connection failures -----------------------------------------------------------------------
 
 #[tokio::test]

@@ -35,9 +35,16 @@ pub struct ChatStream {
 }
 
 impl ChatStream {
-    pub(crate) fn new(resp: Response, started: Instant, timeouts: Timeouts, cancel: CancellationToken, endpoint: Endpoint) -> ChatStream {
+    pub(crate) fn new(
+        resp: Response,
+        url: &reqwest::Url,
+        started: Instant,
+        timeouts: Timeouts,
+        cancel: CancellationToken,
+        endpoint: Endpoint,
+    ) -> ChatStream {
         let reader = Reader {
-            url: shown_url(resp.url()),
+            url: shown_url(url),
             resp: Some(resp),
             parser: SseParser::new(),
             decoder: ChunkDecoder::default(),

@@ -2,6 +2,7 @@
 //! retries what is safe to retry, honours cancellation, and turns failures into `LlmError`s.
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
@@ -13,6 +14,7 @@ use super::chat_stream::ChatStream;
 use super::endpoint::{shown_url, Endpoint, Timeouts};
 use super::error::{self, LlmError, TimeoutPhase};
 use super::request::ChatRequest;
+use super::warm::{self, Warm};
 
 /// Retries happen only before any byte of a reply arrived (connect failures, 502/503/504),
 /// so a retry can never duplicate text the user already saw.
@@ -22,6 +24,7 @@ const BACKOFF: [Duration; 2] = [Duration::from_millis(250), Duration::from_milli
 const SMALL_CALL_TIMEOUT: Duration = Duration::from_secs(30);
 /// Error bodies and non-SSE replies are read only this far: enough for a message.
 const ERROR_BODY_CAP: usize = 64 * 1024;
+const USER_AGENT: &str = concat!("maru/", env!("CARGO_PKG_VERSION"));
 
 /// A connection to one OpenAI-compatible server. Cheap to clone (the pool is shared).
 #[derive(Clone)]
@@ -30,6 +33,8 @@ pub struct Client {
     timeouts: Timeouts,
     max_retries: u32,
     http: reqwest::Client,
+    /// Connections opened ahead of chat requests ([`Client::open_connection`]).
+    warm: Arc<Warm>,
 }
 
 impl Client {
@@ -38,7 +43,7 @@ impl Client {
             .connect_timeout(timeouts.connect)
             .tcp_nodelay(true)
             .pool_idle_timeout(Duration::from_secs(30))
-            .user_agent(concat!("maru/", env!("CARGO_PKG_VERSION")));
+            .user_agent(USER_AGENT);
         // A system-wide HTTP proxy must not capture requests to a server on this machine.
         if endpoint.api_url("").is_ok_and(|u| is_loopback(&u)) {
             builder = builder.no_proxy();
@@ -47,7 +52,16 @@ impl Client {
             warn!(error = %e, "falling back to a default HTTP client");
             reqwest::Client::new()
         });
-        Client { endpoint, timeouts, max_retries: MAX_RETRIES, http }
+        Client { endpoint, timeouts, max_retries: MAX_RETRIES, http, warm: Arc::default() }
+    }
+
+    /// Starts opening a connection for the next chat request, which will go out on it: for a
+    /// caller with work to do first (a turn reading its chat), that work then hides the connect.
+    /// Does nothing where the usual way must be kept (HTTPS, a proxy: see `warm`).
+    pub fn open_connection(&self) {
+        if let Ok(url) = self.endpoint.api_url("chat/completions") {
+            self.warm.open(&url, self.timeouts.connect);
+        }
     }
 
     /// No retries: for probing, where a refused connection is the answer, not a hiccup.
@@ -75,7 +89,7 @@ impl Client {
                 .header(CONTENT_TYPE, "application/json")
                 .body(body.clone())
         };
-        let (resp, started) = self.send(build, &url, self.timeouts.first_byte, &cancel).await?;
+        let (resp, started) = self.send(build, &url, self.timeouts.first_byte, &cancel, self.warm.take()).await?;
         if !resp.status().is_success() {
             return Err(self.status_error(resp, Some(&req.model), &url).await);
         }
@@ -83,13 +97,13 @@ impl Client {
         if !content_type.to_ascii_lowercase().starts_with("text/event-stream") {
             return Err(self.not_a_stream(resp, &content_type).await);
         }
-        Ok(ChatStream::new(resp, started, self.timeouts, cancel, self.endpoint.clone()))
+        Ok(ChatStream::new(resp, &url, started, self.timeouts, cancel, self.endpoint.clone()))
     }
 
     /// GET or POST for the small JSON calls (models, props, tokenize): status and body text.
     pub(crate) async fn small_call(&self, build: impl Fn() -> RequestBuilder, url: &Url) -> Result<(StatusCode, String), LlmError> {
         let wait = SMALL_CALL_TIMEOUT.min(self.timeouts.first_byte);
-        let (resp, _) = self.send(|| self.authorised(build()), url, wait, &CancellationToken::new()).await?;
+        let (resp, _) = self.send(|| self.authorised(build()), url, wait, &CancellationToken::new(), None).await?;
         let status = resp.status();
         let body = read_capped(resp, 16 * 1024 * 1024, self.timeouts.idle).await;
         Ok((status, self.endpoint.redact(&body)))
@@ -113,30 +127,40 @@ impl Client {
     }
 
     /// Sends with retries; returns the response (any status) and when its attempt started.
+    /// The first attempt goes out on the connection `warm` opens, when there is one.
     async fn send(
         &self,
         build: impl Fn() -> RequestBuilder,
         url: &Url,
         wait: Duration,
         cancel: &CancellationToken,
+        mut warm: Option<warm::Opening>,
     ) -> Result<(Response, Instant), LlmError> {
         let mut attempt = 0;
         loop {
             let started = Instant::now();
+            let sent = async {
+                match warm.take() {
+                    Some(opening) => match build().build() {
+                        Ok(request) => warm::send(opening, request, USER_AGENT).await,
+                        Err(e) => Err(self.transport_error(&e, url)),
+                    },
+                    None => build().send().await.map_err(|e| self.transport_error(&e, url)),
+                }
+            };
             let outcome = tokio::select! {
                 biased;
                 _ = cancel.cancelled() => return Err(LlmError::Cancelled),
-                r = tokio::time::timeout(wait, build().send()) => r,
+                r = tokio::time::timeout(wait, sent) => r,
             };
             let outcome = match outcome {
                 Err(_) => Err(LlmError::Timeout { phase: TimeoutPhase::FirstByte, after: wait, url: shown_url(url) }),
-                Ok(Err(e)) => Err(self.transport_error(&e, url)),
-                Ok(Ok(resp)) => Ok(resp),
+                Ok(outcome) => outcome,
             };
             // A kept-alive connection the server closed as the request went out (llama.cpp's and
-            // uvicorn's servers drop idle ones after 5 s) fails before any answer: sent again at
-            // once on a new connection. Only once, so a server that really dies on the request
-            // still reads as one that did.
+            // uvicorn's servers drop idle ones after 5 s), or one opened ahead that failed, fails
+            // before any answer: sent again at once on a new connection. Only once, so a server
+            // that really dies on the request still reads as one that did.
             if attempt == 0 && self.max_retries > 0 && matches!(outcome, Err(LlmError::Disconnected { .. })) {
                 debug!("the server closed a kept-alive connection as the request went out; sending it again");
                 attempt += 1;
@@ -213,7 +237,7 @@ pub(crate) async fn read_capped(mut resp: Response, cap: usize, idle: Duration) 
     String::from_utf8_lossy(&buf).into_owned()
 }
 
-fn is_loopback(url: &Url) -> bool {
+pub(crate) fn is_loopback(url: &Url) -> bool {
     let host = url.host_str().unwrap_or("").trim_start_matches('[').trim_end_matches(']');
     host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }

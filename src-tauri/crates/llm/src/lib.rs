@@ -3,7 +3,7 @@
 //! - `sse`: bytes → SSE events (split anywhere)
 //! - `stream`: event JSON → `Delta`s, tool calls accumulated by index
 //! - `chat_stream`: the wire side of a reply (timeouts, cancellation, connection close)
-//! - `client`: HTTP, retries, error mapping
+//! - `client`: HTTP, retries, error mapping; `warm`: connections opened ahead of a chat request
 //! - `models`: model list, context length, tokenize, probing local ports
 //! - `request`: the request body types; `endpoint`: base URL, key, timeouts; `error`: `LlmError`
 
@@ -16,6 +16,7 @@ mod models;
 mod request;
 mod sse;
 mod stream;
+mod warm;
 
 pub use chat_stream::ChatStream;
 pub use client::Client;

@@ -142,6 +142,13 @@ fn first_step(tx: &rusqlite::Connection, app: &App, session_id: i64, kind: TurnK
     // The session read here: the turn's own row, not a second query.
     let settings = settings::in_chat(tx, app.store.settings(tx)?, &session)?;
     settings::check_server_on(&settings)?;
+    // With the model known without asking the server, the first round is read in this
+    // same transaction: one store round trip from the call to the request, whose connection
+    // opens meanwhile.
+    let model = app.clients.known_model(&settings.server.base_url, &settings.model);
+    if model.is_some() {
+        app.llm_client(&settings).open_connection();
+    }
     let now = chrono::Local::now();
     match kind {
         TurnKind::Send { content, images } => {
@@ -171,9 +178,6 @@ fn first_step(tx: &rusqlite::Connection, app: &App, session_id: i64, kind: TurnK
             insert_user(tx, session_id, &content, &m.images, &history::runtime_note(&app.templates, now)?)?;
         }
     }
-    // With the model known without asking the server, the first round is read in this
-    // same transaction: one store round trip from the call to the request.
-    let model = app.clients.known_model(&settings.server.base_url, &settings.model);
     let first = match model.clone() {
         Some(model) => Some(read_round(tx, app, &session, model, &settings)?),
         None => None,

@@ -1,0 +1,133 @@
+//! Warm connections: a TCP connection to the model server opened while a turn does its own work
+//! before the request (its checks, the history, the prompt), so that the request goes out on a
+//! connection already open instead of waiting for one.
+//!
+//! reqwest's pool cannot help: llama.cpp's server closes the connection after every streamed
+//! answer, so there is never one left for the next turn, and reqwest cannot be asked to connect
+//! before it has a request. So this one request is sent with hyper on a socket opened here.
+//! Only for plain `http://` servers that no proxy stands before (a server on this machine or the
+//! local network, what Maru's users mostly run); others take the usual way.
+
+use std::io;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use hyper_util::rt::TokioIo;
+use reqwest::header::{HeaderValue, HOST, USER_AGENT};
+use reqwest::Url;
+use tokio::net::TcpStream;
+use tokio::task::JoinHandle;
+
+use super::error::LlmError;
+
+/// A connection not used within this long is closed: the turn that asked for it did not send.
+const KEPT_FOR: Duration = Duration::from_secs(2);
+
+/// Connections opened ahead of requests to one server, shared by a client's clones.
+#[derive(Default)]
+pub(crate) struct Warm {
+    /// By the number each was asked with, the newest last.
+    opening: Mutex<Vec<(u64, Opening)>>,
+    asked: AtomicU64,
+}
+
+/// A connection being opened (or open).
+pub(crate) type Opening = JoinHandle<io::Result<TcpStream>>;
+
+impl Warm {
+    /// Starts opening a connection to `url`'s server, if it can take one: see the module docs.
+    /// Outside a tokio runtime (a blocking-pool thread is within) it does nothing.
+    pub(crate) fn open(self: &Arc<Self>, url: &Url, connect_timeout: Duration) {
+        let (Some(addr), Ok(runtime)) = (direct_address(url), tokio::runtime::Handle::try_current()) else { return };
+        let task = runtime.spawn(async move {
+            let stream = tokio::time::timeout(connect_timeout, TcpStream::connect(addr))
+                .await
+                .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "connect timed out"))??;
+            stream.set_nodelay(true)?;
+            Ok(stream)
+        });
+        let id = self.asked.fetch_add(1, Ordering::Relaxed);
+        self.opening.lock().unwrap_or_else(|p| p.into_inner()).push((id, task));
+        // Forgotten after a while: dropping the task's handle closes its connection.
+        let warm: Weak<Self> = Arc::downgrade(self);
+        runtime.spawn(async move {
+            tokio::time::sleep(KEPT_FOR).await;
+            if let Some(warm) = warm.upgrade() {
+                warm.opening.lock().unwrap_or_else(|p| p.into_inner()).retain(|(i, _)| *i != id);
+            }
+        });
+    }
+
+    /// The newest connection asked for, if any.
+    pub(crate) fn take(&self) -> Option<Opening> {
+        self.opening.lock().unwrap_or_else(|p| p.into_inner()).pop().map(|(_, task)| task)
+    }
+}
+
+/// `host:port` when requests to `url` go straight to it: plain HTTP and no proxy in between
+/// (reqwest sends them through one set in the environment, except to this machine).
+fn direct_address(url: &Url) -> Option<String> {
+    let proxy_set =
+        ["http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"].iter().any(|v| std::env::var(v).is_ok_and(|v| !v.trim().is_empty()));
+    address_if_direct(url, proxy_set)
+}
+
+fn address_if_direct(url: &Url, proxy_set: bool) -> Option<String> {
+    if url.scheme() != "http" || (proxy_set && !super::client::is_loopback(url)) {
+        return None;
+    }
+    Some(format!("{}:{}", url.host_str()?, url.port_or_known_default()?))
+}
+
+/// Sends `request` on the connection `opening` gives and returns the answer, its body read as any
+/// reqwest response's (its `url()` is not the server's: callers name the URL they sent to). A connection that failed or closed before the answer is
+/// `Disconnected`, which the caller sends again the usual way at once.
+pub(crate) async fn send(opening: Opening, request: reqwest::Request, user_agent: &'static str) -> Result<reqwest::Response, LlmError> {
+    let closed = |e: &dyn std::fmt::Display| LlmError::disconnected(format!("the connection opened ahead failed: {e}"));
+    let stream = opening.await.map_err(|e| closed(&e))?.map_err(|e| closed(&e))?;
+    let url = request.url().clone();
+    let mut request: http::Request<reqwest::Body> = request.try_into().map_err(|e: reqwest::Error| closed(&e))?;
+    // The request line names the path only; the server is named by Host, as reqwest sends it.
+    let host = match url.port() {
+        Some(port) => format!("{}:{port}", url.host_str().unwrap_or_default()),
+        None => url.host_str().unwrap_or_default().to_string(),
+    };
+    let path = match url.query() {
+        Some(query) => format!("{}?{query}", url.path()),
+        None => url.path().to_string(),
+    };
+    *request.uri_mut() = path.parse().map_err(|e| closed(&e))?;
+    let headers = request.headers_mut();
+    headers.insert(HOST, HeaderValue::from_str(&host).map_err(|e| closed(&e))?);
+    headers.entry(USER_AGENT).or_insert(HeaderValue::from_static(user_agent));
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| closed(&e))?;
+    // Drives the connection until the answer is read or dropped; dropping it mid-answer closes
+    // the connection, which is how the server learns to stop generating.
+    tokio::spawn(connection);
+    let answer = sender.send_request(request).await.map_err(|e| closed(&e))?;
+    Ok(answer.map(reqwest::Body::wrap).into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn direct(url: &str, proxy_set: bool) -> Option<String> {
+        address_if_direct(&Url::parse(url).unwrap(), proxy_set)
+    }
+
+    #[test]
+    fn only_plain_http_with_no_proxy_between_is_opened_ahead() {
+        assert_eq!(direct("http://127.0.0.1:8080/v1/chat/completions", false).as_deref(), Some("127.0.0.1:8080"));
+        assert_eq!(direct("http://gpu-box.lan/v1/chat/completions", false).as_deref(), Some("gpu-box.lan:80"), "the scheme's port");
+        assert_eq!(direct("http://[::1]:11434/v1/chat/completions", false).as_deref(), Some("[::1]:11434"));
+        assert_eq!(direct("https://api.example.com/v1/chat/completions", false), None, "TLS goes the usual way");
+        assert_eq!(direct("http://gpu-box.lan:8000/v1/chat/completions", true), None, "a proxy set for the network is honoured");
+        assert_eq!(
+            direct("http://localhost:8080/v1/chat/completions", true).as_deref(),
+            Some("localhost:8080"),
+            "no proxy stands before this machine"
+        );
+    }
+}
