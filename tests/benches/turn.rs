@@ -9,7 +9,8 @@
 //!
 //! Run with `cargo bench -p maru-tests --bench turn`. `MARU_BENCH=http` (or `split`) runs only
 //! that part; for the HTTP part, `MARU_BENCH_PAIRS`, `MARU_BENCH_KIND` (`regenerate` or
-//! `new message`) and `MARU_BENCH_LLAMA_THREADS` (llama-server's `--threads`).
+//! `new message`), `MARU_BENCH_LLAMA_THREADS` (llama-server's `--threads`) and `MARU_BENCH_RAW`
+//! (a file each pair's two times, in ms, are appended to: the spread the medians hide).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -454,6 +455,11 @@ async fn ttft_http() {
                 via.push(a);
                 direct.push(b);
                 differences.push(difference);
+                if let Ok(f) = std::env::var("MARU_BENCH_RAW") {
+                    use std::io::Write;
+                    let mut f = std::fs::OpenOptions::new().append(true).create(true).open(f).unwrap();
+                    writeln!(f, "{kind}\t{i}\t{:.3}\t{:.3}", a.as_secs_f64() * 1000.0, b.as_secs_f64() * 1000.0).unwrap();
+                }
                 if i % 2 == 0 { &mut maru_first } else { &mut direct_first }.push(difference);
             }
         }
