@@ -81,8 +81,9 @@ fn address_if_direct(url: &Url, proxy_set: bool) -> Option<String> {
 }
 
 /// Sends `request` on the connection `opening` gives and returns the answer, its body read as any
-/// reqwest response's (its `url()` is not the server's: callers name the URL they sent to). A connection that failed or closed before the answer is
-/// `Disconnected`, which the caller sends again the usual way at once.
+/// reqwest response's (its `url()` is not the server's: callers name the URL they sent to). A
+/// connection that failed or closed before the answer is `Disconnected`, which the caller sends
+/// again the usual way at once.
 pub(crate) async fn send(opening: Opening, request: reqwest::Request, user_agent: &'static str) -> Result<reqwest::Response, LlmError> {
     let closed = |e: &dyn std::fmt::Display| LlmError::disconnected(format!("the connection opened ahead failed: {e}"));
     let stream = opening.await.map_err(|e| closed(&e))?.map_err(|e| closed(&e))?;
