@@ -346,8 +346,8 @@ fn forget_turn(app: &App, session_id: i64, last: i64) {
 /// answered ~4 ms sooner: the pairs' differences fell in two heaps, Maru's share ± 4 ms, and
 /// their median landed anywhere between them. The medians of each order apart are printed, and
 /// are near each other when neither side is favoured.) The client's connection to `maru serve` is kept
-/// alive; llama.cpp closes its connection after every streamed answer, so Maru and the direct
-/// client alike open a new one per request. A regenerate sends the identical request every
+/// alive; llama.cpp closes its connection after every streamed answer, so the direct client opens
+/// a new one per request, and Maru one while it reads the chat. A regenerate sends the identical request every
 /// time; a new message sends the history and a new question with its time note (the direct
 /// request an equal one, the question put in the server's cache first so both cost it the same).
 async fn ttft_http() {
@@ -398,6 +398,9 @@ async fn ttft_http() {
         let (mut via, mut direct, mut differences) = (vec![], vec![], vec![]);
         let (mut maru_first, mut direct_first) = (vec![], vec![]);
         let mut other_second = 0;
+        let mut raw = std::env::var("MARU_BENCH_RAW")
+            .ok()
+            .map(|f| std::fs::OpenOptions::new().append(true).create(true).open(f).expect("MARU_BENCH_RAW names a file to append to"));
         for i in 0..pairs + 2 {
             // A pair has a second of its own, and every request in it starts the same time after
             // the one before (the new message's unmeasured one included), so that the two measured
@@ -455,9 +458,8 @@ async fn ttft_http() {
                 via.push(a);
                 direct.push(b);
                 differences.push(difference);
-                if let Ok(f) = std::env::var("MARU_BENCH_RAW") {
+                if let Some(f) = raw.as_mut() {
                     use std::io::Write;
-                    let mut f = std::fs::OpenOptions::new().append(true).create(true).open(f).unwrap();
                     writeln!(f, "{kind}\t{i}\t{:.3}\t{:.3}", a.as_secs_f64() * 1000.0, b.as_secs_f64() * 1000.0).unwrap();
                 }
                 if i % 2 == 0 { &mut maru_first } else { &mut direct_first }.push(difference);

@@ -24,7 +24,7 @@ const BACKOFF: [Duration; 2] = [Duration::from_millis(250), Duration::from_milli
 const SMALL_CALL_TIMEOUT: Duration = Duration::from_secs(30);
 /// Error bodies and non-SSE replies are read only this far: enough for a message.
 const ERROR_BODY_CAP: usize = 64 * 1024;
-const USER_AGENT: &str = concat!("maru/", env!("CARGO_PKG_VERSION"));
+pub(crate) const USER_AGENT: &str = concat!("maru/", env!("CARGO_PKG_VERSION"));
 
 /// A connection to one OpenAI-compatible server. Cheap to clone (the pool is shared).
 #[derive(Clone)]
@@ -142,7 +142,7 @@ impl Client {
             let sent = async {
                 match warm.take() {
                     Some(opening) => match build().build() {
-                        Ok(request) => warm::send(opening, request, USER_AGENT).await,
+                        Ok(request) => warm::send(opening, request).await,
                         Err(e) => Err(self.transport_error(&e, url)),
                     },
                     None => build().send().await.map_err(|e| self.transport_error(&e, url)),

@@ -84,7 +84,7 @@ fn address_if_direct(url: &Url, proxy_set: bool) -> Option<String> {
 /// reqwest response's (its `url()` is not the server's: callers name the URL they sent to). A
 /// connection that failed or closed before the answer is `Disconnected`, which the caller sends
 /// again the usual way at once.
-pub(crate) async fn send(opening: Opening, request: reqwest::Request, user_agent: &'static str) -> Result<reqwest::Response, LlmError> {
+pub(crate) async fn send(opening: Opening, request: reqwest::Request) -> Result<reqwest::Response, LlmError> {
     let closed = |e: &dyn std::fmt::Display| LlmError::disconnected(format!("the connection opened ahead failed: {e}"));
     let stream = opening.await.map_err(|e| closed(&e))?.map_err(|e| closed(&e))?;
     let url = request.url().clone();
@@ -101,7 +101,7 @@ pub(crate) async fn send(opening: Opening, request: reqwest::Request, user_agent
     *request.uri_mut() = path.parse().map_err(|e| closed(&e))?;
     let headers = request.headers_mut();
     headers.insert(HOST, HeaderValue::from_str(&host).map_err(|e| closed(&e))?);
-    headers.entry(USER_AGENT).or_insert(HeaderValue::from_static(user_agent));
+    headers.entry(USER_AGENT).or_insert(HeaderValue::from_static(super::client::USER_AGENT));
     let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| closed(&e))?;
     // Drives the connection until the answer is read or dropped; dropping it mid-answer closes
     // the connection, which is how the server learns to stop generating.
