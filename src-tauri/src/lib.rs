@@ -11,11 +11,17 @@ pub use maru_server as server;
 #[cfg(feature = "desktop")]
 pub mod desktop;
 
-/// The runtime the command and the window run Maru on: a thread per core for the async work,
-/// beside tokio's blocking pool, which does the database and file work. The turn bench serves on
-/// it too, as `maru serve` does.
+/// The runtime the command and the window run Maru on: one thread for the async work, beside
+/// tokio's blocking pool, which does the database, file and extraction work. The turn bench
+/// serves on it too, as `maru serve` does.
+///
+/// One async thread because Maru's async work is passing bytes on, moments at a time, for one
+/// user. With a thread per core, every token handed from the model server's connection to the
+/// window's stream woke a second thread to take it; the wake-up took the first thread's core, and
+/// with a model server computing on the others the token then waited 0.5 to 4 ms for one. On one
+/// thread the stream's task runs next, on the thread that already has a core.
 pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread().enable_all().on_thread_start(ask_short_slices).build()
+    tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().on_thread_start(ask_short_slices).build()
 }
 
 /// Asks the kernel for short time slices on this thread (Linux 6.12 and later; older kernels and

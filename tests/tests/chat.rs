@@ -446,6 +446,32 @@ async fn a_stuck_reply_ends_after_the_idle_timeout_from_settings() {
 }
 
 #[tokio::test]
+async fn text_is_saved_while_the_server_pauses_mid_reply() {
+    let (s, fake) = setup().await;
+    let sess = s.session(None, "").await;
+    // Three words, then nothing: a model thinking, a server swapping, a network stall.
+    fake.push(Reply::text(["Saved ", "before ", "the pause"]).piece_delay(5).then_hang());
+    let mut turn = s.turn(&format!("/api/sessions/{sess}/messages"), Some(json!({ "content": "go on" }))).await;
+    let mut shown = String::new();
+    while shown != "Saved before the pause" {
+        let e = turn.next().await.expect("the words stream");
+        if e.name == "token" {
+            shown.push_str(e.data["text"].as_str().unwrap());
+        }
+    }
+    let started = std::time::Instant::now();
+    maru_tests::eventually_within("the paused reply's text saved", 5, || async {
+        s.history(sess).await[1]["content"] == "Saved before the pause"
+    })
+    .await;
+    println!("saved {:?} after the last word, the server still silent", started.elapsed());
+    let reply = &s.history(sess).await[1];
+    assert_eq!(reply["status"], "streaming", "saved while the reply is still open: a crash now would keep every word shown");
+    s.post(&format!("/api/sessions/{sess}/stop"), json!({})).await;
+    turn.collect().await;
+}
+
+#[tokio::test]
 async fn closing_the_app_mid_reply_stops_it_and_keeps_the_text() {
     let (s, fake) = setup().await;
     let sess = s.session(None, "").await;

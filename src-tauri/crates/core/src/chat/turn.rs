@@ -638,8 +638,10 @@ struct Ended {
 }
 
 impl Reply<'_> {
-    /// Streams the reply of the request sent at `sent`, saving it as it grows (at the first
-    /// token, then every SAVE_EVERY).
+    /// Streams the reply of the request sent at `sent`, saving it as it grows: text is saved
+    /// SAVE_EVERY after it arrived, whether more follows or the server pauses. Not at once: the
+    /// first token's save, right as the token went out, took a core from the client waiting to
+    /// show it, while the model server computed the next one on the others.
     async fn stream(&self, sent: Instant, opened: Result<crate::llm::ChatStream, LlmError>) -> Result<Stream, Halt> {
         let mut text = String::new();
         let mut text_chars = 0;
@@ -647,53 +649,57 @@ impl Reply<'_> {
         let mut first_token: Option<Instant> = None;
         let mut usage = crate::llm::Usage::default();
         let mut calls: Vec<ToolCall> = vec![];
-        // None until the first token: that one is saved at once, later ones every SAVE_EVERY.
-        let mut last_save: Option<Instant> = None;
+        // When the text not yet saved is due to be: SAVE_EVERY after the first of it arrived.
+        let mut unsaved: Option<std::pin::Pin<Box<tokio::time::Sleep>>> = None;
         let mut failure: Option<LlmError> = None;
         let mut too_long = false;
 
         match opened {
             Err(e) => failure = Some(e),
-            Ok(mut stream) => {
-                while let Some(item) = stream.next().await {
-                    match item {
-                        Ok(Delta::Content(t)) => {
-                            first_token.get_or_insert_with(Instant::now);
-                            let room = CONTENT_MAX_CHARS - text_chars;
-                            let piece: String = t.chars().take(room).collect();
-                            text_chars += piece.chars().count();
-                            too_long = piece.len() < t.len();
-                            text.push_str(&piece);
-                            self.feed.push(TurnEvent::Token { text: piece });
+            Ok(mut stream) => loop {
+                let item = match unsaved.as_mut() {
+                    None => stream.next().await,
+                    Some(due) => tokio::select! {
+                        item = stream.next() => item,
+                        () = due => {
+                            unsaved = None;
+                            self.save(&text).await?;
+                            continue;
                         }
-                        Ok(Delta::Reasoning(t)) => {
-                            first_token.get_or_insert_with(Instant::now);
-                            reasoning.push_str(&t);
-                            self.feed.push(TurnEvent::Reasoning { text: t });
-                        }
-                        Ok(Delta::Usage(u)) => {
-                            usage = u;
-                            self.feed.push(TurnEvent::Usage { usage: u });
-                        }
-                        Ok(Delta::Finished { tool_calls, .. }) => calls = tool_calls,
-                        Err(e) => {
-                            failure = Some(e);
-                            break;
-                        }
+                    },
+                };
+                let Some(item) = item else { break };
+                match item {
+                    Ok(Delta::Content(t)) => {
+                        first_token.get_or_insert_with(Instant::now);
+                        unsaved.get_or_insert_with(|| Box::pin(tokio::time::sleep(SAVE_EVERY)));
+                        let room = CONTENT_MAX_CHARS - text_chars;
+                        let piece: String = t.chars().take(room).collect();
+                        text_chars += piece.chars().count();
+                        too_long = piece.len() < t.len();
+                        text.push_str(&piece);
+                        self.feed.push(TurnEvent::Token { text: piece });
                     }
-                    if too_long {
-                        // Dropping the stream closes the connection: the server stops generating.
+                    Ok(Delta::Reasoning(t)) => {
+                        first_token.get_or_insert_with(Instant::now);
+                        reasoning.push_str(&t);
+                        self.feed.push(TurnEvent::Reasoning { text: t });
+                    }
+                    Ok(Delta::Usage(u)) => {
+                        usage = u;
+                        self.feed.push(TurnEvent::Usage { usage: u });
+                    }
+                    Ok(Delta::Finished { tool_calls, .. }) => calls = tool_calls,
+                    Err(e) => {
+                        failure = Some(e);
                         break;
                     }
-                    if first_token.is_some() && last_save.is_none_or(|t| t.elapsed() >= SAVE_EVERY) {
-                        let (partial, session_id, id) = (text.clone(), self.session_id, self.id);
-                        if !self.app.store.write(move |tx| messages::save_partial(tx, session_id, id, &partial)).await? {
-                            return Err(Halt::ReplyGone);
-                        }
-                        last_save = Some(Instant::now());
-                    }
                 }
-            }
+                if too_long {
+                    // Dropping the stream closes the connection: the server stops generating.
+                    break;
+                }
+            },
         }
 
         let finished = Instant::now();
@@ -719,6 +725,16 @@ impl Reply<'_> {
         });
         let outcome = Streamed { empty: text.is_empty(), too_long, cancelled, failure, calls };
         Ok(Stream { outcome, text, reasoning, stats })
+    }
+
+    /// Saves the text so far into the streaming reply; a reply deleted meanwhile ends the turn.
+    async fn save(&self, text: &str) -> Result<(), Halt> {
+        let (partial, session_id, id) = (text.to_owned(), self.session_id, self.id);
+        if self.app.store.write(move |tx| messages::save_partial(tx, session_id, id, &partial)).await? {
+            Ok(())
+        } else {
+            Err(Halt::ReplyGone)
+        }
     }
 
     /// Stores the reply as the machine ended it.
