@@ -519,41 +519,6 @@ async fn stop_closes_a_connection_opened_ahead() {
 }
 
 #[tokio::test]
-async fn the_caller_hears_its_request_is_written_before_the_server_answers() {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/v1", listener.local_addr().unwrap());
-    for ahead in [true, false] {
-        let c = Client::new(Endpoint::new(url.clone()), relaxed());
-        if ahead {
-            c.open_connection();
-        }
-        let (written, on_written) = tokio::sync::oneshot::channel();
-        let asked = tokio::spawn(async move {
-            drain(c.stream_chat_noting(&request(), CancellationToken::new(), written).await?).await.1.map_or(Ok(()), Err)
-        });
-        // Nothing is accepted or answered yet: the kernel holds the request for the server.
-        let told = tokio::time::timeout(Duration::from_secs(10), on_written).await;
-        assert!(told.is_ok(), "a turn commits its reply while the server reads a long prompt, not after it answered (ahead: {ahead})");
-
-        let (mut conn, _) = tokio::time::timeout(Duration::from_secs(10), listener.accept()).await.unwrap().unwrap();
-        let mut got = Vec::new();
-        while !String::from_utf8_lossy(&got).contains("be brief") {
-            let mut buf = [0u8; 4096];
-            let n = tokio::time::timeout(Duration::from_secs(10), conn.read(&mut buf)).await.unwrap().unwrap();
-            assert!(n > 0, "the whole request reaches the server");
-            got.extend_from_slice(&buf[..n]);
-        }
-        let answer = "data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n";
-        let head =
-            format!("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n", answer.len());
-        conn.write_all(format!("{head}{answer}").as_bytes()).await.unwrap();
-        let streamed = tokio::time::timeout(Duration::from_secs(10), asked).await.unwrap().unwrap();
-        assert!(streamed.is_ok(), "and the answer is read as usual (ahead: {ahead}): {streamed:?}");
-    }
-}
-
-#[tokio::test]
 async fn a_connection_opened_ahead_and_not_used_is_closed() {
     use tokio::io::AsyncReadExt;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -7,7 +7,6 @@ use std::time::{Duration, Instant};
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use reqwest::{RequestBuilder, Response, StatusCode, Url};
-use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, instrument, warn};
 
@@ -78,30 +77,8 @@ impl Client {
     /// Starts a streamed chat completion. Returns once the server answered with a stream;
     /// the deltas come from the returned `ChatStream`. Cancelling `cancel` (or dropping the
     /// stream) closes the connection, which makes the server stop generating.
-    pub async fn stream_chat(&self, req: &ChatRequest, cancel: CancellationToken) -> Result<ChatStream, LlmError> {
-        self.stream_chat_then(req, cancel, None).await
-    }
-
-    /// [`Client::stream_chat`], telling `written` once the request is written to the server's
-    /// socket (or at once where that is not seen: HTTPS, a proxy; a dropped sender says the
-    /// same). A caller with work to do meanwhile waits for it: begun any earlier, its work took
-    /// the core the request was to be written on.
-    pub async fn stream_chat_noting(
-        &self,
-        req: &ChatRequest,
-        cancel: CancellationToken,
-        written: oneshot::Sender<()>,
-    ) -> Result<ChatStream, LlmError> {
-        self.stream_chat_then(req, cancel, Some(written)).await
-    }
-
     #[instrument(skip_all, fields(model = %req.model), err(Display, level = "warn"))]
-    async fn stream_chat_then(
-        &self,
-        req: &ChatRequest,
-        cancel: CancellationToken,
-        written: Option<oneshot::Sender<()>>,
-    ) -> Result<ChatStream, LlmError> {
+    pub async fn stream_chat(&self, req: &ChatRequest, cancel: CancellationToken) -> Result<ChatStream, LlmError> {
         let url = self.endpoint.api_url("chat/completions")?;
         // Plain structs and `serde_json::Value`s only: serialisation cannot fail.
         let body = serde_json::to_vec(req).expect("a ChatRequest always serialises");
@@ -112,7 +89,7 @@ impl Client {
                 .header(CONTENT_TYPE, "application/json")
                 .body(body.clone())
         };
-        let (resp, started) = self.send(build, &url, self.timeouts.first_byte, &cancel, self.warm.take(), written).await?;
+        let (resp, started) = self.send(build, &url, self.timeouts.first_byte, &cancel, self.warm.take()).await?;
         if !resp.status().is_success() {
             return Err(self.status_error(resp, Some(&req.model), &url).await);
         }
@@ -126,7 +103,7 @@ impl Client {
     /// GET or POST for the small JSON calls (models, props, tokenize): status and body text.
     pub(crate) async fn small_call(&self, build: impl Fn() -> RequestBuilder, url: &Url) -> Result<(StatusCode, String), LlmError> {
         let wait = SMALL_CALL_TIMEOUT.min(self.timeouts.first_byte);
-        let (resp, _) = self.send(|| self.authorised(build()), url, wait, &CancellationToken::new(), None, None).await?;
+        let (resp, _) = self.send(|| self.authorised(build()), url, wait, &CancellationToken::new(), None).await?;
         let status = resp.status();
         let body = read_capped(resp, 16 * 1024 * 1024, self.timeouts.idle).await;
         Ok((status, self.endpoint.redact(&body)))
@@ -150,8 +127,7 @@ impl Client {
     }
 
     /// Sends with retries; returns the response (any status) and when its attempt started.
-    /// The first attempt goes out on the connection `warm` opens, when there is one, and tells
-    /// `written` when its request is written; otherwise `written` is dropped as it goes out.
+    /// The first attempt goes out on the connection `warm` opens, when there is one.
     async fn send(
         &self,
         build: impl Fn() -> RequestBuilder,
@@ -159,7 +135,6 @@ impl Client {
         wait: Duration,
         cancel: &CancellationToken,
         mut warm: Option<warm::Opening>,
-        mut written: Option<oneshot::Sender<()>>,
     ) -> Result<(Response, Instant), LlmError> {
         let mut attempt = 0;
         loop {
@@ -167,13 +142,10 @@ impl Client {
             let sent = async {
                 match warm.take() {
                     Some(opening) => match build().build() {
-                        Ok(request) => warm::send(opening, request, written.take()).await,
+                        Ok(request) => warm::send(opening, request).await,
                         Err(e) => Err(self.transport_error(&e, url)),
                     },
-                    None => {
-                        written.take();
-                        build().send().await.map_err(|e| self.transport_error(&e, url))
-                    }
+                    None => build().send().await.map_err(|e| self.transport_error(&e, url)),
                 }
             };
             let outcome = tokio::select! {

@@ -9,18 +9,14 @@
 //! local network, what Maru's users mostly run); others take the usual way.
 
 use std::io;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use hyper_util::rt::TokioIo;
 use reqwest::header::{HeaderValue, HOST, USER_AGENT};
 use reqwest::Url;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
-use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use super::error::LlmError;
@@ -88,12 +84,7 @@ fn address_if_direct(url: &Url, proxy_set: bool) -> Option<String> {
 /// reqwest response's (its `url()` is not the server's: callers name the URL they sent to). A
 /// connection that failed or closed before the answer is `Disconnected`, which the caller sends
 /// again the usual way at once.
-/// `written` is told when the request's first bytes are written to the socket.
-pub(crate) async fn send(
-    opening: Opening,
-    request: reqwest::Request,
-    written: Option<oneshot::Sender<()>>,
-) -> Result<reqwest::Response, LlmError> {
+pub(crate) async fn send(opening: Opening, request: reqwest::Request) -> Result<reqwest::Response, LlmError> {
     let closed = |e: &dyn std::fmt::Display| LlmError::disconnected(format!("the connection opened ahead failed: {e}"));
     let stream = opening.await.map_err(|e| closed(&e))?.map_err(|e| closed(&e))?;
     let url = request.url().clone();
@@ -111,63 +102,12 @@ pub(crate) async fn send(
     let headers = request.headers_mut();
     headers.insert(HOST, HeaderValue::from_str(&host).map_err(|e| closed(&e))?);
     headers.entry(USER_AGENT).or_insert(HeaderValue::from_static(super::client::USER_AGENT));
-    let socket = Noting { stream, written };
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(socket)).await.map_err(|e| closed(&e))?;
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| closed(&e))?;
     // Drives the connection until the answer is read or dropped; dropping it mid-answer closes
     // the connection, which is how the server learns to stop generating.
     tokio::spawn(connection);
     let answer = sender.send_request(request).await.map_err(|e| closed(&e))?;
     Ok(answer.map(reqwest::Body::wrap).into())
-}
-
-/// The server's socket, telling `written` once bytes are written to it.
-struct Noting {
-    stream: TcpStream,
-    written: Option<oneshot::Sender<()>>,
-}
-
-impl Noting {
-    fn note(&mut self, wrote: &Poll<io::Result<usize>>) {
-        if matches!(wrote, Poll::Ready(Ok(n)) if *n > 0) {
-            if let Some(written) = self.written.take() {
-                let _ = written.send(());
-            }
-        }
-    }
-}
-
-impl AsyncRead for Noting {
-    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().stream).poll_read(cx, buf)
-    }
-}
-
-impl AsyncWrite for Noting {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        let this = self.get_mut();
-        let wrote = Pin::new(&mut this.stream).poll_write(cx, buf);
-        this.note(&wrote);
-        wrote
-    }
-
-    fn poll_write_vectored(self: Pin<&mut Self>, cx: &mut Context<'_>, bufs: &[io::IoSlice<'_>]) -> Poll<io::Result<usize>> {
-        let this = self.get_mut();
-        let wrote = Pin::new(&mut this.stream).poll_write_vectored(cx, bufs);
-        this.note(&wrote);
-        wrote
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.stream.is_write_vectored()
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().stream).poll_flush(cx)
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().stream).poll_shutdown(cx)
-    }
 }
 
 #[cfg(test)]

@@ -122,18 +122,16 @@ impl Store {
     }
 
     /// One write transaction in two steps. `first` runs, and what it gives for the caller comes
-    /// back at once with a [`Commit`]: `then` goes on in the same transaction on the blocking
-    /// pool with the rest of what `first` gave, and commits, once the caller awaits it (or
-    /// drops it, or another write needs the writer first). Nothing is kept unless both steps
-    /// succeed. A turn reads its round in `first`, sends its request, and then stores and
-    /// commits its reply's row while the server reads the request: begun any earlier, the
-    /// commit's thread took the core the request was to be written on.
+    /// back at once; `then` goes on in the same transaction on the blocking pool with the rest
+    /// of what `first` gave, and commits. Nothing is kept unless both steps succeed. A turn
+    /// reads its round in `first` and sends its request while its reply's row is stored and
+    /// committed.
     ///
     /// When the writer is free and no other process holds the database's write lock, `first`
     /// runs on the caller's own thread: a turn's request then goes out without waiting for two
     /// thread hand-offs (waking an idle thread is most of their cost on a small machine). It
     /// never waits there: if either is busy, `first` runs on the blocking pool.
-    pub async fn write_in_two<A, R, B, F, T>(&self, first: F, then: T) -> Result<(A, Commit<B>)>
+    pub async fn write_in_two<A, R, B, F, T>(&self, first: F, then: T) -> Result<(A, impl std::future::Future<Output = Result<B>>)>
     where
         A: Send + 'static,
         R: Send + 'static,
@@ -159,17 +157,12 @@ impl Store {
                 .await?
             }
         };
-        let (done, committed) = tokio::sync::oneshot::channel();
-        writer.defer(Box::new(move || {
-            let out = then(&loan, rest).and_then(|out| {
-                loan.execute_batch("COMMIT")?;
-                Ok(out)
-            });
-            // The loan ends here, committed or (on an error) rolled back, before the caller hears.
-            drop(loan);
-            let _ = done.send(out);
-        }));
-        Ok((mine, Commit { writer: Some(writer.clone()), committed }))
+        let committed = started(move || {
+            let out = then(&loan, rest)?;
+            loan.execute_batch("COMMIT")?;
+            Ok(out)
+        });
+        Ok((mine, committed))
     }
 
     /// Runs `f` on a read-only connection on the blocking pool. It sees the last commit and never
@@ -268,44 +261,6 @@ impl Store {
         // One self-contained file, whatever mode the live database is in.
         dst.pragma_update(None, "journal_mode", "DELETE")?;
         Ok(())
-    }
-}
-
-/// The second step of a [`Store::write_in_two`], holding the writer until it has committed. It
-/// runs on the blocking pool when first awaited or when dropped (it commits either way), or
-/// earlier on the thread of another write that needs the writer.
-#[must_use = "the transaction holds the writer until its second step runs"]
-pub struct Commit<B> {
-    /// Until the step is started from here.
-    writer: Option<Arc<writer::Writer>>,
-    committed: tokio::sync::oneshot::Receiver<Result<B>>,
-}
-
-impl<B> Commit<B> {
-    fn start(&mut self) {
-        let Some(step) = self.writer.take().and_then(|w| w.take_deferred()) else { return };
-        match tokio::runtime::Handle::try_current() {
-            Ok(runtime) => drop(runtime.spawn_blocking(step)),
-            Err(_) => step(),
-        }
-    }
-}
-
-impl<B> std::future::Future for Commit<B> {
-    type Output = Result<B>;
-
-    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Result<B>> {
-        let this = self.get_mut();
-        this.start();
-        std::pin::Pin::new(&mut this.committed)
-            .poll(cx)
-            .map(|out| out.unwrap_or_else(|_| Err(Error::Internal(anyhow::anyhow!("a write's second step ended without a word")))))
-    }
-}
-
-impl<B> Drop for Commit<B> {
-    fn drop(&mut self) {
-        self.start();
     }
 }
 

@@ -758,33 +758,6 @@ async fn a_write_in_two_steps_waits_for_another_write_rather_than_failing() {
     assert_eq!(count_messages(&store, s), 3, "every write landed");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_second_step_not_yet_awaited_never_blocks_another_write() {
-    let (_dir, path) = temp_db();
-    let store = Store::open(&path).unwrap();
-    let s = session(&store, None);
-    let (_, rest) =
-        store.write_in_two(move |tx| Ok((insert_text(tx, s, "asked")?, ())), move |tx, ()| insert_text(tx, s, "answered")).await.unwrap();
-    // A turn writes (a compaction's summary) before it comes back for its reply's commit.
-    // On a thread of its own, so that a write stuck for good fails this test rather than hangs it.
-    let (other, (done, meanwhile)) = (store.clone(), std::sync::mpsc::channel());
-    std::thread::spawn(move || done.send(other.with(|tx| insert_text(tx, s, "meanwhile"))));
-    let meanwhile = meanwhile.recv_timeout(std::time::Duration::from_secs(10));
-    meanwhile.expect("a write waiting for the writer runs the pending second step itself, not waits for its caller").unwrap();
-    rest.await.expect("and its caller still hears that it committed");
-    let texts: Vec<String> = store.read_now(|c| Ok(messages::history(c, s)?.into_iter().map(|m| m.content).collect())).unwrap();
-    assert_eq!(texts, ["asked", "answered", "meanwhile"], "the transaction stays whole and first");
-
-    let (_, unawaited) = store
-        .write_in_two(move |tx| Ok((insert_text(tx, s, "asked again")?, ())), move |tx, ()| insert_text(tx, s, "answered again"))
-        .await
-        .unwrap();
-    drop(unawaited);
-    // The next write waits for the writer, which the dropped step gives back once committed.
-    message(&store, s, "after");
-    assert_eq!(count_messages(&store, s), 6, "a second step dropped unawaited still commits, and frees the writer");
-}
-
 #[test]
 fn settings_read_in_a_write_follow_every_change_to_them() {
     use super::settings;

@@ -47,9 +47,8 @@ pub enum TurnKind {
 /// streaming the reply. Either it is refused before anything is stored, or it runs.
 ///
 /// The caller is answered once the turn's first transaction has committed. When that
-/// transaction opens the first round, the request goes out first and the transaction commits
-/// while the server reads it (the commit is off the time to first token), and nothing the
-/// server answers is read before it has.
+/// transaction opens the first round, the request goes out while it commits (the commit is
+/// off the time to first token), and nothing the server answers is read before it has.
 pub async fn start(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<TurnStream> {
     let (answer, started) = tokio::sync::oneshot::channel();
     tokio::spawn(async move {
@@ -97,7 +96,7 @@ impl Committing {
     }
 }
 
-/// The id of the reply a transaction still open stores, once it has committed.
+/// The id of the reply a transaction still running stores.
 type StoredReply = std::pin::Pin<Box<dyn std::future::Future<Output = Result<i64>> + Send>>;
 
 type Began = (RunGuard, Settings, Option<Round>, Option<StoredReply>);
@@ -524,13 +523,7 @@ async fn run_rounds(
                 // The first round, its reply still being stored: the request goes out meanwhile.
                 None => {
                     let committing = committing.take().expect("only the first round's reply is stored while it is sent");
-                    // It commits once the request is written, while the server reads it.
-                    let (written, on_written) = tokio::sync::oneshot::channel();
-                    let settled = async {
-                        let _ = on_written.await;
-                        committing.settle(feed).await
-                    };
-                    let (opened, id) = tokio::join!(client.stream_chat_noting(&request, cancel.clone(), written), settled);
+                    let (opened, id) = tokio::join!(client.stream_chat(&request, cancel.clone()), committing.settle(feed));
                     (opened, id?)
                 }
             };
