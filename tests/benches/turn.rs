@@ -6,6 +6,8 @@
 //!    in-process (the API call), and as an outside client sees it: the `token` event of the HTTP
 //!    stream of `maru serve` in a process of its own, for a regenerate (the identical request) and
 //!    for a new message.
+//! 3. The first message a second after opening Maru, against the ones after it (Maru builds the
+//!    default server's HTTP client as it opens: building one takes tens of milliseconds).
 //!
 //! Run with `cargo bench -p maru-tests --bench turn`. `MARU_BENCH=http` (or `split`) runs only
 //! that part; for the HTTP part, `MARU_BENCH_PAIRS`, `MARU_BENCH_KIND` (`regenerate` or
@@ -37,6 +39,7 @@ fn main() {
 async fn measure() {
     if std::env::var("MARU_BENCH").as_deref() == Ok("split") {
         ttft_split().await;
+        first_message().await;
         return;
     }
     if std::env::var("MARU_BENCH").as_deref() != Ok("http") {
@@ -44,6 +47,7 @@ async fn measure() {
         ttft_ratio().await;
     }
     ttft_split().await;
+    first_message().await;
     ttft_http().await;
 }
 
@@ -617,6 +621,38 @@ async fn serve_http(app: &Arc<App>) -> String {
     let url = format!("http://{}", bound.addr);
     tokio::spawn(bound.run());
     url
+}
+
+/// The first message after opening Maru, a second after (while the user types), against the
+/// two after it: from the API call to the model server's receiving the request. Building the
+/// server's HTTP client reads the system's TLS roots, which Maru does as it opens.
+async fn first_message() {
+    let (url, mut arrivals) = timing_server().await;
+    let built = Instant::now();
+    drop(maru::llm::Client::new(maru::llm::Endpoint::new(url.clone()), Default::default()));
+    let built = built.elapsed();
+    let (mut first, mut later) = (vec![], vec![]);
+    for _ in 0..20 {
+        let dir = tempfile::tempdir().unwrap();
+        // The settings a user left last time, as the data folder holds them.
+        let settings = json!({ "endpoint_url": url, "model": "bench", "memory_mode": "off", "context_length": 32768 });
+        let patch = serde_json::from_value(settings).unwrap();
+        maru::store::Store::open(&dir.path().join("maru.db")).unwrap().with(|tx| maru::store::settings::update(tx, &patch)).unwrap();
+        let app = App::open(dir.path()).unwrap();
+        let sid = api::create_session(&app, sessions::NewSession { title: "first".into(), project_id: None }).await.unwrap().id;
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        for i in 0..3 {
+            let t0 = Instant::now();
+            let rx = api::chat::send_message(app.clone(), sid, NewTurn { content: "hi".into(), images: vec![] }).await.unwrap();
+            let arrived = arrivals.recv().await.unwrap();
+            drain(rx).await;
+            if i == 0 { &mut first } else { &mut later }.push(arrived - t0);
+        }
+        app.shutdown().await;
+    }
+    println!("building a model server's HTTP client: {built:.1?}");
+    print_pct("the first message a second after opening: API call → request to the model server", &mut first);
+    print_pct("the messages after it: API call → request to the model server", &mut later);
 }
 
 /// Where Maru's share of the time to first token goes, against a model server that answers at

@@ -40,7 +40,7 @@ pub struct App {
     pub tool_servers: Arc<crate::tools::servers::ToolServers>,
     /// Their calls waiting for the user's approval.
     pub approvals: crate::tools::approvals::Approvals,
-    pub clients: llm::Clients,
+    pub clients: Arc<llm::Clients>,
     /// Projects' folders mirrored as their files.
     pub folders: folders::Folders,
     /// Token counts by the model servers' tokenizers, for the window plan.
@@ -89,7 +89,7 @@ impl App {
             tools,
             tool_servers: Arc::default(),
             approvals: Default::default(),
-            clients: llm::Clients::default(),
+            clients: Arc::default(),
             tokens: Default::default(),
             folders: Default::default(),
             prompts: PromptCache::default(),
@@ -108,7 +108,19 @@ impl App {
             });
         }
         folders::Folders::keep_in_sync(&app);
+        app.prepare_client();
         Ok(app)
+    }
+
+    /// Builds the default server's client on a thread of its own: building one reads the
+    /// system's TLS roots (about 60 ms here), which the first message after opening would
+    /// otherwise wait for. The thread keeps the clients only, not the app and its folder lock.
+    fn prepare_client(&self) {
+        let Ok(settings) = self.store.read_now(crate::store::settings::load) else { return };
+        let (clients, id, config) = (self.clients.clone(), settings.server.id, client_config(&settings));
+        let _ = std::thread::Builder::new().name("maru-client".into()).spawn(move || {
+            clients.get(id, &config);
+        });
     }
 
     /// How Maru closes, whoever closes it (the window, SIGTERM or Ctrl+C to `maru serve`): each
@@ -134,9 +146,7 @@ impl App {
 
     /// The client for the settings' server, reused while its address, key and timeouts stay.
     pub fn llm_client(&self, s: &Settings) -> llm::Client {
-        let server = &s.server;
-        let config = llm::ClientConfig::new(&server.base_url, server.api_key.as_deref(), s.first_byte_timeout_secs, s.idle_timeout_secs);
-        self.clients.get(server.id, &config)
+        self.clients.get(s.server.id, &client_config(s))
     }
 
     /// The model from settings, or the first one the server lists.
@@ -150,4 +160,10 @@ impl App {
             ),
         })
     }
+}
+
+/// How the settings' server is to be asked.
+fn client_config(s: &Settings) -> llm::ClientConfig {
+    let server = &s.server;
+    llm::ClientConfig::new(&server.base_url, server.api_key.as_deref(), s.first_byte_timeout_secs, s.idle_timeout_secs)
 }
