@@ -103,6 +103,14 @@ async fn timing_server() -> (String, mpsc::UnboundedReceiver<Instant>) {
     (url, rx)
 }
 
+/// Settings that ask the timing server at `url` and nothing else. Memory off: no tools, and no
+/// extraction request after a turn to count as an arrival. A known window: no model listing
+/// (the timing server would count it as a turn's request).
+fn on_timing_server(url: &str) -> maru::store::settings::SettingsPatch {
+    let settings = json!({ "endpoint_url": url, "model": "bench", "memory_mode": "off", "context_length": 32768 });
+    serde_json::from_value(settings).unwrap()
+}
+
 async fn drain(mut rx: TurnStream) {
     while rx.recv().await.is_some() {}
 }
@@ -111,10 +119,7 @@ async fn overhead() {
     let dir = tempfile::tempdir().unwrap();
     let app = App::open(dir.path()).unwrap();
     let (url, mut arrivals) = timing_server().await;
-    // Memory off: no tools, and no extraction request after a turn to count as an arrival.
-    // A known window: no model listing (the timing server would count it as a turn's request).
-    let settings = json!({ "endpoint_url": url, "model": "bench", "memory_mode": "off", "context_length": 32768 });
-    api::update_settings(&app, serde_json::from_value(settings).unwrap()).await.unwrap();
+    api::update_settings(&app, on_timing_server(&url)).await.unwrap();
     let sid = app
         .store
         .with(|c| {
@@ -635,8 +640,7 @@ async fn first_message() {
     for _ in 0..20 {
         let dir = tempfile::tempdir().unwrap();
         // The settings a user left last time, as the data folder holds them.
-        let settings = json!({ "endpoint_url": url, "model": "bench", "memory_mode": "off", "context_length": 32768 });
-        let patch = serde_json::from_value(settings).unwrap();
+        let patch = on_timing_server(&url);
         maru::store::Store::open(&dir.path().join("maru.db")).unwrap().with(|tx| maru::store::settings::update(tx, &patch)).unwrap();
         let app = App::open(dir.path()).unwrap();
         let sid = api::create_session(&app, sessions::NewSession { title: "first".into(), project_id: None }).await.unwrap().id;
@@ -662,8 +666,7 @@ async fn ttft_split() {
     let dir = tempfile::tempdir().unwrap();
     let app: Arc<App> = App::open(dir.path()).unwrap();
     let (url, mut arrivals) = timing_server().await;
-    let settings = json!({ "endpoint_url": url, "model": "bench", "memory_mode": "off", "context_length": 32768 });
-    api::update_settings(&app, serde_json::from_value(settings).unwrap()).await.unwrap();
+    api::update_settings(&app, on_timing_server(&url)).await.unwrap();
     let sid = api::create_session(&app, sessions::NewSession { title: "split".into(), project_id: None }).await.unwrap().id;
     let maru_url = serve_http(&app).await;
     let http = reqwest::Client::new();
