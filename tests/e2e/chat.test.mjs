@@ -196,7 +196,17 @@ test('the web UI: project, streamed chat, move, context inspector', { timeout: 1
   await step('drag the chat back onto Default', async () => {
     const session = page.locator(`[data-testid=session][data-session-id="${sessionId}"]`);
     const def = page.locator('[data-testid=project]', { hasText: 'Default' });
-    await session.dragTo(def);
+    // By hand, as a user drags: Playwright's one-step dragTo sometimes starts the drag in
+    // Chromium without ever delivering the drop. The project lights up before the chat is let go.
+    const from = await session.boundingBox();
+    const to = await def.boundingBox();
+    await page.mouse.move(from.x + from.width / 3, from.y + from.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(from.x + from.width / 3 + 8, from.y + from.height / 2 + 4, { steps: 4 });
+    await page.mouse.move(to.x + to.width / 3, to.y + to.height / 2, { steps: 10 });
+    await page.mouse.move(to.x + to.width / 3 + 6, to.y + to.height / 2, { steps: 3 });
+    await page.locator('[data-testid=project].drop-target', { hasText: 'Default' }).waitFor();
+    await page.mouse.up();
     const defProject = page.locator('.project', { has: def });
     await defProject.locator(`[data-testid=session][data-session-id="${sessionId}"]`).waitFor();
     const s = await api(maru.base, 'GET', `/api/sessions/${sessionId}`);

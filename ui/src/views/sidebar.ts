@@ -115,7 +115,11 @@ function projectNode(app: App, e: ProjectEntry): HTMLElement {
     ev.dataTransfer.dropEffect = 'move';
     head.classList.add('drop-target');
   });
-  head.addEventListener('dragleave', () => head.classList.remove('drop-target'));
+  head.addEventListener('dragleave', (ev) => {
+    // Onto the project's name or a button in it is not off the project: no flicker.
+    if (ev.relatedTarget instanceof Node && head.contains(ev.relatedTarget)) return;
+    head.classList.remove('drop-target');
+  });
   head.addEventListener('drop', (ev) => {
     head.classList.remove('drop-target');
     const id = Number(ev.dataTransfer?.getData(DRAG_TYPE));
