@@ -483,14 +483,17 @@ async fn ttft_http() {
         let (v, d) = (via[via.len() / 2], direct[direct.len() / 2]);
         let d_ms = d.as_secs_f64() * 1000.0;
         let share = median(&mut differences);
+        let (low, high) = median_interval(&differences);
         // Each order's median apart: equal when neither request of a pair is favoured.
         let (first, second) = (median(&mut maru_first), median(&mut direct_first));
         println!(
             "time to first token over HTTP ({kind}), real llama.cpp + SmolLM2, maru serve in its own process: \
              through Maru p50 {v:.1?}, direct p50 {d:.1?}; ratio {:.3} (Maru's share, the pairs' median difference, \
-             {share:.2} ms, over the direct p50); ratio of the medians {:.3}; by order: Maru first {first:.2} ms, \
-             direct first {second:.2} ms; {} pairs{}",
+             {share:.2} ms, over the direct p50; 95 % interval {:.3}–{:.3}, from {low:.2}–{high:.2} ms); ratio of the \
+             medians {:.3}; by order: Maru first {first:.2} ms, direct first {second:.2} ms; {} pairs{}",
             1.0 + share / d_ms,
+            1.0 + low / d_ms,
+            1.0 + high / d_ms,
             v.as_secs_f64() / d.as_secs_f64(),
             differences.len(),
             if other_second > 0 { format!(" ({other_second} with a time note a second apart)") } else { String::new() }
@@ -499,6 +502,16 @@ async fn ttft_http() {
 }
 
 const HTTP_PAIRS: usize = 120;
+
+/// A 95 % confidence interval for the median of `sorted` (ascending), from the order
+/// statistics alone (the sign test's): it assumes nothing about the differences' spread, whose
+/// tails are long here. Tells whether a median share is within the noise of a target.
+fn median_interval(sorted: &[f64]) -> (f64, f64) {
+    // The r-th smallest and the r-th largest, r = ⌊n/2 − 0.98·√n⌋ (at least the extremes).
+    let n = sorted.len();
+    let r = ((n as f64 - 1.96 * (n as f64).sqrt()) / 2.0).floor().max(1.0) as usize;
+    (sorted[r - 1], sorted[n - r])
+}
 
 /// The body the bench sends straight to the model server for `messages`.
 fn direct_body(model: &str, messages: Vec<maru::llm::ChatMessage>) -> serde_json::Value {

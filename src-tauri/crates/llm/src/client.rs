@@ -35,6 +35,9 @@ pub struct Client {
     http: reqwest::Client,
     /// Connections opened ahead of chat requests ([`Client::open_connection`]).
     warm: Arc<Warm>,
+    /// The chat URL, parsed once (every turn needs it twice); `None` when the base URL is bad,
+    /// which each request then reports.
+    chat_url: Option<Url>,
 }
 
 impl Client {
@@ -52,15 +55,16 @@ impl Client {
             warn!(error = %e, "falling back to a default HTTP client");
             reqwest::Client::new()
         });
-        Client { endpoint, timeouts, max_retries: MAX_RETRIES, http, warm: Arc::default() }
+        let chat_url = endpoint.api_url("chat/completions").ok();
+        Client { endpoint, timeouts, max_retries: MAX_RETRIES, http, warm: Arc::default(), chat_url }
     }
 
     /// Starts opening a connection for the next chat request, which will go out on it: for a
     /// caller with work to do first (a turn reading its chat), that work then hides the connect.
     /// Does nothing where the usual way must be kept (HTTPS, a proxy: see `warm`).
     pub fn open_connection(&self) {
-        if let Ok(url) = self.endpoint.api_url("chat/completions") {
-            self.warm.open(&url, self.timeouts.connect);
+        if let Some(url) = &self.chat_url {
+            self.warm.open(url, self.timeouts.connect);
         }
     }
 
@@ -79,7 +83,10 @@ impl Client {
     /// stream) closes the connection, which makes the server stop generating.
     #[instrument(skip_all, fields(model = %req.model), err(Display, level = "warn"))]
     pub async fn stream_chat(&self, req: &ChatRequest, cancel: CancellationToken) -> Result<ChatStream, LlmError> {
-        let url = self.endpoint.api_url("chat/completions")?;
+        let url = match &self.chat_url {
+            Some(url) => url.clone(),
+            None => self.endpoint.api_url("chat/completions")?,
+        };
         // Plain structs and `serde_json::Value`s only: serialisation cannot fail.
         let body = serde_json::to_vec(req).expect("a ChatRequest always serialises");
         debug!(url = %shown_url(&url), bytes = body.len(), "sending chat request");

@@ -311,7 +311,9 @@ pub fn branch_at(conn: &Connection, session_id: i64, parent: Option<i64>) -> Res
     // regenerate more the more versions a reply has.
     conn.prepare_cached("UPDATE messages SET chosen = 0 WHERE session_id = ?1 AND parent_id IS ?2 AND chosen = 1")?
         .execute(params![session_id, parent])?;
-    refresh_path(conn, session_id, parent)?;
+    // No version after `parent` is chosen now: the branch simply ends there (the rest of
+    // `refresh_path` would find nothing to follow; a regenerate waits for it).
+    leave_path_after(conn, session_id, parent)?;
     super::summaries::forget_from(conn, session_id, parent.map_or(0, |p| p + 1))?;
     Ok(())
 }
@@ -368,9 +370,7 @@ fn node(conn: &Connection, id: i64) -> Result<Node> {
 /// Recomputes the chosen branch after `from` (a message on it, or `None` for the whole chat):
 /// down from there, through each parent's chosen version.
 fn refresh_path(conn: &Connection, session_id: i64, from: Option<i64>) -> Result<()> {
-    // Ids only grow along the branch: what followed `from` on it has greater ids.
-    conn.prepare_cached("UPDATE messages SET on_path = 0 WHERE session_id = ?1 AND on_path = 1 AND id > ?2")?
-        .execute(params![session_id, from.unwrap_or(0)])?;
+    leave_path_after(conn, session_id, from)?;
     conn.prepare_cached(
         "WITH RECURSIVE branch(id) AS (
              SELECT id FROM messages WHERE session_id = ?1 AND parent_id IS ?2 AND chosen = 1
@@ -379,6 +379,14 @@ fn refresh_path(conn: &Connection, session_id: i64, from: Option<i64>) -> Result
          UPDATE messages SET on_path = 1 WHERE id IN branch",
     )?
     .execute(params![session_id, from])?;
+    Ok(())
+}
+
+/// Ends the chosen branch at `from` (`None`: before the chat's first message).
+fn leave_path_after(conn: &Connection, session_id: i64, from: Option<i64>) -> Result<()> {
+    // Ids only grow along the branch: what followed `from` on it has greater ids.
+    conn.prepare_cached("UPDATE messages SET on_path = 0 WHERE session_id = ?1 AND on_path = 1 AND id > ?2")?
+        .execute(params![session_id, from.unwrap_or(0)])?;
     Ok(())
 }
 
