@@ -293,6 +293,40 @@ describe('the sidebar follows what changes elsewhere', () => {
     await sent;
   });
 
+  it('lights a project while a chat is dragged over it, its name and buttons included, and moves the chat on drop', async () => {
+    const t = await live();
+    app = t.app;
+    const work = t.sidebar.querySelector<HTMLElement>('[data-testid=project][data-project-id="2"]')!;
+    const name = work.querySelector<HTMLElement>('.project-name')!;
+    // What a browser's drag carries (this DOM's DragEvent carries none): filled by the dragstart.
+    const store = new Map<string, string>();
+    const data = {
+      get types() { return [...store.keys()]; },
+      setData: (type: string, value: string) => store.set(type, value),
+      getData: (type: string) => store.get(type) ?? '',
+      dropEffect: 'none',
+      effectAllowed: 'all',
+    };
+    const drag = (type: string, target: HTMLElement, relatedTarget: EventTarget | null = null) => {
+      const ev = new MouseEvent(type, { bubbles: true, cancelable: true, relatedTarget });
+      Object.defineProperty(ev, 'dataTransfer', { value: data });
+      target.dispatchEvent(ev);
+    };
+    drag('dragstart', sessionItem(t.sidebar, 5)!);
+    drag('dragover', work);
+    expect(work.classList.contains('drop-target'), 'the project under the dragged chat is lit').toBe(true);
+    // Onto the name: the head is left for its child (before any dragover there).
+    drag('dragleave', work, name);
+    expect(work.classList.contains('drop-target'), "moving onto the project's name does not switch the light off").toBe(true);
+    drag('dragleave', work, t.sidebar);
+    expect(work.classList.contains('drop-target'), 'leaving the project does').toBe(false);
+    let moved: unknown;
+    drag('dragover', name);
+    drag('drop', name);
+    await until(() => (moved = t.calls.find((c) => c.method === 'updateSession')) !== undefined, 'dropping on the name moves the chat');
+    expect((moved as { args: unknown[] }).args).toEqual([5, { project_id: 2 }]);
+  });
+
   it('opens the feed again after it drops, and reads everything again since changes were missed', async () => {
     const t = await live();
     app = t.app;
