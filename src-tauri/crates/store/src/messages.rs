@@ -311,8 +311,8 @@ pub fn branch_at(conn: &Connection, session_id: i64, parent: Option<i64>) -> Res
     // regenerate more the more versions a reply has.
     conn.prepare_cached("UPDATE messages SET chosen = 0 WHERE session_id = ?1 AND parent_id IS ?2 AND chosen = 1")?
         .execute(params![session_id, parent])?;
-    // No version after `parent` is chosen now: the branch simply ends there (the rest of
-    // `refresh_path` would find nothing to follow; a regenerate waits for it).
+    // No version after `parent` is chosen now, so the branch simply ends there: the walk of
+    // `refresh_path` would find nothing to follow, and a regenerate would wait for it.
     leave_path_after(conn, session_id, parent)?;
     super::summaries::forget_from(conn, session_id, parent.map_or(0, |p| p + 1))?;
     Ok(())
