@@ -5,13 +5,14 @@
 //!    token through Maru divided by that of a direct request with the same messages, interleaved;
 //!    in-process (the API call), and as an outside client sees it: the `token` event of the HTTP
 //!    stream of `maru serve` in a process of its own, for a regenerate (the identical request) and
-//!    for a new message.
+//!    for a new message; and the same for a byte proxy in a process of its own (what any process
+//!    between client and model server costs here: the floor of Maru's share).
 //! 3. The first message a second after opening Maru, against the ones after it (Maru builds the
 //!    default server's HTTP client as it opens: building one takes tens of milliseconds).
 //!
 //! Run with `cargo bench -p maru-tests --bench turn`. `MARU_BENCH=http` (or `split`) runs only
-//! that part; for the HTTP part, `MARU_BENCH_PAIRS`, `MARU_BENCH_KIND` (`regenerate` or
-//! `new message`), `MARU_BENCH_LLAMA_THREADS` (llama-server's `--threads`) and `MARU_BENCH_RAW`
+//! that part; for the HTTP part, `MARU_BENCH_PAIRS`, `MARU_BENCH_KIND` (`regenerate`,
+//! `new message` or `byte proxy`), `MARU_BENCH_LLAMA_THREADS` (llama-server's `--threads`) and `MARU_BENCH_RAW`
 //! (a file each pair's two times, in ms, are appended to: the spread the medians hide).
 
 use std::sync::Arc;
@@ -31,7 +32,10 @@ const RUNS: usize = 200;
 fn main() {
     // The serving process runs on Maru's own runtime, as `maru serve` does.
     if let Ok(dir) = std::env::var(SERVE_ENV) {
-        return maru::runtime().unwrap().block_on(MaruServe::serve(&dir));
+        return maru::runtime().unwrap().block_on(serve(&dir));
+    }
+    if let Ok(upstream) = std::env::var(PROXY_ENV) {
+        return maru::runtime().unwrap().block_on(byte_proxy(&upstream));
     }
     tokio::runtime::Runtime::new().unwrap().block_on(measure());
 }
@@ -367,7 +371,7 @@ async fn ttft_http() {
         println!("time to first token over HTTP: skipped (set LLAMA_SERVER and SMOLLM_GGUF)");
         return;
     };
-    let maru = MaruServe::start();
+    let maru = BenchProcess::maru();
     let http = reqwest::Client::new();
     let api = |method: reqwest::Method, path: &str| http.request(method, format!("{}{path}", maru.url)).bearer_auth("bench");
     let settings = json!({
@@ -400,9 +404,11 @@ async fn ttft_http() {
     let regenerate_body = maru_bodies(&api, &llama.base_url, &model, sid, &chat_so_far().await.1, &templates).await;
 
     let pairs: usize = std::env::var("MARU_BENCH_PAIRS").ok().and_then(|n| n.parse().ok()).unwrap_or(HTTP_PAIRS);
-    // MARU_BENCH_KIND=regenerate (or "new message") measures only that kind.
+    // MARU_BENCH_KIND=regenerate (or "new message", "byte proxy") measures only that kind.
     let only = std::env::var("MARU_BENCH_KIND").ok();
-    for kind in ["regenerate", "new message"].into_iter().filter(|k| only.as_deref().is_none_or(|o| o == *k)) {
+    // A byte proxy in front of the model server, in a process of its own like `maru serve`.
+    let proxy = BenchProcess::start(PROXY_ENV, llama.base_url.trim_end_matches("/v1").trim_start_matches("http://"));
+    for kind in ["regenerate", "new message", "byte proxy"].into_iter().filter(|k| only.as_deref().is_none_or(|o| o == *k)) {
         let (kept, asked) = chat_so_far().await;
         let (mut via, mut direct, mut differences) = (vec![], vec![], vec![]);
         let (mut maru_first, mut direct_first) = (vec![], vec![]);
@@ -416,7 +422,7 @@ async fn ttft_http() {
             // requests meet the servers equally idle. A new message's requests then lie within one
             // second, and its time note is the same text for Maru and the direct request (checked
             // below).
-            let step = if kind == "regenerate" { 500 } else { 333 };
+            let step = if kind == "new message" { 333 } else { 500 };
             let slot = |n: u32| async move {
                 let into = chrono::Local::now().timestamp_subsec_millis();
                 // The first at the next second, the others within this one.
@@ -426,7 +432,7 @@ async fn ttft_http() {
             slot(0).await;
             let question = format!("Question {i}: what is {i} plus {i}?");
             let note = maru::chat::history::runtime_note(&templates, chrono::Local::now()).unwrap();
-            let (path, body, req) = if kind == "regenerate" {
+            let (path, body, req) = if kind != "new message" {
                 (format!("/api/sessions/{sid}/regenerate"), json!({}), regenerate_body.clone())
             } else {
                 let mut sent = asked.clone();
@@ -434,6 +440,14 @@ async fn ttft_http() {
                 (format!("/api/sessions/{sid}/messages"), json!({ "content": question }), direct_body(&model, sent))
             };
             let straight = || first_event(http.post(format!("{}/chat/completions", llama.base_url)).json(&req), "\"content\":\"");
+            // Through Maru, or (the byte proxy's floor) the direct request through the proxy.
+            let measured = || async {
+                if kind == "byte proxy" {
+                    first_event(http.post(format!("{}/v1/chat/completions", proxy.url)).json(&req), "\"content\":\"").await
+                } else {
+                    send(path.clone(), body.clone()).await
+                }
+            };
             // The new question put in the server's cache first, unmeasured: then both measured
             // requests cost the server the same (its last token), as a regenerate's do, and the
             // difference is Maru's alone.
@@ -444,13 +458,13 @@ async fn ttft_http() {
                 slot(n).await;
             }
             let (a, b) = if i % 2 == 0 {
-                let a = send(path.clone(), body.clone()).await;
+                let a = measured().await;
                 slot(n + 1).await;
                 (a, straight().await)
             } else {
                 let b = straight().await;
                 slot(n + 1).await;
-                (send(path.clone(), body.clone()).await, b)
+                (measured().await, b)
             };
             // Every new message is asked of the same chat: no history grows into a compaction.
             if kind == "new message" {
@@ -484,13 +498,15 @@ async fn ttft_http() {
         let d_ms = d.as_secs_f64() * 1000.0;
         let share = median(&mut differences);
         let (low, high) = median_interval(&differences);
+        let through =
+            if kind == "byte proxy" { "a byte proxy (a regenerate's request; the floor of any process between)" } else { "maru serve" };
         // Each order's median apart: equal when neither request of a pair is favoured.
         let (first, second) = (median(&mut maru_first), median(&mut direct_first));
         println!(
-            "time to first token over HTTP ({kind}), real llama.cpp + SmolLM2, maru serve in its own process: \
-             through Maru p50 {v:.1?}, direct p50 {d:.1?}; ratio {:.3} (Maru's share, the pairs' median difference, \
+            "time to first token over HTTP ({kind}), real llama.cpp + SmolLM2, {through} in its own process: \
+             through it p50 {v:.1?}, direct p50 {d:.1?}; ratio {:.3} (its share, the pairs' median difference, \
              {share:.2} ms, over the direct p50; 95 % interval {:.3}–{:.3}, from {low:.2}–{high:.2} ms); ratio of the \
-             medians {:.3}; by order: Maru first {first:.2} ms, direct first {second:.2} ms; {} pairs{}",
+             medians {:.3}; by order: it first {first:.2} ms, direct first {second:.2} ms; {} pairs{}",
             1.0 + share / d_ms,
             1.0 + low / d_ms,
             1.0 + high / d_ms,
@@ -590,44 +606,70 @@ where
     regenerate
 }
 
-/// `maru serve` in a process of its own: this bench binary again, serving a new data folder as
-/// `maru serve` does (on `maru::runtime`), with the token "bench".
-struct MaruServe {
+/// This bench binary again, in a process of its own on Maru's runtime (`maru::runtime`), told by
+/// an environment variable what to be: `maru serve` on a new data folder with the token "bench"
+/// ([`SERVE_ENV`]), or a byte proxy ([`PROXY_ENV`]). It prints its address first.
+struct BenchProcess {
     child: std::process::Child,
     url: String,
-    _dir: tempfile::TempDir,
+    _dir: Option<tempfile::TempDir>,
 }
 
 /// Set in the serving process: the data folder to serve.
 const SERVE_ENV: &str = "MARU_BENCH_SERVE";
+/// Set in the byte proxy's process: the model server's `host:port`.
+const PROXY_ENV: &str = "MARU_BENCH_PROXY";
 
-impl MaruServe {
-    fn start() -> MaruServe {
-        use std::io::BufRead;
+impl BenchProcess {
+    fn maru() -> BenchProcess {
         let dir = tempfile::tempdir().unwrap();
+        let mut serving = BenchProcess::start(SERVE_ENV, dir.path().to_str().unwrap());
+        serving._dir = Some(dir);
+        serving
+    }
+
+    fn start(var: &str, value: &str) -> BenchProcess {
+        use std::io::BufRead;
         let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-            .env(SERVE_ENV, dir.path())
+            .env(var, value)
             .stdout(std::process::Stdio::piped())
             .spawn()
             .unwrap();
         let mut line = String::new();
         std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        MaruServe { child, url: line.trim().to_string(), _dir: dir }
-    }
-
-    /// The serving process's side: prints its address, then serves until killed.
-    async fn serve(dir: &str) {
-        let app = App::open(std::path::Path::new(dir)).unwrap();
-        let url = serve_http(&app).await;
-        println!("{url}");
-        std::future::pending::<()>().await;
+        BenchProcess { child, url: line.trim().to_string(), _dir: None }
     }
 }
 
-impl Drop for MaruServe {
+impl Drop for BenchProcess {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// The serving process's side: prints its address, then serves until killed.
+async fn serve(dir: &str) {
+    let app = App::open(std::path::Path::new(dir)).unwrap();
+    let url = serve_http(&app).await;
+    println!("{url}");
+    std::future::pending::<()>().await;
+}
+
+/// The byte proxy's side: passes each connection's bytes to the model server at `upstream` and
+/// back, and does nothing else. What a request through it costs is what any process between
+/// the client and the model server costs on this machine, Maru's included: its share's floor.
+async fn byte_proxy(upstream: &str) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    println!("http://{}", listener.local_addr().unwrap());
+    loop {
+        let (mut client, _) = listener.accept().await.unwrap();
+        let upstream = upstream.to_string();
+        tokio::spawn(async move {
+            let Ok(mut server) = tokio::net::TcpStream::connect(&upstream).await else { return };
+            let _ = (client.set_nodelay(true), server.set_nodelay(true));
+            let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+        });
     }
 }
 
