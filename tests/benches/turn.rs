@@ -12,8 +12,9 @@
 //!
 //! Run with `cargo bench -p maru-tests --bench turn`. `MARU_BENCH=http` (or `split`) runs only
 //! that part; for the HTTP part, `MARU_BENCH_PAIRS`, `MARU_BENCH_KIND` (`regenerate`,
-//! `new message` or `byte proxy`), `MARU_BENCH_LLAMA_THREADS` (llama-server's `--threads`) and `MARU_BENCH_RAW`
-//! (a file each pair's two times, in ms, are appended to: the spread the medians hide).
+//! `new message` or `byte proxy`), `MARU_BENCH_LLAMA_THREADS` (llama-server's `--threads`) and
+//! `MARU_BENCH_RAW` (a file each pair's two times, in ms, are appended to: the spread the
+//! medians hide).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
