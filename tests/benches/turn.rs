@@ -649,8 +649,10 @@ impl Drop for BenchProcess {
     }
 }
 
-/// The serving process's side: prints its address, then serves until killed.
+/// The serving process's side: prints its address, then serves until killed. It logs as `maru
+/// serve` does (the info level's spans on a turn's calls are part of what a turn costs).
 async fn serve(dir: &str) {
+    let _log = maru::logging::init(std::path::Path::new(dir));
     let app = App::open(std::path::Path::new(dir)).unwrap();
     let url = serve_http(&app).await;
     println!("{url}");
