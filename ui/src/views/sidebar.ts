@@ -116,7 +116,8 @@ function projectNode(app: App, e: ProjectEntry): HTMLElement {
     head.classList.add('drop-target');
   });
   head.addEventListener('dragleave', (ev) => {
-    // Onto the project's name or a button in it is not off the project: no flicker.
+    // Onto the project's name or a button in it is not off the project: the light stays,
+    // whether or not a dragover follows (Playwright's emulated drag sends none).
     if (ev.relatedTarget instanceof Node && head.contains(ev.relatedTarget)) return;
     head.classList.remove('drop-target');
   });
