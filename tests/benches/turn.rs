@@ -14,7 +14,9 @@
 //! that part; for the HTTP part, `MARU_BENCH_PAIRS`, `MARU_BENCH_KIND` (`regenerate`,
 //! `new message` or `byte proxy`), `MARU_BENCH_LLAMA_THREADS` (llama-server's `--threads`) and
 //! `MARU_BENCH_RAW` (a file each pair's two times, in ms, are appended to: the spread the
-//! medians hide).
+//! medians hide). `MARU_BENCH_PACED=<ms>` asks a model server that computes nothing and answers
+//! after that pause instead of llama.cpp: Maru's own share, measured to a tenth of a millisecond
+//! in a minute, for telling whether a change to the turn's path helps.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -37,6 +39,9 @@ fn main() {
     }
     if let Ok(upstream) = std::env::var(PROXY_ENV) {
         return maru::runtime().unwrap().block_on(byte_proxy(&upstream));
+    }
+    if let Ok(pause) = std::env::var(PACED_ENV) {
+        return maru::runtime().unwrap().block_on(paced_model_server(Duration::from_millis(pause.parse().expect("a pause in ms"))));
     }
     tokio::runtime::Runtime::new().unwrap().block_on(measure());
 }
@@ -365,18 +370,29 @@ fn forget_turn(app: &App, session_id: i64, last: i64) {
 /// time; a new message sends the history and a new question with its time note (the direct
 /// request an equal one, the question put in the server's cache first so both cost it the same).
 async fn ttft_http() {
-    // MARU_BENCH_LLAMA_THREADS=N: llama-server's compute threads (its default: one per core).
-    let threads = std::env::var("MARU_BENCH_LLAMA_THREADS").ok();
-    let args: Vec<&str> = threads.as_deref().map(|n| vec!["--threads", n]).unwrap_or_default();
-    let Some(llama) = LlamaServer::start_with(4096, &args).await else {
-        println!("time to first token over HTTP: skipped (set LLAMA_SERVER and SMOLLM_GGUF)");
-        return;
+    // MARU_BENCH_PACED=<ms>: the paced model server (below) in place of llama.cpp.
+    let (model_server, server) = match std::env::var(PACED_SET).ok() {
+        Some(pause) => (
+            ModelServer::Paced(BenchProcess::start(PACED_ENV, &pause)),
+            format!("a model server that computes nothing ({pause} ms to its first token)"),
+        ),
+        None => {
+            // MARU_BENCH_LLAMA_THREADS=N: llama-server's compute threads (its default: one per core).
+            let threads = std::env::var("MARU_BENCH_LLAMA_THREADS").ok();
+            let args: Vec<&str> = threads.as_deref().map(|n| vec!["--threads", n]).unwrap_or_default();
+            let Some(llama) = LlamaServer::start_with(4096, &args).await else {
+                println!("time to first token over HTTP: skipped (set LLAMA_SERVER and SMOLLM_GGUF)");
+                return;
+            };
+            (ModelServer::Llama(llama), "real llama.cpp + SmolLM2".to_string())
+        }
     };
+    let model_url = model_server.base_url();
     let maru = BenchProcess::maru();
     let http = reqwest::Client::new();
     let api = |method: reqwest::Method, path: &str| http.request(method, format!("{}{path}", maru.url)).bearer_auth("bench");
     let settings = json!({
-        "endpoint_url": llama.base_url, "temperature": 0.0, "max_tokens": 8,
+        "endpoint_url": model_url, "temperature": 0.0, "max_tokens": 8,
         "custom_instructions": "Answer in one short sentence.", "memory_mode": "off"
     });
     api(reqwest::Method::PATCH, "/api/settings").json(&settings).send().await.unwrap().error_for_status().unwrap();
@@ -388,10 +404,8 @@ async fn ttft_http() {
         async move { first_event(req, "event: token").await }
     };
     send(format!("/api/sessions/{sid}/messages"), json!({ "content": "What is the capital of France?" })).await;
-    let model = maru::llm::Client::new(maru::llm::Endpoint::new(llama.base_url.clone()), Default::default()).list_models().await.unwrap()
-        [0]
-    .id
-    .clone();
+    let model =
+        maru::llm::Client::new(maru::llm::Endpoint::new(model_url.clone()), Default::default()).list_models().await.unwrap()[0].id.clone();
     let templates = maru::prompt::templates::Templates::load(None).unwrap();
     // The chat so far, as its next request carries it (from what the API shows).
     let chat_so_far = || async {
@@ -402,13 +416,13 @@ async fn ttft_http() {
             maru::chat::history::request_messages(&templates, context["system_prompt"].as_str().unwrap(), &history, &Default::default());
         (history.len(), asked.unwrap())
     };
-    let regenerate_body = maru_bodies(&api, &llama.base_url, &model, sid, &chat_so_far().await.1, &templates).await;
+    let regenerate_body = maru_bodies(&api, &model_url, &model, sid, &chat_so_far().await.1, &templates).await;
 
     let pairs: usize = std::env::var("MARU_BENCH_PAIRS").ok().and_then(|n| n.parse().ok()).unwrap_or(HTTP_PAIRS);
     // MARU_BENCH_KIND=regenerate (or "new message", "byte proxy") measures only that kind.
     let only = std::env::var("MARU_BENCH_KIND").ok();
     // A byte proxy in front of the model server, in a process of its own like `maru serve`.
-    let proxy = BenchProcess::start(PROXY_ENV, llama.base_url.trim_end_matches("/v1").trim_start_matches("http://"));
+    let proxy = BenchProcess::start(PROXY_ENV, model_url.trim_end_matches("/v1").trim_start_matches("http://"));
     for kind in ["regenerate", "new message", "byte proxy"].into_iter().filter(|k| only.as_deref().is_none_or(|o| o == *k)) {
         let (kept, asked) = chat_so_far().await;
         let (mut via, mut direct, mut differences) = (vec![], vec![], vec![]);
@@ -440,7 +454,7 @@ async fn ttft_http() {
                 sent.push(maru::llm::ChatMessage::user(format!("{question}\n\n{note}")));
                 (format!("/api/sessions/{sid}/messages"), json!({ "content": question }), direct_body(&model, sent))
             };
-            let straight = || first_event(http.post(format!("{}/chat/completions", llama.base_url)).json(&req), "\"content\":\"");
+            let straight = || first_event(http.post(format!("{model_url}/chat/completions")).json(&req), "\"content\":\"");
             // Through Maru, or (the byte proxy's floor) the direct request through the proxy.
             let measured = || async {
                 if kind == "byte proxy" {
@@ -504,7 +518,7 @@ async fn ttft_http() {
         // Each order's median apart: equal when neither request of a pair is favoured.
         let (first, second) = (median(&mut maru_first), median(&mut direct_first));
         println!(
-            "time to first token over HTTP ({kind}), real llama.cpp + SmolLM2, {through} in its own process: \
+            "time to first token over HTTP ({kind}), {server}, {through} in its own process: \
              through it p50 {v:.1?}, direct p50 {d:.1?}; ratio {:.3} (its share, the pairs' median difference, \
              {share:.2} ms, over the direct p50; 95 % interval {:.3}–{:.3}, from {low:.2}–{high:.2} ms); ratio of the \
              medians {:.3}; by order: it first {first:.2} ms, direct first {second:.2} ms; {} pairs{}",
@@ -620,6 +634,26 @@ struct BenchProcess {
 const SERVE_ENV: &str = "MARU_BENCH_SERVE";
 /// Set in the byte proxy's process: the model server's `host:port`.
 const PROXY_ENV: &str = "MARU_BENCH_PROXY";
+/// Set by the user: the HTTP part asks the paced model server, with this pause in ms, in place
+/// of llama.cpp.
+const PACED_SET: &str = "MARU_BENCH_PACED";
+/// Set in the paced model server's process: its pause in ms.
+const PACED_ENV: &str = "MARU_BENCH_PACED_SERVE";
+
+/// The model server the HTTP part measures against.
+enum ModelServer {
+    Llama(LlamaServer),
+    Paced(BenchProcess),
+}
+
+impl ModelServer {
+    fn base_url(&self) -> String {
+        match self {
+            ModelServer::Llama(llama) => llama.base_url.clone(),
+            ModelServer::Paced(paced) => format!("{}/v1", paced.url),
+        }
+    }
+}
 
 impl BenchProcess {
     fn maru() -> BenchProcess {
@@ -672,6 +706,81 @@ async fn byte_proxy(upstream: &str) {
             let Ok(mut server) = tokio::net::TcpStream::connect(&upstream).await else { return };
             let _ = (client.set_nodelay(true), server.set_nodelay(true));
             let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+        });
+    }
+}
+
+/// The paced model server's side: answers a chat request's headers at once and its first token
+/// `pause` later, then seven more 2 ms apart, and closes the connection, as llama.cpp does; it
+/// lists one model and answers nothing else. It computes nothing meanwhile, so a request's time
+/// to first token is the pause and what the processes on the way cost: Maru's share without the
+/// noise of a model computing on the same cores (pairs differ by microseconds, not milliseconds).
+async fn paced_model_server(pause: Duration) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    println!("http://{}", listener.local_addr().unwrap());
+    loop {
+        let (mut sock, _) = listener.accept().await.unwrap();
+        tokio::spawn(async move {
+            let _ = sock.set_nodelay(true);
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 65536];
+            loop {
+                let Some(head_end) = buf.windows(4).position(|w| w == b"\r\n\r\n").map(|p| p + 4) else {
+                    match sock.read(&mut chunk).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                    }
+                    continue;
+                };
+                let head = String::from_utf8_lossy(&buf[..head_end]).to_lowercase();
+                let len =
+                    head.lines().find_map(|l| l.strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap())).unwrap_or(0);
+                while buf.len() < head_end + len {
+                    match sock.read(&mut chunk).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                    }
+                }
+                buf.drain(..head_end + len);
+                let json = |status: &str, body: &str| {
+                    format!("HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}", body.len())
+                };
+                if head.starts_with("get /v1/models") {
+                    let models = r#"{"object":"list","data":[{"id":"paced","object":"model","meta":{"n_ctx_train":8192}}]}"#;
+                    if sock.write_all(json("200 OK", models).as_bytes()).await.is_err() {
+                        return;
+                    }
+                    continue;
+                }
+                if !head.starts_with("post /v1/chat/completions") {
+                    if sock.write_all(json("404 Not Found", r#"{"error":{"message":"not here"}}"#).as_bytes()).await.is_err() {
+                        return;
+                    }
+                    continue;
+                }
+                let sse = |data: &str| {
+                    let event = format!("data: {data}\n\n");
+                    format!("{:x}\r\n{event}\r\n", event.len())
+                };
+                let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
+                if sock.write_all(head.as_bytes()).await.is_err() {
+                    return;
+                }
+                tokio::time::sleep(pause).await;
+                for i in 0..8 {
+                    let delta = if i == 0 { r#"{"role":"assistant","content":"Hi"}"# } else { r#"{"content":" hi"}"# };
+                    let data = format!(
+                        r#"{{"id":"p","object":"chat.completion.chunk","model":"paced","choices":[{{"index":0,"delta":{delta},"finish_reason":null}}]}}"#
+                    );
+                    if sock.write_all(sse(&data).as_bytes()).await.is_err() {
+                        return;
+                    }
+                    tokio::time::sleep(Duration::from_millis(2)).await;
+                }
+                let end = r#"{"id":"p","object":"chat.completion.chunk","model":"paced","choices":[{"index":0,"delta":{},"finish_reason":"length"}],"usage":{"prompt_tokens":50,"completion_tokens":8,"total_tokens":58}}"#;
+                let _ = sock.write_all(format!("{}{}0\r\n\r\n", sse(end), sse("[DONE]")).as_bytes()).await;
+                return;
+            }
         });
     }
 }
