@@ -73,30 +73,8 @@ async fn timing_server() -> (String, mpsc::UnboundedReceiver<Instant>) {
             let tx = tx.clone();
             tokio::spawn(async move {
                 let mut buf = Vec::new();
-                let mut chunk = [0u8; 65536];
-                loop {
-                    let (head_end, len, chat) = loop {
-                        if let Some(p) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                            let head = String::from_utf8_lossy(&buf[..p]).to_lowercase();
-                            let len = head
-                                .lines()
-                                .find_map(|l| l.strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap()))
-                                .unwrap_or(0);
-                            break (p + 4, len, head.starts_with("post /v1/chat/completions"));
-                        }
-                        match sock.read(&mut chunk).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                        }
-                    };
-                    while buf.len() < head_end + len {
-                        match sock.read(&mut chunk).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                        }
-                    }
-                    buf.drain(..head_end + len);
-                    let res = if chat {
+                while let Some(head) = next_request(&mut sock, &mut buf).await {
+                    let res = if head.starts_with("post /v1/chat/completions") {
                         let _ = tx.send(Instant::now());
                         let body = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
                         format!("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\n\r\n{body}", body.len())
@@ -111,6 +89,30 @@ async fn timing_server() -> (String, mpsc::UnboundedReceiver<Instant>) {
         }
     });
     (url, rx)
+}
+
+/// Reads the next request on a kept-alive connection, its body included, and gives its head in
+/// lower case; `None` when the client closed. `buf` holds what was read past it.
+async fn next_request(sock: &mut tokio::net::TcpStream, buf: &mut Vec<u8>) -> Option<String> {
+    let mut chunk = [0u8; 65536];
+    let (head_end, head) = loop {
+        if let Some(p) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break (p + 4, String::from_utf8_lossy(&buf[..p]).to_lowercase());
+        }
+        match sock.read(&mut chunk).await {
+            Ok(0) | Err(_) => return None,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    };
+    let len = head.lines().find_map(|l| l.strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap())).unwrap_or(0);
+    while buf.len() < head_end + len {
+        match sock.read(&mut chunk).await {
+            Ok(0) | Err(_) => return None,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    }
+    buf.drain(..head_end + len);
+    Some(head)
 }
 
 /// Settings that ask the timing server at `url` and nothing else. Memory off: no tools, and no
@@ -723,25 +725,7 @@ async fn paced_model_server(pause: Duration) {
         tokio::spawn(async move {
             let _ = sock.set_nodelay(true);
             let mut buf = Vec::new();
-            let mut chunk = [0u8; 65536];
-            loop {
-                let Some(head_end) = buf.windows(4).position(|w| w == b"\r\n\r\n").map(|p| p + 4) else {
-                    match sock.read(&mut chunk).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                    }
-                    continue;
-                };
-                let head = String::from_utf8_lossy(&buf[..head_end]).to_lowercase();
-                let len =
-                    head.lines().find_map(|l| l.strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap())).unwrap_or(0);
-                while buf.len() < head_end + len {
-                    match sock.read(&mut chunk).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                    }
-                }
-                buf.drain(..head_end + len);
+            while let Some(head) = next_request(&mut sock, &mut buf).await {
                 let json = |status: &str, body: &str| {
                     format!("HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}", body.len())
                 };
