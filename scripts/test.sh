@@ -22,7 +22,7 @@ eval "$(tests/real-server/setup.sh)"
 export LLAMA_SERVER SMOLLM_GGUF
 # One test at a time: each starts its own llama-server, whose threads spin while they wait on
 # each other. Two of them on two cores slowed each other ~7 times (a 36 s test took 250 s and
-# a 120 s deadline failed); one after the other, the tier takes ~140 s instead of ~420 s.
+# a 120 s deadline failed); one after the other, the tier takes 140–200 s instead of ~420 s.
 cargo test -p maru-tests --no-default-features --test real_server -- --include-ignored --test-threads=1
 
 echo "== tool servers: real MCP servers from the npm registry (stdio and Streamable HTTP)" >&2

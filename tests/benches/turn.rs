@@ -16,7 +16,7 @@
 //! `MARU_BENCH_RAW` (a file each pair's two times, in ms, are appended to: the spread the
 //! medians hide). `MARU_BENCH_PACED=<ms>` asks a model server that computes nothing and answers
 //! after that pause instead of llama.cpp: Maru's own share, measured to a tenth of a millisecond
-//! in a minute, for telling whether a change to the turn's path helps.
+//! in two minutes, for telling whether a change to the turn's path helps.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
