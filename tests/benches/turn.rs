@@ -625,7 +625,8 @@ where
 
 /// This bench binary again, in a process of its own on Maru's runtime (`maru::runtime`), told by
 /// an environment variable what to be: `maru serve` on a new data folder with the token "bench"
-/// ([`SERVE_ENV`]), or a byte proxy ([`PROXY_ENV`]). It prints its address first.
+/// ([`SERVE_ENV`]), a byte proxy ([`PROXY_ENV`]) or the paced model server ([`PACED_ENV`]). It
+/// prints its address first.
 struct BenchProcess {
     child: std::process::Child,
     url: String,
