@@ -519,6 +519,47 @@ async fn stop_closes_a_connection_opened_ahead() {
 }
 
 #[tokio::test]
+async fn the_caller_is_told_once_the_request_has_gone_out() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let c = Client::new(Endpoint::new(format!("http://{}/v1", listener.local_addr().unwrap())), relaxed());
+    c.open_connection();
+    let (sent, gone) = tokio::sync::oneshot::channel();
+    let asking = tokio::spawn({
+        let c = c.clone();
+        async move {
+            match c.stream_chat_noting(&request(), CancellationToken::new(), Some(sent)).await {
+                Ok(stream) => drain(stream).await,
+                Err(e) => (Vec::new(), Some(e)),
+            }
+        }
+    });
+    let (mut conn, _) = tokio::time::timeout(Duration::from_secs(10), listener.accept()).await.unwrap().unwrap();
+    let mut got = Vec::new();
+    while !String::from_utf8_lossy(&got).contains("\"messages\"") {
+        let mut buf = [0u8; 4096];
+        let n = tokio::time::timeout(Duration::from_secs(10), conn.read(&mut buf)).await.unwrap().unwrap();
+        assert!(n > 0, "the request arrives whole");
+        got.extend_from_slice(&buf[..n]);
+    }
+    assert!(
+        matches!(tokio::time::timeout(Duration::from_secs(10), gone).await, Ok(Ok(()))),
+        "told while the server has not answered yet: the turn stores its reply while the model computes, not after"
+    );
+    let body = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
+    let answer = format!("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\n\r\n{body}", body.len());
+    conn.write_all(answer.as_bytes()).await.unwrap();
+    let (deltas, error) = asking.await.unwrap();
+    assert!(error.is_none() && text(&deltas) == "ok", "and the answer is read as any other: {error:?}");
+
+    // Sent the usual way (no connection opened ahead), the caller is told as it is handed over.
+    let fake = FakeOpenAi::start().await;
+    let (sent, gone) = tokio::sync::oneshot::channel();
+    let stream = client(&fake).stream_chat_noting(&request(), CancellationToken::new(), Some(sent)).await;
+    assert!(stream.is_ok() && gone.await.is_err(), "a caller waiting to be told is never left waiting");
+}
+
+#[tokio::test]
 async fn a_connection_opened_ahead_and_not_used_is_closed() {
     use tokio::io::AsyncReadExt;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -163,3 +163,40 @@ async fn compact_now_summarises_all_but_the_last_turn_the_next_request_carries_i
     assert_eq!((st.as_u16(), busy["code"].as_str()), (409, Some("turn_running")), "nor undone while one is: {busy}");
     turn.collect().await;
 }
+
+#[tokio::test]
+async fn a_turn_that_summarises_first_stores_the_question_at_once() {
+    let fake = FakeOpenAi::start().await;
+    fake.set_models(vec![FakeModel::vllm("fake-model", WINDOW as u32)]);
+    let s = TestServer::start().await;
+    s.use_server(&fake.base_url(), "fake-model").await;
+    let sess = s.session(None, "").await;
+    let long = |n: usize| format!("Question {n}: {}", "please keep track of the family schedule and the budget ".repeat(170));
+    fake.push(Reply::text(["an answer"]));
+    s.say(sess, &long(1)).await;
+    let before = fake.chat_requests().len();
+    // The second question does not fit beside the first: the first turn is summarised before
+    // the request, and the model takes its time over the summary.
+    fake.push(Reply::text(["Summary: a long question about a schedule."]).delay(3000));
+    fake.push(Reply::text(["the second answer"]));
+    let asked = std::time::Instant::now();
+    let turn = s.turn(&format!("/api/sessions/{sess}/messages"), Some(json!({ "content": long(2) }))).await;
+    let answered = asked.elapsed();
+    let history = s.history(sess).await;
+    let events = turn.collect().await;
+    assert_eq!(events.last().unwrap().name, "done", "{events:?}");
+    let asked_after: Vec<Value> = fake.chat_requests()[before..].iter().map(|r| r.body.clone()).collect();
+    assert!(
+        asked_after.len() == 2 && is_summary_request(&asked_after[0]),
+        "this test needs a turn that summarises before its request: {} requests",
+        asked_after.len()
+    );
+    assert!(
+        answered < std::time::Duration::from_millis(2000),
+        "the question is stored and the stream starts while the summary is written, not {answered:?} later: the writer is not held through it"
+    );
+    assert!(
+        history.iter().any(|m| m["content"].as_str().is_some_and(|c| c.starts_with("Question 2"))),
+        "another window sees the question while the summary is written"
+    );
+}

@@ -14,7 +14,7 @@ use super::chat_stream::ChatStream;
 use super::endpoint::{shown_url, Endpoint, Timeouts};
 use super::error::{self, LlmError, TimeoutPhase};
 use super::request::ChatRequest;
-use super::warm::{self, Warm};
+use super::warm::{self, Sent, Warm};
 
 /// Retries happen only before any byte of a reply arrived (connect failures, 502/503/504),
 /// so a retry can never duplicate text the user already saw.
@@ -83,6 +83,18 @@ impl Client {
     /// stream) closes the connection, which makes the server stop generating.
     #[instrument(skip_all, fields(model = %req.model), err(Display, level = "warn"))]
     pub async fn stream_chat(&self, req: &ChatRequest, cancel: CancellationToken) -> Result<ChatStream, LlmError> {
+        self.stream_chat_noting(req, cancel, None).await
+    }
+
+    /// [`Client::stream_chat`], telling `sent` once the request has gone out (see [`Sent`]).
+    /// Work that must not delay the request can wait for it: on a small machine, a thread woken
+    /// before then often takes the very core that was about to send.
+    pub async fn stream_chat_noting(
+        &self,
+        req: &ChatRequest,
+        cancel: CancellationToken,
+        sent: Option<Sent>,
+    ) -> Result<ChatStream, LlmError> {
         let url = match &self.chat_url {
             Some(url) => url.clone(),
             None => self.endpoint.api_url("chat/completions")?,
@@ -96,7 +108,7 @@ impl Client {
                 .header(CONTENT_TYPE, "application/json")
                 .body(body.clone())
         };
-        let (resp, started) = self.send(build, &url, self.timeouts.first_byte, &cancel, self.warm.take()).await?;
+        let (resp, started) = self.send(build, &url, self.timeouts.first_byte, &cancel, self.warm.take(), sent).await?;
         if !resp.status().is_success() {
             return Err(self.status_error(resp, Some(&req.model), &url).await);
         }
@@ -110,7 +122,7 @@ impl Client {
     /// GET or POST for the small JSON calls (models, props, tokenize): status and body text.
     pub(crate) async fn small_call(&self, build: impl Fn() -> RequestBuilder, url: &Url) -> Result<(StatusCode, String), LlmError> {
         let wait = SMALL_CALL_TIMEOUT.min(self.timeouts.first_byte);
-        let (resp, _) = self.send(|| self.authorised(build()), url, wait, &CancellationToken::new(), None).await?;
+        let (resp, _) = self.send(|| self.authorised(build()), url, wait, &CancellationToken::new(), None, None).await?;
         let status = resp.status();
         let body = read_capped(resp, 16 * 1024 * 1024, self.timeouts.idle).await;
         Ok((status, self.endpoint.redact(&body)))
@@ -134,7 +146,8 @@ impl Client {
     }
 
     /// Sends with retries; returns the response (any status) and when its attempt started.
-    /// The first attempt goes out on the connection `warm` opens, when there is one.
+    /// The first attempt goes out on the connection `warm` opens, when there is one; `sent`
+    /// is told when it has gone out.
     async fn send(
         &self,
         build: impl Fn() -> RequestBuilder,
@@ -142,6 +155,7 @@ impl Client {
         wait: Duration,
         cancel: &CancellationToken,
         mut warm: Option<warm::Opening>,
+        mut sent: Option<Sent>,
     ) -> Result<(Response, Instant), LlmError> {
         let mut attempt = 0;
         loop {
@@ -149,10 +163,14 @@ impl Client {
             let sent = async {
                 match warm.take() {
                     Some(opening) => match build().build() {
-                        Ok(request) => warm::send(opening, request).await,
+                        Ok(request) => warm::send(opening, request, sent.take()).await,
                         Err(e) => Err(self.transport_error(&e, url)),
                     },
-                    None => build().send().await.map_err(|e| self.transport_error(&e, url)),
+                    // reqwest cannot tell when it wrote: told as the request is handed to it.
+                    None => {
+                        drop(sent.take());
+                        build().send().await.map_err(|e| self.transport_error(&e, url))
+                    }
                 }
             };
             let outcome = tokio::select! {

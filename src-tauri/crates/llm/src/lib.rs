@@ -28,3 +28,4 @@ pub use request::{ChatMessage, ChatRequest, Content, ContentPart, ImageUrl, Role
 pub use stream::{Delta, Usage};
 /// Re-exported so callers need not depend on tokio-util for the one type in `stream_chat`.
 pub use tokio_util::sync::CancellationToken;
+pub use warm::Sent;

@@ -9,14 +9,18 @@
 //! local network, what Maru's users mostly run); others take the usual way.
 
 use std::io;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use hyper_util::rt::TokioIo;
 use reqwest::header::{HeaderValue, HOST, USER_AGENT};
 use reqwest::Url;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
+use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use super::error::LlmError;
@@ -84,7 +88,9 @@ fn address_if_direct(url: &Url, proxy_set: bool) -> Option<String> {
 /// reqwest response's (its `url()` is not the server's: callers name the URL they sent to). A
 /// connection that failed or closed before the answer is `Disconnected`, which the caller sends
 /// again the usual way at once.
-pub(crate) async fn send(opening: Opening, request: reqwest::Request) -> Result<reqwest::Response, LlmError> {
+///
+/// `sent` is told as soon as the request's first bytes are written to the connection.
+pub(crate) async fn send(opening: Opening, request: reqwest::Request, sent: Option<Sent>) -> Result<reqwest::Response, LlmError> {
     let closed = |e: &dyn std::fmt::Display| LlmError::disconnected(format!("the connection opened ahead failed: {e}"));
     let stream = opening.await.map_err(|e| closed(&e))?.map_err(|e| closed(&e))?;
     let url = request.url().clone();
@@ -102,12 +108,63 @@ pub(crate) async fn send(opening: Opening, request: reqwest::Request) -> Result<
     let headers = request.headers_mut();
     headers.insert(HOST, HeaderValue::from_str(&host).map_err(|e| closed(&e))?);
     headers.entry(USER_AGENT).or_insert(HeaderValue::from_static(super::client::USER_AGENT));
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| closed(&e))?;
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(TokioIo::new(Noting { stream, sent })).await.map_err(|e| closed(&e))?;
     // Drives the connection until the answer is read or dropped; dropping it mid-answer closes
     // the connection, which is how the server learns to stop generating.
     tokio::spawn(connection);
     let answer = sender.send_request(request).await.map_err(|e| closed(&e))?;
     Ok(answer.map(reqwest::Body::wrap).into())
+}
+
+/// Told once a request has gone out; dropped untold when it could not be sent.
+pub type Sent = oneshot::Sender<()>;
+
+/// A connection that tells `sent` when it first writes.
+struct Noting {
+    stream: TcpStream,
+    sent: Option<Sent>,
+}
+
+impl Noting {
+    fn wrote<T>(&mut self, written: Poll<io::Result<T>>) -> Poll<io::Result<T>> {
+        if matches!(written, Poll::Ready(Ok(_))) {
+            if let Some(sent) = self.sent.take() {
+                let _ = sent.send(());
+            }
+        }
+        written
+    }
+}
+
+impl AsyncRead for Noting {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for Noting {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        let written = Pin::new(&mut self.stream).poll_write(cx, buf);
+        self.wrote(written)
+    }
+
+    fn poll_write_vectored(mut self: Pin<&mut Self>, cx: &mut Context<'_>, bufs: &[io::IoSlice<'_>]) -> Poll<io::Result<usize>> {
+        let written = Pin::new(&mut self.stream).poll_write_vectored(cx, bufs);
+        self.wrote(written)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
 }
 
 #[cfg(test)]

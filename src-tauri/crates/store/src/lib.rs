@@ -122,10 +122,12 @@ impl Store {
     }
 
     /// One write transaction in two steps. `first` runs, and what it gives for the caller comes
-    /// back at once; `then` goes on in the same transaction on the blocking pool with the rest
-    /// of what `first` gave, and commits. Nothing is kept unless both steps succeed. A turn
-    /// reads its round in `first` and sends its request while its reply's row is stored and
-    /// committed.
+    /// back at once with a future of the rest: once polled, `then` goes on in the same
+    /// transaction on the blocking pool with the rest of what `first` gave, and commits. Nothing
+    /// is kept unless both steps succeed; the transaction holds the writer until the future is
+    /// polled, and rolls back if it is dropped unpolled. A turn reads its round in `first` and
+    /// stores its reply's row once its request has gone out: on a small machine the thread
+    /// that commits, woken earlier, would often take the core that was about to send.
     ///
     /// When the writer is free and no other process holds the database's write lock, `first`
     /// runs on the caller's own thread: a turn's request then goes out without waiting for two
@@ -157,11 +159,14 @@ impl Store {
                 .await?
             }
         };
-        let committed = started(move || {
-            let out = then(&loan, rest)?;
-            loan.execute_batch("COMMIT")?;
-            Ok(out)
-        });
+        let committed = async move {
+            started(move || {
+                let out = then(&loan, rest)?;
+                loan.execute_batch("COMMIT")?;
+                Ok(out)
+            })
+            .await
+        };
         Ok((mine, committed))
     }
 

@@ -47,7 +47,7 @@ pub enum TurnKind {
 /// streaming the reply. Either it is refused before anything is stored, or it runs.
 ///
 /// The caller is answered once the turn's first transaction has committed. When that
-/// transaction opens the first round, the request goes out while it commits (the commit is
+/// transaction opens the first round, it commits once the request has gone out (the commit is
 /// off the time to first token), and nothing the server answers is read before it has.
 pub async fn start(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<TurnStream> {
     let (answer, started) = tokio::sync::oneshot::channel();
@@ -55,7 +55,7 @@ pub async fn start(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<Tur
         match begin(app.clone(), session_id, kind).await {
             Ok((guard, settings, first, commit)) => {
                 let committing = match commit {
-                    Some(reply_id) => Some(Committing { reply_id, answer }),
+                    Some(reply_id) => Some(Committing::start(reply_id, guard.feed.subscribe(), answer)),
                     None => {
                         // No one listening is fine: the turn writes into the store either way.
                         let _ = answer.send(Ok(guard.feed.subscribe()));
@@ -72,38 +72,64 @@ pub async fn start(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<Tur
     started.await.map_err(|_| Error::Internal(anyhow::anyhow!("the turn's task ended before it started")))?
 }
 
-/// The turn's first transaction still committing: the id of the reply it stores, and the
-/// caller of [`start`], answered once it has committed.
+/// The turn's first transaction, to commit once its first request has gone out.
 struct Committing {
-    reply_id: StoredReply,
-    answer: tokio::sync::oneshot::Sender<Result<TurnStream>>,
+    /// The stored reply's id once committed; `None` when nothing was stored (the caller of
+    /// [`start`] was told why).
+    stored: tokio::task::JoinHandle<Option<i64>>,
+    /// Tells the commit the first request has gone out.
+    sent: Option<crate::llm::Sent>,
 }
 
 impl Committing {
-    /// Waits for the commit and answers the caller: with the turn's events, or with why
-    /// nothing was stored (`Halt::Refused`: the turn then ends without another write).
-    async fn settle(self, feed: &Feed) -> Result<i64, Halt> {
-        match self.reply_id.await {
-            Ok(id) => {
-                let _ = self.answer.send(Ok(feed.subscribe()));
-                Ok(id)
+    /// Commits `reply_id`'s transaction once told the request has gone out (or after
+    /// [`STORE_REPLY_WITHIN`]), then answers the caller of [`start`]: with the turn's events
+    /// (`listener`), or with why nothing was stored.
+    fn start(reply_id: StoredReply, listener: TurnStream, answer: tokio::sync::oneshot::Sender<Result<TurnStream>>) -> Committing {
+        let (sent, gone) = tokio::sync::oneshot::channel();
+        let stored = tokio::spawn(async move {
+            let _ = tokio::time::timeout(STORE_REPLY_WITHIN, gone).await;
+            match reply_id.await {
+                Ok(id) => {
+                    let _ = answer.send(Ok(listener));
+                    Some(id)
+                }
+                Err(e) => {
+                    let _ = answer.send(Err(e));
+                    None
+                }
             }
-            Err(e) => {
-                let _ = self.answer.send(Err(e));
-                Err(Halt::Refused)
-            }
+        });
+        Committing { stored, sent: Some(sent) }
+    }
+
+    /// Waits for the commit: the stored reply's id, or `Halt::Refused` when nothing was stored
+    /// (the turn then ends without another write).
+    async fn settle(self) -> Result<i64, Halt> {
+        let Committing { stored, sent } = self;
+        // Not sending (any longer): the commit need not wait for it.
+        drop(sent);
+        match stored.await {
+            Ok(Some(id)) => Ok(id),
+            _ => Err(Halt::Refused),
         }
     }
 }
 
-/// The id of the reply a transaction still running stores.
+/// The id of the reply a transaction still open stores: it commits once polled.
 type StoredReply = std::pin::Pin<Box<dyn std::future::Future<Output = Result<i64>> + Send>>;
 
 type Began = (RunGuard, Settings, Option<Round>, Option<StoredReply>);
 
+/// The first round's reply is stored once its request has gone out, or after this long when the
+/// round has slower work to do first (a new model's window to ask, tool servers to start, a
+/// chat to summarise): the turn's first transaction does not hold the writer through that.
+const STORE_REPLY_WITHIN: Duration = Duration::from_millis(5);
+
 /// The checks and writes before anything is streamed, holding the session's slot. With the
-/// model known, the transaction hands over the first round as soon as it is read and goes on
-/// to store its reply; the round then comes back with that commit still pending.
+/// model known, the transaction hands over the first round as soon as it is read; the round
+/// comes back with the rest of the transaction, which stores its reply, still to run (see
+/// [`Committing`]).
 async fn begin(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<Began> {
     let guard = app.runs.begin(session_id)?;
     if matches!(&kind, TurnKind::Send { images, .. } if !images.is_empty()) {
@@ -362,7 +388,7 @@ async fn run(
     // Failed before its first request went out: the caller still waits for the commit, which
     // stored the reply that is to tell why.
     if let Some(committing) = committing {
-        outcome = match committing.settle(feed).await {
+        outcome = match committing.settle().await {
             Ok(id) => outcome.map_err(|halt| halt.in_reply(Some(id))),
             Err(refused) => Err(refused),
         };
@@ -520,10 +546,11 @@ async fn run_rounds(
             let sent = Instant::now();
             let (opened, id) = match reply_id {
                 Some(id) => (client.stream_chat(&request, cancel.clone()).await, id),
-                // The first round, its reply still being stored: the request goes out meanwhile.
+                // The first round, its reply stored once the request has gone out.
                 None => {
-                    let committing = committing.take().expect("only the first round's reply is stored while it is sent");
-                    let (opened, id) = tokio::join!(client.stream_chat(&request, cancel.clone()), committing.settle(feed));
+                    let mut committing = committing.take().expect("only the first round's reply is stored while it is sent");
+                    let sent = committing.sent.take();
+                    let (opened, id) = tokio::join!(client.stream_chat_noting(&request, cancel.clone(), sent), committing.settle());
                     (opened, id?)
                 }
             };
