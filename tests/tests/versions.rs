@@ -69,6 +69,27 @@ async fn regenerating_twice_keeps_three_answers_and_the_one_chosen_is_what_the_m
 }
 
 #[tokio::test]
+async fn a_regenerate_sends_no_summary_of_the_reply_it_replaces() {
+    let (s, fake) = setup().await;
+    let sess = s.session(None, "").await;
+    fake.push(Reply::text(["the old answer"]));
+    s.say(sess, "a question").await;
+    let first = fake.chat_requests()[0].body["messages"].clone();
+    let reply = s.history(sess).await[1]["id"].as_i64().unwrap();
+    // The whole chat summarised, through the reply about to be replaced.
+    s.app.store.with(|tx| maru::store::summaries::add(tx, sess, reply, 1, "Summary: the old answer was given.")).unwrap();
+    fake.push(Reply::text(["a new answer"]));
+    regenerate(&s, sess).await;
+    assert_eq!(
+        fake.last_chat_body().unwrap()["messages"],
+        first,
+        "the model is asked what it was asked the first time: no summary of the answer it is to replace, and the question whole"
+    );
+    let (_, ctx) = s.get(&format!("/api/sessions/{sess}/context")).await;
+    assert_eq!(ctx["summaries"], json!([]), "the summary of the replaced answer is gone: {ctx}");
+}
+
+#[tokio::test]
 async fn an_edit_keeps_the_original_message_with_its_whole_branch() {
     let (s, fake) = setup().await;
     let sess = s.session(None, "").await;

@@ -140,7 +140,11 @@ async fn begin(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<Began> 
         .store
         .write_in_two(
             move |tx| first_step(tx, &shared, session_id, kind),
-            move |tx, (model, server)| {
+            move |tx, Rest { model, server, branch_at }| {
+                if let Some(last_user) = branch_at {
+                    // The reply so far stays as an earlier version.
+                    messages::branch_at(tx, session_id, Some(last_user))?;
+                }
                 // Until the turn stores how it ended: a crash before then is told from a deleted reply.
                 turns::begin(tx, session_id)?;
                 model.map(|model| insert_reply(tx, session_id, &model, &server)).transpose()
@@ -157,9 +161,18 @@ async fn begin(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<Began> 
 }
 
 /// What the first step gives the turn (its settings, and its first round when the model is
-/// known), and what it leaves for the rest of the transaction: the model and the server's name
-/// for the reply's row.
-type FirstStep = ((Settings, Option<Round>), (Option<String>, String));
+/// known), and what it leaves for the rest of the transaction.
+type FirstStep = ((Settings, Option<Round>), Rest);
+
+/// The rest of the turn's first transaction, after its round went out: a regenerate's branch,
+/// and the reply's row (with the model and the server's name).
+struct Rest {
+    model: Option<String>,
+    server: String,
+    /// Regenerating: the user's message whose reply so far becomes an earlier version. The
+    /// round, read before, leaves out what follows it.
+    branch_at: Option<i64>,
+}
 
 /// The turn's first transaction up to its first round: the checks, the user-visible writes (the
 /// user's message, or the branch of a regenerate) and, with the model known, the round.
@@ -176,6 +189,7 @@ fn first_step(tx: &rusqlite::Connection, app: &App, session_id: i64, kind: TurnK
         app.llm_client(&settings).open_connection();
     }
     let now = chrono::Local::now();
+    let mut branch_at = None;
     match kind {
         TurnKind::Send { content, images } => {
             check_content(&content)?;
@@ -188,8 +202,8 @@ fn first_step(tx: &rusqlite::Connection, app: &App, session_id: i64, kind: TurnK
         TurnKind::Regenerate => {
             let last_user = messages::last_user_id(tx, session_id)?
                 .ok_or_else(|| Error::invalid(Code::NothingToRegenerate, "this chat has no message to answer yet"))?;
-            // The reply so far stays as an earlier version.
-            messages::branch_at(tx, session_id, Some(last_user))?;
+            // Branched after the round is read and its request has gone out.
+            branch_at = Some(last_user);
         }
         TurnKind::Resend { message_id, content } => {
             check_content(&content)?;
@@ -205,11 +219,11 @@ fn first_step(tx: &rusqlite::Connection, app: &App, session_id: i64, kind: TurnK
         }
     }
     let first = match model.clone() {
-        Some(model) => Some(read_round(tx, app, &session, model, &settings)?),
+        Some(model) => Some(read_round(tx, app, &session, model, &settings, branch_at)?),
         None => None,
     };
     let server = settings.server.name.clone();
-    Ok(((settings, first), (model, server)))
+    Ok(((settings, first), Rest { model, server, branch_at }))
 }
 
 /// The user's message, stamped with the time it is sent (`note`), which later requests repeat.
@@ -239,7 +253,7 @@ struct Round {
 /// answers belong together.
 fn open_round(tx: &rusqlite::Transaction, app: &App, session_id: i64, model: String, settings: &Settings) -> Result<Round> {
     let session = sessions::get(tx, session_id)?;
-    let mut round = read_round(tx, app, &session, model, settings)?;
+    let mut round = read_round(tx, app, &session, model, settings, None)?;
     round.reply_id = Some(insert_reply(tx, session_id, &round.model, &settings.server.name)?);
     Ok(round)
 }
@@ -259,14 +273,28 @@ fn insert_reply(tx: &rusqlite::Connection, session_id: i64, model: &str, server:
 
 /// What a round sends: the prompt (reused while its inputs are unchanged), the history it
 /// precedes, and what the chat's tools may work on, for `session` as this transaction read it
-/// (only its id and project count, which a turn's writes never change).
-fn read_round(tx: &rusqlite::Connection, app: &App, session: &sessions::Session, model: String, settings: &Settings) -> Result<Round> {
+/// (only its id and project count, which a turn's writes never change). `ends_at`: the chat
+/// as it is once a regenerate has branched after that message ([`messages::branch_at`]), which
+/// this transaction does after the request has gone out.
+fn read_round(
+    tx: &rusqlite::Connection,
+    app: &App,
+    session: &sessions::Session,
+    model: String,
+    settings: &Settings,
+    ends_at: Option<i64>,
+) -> Result<Round> {
     let session_id = session.id;
     let today = chrono::Local::now().date_naive();
     let prepared = prompt::prepare(tx, &app.templates, &app.prompts, session_id, today, &Budgets::from_settings(settings))?;
     // Only what no summary covers: a long chat's older messages are not read at all.
-    let summaries = summaries::list(tx, session_id)?;
-    let history = messages::history_after(tx, session_id, summaries.last().map_or(0, |s| s.through_id))?;
+    let mut summaries = summaries::list(tx, session_id)?;
+    let kept = |id: i64| ends_at.is_none_or(|end| id <= end);
+    // The branch forgets summaries of what it leaves, and the branch ends at `ends_at`: along
+    // it, every later message has a larger id.
+    summaries.retain(|s| kept(s.through_id));
+    let mut history = messages::history_after(tx, session_id, summaries.last().map_or(0, |s| s.through_id))?;
+    history.retain(|m| kept(m.id));
     let images = image_refs(tx, &history)?;
     let offer = Offer::for_session(tx, session, settings)?;
     let servers = tool_servers::list(tx)?.into_iter().filter(|s| s.on_in(session.project_id)).collect();
