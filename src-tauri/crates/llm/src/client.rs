@@ -146,7 +146,7 @@ impl Client {
     }
 
     /// Sends with retries; returns the response (any status) and when its attempt started.
-    /// The first attempt goes out on the connection `warm` opens, when there is one; `sent`
+    /// The first attempt goes out on the connection `warm` opens, when there is one; `on_sent`
     /// is told when it has gone out.
     async fn send(
         &self,
@@ -155,7 +155,7 @@ impl Client {
         wait: Duration,
         cancel: &CancellationToken,
         mut warm: Option<warm::Opening>,
-        mut sent: Option<Sent>,
+        mut on_sent: Option<Sent>,
     ) -> Result<(Response, Instant), LlmError> {
         let mut attempt = 0;
         loop {
@@ -163,12 +163,12 @@ impl Client {
             let sent = async {
                 match warm.take() {
                     Some(opening) => match build().build() {
-                        Ok(request) => warm::send(opening, request, sent.take()).await,
+                        Ok(request) => warm::send(opening, request, on_sent.take()).await,
                         Err(e) => Err(self.transport_error(&e, url)),
                     },
                     // reqwest cannot tell when it wrote: told as the request is handed to it.
                     None => {
-                        drop(sent.take());
+                        drop(on_sent.take());
                         build().send().await.map_err(|e| self.transport_error(&e, url))
                     }
                 }

@@ -731,6 +731,11 @@ async fn a_write_in_two_steps_keeps_both_steps_or_neither() {
     assert!(failed.is_err(), "the first step's error is the answer");
     assert_eq!(count_messages(&store, s), 2, "a first step that fails keeps nothing");
 
+    let (_, rest) =
+        store.write_in_two(move |tx| Ok((insert_text(tx, s, "asked")?, ())), move |tx, ()| insert_text(tx, s, "answered")).await.unwrap();
+    drop(rest);
+    assert_eq!(count_messages(&store, s), 2, "the second step runs only when awaited: dropped unawaited, nothing of either is kept");
+
     message(&store, s, "after");
     assert_eq!(count_messages(&store, s), 3, "the writer is free and out of any transaction after each of them");
 }
