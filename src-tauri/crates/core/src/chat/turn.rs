@@ -174,8 +174,9 @@ struct Rest {
     branch_at: Option<i64>,
 }
 
-/// The turn's first transaction up to its first round: the checks, the user-visible writes (the
-/// user's message, or the branch of a regenerate) and, with the model known, the round.
+/// The turn's first transaction up to its first round: the checks, the user's message (a
+/// regenerate's branch waits for the second step: see [`Rest`]) and, with the model known, the
+/// round.
 fn first_step(tx: &rusqlite::Connection, app: &App, session_id: i64, kind: TurnKind) -> Result<FirstStep> {
     let session = sessions::get(tx, session_id)?;
     // The session read here: the turn's own row, not a second query.
