@@ -552,7 +552,7 @@ async fn the_caller_is_told_once_the_request_has_gone_out() {
     let (deltas, error) = asking.await.unwrap();
     assert!(error.is_none() && text(&deltas) == "ok", "and the answer is read as any other: {error:?}");
 
-    // Sent the usual way (no connection opened ahead), the caller is told as it is handed over.
+    // Sent the usual way (no connection opened ahead), `sent` is dropped as it is handed over.
     let fake = FakeOpenAi::start().await;
     let (sent, gone) = tokio::sync::oneshot::channel();
     let stream = client(&fake).stream_chat_noting(&request(), CancellationToken::new(), Some(sent)).await;

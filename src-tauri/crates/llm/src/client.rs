@@ -166,7 +166,7 @@ impl Client {
                         Ok(request) => warm::send(opening, request, on_sent.take()).await,
                         Err(e) => Err(self.transport_error(&e, url)),
                     },
-                    // reqwest cannot tell when it wrote: told as the request is handed to it.
+                    // reqwest cannot tell when it wrote: dropped as the request is handed to it.
                     None => {
                         drop(on_sent.take());
                         build().send().await.map_err(|e| self.transport_error(&e, url))

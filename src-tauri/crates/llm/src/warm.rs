@@ -117,7 +117,8 @@ pub(crate) async fn send(opening: Opening, request: reqwest::Request, sent: Opti
     Ok(answer.map(reqwest::Body::wrap).into())
 }
 
-/// Told once a request has gone out; dropped untold when it could not be sent.
+/// Told once a request has gone out; dropped untold when that cannot be known (the request
+/// went the usual way, or failed first). Either way, whoever waits on it goes on.
 pub type Sent = oneshot::Sender<()>;
 
 /// A connection that tells `sent` when it first writes.
