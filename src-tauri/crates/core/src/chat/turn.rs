@@ -578,8 +578,8 @@ async fn run_rounds(
                 // The first round, its reply stored once the request has gone out.
                 None => {
                     let mut committing = committing.take().expect("only the first round's reply is stored while it is sent");
-                    let sent = committing.sent.take();
-                    let (opened, id) = tokio::join!(client.stream_chat_noting(&request, cancel.clone(), sent), committing.settle());
+                    let on_sent = committing.sent.take();
+                    let (opened, id) = tokio::join!(client.stream_chat_noting(&request, cancel.clone(), on_sent), committing.settle());
                     (opened, id?)
                 }
             };
