@@ -8,18 +8,20 @@
 //! Only for plain `http://` servers that no proxy stands before (a server on this machine or the
 //! local network, what Maru's users mostly run); others take the usual way.
 
+use std::future::Future;
 use std::io;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use hyper_util::rt::TokioIo;
 use reqwest::header::{HeaderValue, HOST, USER_AGENT};
 use reqwest::Url;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::TcpStream;
+use tokio::net::{TcpSocket, TcpStream};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
@@ -44,8 +46,13 @@ impl Warm {
     /// Outside a tokio runtime (a blocking-pool thread is within) it does nothing.
     pub(crate) fn open(self: &Arc<Self>, url: &Url, connect_timeout: Duration) {
         let (Some(addr), Ok(runtime)) = (direct_address(url), tokio::runtime::Handle::try_current()) else { return };
+        let connecting = match addr.parse::<SocketAddr>() {
+            Ok(addr) => connect_now(addr),
+            // A name: resolved first, in the task.
+            Err(_) => Box::pin(TcpStream::connect(addr)),
+        };
         let task = runtime.spawn(async move {
-            let stream = tokio::time::timeout(connect_timeout, TcpStream::connect(addr))
+            let stream = tokio::time::timeout(connect_timeout, connecting)
                 .await
                 .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "connect timed out"))??;
             stream.set_nodelay(true)?;
@@ -66,6 +73,25 @@ impl Warm {
     /// The newest connection asked for, if any.
     pub(crate) fn take(&self) -> Option<Opening> {
         self.opening.lock().unwrap_or_else(|p| p.into_inner()).pop().map(|(_, task)| task)
+    }
+}
+
+type Connecting = Pin<Box<dyn Future<Output = io::Result<TcpStream>> + Send>>;
+
+/// A connection to `addr` whose connect call is made now, on the caller's thread: the server
+/// takes it while the turn does its own work. Left to the task, the call would wait for the
+/// turn's first pause, right before its request (the caller runs on the same worker thread).
+fn connect_now(addr: SocketAddr) -> Connecting {
+    let socket = if addr.is_ipv4() { TcpSocket::new_v4() } else { TcpSocket::new_v6() };
+    let mut connecting: Connecting = match socket {
+        Ok(socket) => Box::pin(socket.connect(addr)),
+        Err(e) => return Box::pin(std::future::ready(Err(e))),
+    };
+    // The first poll makes the call; later polls (the task's, with its own waker) wait for the
+    // answer. A future that is done is not polled again.
+    match connecting.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(done) => Box::pin(std::future::ready(done)),
+        Poll::Pending => connecting,
     }
 }
 
@@ -174,6 +200,34 @@ mod tests {
 
     fn direct(url: &str, proxy_set: bool) -> Option<String> {
         address_if_direct(&Url::parse(url).unwrap(), proxy_set)
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn the_connection_is_made_when_asked_for_not_when_the_turn_first_pauses() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let warm = Arc::new(Warm::default());
+        let url = Url::parse(&format!("http://{}/v1/chat/completions", listener.local_addr().unwrap())).unwrap();
+        warm.open(&url, Duration::from_secs(2));
+        // Nothing has yielded to the runtime (one thread): only the call itself can have connected.
+        let deadline = std::time::Instant::now() + Duration::from_secs(2);
+        let accepted = loop {
+            match listener.accept() {
+                Ok(_) => break true,
+                Err(_) if std::time::Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+                Err(_) => break false,
+            }
+        };
+        assert!(accepted, "the server must be taking the connection while the turn still reads its history");
+        let opened = warm.take().expect("the connection is kept for the request").await.unwrap();
+        assert!(opened.is_ok(), "the connection opened ahead is then the request's");
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_server_that_is_down_fails_the_connection_opened_ahead() {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let refused = connect_now(SocketAddr::from(([127, 0, 0, 1], port))).await;
+        assert!(refused.is_err(), "a refused connection must fail the warm path, which then goes the usual way and reports why");
     }
 
     #[test]
