@@ -286,5 +286,42 @@ fn run_default(data_dir: &std::path::Path) -> maru::error::Result<Option<Reopen>
 
 #[cfg(feature = "desktop")]
 fn run_default(data_dir: &std::path::Path) -> maru::error::Result<Option<Reopen>> {
-    Ok(maru::desktop::run(data_dir)?.map(|swap| Reopen { swap, token: None }))
+    use maru::desktop::Closed;
+    match maru::desktop::run(data_dir)? {
+        Closed::Done => Ok(None),
+        Closed::Restored(swap) => Ok(Some(Reopen { swap, token: None })),
+        Closed::Again => launch_again(),
+    }
+}
+
+/// A quick relaunch can meet the last window still closing: it takes the handover and then
+/// quits without answering. This launch starts over as a new process (the window system is set
+/// up once per process) until that window has let go of the folder.
+#[cfg(feature = "desktop")]
+fn launch_again() -> maru::error::Result<Option<Reopen>> {
+    const TRIES: u32 = 20;
+    let tried: u32 = std::env::var("MARU_LAUNCH_TRY").ok().and_then(|n| n.parse().ok()).unwrap_or(0);
+    let stuck = || {
+        maru::error::Error::Internal(anyhow::anyhow!(
+            "the Maru window already open on this data folder does not answer; close it and start Maru again"
+        ))
+    };
+    if tried >= TRIES {
+        return Err(stuck());
+    }
+    std::thread::sleep(std::time::Duration::from_millis(250));
+    let exe = std::env::current_exe().map_err(|e| maru::error::Error::Internal(e.into()))?;
+    let mut again = std::process::Command::new(exe);
+    again.args(std::env::args_os().skip(1)).env("MARU_LAUNCH_TRY", (tried + 1).to_string());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        let e = again.exec();
+        Err(maru::error::Error::Internal(e.into()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = again.spawn().map_err(|e| maru::error::Error::Internal(e.into()))?;
+        Ok(None)
+    }
 }

@@ -16,6 +16,10 @@ export class WebDriver {
       method,
       headers: { 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
+      // A launch that fails leaves the driver waiting for a window: say so instead of hanging.
+      signal: AbortSignal.timeout(90_000),
+    }).catch((e) => {
+      throw new Error(`${method} ${route}: ${e.name === 'TimeoutError' ? 'no answer within 90 s' : e.message}`);
     });
     const json = await res.json().catch(() => ({}));
     if (!res.ok || json.value?.error) throw new Error(`${method} ${route}: ${json.value?.error ?? res.status}: ${json.value?.message ?? ''}`);

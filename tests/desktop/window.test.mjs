@@ -4,18 +4,22 @@
 // in Downloads, asks before a call of the user's MCP tool server runs (Allow once, Deny), takes a
 // reply from a second model server added in Settings and picked in the chat header, hands a
 // second launch on the same data folder over to the first window (instead of opening the database
-// twice), and comes back at the size it was left.
+// twice), comes back at the size it was left, and opens when launched while the last window on
+// the folder is still closing.
 //
 // Env: MARU_DESKTOP_BIN (the desktop build of maru), TAURI_DRIVER_URL (a running tauri-driver),
 // both set by run.sh. Screenshots land in out/.
 
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+
+import dbus from 'dbus-next';
 
 import { AFTER_TOOL_TEXT, DEFAULT_TOOL_SCRIPTS, MODEL, REPLY_TEXT, SLOW_MARKER, startFakeOpenAi } from '../e2e/fake-openai.mjs';
 import { WebDriver, sleep } from './webdriver.mjs';
@@ -49,6 +53,32 @@ async function drawnColours(wd, el, name) {
     n = colours(await wd.shot(el), name);
   }
   return n;
+}
+
+/**
+ * A window on `dataDir` that is closing: it holds the folder's single-instance name on the
+ * session bus, takes a launch's hand-over (`called`) and never answers until it `quit`s.
+ */
+async function closingWindow(dataDir) {
+  const hash = createHash('sha256').update(fs.realpathSync(dataDir)).digest('hex').slice(0, 16);
+  const name = `app.maru.desktop.d${hash}.SingleInstance`;
+  const bus = dbus.sessionBus();
+  // The window before it may still be on its way out.
+  let owned;
+  for (let i = 0; i < 100 && owned !== dbus.RequestNameReply.PRIMARY_OWNER; i++) {
+    if (i > 0) await sleep(100);
+    owned = await bus.requestName(name, dbus.NameFlag.DO_NOT_QUEUE);
+  }
+  if (owned !== dbus.RequestNameReply.PRIMARY_OWNER) bus.disconnect();
+  assert.equal(owned, dbus.RequestNameReply.PRIMARY_OWNER, `the closing window holds ${name} once the last window let go`);
+  let handedOver;
+  const called = new Promise((resolve) => (handedOver = resolve));
+  bus.addMethodHandler((msg) => {
+    if (msg.member !== 'ExecuteCallback') return false;
+    handedOver();
+    return true; // taken, never answered
+  });
+  return { called, quit: () => bus.disconnect() };
 }
 
 test('the desktop window: Default listed, a streamed reply, stop, move, tool calls ask first, one instance per folder', { timeout: 300_000 }, async (t) => {
@@ -316,5 +346,20 @@ test('the desktop window: Default listed, a streamed reply, stop, move, tool cal
     await wd.waitFor('[data-testid=project]', { text: 'Default' });
     const rect = await wd.cmd('GET', wd.s('/window/rect'));
     assert.deepEqual([rect.width, rect.height], [900, 650], `the size is remembered: ${JSON.stringify(rect)}`);
+  });
+
+  await t.test('a launch while the last window on the folder is still closing opens once that window lets go', async () => {
+    await wd.quit();
+    const closing = await closingWindow(data);
+    try {
+      const started = wd.start(BIN, ['--data-dir', data]);
+      await closing.called;
+      await sleep(500);
+      closing.quit();
+      await started;
+    } finally {
+      closing.quit();
+    }
+    await wd.waitFor('[data-testid=project]', { text: 'Default', why: 'a quick relaunch opens its window, not "cannot open the window"' });
   });
 });

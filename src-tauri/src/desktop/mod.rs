@@ -20,9 +20,20 @@ use crate::app::App;
 use crate::error::{Error, Result};
 use crate::server::local::Local;
 
+/// How the window ended.
+pub enum Closed {
+    /// The user closed it, or this launch handed over to the window already open.
+    Done,
+    /// A restored backup is to be opened in place of the data folder.
+    Restored(Swap),
+    /// The window already open on this folder took the launch but quit before answering: it
+    /// was closing. This launch is the one to open, once the old window has let go.
+    Again,
+}
+
 /// Opens the data folder and shows it in a window until the window is closed, or until a
-/// restored backup is to be opened in its place (returned).
-pub fn run(data_dir: &Path) -> Result<Option<Swap>> {
+/// restored backup is to be opened in its place.
+pub fn run(data_dir: &Path) -> Result<Closed> {
     let runtime = crate::runtime().map_err(anyhow::Error::from)?;
     // Commands and plugins run on Maru's runtime, beside the turns they start.
     tauri::async_runtime::set(runtime.handle().clone());
@@ -79,8 +90,12 @@ pub fn run(data_dir: &Path) -> Result<Option<Swap>> {
             open_window(tauri_app)?;
             Ok(())
         })
-        .build(tauri::generate_context!())
-        .map_err(|e| Error::Internal(anyhow::anyhow!("cannot open the window: {e}")))?;
+        .build(tauri::generate_context!());
+    let desktop = match desktop {
+        Ok(desktop) => desktop,
+        Err(e) if handover_lost(&e) => return Ok(Closed::Again),
+        Err(e) => return Err(Error::Internal(anyhow::anyhow!("cannot open the window: {e}"))),
+    };
     desktop.run_return(|_, _| {});
     drop(exit_handle.lock().expect("exit handle").take());
 
@@ -89,11 +104,11 @@ pub fn run(data_dir: &Path) -> Result<Option<Swap>> {
         Some(Ok(app)) => {
             // The one shutdown `maru serve` also runs; then nothing may keep the process alive.
             runtime.block_on(app.shutdown());
-            Ok(app.relaunch.taken())
+            Ok(app.relaunch.taken().map_or(Closed::Done, Closed::Restored))
         }
         Some(Err(e)) => Err(e),
         // The single-instance check handed this launch to the running window.
-        None => Ok(None),
+        None => Ok(Closed::Done),
     };
     runtime.shutdown_timeout(Duration::from_secs(1));
     result
@@ -184,4 +199,10 @@ fn instance_id(data_dir: &Path) -> String {
     let folder = std::fs::canonicalize(data_dir).unwrap_or_else(|_| data_dir.to_path_buf());
     let digest = sha2::Sha256::digest(folder.to_string_lossy().as_bytes());
     format!("app.maru.desktop.d{}", hex::encode(&digest[..8]))
+}
+
+/// The single-instance plugin tells a handover the running window never answered only by the
+/// text of its error.
+fn handover_lost(e: &tauri::Error) -> bool {
+    e.to_string().contains("failed to forward arguments to the running instance")
 }
