@@ -301,13 +301,10 @@ fn run_default(data_dir: &std::path::Path) -> maru::error::Result<Option<Reopen>
 fn launch_again() -> maru::error::Result<Option<Reopen>> {
     const TRIES: u32 = 20;
     let tried: u32 = std::env::var("MARU_LAUNCH_TRY").ok().and_then(|n| n.parse().ok()).unwrap_or(0);
-    let stuck = || {
-        maru::error::Error::Internal(anyhow::anyhow!(
-            "the Maru window already open on this data folder does not answer; close it and start Maru again"
-        ))
-    };
     if tried >= TRIES {
-        return Err(stuck());
+        return Err(maru::error::Error::Internal(anyhow::anyhow!(
+            "the Maru window already open on this data folder does not answer; close it and start Maru again"
+        )));
     }
     std::thread::sleep(std::time::Duration::from_millis(250));
     let exe = std::env::current_exe().map_err(|e| maru::error::Error::Internal(e.into()))?;
