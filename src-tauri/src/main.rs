@@ -170,27 +170,31 @@ fn relaunch(data_dir: &std::path::Path, reopen: Reopen) -> ExitCode {
             return ExitCode::SUCCESS;
         }
     };
-    let mut again = std::process::Command::new(exe);
-    again.args(std::env::args_os().skip(1));
-    if let Some(token) = reopen.token {
-        again.env("MARU_TOKEN", token);
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        // The same process, so a service manager or terminal keeps it; its files close on exec.
-        let e = again.exec();
-        eprintln!("maru: the backup is restored; start Maru again to open it ({e})");
-        ExitCode::FAILURE
-    }
-    #[cfg(not(unix))]
-    match again.spawn() {
-        Ok(_) => ExitCode::SUCCESS,
+    match start_again(exe, reopen.token.map(|token| ("MARU_TOKEN", token))) {
+        Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("maru: the backup is restored; start Maru again to open it ({e})");
             ExitCode::FAILURE
         }
     }
+}
+
+/// Starts `exe` with this process's arguments and `env` added: in this process on Unix (so a
+/// service manager or terminal keeps it; its files close on exec), returning only when that
+/// failed; elsewhere as a new process, returning once it runs.
+fn start_again(exe: PathBuf, env: Option<(&str, String)>) -> std::io::Result<()> {
+    let mut again = std::process::Command::new(exe);
+    again.args(std::env::args_os().skip(1));
+    if let Some((name, value)) = env {
+        again.env(name, value);
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        Err(again.exec())
+    }
+    #[cfg(not(unix))]
+    again.spawn().map(drop)
 }
 
 fn serve(data_dir: &std::path::Path, opts: ServeOptions, folder: Option<PathBuf>) -> maru::error::Result<Option<Reopen>> {
@@ -307,18 +311,6 @@ fn launch_again() -> maru::error::Result<Option<Reopen>> {
         )));
     }
     std::thread::sleep(std::time::Duration::from_millis(250));
-    let exe = std::env::current_exe().map_err(|e| maru::error::Error::Internal(e.into()))?;
-    let mut again = std::process::Command::new(exe);
-    again.args(std::env::args_os().skip(1)).env("MARU_LAUNCH_TRY", (tried + 1).to_string());
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        let e = again.exec();
-        Err(maru::error::Error::Internal(e.into()))
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = again.spawn().map_err(|e| maru::error::Error::Internal(e.into()))?;
-        Ok(None)
-    }
+    let started = std::env::current_exe().and_then(|exe| start_again(exe, Some(("MARU_LAUNCH_TRY", (tried + 1).to_string()))));
+    started.map(|()| None).map_err(|e| maru::error::Error::Internal(e.into()))
 }
