@@ -55,9 +55,9 @@ async fn measure() {
     if std::env::var("MARU_BENCH").as_deref() != Ok("http") {
         overhead().await;
         ttft_ratio().await;
+        ttft_split().await;
+        first_message().await;
     }
-    ttft_split().await;
-    first_message().await;
     ttft_http().await;
 }
 
@@ -362,8 +362,8 @@ fn forget_turn(app: &App, session_id: i64, last: i64) {
 /// same request sent straight to the model server, in pairs that alternate which goes first.
 ///
 /// Every measured request meets both servers equally idle, as a person's next message does: each
-/// pair has a second of its own, and each request starts a third or half of it after the one
-/// before. (Sent back to back, the second of a pair found llama.cpp's threads still awake and
+/// pair has a second of its own, and each request starts [`IDLE_BETWEEN`] after the one before
+/// has ended. (Sent back to back, the second of a pair found llama.cpp's threads still awake and
 /// answered ~4 ms sooner: the pairs' differences fell in two heaps, Maru's share ± 4 ms, and
 /// their median landed anywhere between them. The medians of each order apart are printed, and
 /// are near each other when neither side is favoured.) The client's connection to `maru serve` is kept
@@ -435,16 +435,22 @@ async fn ttft_http() {
             .map(|f| std::fs::OpenOptions::new().append(true).create(true).open(f).expect("MARU_BENCH_RAW names a file to append to"));
         for i in 0..pairs + 2 {
             // A pair has a second of its own, and every request in it starts the same time after
-            // the one before (the new message's unmeasured one included), so that the two measured
-            // requests meet the servers equally idle. A new message's requests then lie within one
+            // the one before has ended (the new message's unmeasured one included), so that the
+            // two measured requests meet the servers equally idle. (Started at even steps instead,
+            // the first measured request of a new message often met llama.cpp just done with, or
+            // still answering, the unmeasured one, whose new question takes it 170–300 ms, and
+            // was answered sooner than the second: Maru's share came out 0.4 ms when it went
+            // first and 2.0 ms when it went second.) A new message's requests then lie within one
             // second, and its time note is the same text for Maru and the direct request (checked
             // below).
-            let step = if kind == "new message" { 333 } else { 500 };
             let slot = |n: u32| async move {
-                let into = chrono::Local::now().timestamp_subsec_millis();
-                // The first at the next second, the others within this one.
-                let at = if n == 0 { 1005 } else { n * step + 5 };
-                tokio::time::sleep(Duration::from_millis(u64::from(at.saturating_sub(into)))).await;
+                let wait = if n == 0 {
+                    // The next second.
+                    1005u64.saturating_sub(u64::from(chrono::Local::now().timestamp_subsec_millis()))
+                } else {
+                    IDLE_BETWEEN
+                };
+                tokio::time::sleep(Duration::from_millis(wait)).await;
             };
             slot(0).await;
             let question = format!("Question {i}: what is {i} plus {i}?");
@@ -535,6 +541,10 @@ async fn ttft_http() {
 }
 
 const HTTP_PAIRS: usize = 120;
+
+/// How long the servers rest between a pair's requests, in ms: llama.cpp's threads are asleep again
+/// well before, and a new message's three requests still start within one second.
+const IDLE_BETWEEN: u64 = 150;
 
 /// A 95 % confidence interval for the median of `sorted` (ascending), from the order
 /// statistics alone (the sign test's): it assumes nothing about the differences' spread, whose
