@@ -435,24 +435,18 @@ async fn ttft_http() {
             .map(|f| std::fs::OpenOptions::new().append(true).create(true).open(f).expect("MARU_BENCH_RAW names a file to append to"));
         for i in 0..pairs + 2 {
             // A pair has a second of its own, and every request in it starts the same time after
-            // the one before has ended (the new message's unmeasured one included), so that the
-            // two measured requests meet the servers equally idle. (Started at even steps instead,
+            // the one before has ended (an unmeasured one goes first, below), so that the two
+            // measured requests meet the servers equally idle. (Started at even steps instead,
             // the first measured request of a new message often met llama.cpp just done with, or
             // still answering, the unmeasured one, whose new question takes it 170–300 ms, and
             // was answered sooner than the second: Maru's share came out 0.4 ms when it went
             // first and 2.0 ms when it went second.) A new message's requests then lie within one
             // second, and its time note is the same text for Maru and the direct request (checked
             // below).
-            let slot = |n: u32| async move {
-                let wait = if n == 0 {
-                    // The next second.
-                    1005u64.saturating_sub(u64::from(chrono::Local::now().timestamp_subsec_millis()))
-                } else {
-                    IDLE_BETWEEN
-                };
-                tokio::time::sleep(Duration::from_millis(wait)).await;
-            };
-            slot(0).await;
+            let rest = || tokio::time::sleep(Duration::from_millis(IDLE_BETWEEN));
+            // The next second.
+            let wait = 1005u64.saturating_sub(u64::from(chrono::Local::now().timestamp_subsec_millis()));
+            tokio::time::sleep(Duration::from_millis(wait)).await;
             let question = format!("Question {i}: what is {i} plus {i}?");
             let note = maru::chat::history::runtime_note(&templates, chrono::Local::now()).unwrap();
             let (path, body, req) = if kind != "new message" {
@@ -471,22 +465,21 @@ async fn ttft_http() {
                     send(path.clone(), body.clone()).await
                 }
             };
-            // The new question put in the server's cache first, unmeasured: then both measured
-            // requests cost the server the same (its last token), as a regenerate's do, and the
-            // difference is Maru's alone.
-            let mut n = 0;
-            if kind == "new message" {
-                straight().await;
-                n += 1;
-                slot(n).await;
-            }
+            // One request first, unmeasured, so that both measured ones follow a request after
+            // the same rest (the first would otherwise follow the wait for the next second: on a
+            // virtual machine whose cores sleep meanwhile, it came out ~5 ms slower than the
+            // second, whichever it was). For a new message it also puts the question in the
+            // server's cache: then both measured requests cost the server the same (its last
+            // token), as a regenerate's do, and the difference is Maru's alone.
+            straight().await;
+            rest().await;
             let (a, b) = if i % 2 == 0 {
                 let a = measured().await;
-                slot(n + 1).await;
+                rest().await;
                 (a, straight().await)
             } else {
                 let b = straight().await;
-                slot(n + 1).await;
+                rest().await;
                 (measured().await, b)
             };
             // Every new message is asked of the same chat: no history grows into a compaction.
