@@ -62,6 +62,8 @@ async function live() {
   const feed = changeFeed();
   const attachTurn = controlledTurn();
   const sendTurn = controlledTurn();
+  // A regenerate the server fails before the reply's first word.
+  let failRegenerate = () => {};
   const fake = fakeBackend({
     ...feed.methods,
     health: async () => ({ status: 'ok', version: '0.1.0', schema_version: 19 }),
@@ -87,6 +89,7 @@ async function live() {
     },
     attach: (_id: number, sink: TurnSink) => attachTurn.run(sink),
     sendMessage: (_id: number, _content: string, sink: TurnSink) => sendTurn.run(sink),
+    regenerate: () => new Promise<void>((_, reject) => (failRegenerate = () => reject(new ApiError('model_server.unreachable', 'cannot reach the model server', 502)))),
   });
   const app = new App(fake.backend);
   const sidebar = document.createElement('aside');
@@ -101,7 +104,7 @@ async function live() {
   await feed.opened();
   await sleep(10);
   fake.calls.length = 0;
-  return { app, server, feed, calls: fake.calls, sidebar, main, attachTurn, sendTurn };
+  return { app, server, feed, calls: fake.calls, sidebar, main, attachTurn, sendTurn, regenerateTurn: { fail: () => failRegenerate() } };
 }
 
 const projectNode = (root: HTMLElement, id: number) => root.querySelector(`[data-testid=project][data-project-id="${id}"]`)!.closest('.project')!;
@@ -291,6 +294,41 @@ describe('the sidebar follows what changes elsewhere', () => {
     expect(callsOf(t.calls, 'attach', 5), 'its own turn is not attached to again').toBe(1);
     t.sendTurn.end(message({ id: 6, session_id: 5, role: 'assistant', content: 'Yes.' }));
     await sent;
+  });
+
+  it('reads a chat it is sending in only once the reply has begun, leaving the model server the machine meanwhile', async () => {
+    const t = await live();
+    app = t.app;
+    t.server.chats.find((c) => c.id === 5)!.updated_at = 99;
+    const sent = t.app.send('Bread?');
+    await sleep(10);
+    // The turn's first transaction changed the chat; the model is reading the prompt.
+    t.feed.push({ type: 'turn_started', session_id: 5 }, { type: 'session_changed', session_id: 5 });
+    await sleep(300);
+    expect(callsOf(t.calls, 'getSession', 5), 'no read of the chat while the model server works out the first word').toBe(0);
+    expect(callsOf(t.calls, 'listSessions'), 'nor of its project’s list').toBe(0);
+    t.sendTurn.token('Yes');
+    await until(() => callsOf(t.calls, 'getSession', 5) === 1, 'the chat is read once the reply has begun: what changed is not lost');
+    await until(() => callsOf(t.calls, 'listSessions') === 1, 'and its project’s list');
+    // Another chat's changes are not held back by this reply.
+    t.feed.push({ type: 'session_changed', session_id: 6 });
+    await until(() => callsOf(t.calls, 'getSession', 6) === 1, 'another chat is read at once');
+    t.sendTurn.end(message({ id: 6, session_id: 5, role: 'assistant', content: 'Yes.' }));
+    await sent;
+  });
+
+  it('reads the chat when a reply ends before saying anything', async () => {
+    const t = await live();
+    app = t.app;
+    t.server.chats.find((c) => c.id === 5)!.title = 'Groceries (asked)';
+    const sent = t.app.regenerate();
+    await sleep(10);
+    t.feed.push({ type: 'session_changed', session_id: 5 });
+    await sleep(50);
+    expect(callsOf(t.calls, 'getSession', 5), 'held while the reply has not begun').toBe(0);
+    t.regenerateTurn.fail();
+    await sent;
+    await until(() => titles(t.sidebar, 1).includes('Groceries (asked)'), 'a reply refused or failed before its first word still lets the change show');
   });
 
   it('lights a project while a chat is dragged over it, its name and buttons included, and moves the chat on drop', async () => {

@@ -368,7 +368,7 @@ describe('the reply being written', () => {
     const { liveNode, updateLiveNode } = await import('../src/views/message');
     const live = {
       sessionId: 1, text: '# Title\n\nFirst paragraph.\n\nSecond', reasoning: '', tools: [], usage: null, error: null,
-      cutAfter: null, startedAt: 0, firstTokenAt: 0, stopping: false, attached: false,
+      cutAfter: null, startedAt: 0, firstTokenAt: 0, stopping: false, attached: false, begun: Promise.resolve(), markBegun: () => {},
     };
     const el = liveNode(live);
     const heading = el.querySelector('.md h2');

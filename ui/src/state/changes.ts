@@ -85,12 +85,17 @@ export class ChangesFeed {
     switch (change.type) {
       case 'session_changed': {
         const id = change.session_id;
-        this.later(`session:${id}`, async () => {
-          const read = await sessions.refetchSession(id);
-          for (const projectId of read?.lists ?? []) this.relist(projectId);
-          // A chat new to its project, or moved: the projects' counts changed.
-          if (read?.recount) this.later('projects', () => sessions.refreshProjects());
-        });
+        const reread = () =>
+          this.later(`session:${id}`, async () => {
+            const read = await sessions.refetchSession(id);
+            for (const projectId of read?.lists ?? []) this.relist(projectId);
+            // A chat new to its project, or moved: the projects' counts changed.
+            if (read?.recount) this.later('projects', () => sessions.refreshProjects());
+          });
+        // A turn this window follows changed the chat as it began: read once its reply has.
+        const begun = this.app.chat.replyBegun(id);
+        if (begun) void begun.then(reread);
+        else reread();
         break;
       }
       case 'session_deleted':

@@ -52,6 +52,9 @@ export interface LiveTurn {
   stopping: boolean;
   /** Followed from `attach` (started by another window, or before a reload), not started here. */
   attached: boolean;
+  /** Settles with the turn's first event, or its end (see `ChatState.replyBegun`). */
+  begun: Promise<void>;
+  markBegun: () => void;
 }
 
 /** Older pages loaded, at most, to reach a message a search result points at. */
@@ -294,6 +297,7 @@ export class ChatState {
     try {
       await app.backend.attach(sessionId, (ev) => this.onEvent(live, ev));
     } catch (e) {
+      live.markBegun();
       if (this.live.get(sessionId) === live) this.live.delete(sessionId);
       app.emit('chat', 'sidebar');
       if (e instanceof ApiError && e.code === 'no_turn_running') {
@@ -306,6 +310,16 @@ export class ChatState {
       return;
     }
     await this.finish(live);
+  }
+
+  /**
+   * Settles once the reply this window follows in `sessionId` shows its first event (or ends);
+   * null when it follows none there. Until then the model server is reading the prompt, often on
+   * this same machine, and reads that can wait do (`ChangesFeed`): a reply's first word comes
+   * no later for them.
+   */
+  replyBegun(sessionId: number): Promise<void> | null {
+    return this.live.get(sessionId)?.begun ?? null;
   }
 
   /** A reply marked as being written that no turn follows: shows up as it is saved. */
@@ -341,9 +355,11 @@ export class ChatState {
   // ---- turns
 
   private begin(sessionId: number, cutAfter: number | null): LiveTurn {
+    let markBegun = () => {};
+    const begun = new Promise<void>((resolve) => (markBegun = resolve));
     const live: LiveTurn = {
       sessionId, text: '', reasoning: '', tools: [], usage: null, error: null, cutAfter,
-      startedAt: performance.now(), firstTokenAt: null, stopping: false, attached: false,
+      startedAt: performance.now(), firstTokenAt: null, stopping: false, attached: false, begun, markBegun,
     };
     this.live.set(sessionId, live);
     window.clearTimeout(this.pollTimer);
@@ -352,6 +368,7 @@ export class ChatState {
   }
 
   private onEvent(live: LiveTurn, ev: TurnEvent): void {
+    live.markBegun();
     switch (ev.type) {
       case 'token':
         live.firstTokenAt ??= performance.now();
@@ -413,6 +430,7 @@ export class ChatState {
   }
 
   private async finish(live: LiveTurn): Promise<void> {
+    live.markBegun();
     const app = this.app;
     const sid = live.sessionId;
     this.lastEnded = live;
@@ -443,6 +461,7 @@ export class ChatState {
   }
 
   private refused(sid: number, e: unknown): void {
+    this.live.get(sid)?.markBegun();
     this.live.delete(sid);
     if (e instanceof ApiError && e.code === 'turn_running') toast(t('turnRunning'), 'error');
     // The chat's server is off: the way to turn it on, beside the words.
