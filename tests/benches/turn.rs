@@ -362,8 +362,8 @@ fn forget_turn(app: &App, session_id: i64, last: i64) {
 /// same request sent straight to the model server, in pairs that alternate which goes first.
 ///
 /// Every measured request meets both servers equally idle, as a person's next message does: each
-/// pair has a second of its own, and each request starts [`IDLE_BETWEEN`] after the one before
-/// has ended. (Sent back to back, the second of a pair found llama.cpp's threads still awake and
+/// request starts [`IDLE_BETWEEN`] after the one before has ended (and a new message's pair has a
+/// second of its own, for its time note). (Sent back to back, the second of a pair found llama.cpp's threads still awake and
 /// answered ~4 ms sooner: the pairs' differences fell in two heaps, Maru's share ± 4 ms, and
 /// their median landed anywhere between them. The medians of each order apart are printed, and
 /// are near each other when neither side is favoured.) The client's connection to `maru serve` is kept
@@ -455,17 +455,19 @@ async fn ttft_http() {
             if kind == "new message" {
                 straight(&asking(&note_at(chrono::Local::now() + chrono::Duration::seconds(1)))).await;
             }
-            // A pair has a second of its own, and every request in it starts the same time after
-            // the one before has ended (an unmeasured one goes first), so that the two measured
-            // requests meet the servers equally idle. (Started at even steps instead, the first
-            // measured request of a new message often met llama.cpp just done with, or still
-            // answering, the one before, and was answered sooner than the second: Maru's share
-            // came out 0.4 ms when it went first and 2.0 ms when it went second.) A new message's
-            // requests then lie within one second, and its time note is the same text for Maru
-            // and the direct request (checked below).
+            // Every request of a pair starts the same time after the one before has ended (an
+            // unmeasured one goes first), so that the two measured requests meet the servers
+            // equally idle. (Started at even steps instead, the first measured request of a new
+            // message often met llama.cpp just done with, or still answering, the one before, and
+            // was answered sooner than the second: Maru's share came out 0.4 ms when it went
+            // first and 2.0 ms when it went second.) A new message's pair has a second of its
+            // own: its requests lie within it, and its time note is the same text for Maru and
+            // the direct request (checked below). The others' requests do not depend on the time.
             let rest = || tokio::time::sleep(Duration::from_millis(IDLE_BETWEEN));
-            let wait = 1005u64.saturating_sub(u64::from(chrono::Local::now().timestamp_subsec_millis()));
-            tokio::time::sleep(Duration::from_millis(wait)).await;
+            if kind == "new message" {
+                let wait = 1005u64.saturating_sub(u64::from(chrono::Local::now().timestamp_subsec_millis()));
+                tokio::time::sleep(Duration::from_millis(wait)).await;
+            }
             let note = note_at(chrono::Local::now());
             let (path, body, req) = if kind != "new message" {
                 (format!("/api/sessions/{sid}/regenerate"), json!({}), regenerate_body.clone())
