@@ -362,11 +362,11 @@ fn forget_turn(app: &App, session_id: i64, last: i64) {
 /// same request sent straight to the model server, in pairs that alternate which goes first.
 ///
 /// Every measured request meets both servers equally idle, as a person's next message does: each
-/// request starts [`IDLE_BETWEEN`] after the one before has ended (and a new message's pair has a
-/// second of its own, for its time note). (Sent back to back, the second of a pair found llama.cpp's threads still awake and
-/// answered ~4 ms sooner: the pairs' differences fell in two heaps, Maru's share ± 4 ms, and
-/// their median landed anywhere between them. The medians of each order apart are printed, and
-/// are near each other when neither side is favoured.) The client's connection to `maru serve` is kept
+/// request starts [`IDLE_BETWEEN`] after the one before has ended, and a new message's pair has a
+/// second of its own, for its time note. (Sent back to back, the second of a pair found
+/// llama.cpp's threads still awake and answered ~4 ms sooner: the pairs' differences fell in two
+/// heaps, Maru's share ± 4 ms, and their median landed anywhere between them. The medians of each
+/// order apart are printed, and are near each other when neither side is favoured.) The client's connection to `maru serve` is kept
 /// alive; llama.cpp closes its connection after every streamed answer, so the direct client opens
 /// a new one per request, and Maru one while it reads the chat. A regenerate sends the identical request every
 /// time; a new message sends the history and a new question with its time note (the direct
