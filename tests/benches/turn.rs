@@ -368,8 +368,9 @@ fn forget_turn(app: &App, session_id: i64, last: i64) {
 /// heaps, Maru's share ± 4 ms, and their median landed anywhere between them. The medians of each
 /// order apart are printed, and are near each other when neither side is favoured.) The client's connection to `maru serve` is kept
 /// alive; llama.cpp closes its connection after every streamed answer, so the direct client opens
-/// a new one per request, and Maru one while it reads the chat. A regenerate sends the identical request every
-/// time; a new message sends the history and a new question with its time note (the direct
+/// a new one per request, and Maru one per turn. A regenerate sends the identical request every
+/// time; a new message follows an unmeasured turn of Maru's, as a person's next message follows
+/// the answer before it, and sends the history and a new question with its time note (the direct
 /// request an equal one, the question put in the server's cache first so both cost it the same).
 async fn ttft_http() {
     // MARU_BENCH_PACED=<ms>: the paced model server (below) in place of llama.cpp.
@@ -441,6 +442,15 @@ async fn ttft_http() {
             let i = tried;
             tried += 1;
             let question = format!("Question {i}: what is {i} plus {i}?");
+            // A new message follows a turn of Maru's, unmeasured, as a person's next message
+            // follows the answer before it (so its request goes out before the turn reads the
+            // chat: see `chat::ahead`); the direct request carries that turn too.
+            let asked = if kind == "new message" {
+                send(format!("/api/sessions/{sid}/messages"), json!({ "content": format!("Hello {i}.") })).await;
+                chat_so_far().await.1
+            } else {
+                asked.clone()
+            };
             let asking = |note: &str| {
                 let mut sent = asked.clone();
                 sent.push(maru::llm::ChatMessage::user(format!("{question}\n\n{note}")));

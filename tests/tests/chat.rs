@@ -163,6 +163,39 @@ async fn unchanged_inputs_keep_the_prompt_and_the_prefix_byte_identical() {
     );
 }
 
+/// A chat's next request goes to the model before the turn reads the chat, when nothing was
+/// written since its last turn answered. Whatever was written since must reach the model.
+#[tokio::test]
+async fn a_turn_after_a_change_asks_the_model_once_and_with_the_change() {
+    let (s, fake) = setup().await;
+    let sess = s.session(None, "").await;
+    fake.push(Reply::text(["An answer."]));
+    s.say(sess, "a question").await;
+    let (st, body) = s.patch("/api/settings", json!({ "custom_instructions": "Answer like a pirate." })).await;
+    assert_eq!(st, StatusCode::OK, "{body}");
+    fake.push(Reply::text(["Arr, an answer."]));
+    let events = s.turn(&format!("/api/sessions/{sess}/regenerate"), None).await.collect().await;
+    assert_eq!(events.last().unwrap().name, "done", "{events:?}");
+    s.patch("/api/settings", json!({ "temperature": 0.3 })).await;
+    fake.push(Reply::text(["Another answer."]));
+    s.say(sess, "and then?").await;
+    fake.push(Reply::text(["A last answer."]));
+    s.say(sess, "and last?").await;
+
+    let chats = fake.chat_requests();
+    assert_eq!(chats.len(), 4, "each turn asks the model once: no request written before a change goes out");
+    assert!(system_prompt(&chats[1].body).contains("pirate"), "the regenerate reads the instructions set since the turn before");
+    assert_eq!(chats[2].body["temperature"], json!(0.3), "the new message is asked with the temperature set since");
+    let (before, after) = (chats[2].body["messages"].as_array().unwrap(), chats[3].body["messages"].as_array().unwrap());
+    assert_eq!(&after[..before.len()], &before[..], "a message right after a turn is asked after that turn's conversation");
+    let shown: Vec<String> = s.history(sess).await.iter().map(|m| m["content"].as_str().unwrap().to_string()).collect();
+    assert_eq!(
+        shown,
+        ["a question", "Arr, an answer.", "and then?", "Another answer.", "and last?", "A last answer."],
+        "and stores each answer"
+    );
+}
+
 #[tokio::test]
 async fn the_inspector_reports_sections_sizes_and_cache_figures() {
     let (s, fake) = setup().await;

@@ -95,12 +95,22 @@ impl Client {
         cancel: CancellationToken,
         sent: Option<Sent>,
     ) -> Result<ChatStream, LlmError> {
+        self.stream_chat_body(req.body(), &req.model, cancel, sent).await
+    }
+
+    /// [`Client::stream_chat_noting`] for a request already serialised ([`ChatRequest::body`])
+    /// asking `model`.
+    pub async fn stream_chat_body(
+        &self,
+        body: Vec<u8>,
+        model: &str,
+        cancel: CancellationToken,
+        sent: Option<Sent>,
+    ) -> Result<ChatStream, LlmError> {
         let url = match &self.chat_url {
             Some(url) => url.clone(),
             None => self.endpoint.api_url("chat/completions")?,
         };
-        // Plain structs and `serde_json::Value`s only: serialisation cannot fail.
-        let body = serde_json::to_vec(req).expect("a ChatRequest always serialises");
         debug!(url = %shown_url(&url), bytes = body.len(), "sending chat request");
         let build = || {
             self.authorised(self.http.post(url.clone()))
@@ -110,7 +120,7 @@ impl Client {
         };
         let (resp, started) = self.send(build, &url, self.timeouts.first_byte, &cancel, self.warm.take(), sent).await?;
         if !resp.status().is_success() {
-            return Err(self.status_error(resp, Some(&req.model), &url).await);
+            return Err(self.status_error(resp, Some(model), &url).await);
         }
         let content_type = resp.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
         if !content_type.to_ascii_lowercase().starts_with("text/event-stream") {

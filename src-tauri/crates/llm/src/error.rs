@@ -132,7 +132,7 @@ impl LlmError {
         matches!(self, LlmError::Unreachable { .. } | LlmError::Timeout { phase: TimeoutPhase::Connect, .. })
     }
 
-    pub(crate) fn disconnected(detail: impl Into<String>) -> Self {
+    pub fn disconnected(detail: impl Into<String>) -> Self {
         LlmError::Disconnected { detail: detail.into() }
     }
 

@@ -37,6 +37,12 @@ impl ChatRequest {
             tool_choice: None,
         }
     }
+
+    /// The request as it is sent: its JSON.
+    pub fn body(&self) -> Vec<u8> {
+        // Plain structs and `serde_json::Value`s only: serialisation cannot fail.
+        serde_json::to_vec(self).expect("a ChatRequest always serialises")
+    }
 }
 
 impl Serialize for ChatRequest {

@@ -170,6 +170,31 @@ impl Store {
         Ok((mine, committed))
     }
 
+    /// What the database holds, as a value that changes with every write: this process's (the
+    /// write connection's changes) and any other connection's (SQLite's data version). `None`
+    /// while a write is under way: what it holds is changing.
+    pub fn version(&self) -> Option<Version> {
+        let loan = self.inner.writer.try_lend()?;
+        version_of(&loan).ok()
+    }
+
+    /// [`Store::write`], and the [`Store::version`] it left, before any other write could start.
+    pub async fn write_noting_version<T, F>(&self, f: F) -> Result<(T, Version)>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Transaction) -> Result<T> + Send + 'static,
+    {
+        let store = self.clone();
+        started(move || {
+            let mut conn = store.inner.writer.lend();
+            let tx = conn.transaction()?;
+            let out = f(&tx)?;
+            tx.commit()?;
+            Ok((out, version_of(&conn)?))
+        })
+        .await
+    }
+
     /// Runs `f` on a read-only connection on the blocking pool. It sees the last commit and never
     /// waits for a write in progress.
     pub async fn read<T, F>(&self, f: F) -> Result<T>
@@ -279,6 +304,18 @@ fn begin(conn: &Connection, wait: Duration) -> Result<()> {
     let begun = conn.execute_batch("BEGIN IMMEDIATE");
     conn.busy_timeout(BUSY_WAIT)?;
     Ok(begun?)
+}
+
+/// See [`Store::version`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Version {
+    data: i64,
+    changes: u64,
+}
+
+fn version_of(conn: &Connection) -> Result<Version> {
+    let data = conn.prepare_cached("PRAGMA data_version")?.query_row([], |r| r.get(0))?;
+    Ok(Version { data, changes: conn.total_changes() })
 }
 
 /// How long a statement waits for another process's lock on the database before it fails.

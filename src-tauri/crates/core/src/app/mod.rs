@@ -6,6 +6,7 @@
 //! - `runs`: the turns in flight, one per session, and how to stop or claim them
 //! - `events`: what a turn reports, and the feed listeners read at their own pace
 
+pub(crate) mod ahead;
 pub mod demo;
 pub mod events;
 pub mod folders;
@@ -49,6 +50,8 @@ pub struct App {
     pub files: Files,
     /// Each session's last system prompt, reused while its inputs are unchanged.
     pub prompts: PromptCache,
+    /// What a chat's next request will be, while nothing was written since its last turn.
+    pub(crate) ahead: ahead::Ahead,
     /// The small model offered on a first run without a model server.
     pub demo: demo::Demo,
     /// A restored backup to open instead of this data folder.
@@ -93,6 +96,7 @@ impl App {
             tokens: Default::default(),
             folders: Default::default(),
             prompts: PromptCache::default(),
+            ahead: Default::default(),
             demo: demo::Demo::find(),
             relaunch: relaunch::Relaunch::default(),
             files,

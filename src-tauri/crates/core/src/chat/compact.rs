@@ -72,6 +72,19 @@ impl Context<'_> {
         Ok(stored)
     }
 
+    /// The tokens a next message may have and still be sent without summarising first, after a
+    /// round with `history` that `answer` answered (`usize::MAX` when the window is unknown).
+    pub fn room_after(&mut self, prompt: &str, history: &[messages::Message], stored: &[summaries::Summary], answer: &str) -> usize {
+        let Some(window) = self.window else { return usize::MAX };
+        let limit = ((window as f64 * plan::FILL) as usize).saturating_sub(self.reserve);
+        let through = stored.last().map(|s| s.through_id);
+        let history: usize =
+            history.iter().filter(|m| through.is_none_or(|t| m.id > t)).map(|m| plan_item(m, &mut self.counter).tokens).sum();
+        let summaries: usize = stored.iter().map(|s| self.counter.tokens(&s.content)).sum();
+        let fixed = self.counter.tokens(prompt) + self.tools + summaries;
+        limit.saturating_sub(fixed + history + self.counter.tokens(answer) + 8)
+    }
+
     /// Asks the model for a summary of `part` and stores it for the session.
     async fn summarise(&self, part: &[messages::Message], context: usize) -> Result<summaries::Summary, Halt> {
         let templates = &self.app.templates;

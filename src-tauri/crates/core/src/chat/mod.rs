@@ -4,6 +4,7 @@
 //! whether to compact and retry, when tool rounds stop) are a pure state machine (`machine`);
 //! `turn` is the driver that streams, stores and runs the tools.
 
+pub(crate) mod ahead;
 pub mod compact;
 pub mod extract;
 pub mod history;

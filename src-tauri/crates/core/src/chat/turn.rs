@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 
+use super::ahead::SentAhead;
 use super::compact;
 use super::history;
 use super::machine::{Ending, Failure, Next, Step, Streamed, Turn};
@@ -53,9 +54,9 @@ pub async fn start(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<Tur
     let (answer, started) = tokio::sync::oneshot::channel();
     tokio::spawn(async move {
         match begin(app.clone(), session_id, kind).await {
-            Ok((guard, settings, first, commit)) => {
+            Ok((guard, settings, first, commit, ahead)) => {
                 let committing = match commit {
-                    Some(reply_id) => Some(Committing::start(reply_id, guard.feed.subscribe(), answer)),
+                    Some(reply_id) => Some(Committing::start(reply_id, guard.feed.subscribe(), answer, ahead)),
                     None => {
                         // No one listening is fine: the turn writes into the store either way.
                         let _ = answer.send(Ok(guard.feed.subscribe()));
@@ -79,13 +80,20 @@ struct Committing {
     stored: tokio::task::JoinHandle<Option<i64>>,
     /// Tells the commit the first request has gone out.
     sent: Option<crate::llm::Sent>,
+    /// The first request, when it went out before the transaction began (see `ahead`).
+    ahead: Option<SentAhead>,
 }
 
 impl Committing {
     /// Commits `reply_id`'s transaction once told the request has gone out (or after
     /// [`STORE_REPLY_WITHIN`]), then answers the caller of [`start`]: with the turn's events
     /// (`listener`), or with why nothing was stored.
-    fn start(reply_id: StoredReply, listener: TurnStream, answer: tokio::sync::oneshot::Sender<Result<TurnStream>>) -> Committing {
+    fn start(
+        reply_id: StoredReply,
+        listener: TurnStream,
+        answer: tokio::sync::oneshot::Sender<Result<TurnStream>>,
+        ahead: Option<SentAhead>,
+    ) -> Committing {
         let (sent, gone) = tokio::sync::oneshot::channel();
         let stored = tokio::spawn(async move {
             let _ = tokio::time::timeout(STORE_REPLY_WITHIN, gone).await;
@@ -100,13 +108,13 @@ impl Committing {
                 }
             }
         });
-        Committing { stored, sent: Some(sent) }
+        Committing { stored, sent: Some(sent), ahead }
     }
 
     /// Waits for the commit: the stored reply's id, or `Halt::Refused` when nothing was stored
     /// (the turn then ends without another write).
     async fn settle(self) -> Result<i64, Halt> {
-        let Committing { stored, sent } = self;
+        let Committing { stored, sent, .. } = self;
         // Not sending (any longer): the commit need not wait for it.
         drop(sent);
         match stored.await {
@@ -119,7 +127,7 @@ impl Committing {
 /// The id of the reply a transaction still open stores: it commits once polled.
 type StoredReply = std::pin::Pin<Box<dyn std::future::Future<Output = Result<i64>> + Send>>;
 
-type Began = (RunGuard, Settings, Option<Round>, Option<StoredReply>);
+type Began = (RunGuard, Settings, Option<Round>, Option<StoredReply>, Option<SentAhead>);
 
 /// The first round's reply is stored once its request has gone out, or after this long when the
 /// round has slower work to do first (a new model's window to ask, tool servers to start, a
@@ -132,6 +140,10 @@ const STORE_REPLY_WITHIN: Duration = Duration::from_millis(5);
 /// [`Committing`]).
 async fn begin(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<Began> {
     let guard = app.runs.begin(session_id)?;
+    // The time the user's message is stamped with, in the request sent ahead as in the store.
+    let now = chrono::Local::now();
+    let ahead = super::ahead::send(&app, session_id, &kind, now, &guard.cancel).await;
+    let connect = ahead.is_none();
     if matches!(&kind, TurnKind::Send { images, .. } if !images.is_empty()) {
         check_model_sees_images(&app, session_id).await?;
     }
@@ -139,7 +151,7 @@ async fn begin(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<Began> 
     let (began, commit) = app
         .store
         .write_in_two(
-            move |tx| first_step(tx, &shared, session_id, kind),
+            move |tx| first_step(tx, &shared, session_id, kind, now, connect),
             move |tx, Rest { model, server, branch_at }| {
                 if let Some(last_user) = branch_at {
                     // The reply so far stays as an earlier version.
@@ -154,10 +166,10 @@ async fn begin(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<Began> 
     let (settings, first) = began;
     if first.is_none() {
         commit.await?;
-        return Ok((guard, settings, None, None));
+        return Ok((guard, settings, None, None, None));
     }
     let reply_id = async move { commit.await?.ok_or_else(|| Error::Internal(anyhow::anyhow!("the turn's reply was not stored"))) };
-    Ok((guard, settings, first, Some(Box::pin(reply_id))))
+    Ok((guard, settings, first, Some(Box::pin(reply_id)), ahead))
 }
 
 /// What the first step gives the turn (its settings, and its first round when the model is
@@ -174,22 +186,28 @@ struct Rest {
     branch_at: Option<i64>,
 }
 
-/// The turn's first transaction up to its first round: the checks, the user's message (a
-/// regenerate's branch waits for the second step: see [`Rest`]) and, with the model known, the
-/// round.
-fn first_step(tx: &rusqlite::Connection, app: &App, session_id: i64, kind: TurnKind) -> Result<FirstStep> {
+/// The turn's first transaction up to its first round: the checks, the user's message (stamped
+/// `now`; a regenerate's branch waits for the second step: see [`Rest`]) and, with the model
+/// known, the round, whose connection opens meanwhile unless one is open already (`connect`:
+/// no request was sent ahead).
+fn first_step(
+    tx: &rusqlite::Connection,
+    app: &App,
+    session_id: i64,
+    kind: TurnKind,
+    now: chrono::DateTime<chrono::Local>,
+    connect: bool,
+) -> Result<FirstStep> {
     let session = sessions::get(tx, session_id)?;
     // The session read here: the turn's own row, not a second query.
     let settings = settings::in_chat(tx, app.store.settings(tx)?, &session)?;
     settings::check_server_on(&settings)?;
     // With the model known without asking the server, the first round is read in this
-    // same transaction: one store round trip from the call to the request, whose connection
-    // opens meanwhile.
+    // same transaction: one store round trip from the call to the request.
     let model = app.clients.known_model(&settings.server.base_url, &settings.model);
-    if model.is_some() {
+    if model.is_some() && connect {
         app.llm_client(&settings).open_connection();
     }
-    let now = chrono::Local::now();
     let mut branch_at = None;
     match kind {
         TurnKind::Send { content, images } => {
@@ -422,14 +440,18 @@ async fn run(
             Err(refused) => Err(refused),
         };
     }
+    let mut answered = None;
     match outcome {
-        Ok(Some((chat, recount))) if !cancel.is_cancelled() => super::extract::after_turn(
-            app.clone(),
-            session_id,
-            chat,
-            settings.memory_mode != crate::store::settings::MemoryMode::Off,
-            recount,
-        ),
+        Ok(Some(Answered { chat, recount, first, room })) if !cancel.is_cancelled() => {
+            answered = Some((first, chat.clone(), room));
+            super::extract::after_turn(
+                app.clone(),
+                session_id,
+                chat,
+                settings.memory_mode != crate::store::settings::MemoryMode::Off,
+                recount,
+            )
+        }
         Ok(_) => {}
         Err(Halt::Refused) => return,
         Err(Halt::ReplyGone) => {
@@ -484,10 +506,26 @@ async fn run(
             feed.push(TurnEvent::Error { code: e.code().into_owned(), message: e.body().message, message_id });
         }
     }
-    if let Err(e) = app.store.write(move |tx| turns::end(tx, session_id)).await {
-        tracing::warn!(session_id, "cannot record that the turn ended: {e}");
+    match app.store.write_noting_version(move |tx| turns::end(tx, session_id)).await {
+        Ok(((), version)) => {
+            // The store as this turn left it: the next turn's request is known while it stays so.
+            if let Some((Some(first), chat, room)) = answered {
+                app.ahead.answered(session_id, version, app.llm_client(&settings), first, chat, room);
+            }
+        }
+        Err(e) => tracing::warn!(session_id, "cannot record that the turn ended: {e}"),
     }
     drop(guard);
+}
+
+/// A turn that answered: its conversation as the next turn will send it (the last request and
+/// its answer), the recount of the next plan's texts, and its first request as it went out.
+struct Answered {
+    chat: ChatRequest,
+    recount: Recount,
+    first: Option<Vec<u8>>,
+    /// The tokens the next message may have and be sent without summarising first.
+    room: usize,
 }
 
 /// Drives the turn's machine: each round streams a reply, the machine decides how it ends and
@@ -502,12 +540,14 @@ async fn run_rounds(
     committing: &mut Option<Committing>,
     cancel: &CancellationToken,
     feed: &Feed,
-) -> Result<Option<(ChatRequest, Recount)>, Halt> {
+) -> Result<Option<Answered>, Halt> {
     let client = app.llm_client(settings);
     let mut turn = Turn::default();
     let mut step = turn.start();
     // The user's tool servers' tools, fixed for the turn (read with its first round).
     let mut servers: Option<Vec<crate::tools::servers::Offered>> = None;
+    // The first round's request as it last went out.
+    let (mut round, mut first) = (0, None);
     loop {
         let Step::Request { tools_allowed, .. } = step else { unreachable!("each round starts with a request") };
         let Round { model, prompt, history, summaries: mut stored, images, project_id, mut offer, servers: on, mut reply_id } =
@@ -573,16 +613,32 @@ async fn run_rounds(
                 request.tool_choice = Some("none".into());
             }
             let sent = Instant::now();
+            let body = request.body();
             let (opened, id) = match reply_id {
                 Some(id) => (client.stream_chat(&request, cancel.clone()).await, id),
                 // The first round, its reply stored once the request has gone out.
                 None => {
                     let mut committing = committing.take().expect("only the first round's reply is stored while it is sent");
-                    let on_sent = committing.sent.take();
-                    let (opened, id) = tokio::join!(client.stream_chat_noting(&request, cancel.clone(), on_sent), committing.settle());
+                    let mut on_sent = committing.sent.take();
+                    let ahead = committing.ahead.take();
+                    let sending = async {
+                        match ahead {
+                            // Gone out already: the commit need not wait for it.
+                            Some(sent) if sent.is(&body) => {
+                                on_sent.take();
+                                sent.answer().await
+                            }
+                            // Not this request: dropped, its connection closes.
+                            _ => client.stream_chat_body(body.clone(), &model, cancel.clone(), on_sent.take()).await,
+                        }
+                    };
+                    let (opened, id) = tokio::join!(sending, committing.settle());
                     (opened, id?)
                 }
             };
+            if round == 0 {
+                first = Some(body);
+            }
             reply_id = Some(id);
             let reply = Reply { app, server: &settings.server, session_id, id, cancel, feed };
             let streamed = reply.stream(sent, opened).await.map_err(|halt| halt.in_reply(Some(id)))?;
@@ -612,9 +668,10 @@ async fn run_rounds(
                 let mut texts: Vec<String> =
                     compact::plan_texts(&prompt, &tool_texts, &stored, &history).into_iter().map(str::to_owned).collect();
                 texts.push(ending.message.content.clone());
+                let room = context.room_after(&prompt, &history, &stored, &ending.message.content);
                 feed.push(TurnEvent::Done { message: Box::new(ending.message) });
                 let recount = Recount { client: client.clone(), scope: context.counter.scope().to_string(), model: model.clone(), texts };
-                return Ok(Some((chat, recount)));
+                return Ok(Some(Answered { chat, recount, first, room }));
             }
             Next::RunTools => {}
         }
@@ -663,6 +720,7 @@ async fn run_rounds(
             feed.push(TurnEvent::ToolResult { id: call.id, name: call.name, content, is_error });
         }
         step = turn.tools_done();
+        round += 1;
     }
 }
 
