@@ -788,3 +788,21 @@ fn settings_read_in_a_write_follow_every_change_to_them() {
     other.with(|tx| settings::update(tx, &patch("other"))).unwrap();
     assert_eq!(model(&store), "other", "a change another process committed is seen at once");
 }
+
+#[tokio::test]
+async fn every_write_changes_the_version_and_reading_does_not() {
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    let sid = session(&store, None);
+    let ((), left) = store.write_noting_version(|_| Ok(())).await.unwrap();
+    assert_eq!(store.version(), Some(left), "the version a write left stays while nothing else is written");
+    store.read(move |c| sessions::get(c, sid)).await.unwrap();
+    assert_eq!(store.version(), Some(left), "reading writes nothing: a request sent ahead stays valid");
+    message(&store, sid, "a new message");
+    assert_ne!(store.version(), Some(left), "a write in this process changes it");
+    let now = store.version().unwrap();
+    // Another connection to the same file: what another process's write looks like.
+    let other = rusqlite::Connection::open(&path).unwrap();
+    other.execute("UPDATE sessions SET title = 'renamed' WHERE id = ?1", [sid]).unwrap();
+    assert_ne!(store.version(), Some(now), "a write by another connection changes it too");
+}
