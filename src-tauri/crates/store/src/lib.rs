@@ -186,11 +186,8 @@ impl Store {
     {
         let store = self.clone();
         started(move || {
-            let mut conn = store.inner.writer.lend();
-            let tx = conn.transaction()?;
-            let out = f(&tx)?;
-            tx.commit()?;
-            Ok((out, version_of(&conn)?))
+            let (out, held) = store.committed(f)?;
+            Ok((out, version_of(&held)?))
         })
         .await
     }
@@ -226,12 +223,20 @@ impl Store {
 
     /// [`Store::write_then`] on the current thread.
     pub fn with_then<T>(&self, f: impl FnOnce(&Transaction) -> Result<T>, after: impl FnOnce(&T)) -> Result<T> {
+        let (out, held) = self.committed(f)?;
+        after(&out);
+        drop(held);
+        Ok(out)
+    }
+
+    /// `f` in one write transaction, committed, with the writer still held: nothing else is
+    /// written before the caller lets it go.
+    fn committed<T>(&self, f: impl FnOnce(&Transaction) -> Result<T>) -> Result<(T, writer::Loan)> {
         let mut conn = self.inner.writer.lend();
         let tx = conn.transaction()?;
         let out = f(&tx)?;
         tx.commit()?;
-        after(&out);
-        Ok(out)
+        Ok((out, conn))
     }
 
     /// [`Store::read`] on the current thread.

@@ -15,7 +15,6 @@ pub(crate) struct Last {
     /// The store as the turn left it.
     pub(crate) version: Version,
     pub(crate) client: Client,
-    pub(crate) model: String,
     /// The turn's first request: what a regenerate sends.
     pub(crate) first: Vec<u8>,
     /// Its last request with the answer after it: a new message goes after that.
@@ -28,8 +27,7 @@ impl Ahead {
     /// Notes `session_id`'s turn that answered: its first request (`first`, as sent), its
     /// conversation (`chat`) and the `room` after it, valid while the store stays at `version`.
     pub(crate) fn answered(&self, session_id: i64, version: Version, client: Client, first: Vec<u8>, chat: ChatRequest, room: usize) {
-        let model = chat.model.clone();
-        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(Last { session_id, version, client, model, first, chat, room });
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(Last { session_id, version, client, first, chat, room });
     }
 
     /// `session_id`'s last turn, if it is the last one that answered; taken: the turn asking

@@ -18,7 +18,6 @@ use chrono::{DateTime, Local};
 use tokio::task::JoinHandle;
 
 use super::turn::TurnKind;
-use crate::app::ahead::Last;
 use crate::app::App;
 use crate::llm::{CancellationToken, ChatMessage, ChatStream, LlmError};
 use crate::prompt::render::estimate_tokens;
@@ -68,6 +67,7 @@ pub(crate) async fn send(
     if app.store.version() != Some(last.version) {
         return None;
     }
+    let model = last.chat.model.clone();
     let body = match kind {
         TurnKind::Regenerate => last.first,
         // Only a message the turn will take (it refuses empty and overlong ones) and send as it
@@ -85,7 +85,7 @@ pub(crate) async fn send(
         }
         _ => return None,
     };
-    let Last { client, model, .. } = last;
+    let client = last.client;
     client.open_connection();
     let (sent, gone) = tokio::sync::oneshot::channel();
     let (cancel, sending) = (cancel.clone(), body.clone());

@@ -615,7 +615,7 @@ async fn run_rounds(
             let sent = Instant::now();
             let body = request.body();
             let (opened, id) = match reply_id {
-                Some(id) => (client.stream_chat(&request, cancel.clone()).await, id),
+                Some(id) => (client.stream_chat_body(body.clone(), &model, cancel.clone(), None).await, id),
                 // The first round, its reply stored once the request has gone out.
                 None => {
                     let mut committing = committing.take().expect("only the first round's reply is stored while it is sent");
