@@ -326,6 +326,51 @@ async fn a_deleted_projects_files_stay_with_its_chats_only() {
     assert_eq!(res.bytes().await.unwrap(), &b"# Day one\nfly to Jeju"[..], "the content is stored once and kept while a chat links it");
 }
 
+/// A regenerate right after a turn that answered shows the answer's first words before it
+/// stores anything (its request went out ahead: `chat::ahead`). When storing then fails (a
+/// trigger refuses the new version's row, as a full disk would), the error follows those words
+/// in the stream and the chat stays exactly as it was: no extra version, no word of that answer
+/// stored; and the chat goes on once replies can be stored.
+#[tokio::test]
+async fn a_regenerate_whose_reply_cannot_be_stored_tells_why_after_its_first_words_and_changes_nothing() {
+    let (s, fake) = setup().await;
+    let a = s.session(None, "A").await;
+    // Refuses every reply but the first: created before the first turn, so that nothing is
+    // written between that turn and the regenerate (which would keep its request from going
+    // out ahead).
+    let refuse = "CREATE TRIGGER no_second_reply BEFORE INSERT ON messages WHEN NEW.status = 'streaming'
+                  AND (SELECT count(*) FROM messages WHERE role = 'assistant') > 0
+                  BEGIN SELECT RAISE(ABORT, 'no room for the reply'); END";
+    s.app.store.with(|c| Ok(c.execute_batch(refuse)?)).unwrap();
+    fake.push(Reply::text(["first answer"]));
+    s.say(a, "first question").await;
+    let before = s.history(a).await;
+
+    fake.push(Reply::text(["must ", "not land"]));
+    let turn = s.turn(&format!("/api/sessions/{a}/regenerate"), Some(json!({}))).await;
+    assert_eq!(turn.status, StatusCode::OK, "the regenerate's first words are shown before its reply is stored: {:?}", turn.refusal);
+    let events = turn.collect().await;
+    let names: Vec<&str> = events.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["token", "error"], "the first words, then why the rest is not coming: {events:?}");
+    assert_eq!(events[0].data["text"], "must ", "{events:?}");
+    assert!(events[1].data["code"].is_string(), "the error is Maru's {{code, message}}, which the window translates: {events:?}");
+    assert_eq!(s.history(a).await, before, "the refused regenerate changed nothing in the chat");
+    let landed: i64 = s
+        .app
+        .store
+        .with(|c| Ok(c.query_row("SELECT count(*) FROM messages WHERE content LIKE '%must%' OR content LIKE '%land%'", [], |r| r.get(0))?))
+        .unwrap();
+    assert_eq!(landed, 0, "no word of the refused answer is stored, in any version");
+
+    s.app.store.with(|c| Ok(c.execute_batch("DROP TRIGGER no_second_reply")?)).unwrap();
+    fake.push(Reply::text(["second answer"]));
+    let turn = s.turn(&format!("/api/sessions/{a}/regenerate"), Some(json!({}))).await;
+    let events = turn.collect().await;
+    assert_eq!(events.last().unwrap().name, "done", "the chat goes on once replies can be stored: {events:?}");
+    let texts: Vec<Value> = s.history(a).await.iter().map(|m| m["content"].clone()).collect();
+    assert_eq!(texts, [json!("first question"), json!("second answer")], "the new version is the one shown");
+}
+
 /// A turn sends its request while the transaction storing its reply commits. When that commit
 /// fails (here a trigger refuses the reply row, as a full disk would), the caller gets the error
 /// and the chat stays exactly as it was: no question without its reply, no extra version, and no

@@ -10,7 +10,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use futures_util::stream::{self, Stream};
+use futures_util::stream::{self, Stream, StreamExt};
 use reqwest::Response;
 use tokio_util::sync::CancellationToken;
 use tracing::debug;
@@ -57,6 +57,16 @@ impl ChatStream {
         };
         let inner = stream::unfold(reader, |mut r| async move { r.next().await.map(|item| (item, r)) });
         ChatStream { inner: Box::pin(inner) }
+    }
+
+    /// This stream with `first` put back before what is left of it (taken off to look at).
+    pub fn prepend(self, first: Result<Delta, LlmError>) -> ChatStream {
+        ChatStream { inner: Box::pin(stream::iter([first]).chain(self.inner)) }
+    }
+
+    /// A stream already at its end (one that yielded its last item).
+    pub fn ended() -> ChatStream {
+        ChatStream { inner: Box::pin(stream::empty()) }
     }
 }
 

@@ -21,13 +21,16 @@ pub(crate) struct Last {
     pub(crate) chat: ChatRequest,
     /// The tokens a new message may have and be sent after `chat` without summarising first.
     pub(crate) room: usize,
+    /// The day its prompts were written for (`None`: two days, the turn ran over midnight).
+    pub(crate) day: Option<chrono::NaiveDate>,
+    /// Whether the turn offered tools of the user's tool servers (which may change any time).
+    pub(crate) tool_servers: bool,
 }
 
 impl Ahead {
-    /// Notes `session_id`'s turn that answered: its first request (`first`, as sent), its
-    /// conversation (`chat`) and the `room` after it, valid while the store stays at `version`.
-    pub(crate) fn answered(&self, session_id: i64, version: Version, client: Client, first: Vec<u8>, chat: ChatRequest, room: usize) {
-        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(Last { session_id, version, client, first, chat, room });
+    /// Notes `last`, a turn that answered, valid while the store stays at its version.
+    pub(crate) fn answered(&self, last: Last) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(last);
     }
 
     /// `session_id`'s last turn, if it is the last one that answered; taken: the turn asking

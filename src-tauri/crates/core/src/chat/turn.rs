@@ -49,24 +49,32 @@ pub enum TurnKind {
 ///
 /// The caller is answered once the turn's first transaction has committed. When that
 /// transaction opens the first round, it commits once the request has gone out (the commit is
-/// off the time to first token), and nothing the server answers is read before it has.
+/// off the time to first token), and nothing the server answers is read before it has. A turn
+/// whose request went out ahead may answer at once and show the first words before its
+/// transaction (`ahead`): what fails after that is told in its events.
 pub async fn start(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<TurnStream> {
     let (answer, started) = tokio::sync::oneshot::channel();
     tokio::spawn(async move {
-        match begin(app.clone(), session_id, kind).await {
+        let mut answer = Some(answer);
+        match begin(app.clone(), session_id, kind, &mut answer).await {
             Ok((guard, settings, first, commit, ahead)) => {
                 let committing = match commit {
-                    Some(reply_id) => Some(Committing::start(reply_id, guard.feed.subscribe(), answer, ahead)),
+                    Some(reply_id) => Some(Committing::start(reply_id, &guard.feed, answer, ahead)),
                     None => {
                         // No one listening is fine: the turn writes into the store either way.
-                        let _ = answer.send(Ok(guard.feed.subscribe()));
+                        if let Some(answer) = answer {
+                            let _ = answer.send(Ok(guard.feed.subscribe()));
+                        }
                         None
                     }
                 };
                 run(app, guard, session_id, settings, first, committing).await;
             }
             Err(e) => {
-                let _ = answer.send(Err(e));
+                // Taken: `begin` told it in the turn's events.
+                if let Some(answer) = answer {
+                    let _ = answer.send(Err(e));
+                }
             }
         }
     });
@@ -87,25 +95,20 @@ struct Committing {
 impl Committing {
     /// Commits `reply_id`'s transaction once told the request has gone out (or after
     /// [`STORE_REPLY_WITHIN`]), then answers the caller of [`start`]: with the turn's events
-    /// (`listener`), or with why nothing was stored.
-    fn start(
-        reply_id: StoredReply,
-        listener: TurnStream,
-        answer: tokio::sync::oneshot::Sender<Result<TurnStream>>,
-        ahead: Option<SentAhead>,
-    ) -> Committing {
+    /// (from `feed`), or with why nothing was stored (told in `feed` when answered already).
+    fn start(reply_id: StoredReply, feed: &Feed, answer: Option<Answering>, ahead: Option<SentAhead>) -> Committing {
         let (sent, gone) = tokio::sync::oneshot::channel();
+        let (listener, feed) = (feed.subscribe(), feed.clone());
         let stored = tokio::spawn(async move {
             let _ = tokio::time::timeout(STORE_REPLY_WITHIN, gone).await;
-            match reply_id.await {
-                Ok(id) => {
-                    let _ = answer.send(Ok(listener));
-                    Some(id)
+            let stored = reply_id.await;
+            match answer {
+                Some(answer) => {
+                    let id = stored.as_ref().ok().copied();
+                    let _ = answer.send(stored.map(|_| listener));
+                    id
                 }
-                Err(e) => {
-                    let _ = answer.send(Err(e));
-                    None
-                }
+                None => stored.map_err(|e| tell(&feed, &e)).ok(),
             }
         });
         Committing { stored, sent: Some(sent), ahead }
@@ -124,6 +127,14 @@ impl Committing {
     }
 }
 
+/// Answers the caller of [`start`].
+type Answering = tokio::sync::oneshot::Sender<Result<TurnStream>>;
+
+/// Tells `e` in the turn's events, to a caller answered already.
+fn tell(feed: &Feed, e: &Error) {
+    feed.push(TurnEvent::Error { code: e.code().into_owned(), message: e.body().message, message_id: None });
+}
+
 /// The id of the reply a transaction still open stores: it commits once polled.
 type StoredReply = std::pin::Pin<Box<dyn std::future::Future<Output = Result<i64>> + Send>>;
 
@@ -138,11 +149,25 @@ const STORE_REPLY_WITHIN: Duration = Duration::from_millis(5);
 /// model known, the transaction hands over the first round as soon as it is read; the round
 /// comes back with the rest of the transaction, which stores its reply, still to run (see
 /// [`Committing`]).
-async fn begin(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<Began> {
+async fn begin(app: Arc<App>, session_id: i64, kind: TurnKind, answer: &mut Option<Answering>) -> Result<Began> {
     let guard = app.runs.begin(session_id)?;
     // The time the user's message is stamped with, in the request sent ahead as in the store.
     let now = chrono::Local::now();
-    let ahead = super::ahead::send(&app, session_id, &kind, now, &guard.cancel).await;
+    let mut ahead = super::ahead::send(&app, session_id, &kind, now, &guard.cancel).await;
+    if let Some(sent) = ahead.as_mut().filter(|sent| sent.shows_first) {
+        if let Some(answer) = answer.take() {
+            let _ = answer.send(Ok(guard.feed.subscribe()));
+        }
+        sent.show_first(&guard.feed).await;
+    }
+    // Answered already: what fails is told in the turn's events.
+    let (answered, feed) = (answer.is_none(), guard.feed.clone());
+    let told = |e: Error| {
+        if answered {
+            tell(&feed, &e);
+        }
+        e
+    };
     let connect = ahead.is_none();
     if matches!(&kind, TurnKind::Send { images, .. } if !images.is_empty()) {
         check_model_sees_images(&app, session_id).await?;
@@ -162,10 +187,11 @@ async fn begin(app: Arc<App>, session_id: i64, kind: TurnKind) -> Result<Began> 
                 model.map(|model| insert_reply(tx, session_id, &model, &server)).transpose()
             },
         )
-        .await?;
+        .await
+        .map_err(told)?;
     let (settings, first) = began;
     if first.is_none() {
-        commit.await?;
+        commit.await.map_err(told)?;
         return Ok((guard, settings, None, None, None));
     }
     let reply_id = async move { commit.await?.ok_or_else(|| Error::Internal(anyhow::anyhow!("the turn's reply was not stored"))) };
@@ -266,6 +292,8 @@ struct Round {
     servers: Vec<crate::store::tool_servers::ToolServer>,
     /// The stored reply; `None` while the turn's first transaction is still storing it.
     reply_id: Option<i64>,
+    /// The day the prompt was written for.
+    day: chrono::NaiveDate,
 }
 
 /// [`read_round`] and its new streaming reply: one transaction, so the reply and what it
@@ -327,6 +355,7 @@ fn read_round(
         offer,
         servers,
         reply_id: None,
+        day: today,
     })
 }
 
@@ -442,8 +471,8 @@ async fn run(
     }
     let mut answered = None;
     match outcome {
-        Ok(Some(Answered { chat, recount, first, room })) if !cancel.is_cancelled() => {
-            answered = Some((first, chat.clone(), room));
+        Ok(Some(Answered { chat, recount, first, room, day, tool_servers })) if !cancel.is_cancelled() => {
+            answered = first.map(|first| (first, chat.clone(), room, day, tool_servers));
             super::extract::after_turn(
                 app.clone(),
                 session_id,
@@ -509,8 +538,9 @@ async fn run(
     match app.store.write_noting_version(move |tx| turns::end(tx, session_id)).await {
         Ok(((), version)) => {
             // The store as this turn left it: the next turn's request is known while it stays so.
-            if let Some((Some(first), chat, room)) = answered {
-                app.ahead.answered(session_id, version, app.llm_client(&settings), first, chat, room);
+            if let Some((first, chat, room, day, tool_servers)) = answered {
+                let client = app.llm_client(&settings);
+                app.ahead.answered(crate::app::ahead::Last { session_id, version, client, first, chat, room, day, tool_servers });
             }
         }
         Err(e) => tracing::warn!(session_id, "cannot record that the turn ended: {e}"),
@@ -526,6 +556,10 @@ struct Answered {
     first: Option<Vec<u8>>,
     /// The tokens the next message may have and be sent without summarising first.
     room: usize,
+    /// The day its prompts were written for, when all were for the same one.
+    day: Option<chrono::NaiveDate>,
+    /// Whether it offered tools of the user's tool servers.
+    tool_servers: bool,
 }
 
 /// Drives the turn's machine: each round streams a reply, the machine decides how it ends and
@@ -546,11 +580,11 @@ async fn run_rounds(
     let mut step = turn.start();
     // The user's tool servers' tools, fixed for the turn (read with its first round).
     let mut servers: Option<Vec<crate::tools::servers::Offered>> = None;
-    // The first round's request as it last went out.
-    let (mut round, mut first) = (0, None);
+    // The first round's request as it last went out, and the day its prompt was written for.
+    let (mut round, mut first, mut first_day) = (0, None, chrono::NaiveDate::MIN);
     loop {
         let Step::Request { tools_allowed, .. } = step else { unreachable!("each round starts with a request") };
-        let Round { model, prompt, history, summaries: mut stored, images, project_id, mut offer, servers: on, mut reply_id } =
+        let Round { model, prompt, history, summaries: mut stored, images, project_id, mut offer, servers: on, mut reply_id, day } =
             match next.take() {
                 Some(opened) => opened,
                 None => {
@@ -612,8 +646,10 @@ async fn run_rounds(
             if !tools_allowed {
                 request.tool_choice = Some("none".into());
             }
-            let sent = Instant::now();
+            let mut sent = Instant::now();
             let body = request.body();
+            // The first words, when shown before the turn's transaction (see `ahead`).
+            let mut shown = None;
             let (opened, id) = match reply_id {
                 Some(id) => (client.stream_chat_body(body.clone(), &model, cancel.clone(), None).await, id),
                 // The first round, its reply stored once the request has gone out.
@@ -624,11 +660,17 @@ async fn run_rounds(
                     let sending = async {
                         match ahead {
                             // Gone out already: the commit need not wait for it.
-                            Some(sent) if sent.is(&body) => {
+                            Some(ahead) if ahead.is(&body) => {
                                 on_sent.take();
-                                sent.answer().await
+                                sent = ahead.at;
+                                let (opened, words) = ahead.answer().await;
+                                shown = words;
+                                opened
                             }
-                            // Not this request: dropped, its connection closes.
+                            // Not this request: dropped, its connection closes. (Words of it
+                            // shown already, which only a change outside the store since it went
+                            // out can cause, are not stored: the reply holds this request's
+                            // answer alone, as the chat shows it once read again.)
                             _ => client.stream_chat_body(body.clone(), &model, cancel.clone(), on_sent.take()).await,
                         }
                     };
@@ -638,10 +680,11 @@ async fn run_rounds(
             };
             if round == 0 {
                 first = Some(body);
+                first_day = day;
             }
             reply_id = Some(id);
             let reply = Reply { app, server: &settings.server, session_id, id, cancel, feed };
-            let streamed = reply.stream(sent, opened).await.map_err(|halt| halt.in_reply(Some(id)))?;
+            let streamed = reply.stream(sent, opened, shown.take()).await.map_err(|halt| halt.in_reply(Some(id)))?;
             step = turn.streamed(streamed.outcome.clone());
             match &step {
                 Step::Request { .. } => {
@@ -671,7 +714,9 @@ async fn run_rounds(
                 let room = context.room_after(&prompt, &history, &stored, &ending.message.content);
                 feed.push(TurnEvent::Done { message: Box::new(ending.message) });
                 let recount = Recount { client: client.clone(), scope: context.counter.scope().to_string(), model: model.clone(), texts };
-                return Ok(Some(Answered { chat, recount, first, room }));
+                let tool_servers = servers.as_deref().is_some_and(|s| !s.is_empty());
+                let day = Some(day).filter(|d| *d == first_day);
+                return Ok(Some(Answered { chat, recount, first, room, day, tool_servers }));
             }
             Next::RunTools => {}
         }
@@ -756,7 +801,13 @@ impl Reply<'_> {
     /// SAVE_EVERY after it arrived, whether more follows or the server pauses. Not at once: the
     /// first token's save, right as the token went out, took a core from the client waiting to
     /// show it, while the model server computed the next one on the others.
-    async fn stream(&self, sent: Instant, opened: Result<crate::llm::ChatStream, LlmError>) -> Result<Stream, Halt> {
+    /// `shown`: its first words, shown already (no longer in the stream), and when.
+    async fn stream(
+        &self,
+        sent: Instant,
+        opened: Result<crate::llm::ChatStream, LlmError>,
+        shown: Option<(String, Instant)>,
+    ) -> Result<Stream, Halt> {
         let mut text = String::new();
         let mut text_chars = 0;
         let mut reasoning = String::new();
@@ -767,6 +818,12 @@ impl Reply<'_> {
         let mut unsaved: Option<std::pin::Pin<Box<tokio::time::Sleep>>> = None;
         let mut failure: Option<LlmError> = None;
         let mut too_long = false;
+        if let Some((words, at)) = shown {
+            first_token = Some(at);
+            unsaved = Some(Box::pin(tokio::time::sleep_until((at + SAVE_EVERY).into())));
+            text_chars = words.chars().count();
+            text = words;
+        }
 
         match opened {
             Err(e) => failure = Some(e),
