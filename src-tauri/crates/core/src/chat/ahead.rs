@@ -15,7 +15,7 @@
 //! fifth of Maru's share less where the server leaves Maru's cores alone (a GPU, another
 //! machine). Where a CPU-only server computes on every core Maru has, any work of Maru's before
 //! the first words reach the client takes a core from it: there only a regenerate, whose work
-//! waits until then, gains (its share against llama.cpp on 2 cores: 1.13 ms → 0.46 ms).
+//! waits until then, gains (its share against llama.cpp on 2 cores: 1.11 ms → 0.53 ms).
 
 use std::time::{Duration, Instant};
 
@@ -40,7 +40,7 @@ const FIRST_WORDS_WITHIN: Duration = Duration::from_millis(50);
 /// How long the turn leaves a client on this machine to read the first words before its
 /// transaction: begun at once, the transaction took the core the client needed while the model
 /// server computed the next token on the other (against llama.cpp on 2 cores, the client saw
-/// the first words 0.67 ms later).
+/// the first words 0.6 ms later).
 const READ_WITHIN: Duration = Duration::from_millis(2);
 
 /// A request sent ahead, its answer still to come. Dropped unused, it closes its connection.
