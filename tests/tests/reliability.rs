@@ -326,55 +326,72 @@ async fn a_deleted_projects_files_stay_with_its_chats_only() {
     assert_eq!(res.bytes().await.unwrap(), &b"# Day one\nfly to Jeju"[..], "the content is stored once and kept while a chat links it");
 }
 
-/// A regenerate right after a turn that answered shows the answer's first words before it
-/// stores anything (its request went out ahead: `chat::ahead`). When storing then fails (a
-/// trigger refuses the new version's row, as a full disk would), the error follows those words
-/// in the stream and the chat stays exactly as it was: no extra version, no word of that answer
-/// stored; and the chat goes on once replies can be stored.
+/// A regenerate, or a new message, right after a turn that answered shows the answer's first
+/// words before it stores anything (its request went out ahead: `chat::ahead`). When storing
+/// then fails (a trigger refuses the reply's row, as a full disk would), the error follows those
+/// words in the stream, says that nothing was stored (the window gives a message back to be sent
+/// again), and the chat stays exactly as it was: no extra version, no question without its reply,
+/// no word of that answer stored; and the chat goes on once replies can be stored.
 #[tokio::test]
-async fn a_regenerate_whose_reply_cannot_be_stored_tells_why_after_its_first_words_and_changes_nothing() {
-    let (s, fake) = setup().await;
-    let a = s.session(None, "A").await;
-    // Refuses every reply but the first: created before the first turn, so that nothing is
-    // written between that turn and the regenerate (which would keep its request from going
-    // out ahead).
-    let refuse = "CREATE TRIGGER no_second_reply BEFORE INSERT ON messages WHEN NEW.status = 'streaming'
-                  AND (SELECT count(*) FROM messages WHERE role = 'assistant') > 0
-                  BEGIN SELECT RAISE(ABORT, 'no room for the reply'); END";
-    s.app.store.with(|c| Ok(c.execute_batch(refuse)?)).unwrap();
-    fake.push(Reply::text(["first answer"]));
-    s.say(a, "first question").await;
-    let before = s.history(a).await;
+async fn a_turn_whose_reply_cannot_be_stored_tells_why_after_its_first_words_and_changes_nothing() {
+    for (path, body) in [("regenerate", json!({})), ("messages", json!({ "content": "second question" }))] {
+        let (s, fake) = setup().await;
+        let a = s.session(None, "A").await;
+        // Refuses every reply but the first: created before the first turn, so that nothing is
+        // written between that turn and this one (which would keep its request from going out
+        // ahead).
+        let refuse = "CREATE TRIGGER no_second_reply BEFORE INSERT ON messages WHEN NEW.status = 'streaming'
+                      AND (SELECT count(*) FROM messages WHERE role = 'assistant') > 0
+                      BEGIN SELECT RAISE(ABORT, 'no room for the reply'); END";
+        s.app.store.with(|c| Ok(c.execute_batch(refuse)?)).unwrap();
+        fake.push(Reply::text(["first answer"]));
+        s.say(a, "first question").await;
+        let before = s.history(a).await;
 
-    fake.push(Reply::text(["must ", "not land"]));
-    let turn = s.turn(&format!("/api/sessions/{a}/regenerate"), Some(json!({}))).await;
-    assert_eq!(turn.status, StatusCode::OK, "the regenerate's first words are shown before its reply is stored: {:?}", turn.refusal);
-    let events = turn.collect().await;
-    let names: Vec<&str> = events.iter().map(|e| e.name.as_str()).collect();
-    assert_eq!(names, ["token", "error"], "the first words, then why the rest is not coming: {events:?}");
-    assert_eq!(events[0].data["text"], "must ", "{events:?}");
-    assert!(events[1].data["code"].is_string(), "the error is Maru's {{code, message}}, which the window translates: {events:?}");
-    assert_eq!(s.history(a).await, before, "the refused regenerate changed nothing in the chat");
-    let landed: i64 = s
-        .app
-        .store
-        .with(|c| Ok(c.query_row("SELECT count(*) FROM messages WHERE content LIKE '%must%' OR content LIKE '%land%'", [], |r| r.get(0))?))
-        .unwrap();
-    assert_eq!(landed, 0, "no word of the refused answer is stored, in any version");
+        fake.push(Reply::text(["must ", "not land"]));
+        let turn = s.turn(&format!("/api/sessions/{a}/{path}"), Some(body.clone())).await;
+        assert_eq!(turn.status, StatusCode::OK, "{path}: the first words are shown before the reply is stored: {:?}", turn.refusal);
+        let events = turn.collect().await;
+        let names: Vec<&str> = events.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["token", "error"], "{path}: the first words, then why the rest is not coming: {events:?}");
+        assert_eq!(events[0].data["text"], "must ", "{path}: {events:?}");
+        assert!(
+            events[1].data["code"].is_string(),
+            "{path}: the error is Maru's {{code, message}}, which the window translates: {events:?}"
+        );
+        assert_eq!(
+            events[1].data["nothing_stored"], true,
+            "{path}: the error says nothing was stored, so the window gives a message back to be sent again: {events:?}"
+        );
+        assert_eq!(s.history(a).await, before, "{path}: the refused turn changed nothing in the chat");
+        let landed: i64 = s
+            .app
+            .store
+            .with(|c| {
+                let sql =
+                    "SELECT count(*) FROM messages WHERE content LIKE '%must%' OR content LIKE '%land%' OR content LIKE 'second question%'";
+                Ok(c.query_row(sql, [], |r| r.get(0))?)
+            })
+            .unwrap();
+        assert_eq!(landed, 0, "{path}: neither the refused question nor a word of its answer is stored, in any version");
 
-    s.app.store.with(|c| Ok(c.execute_batch("DROP TRIGGER no_second_reply")?)).unwrap();
-    fake.push(Reply::text(["second answer"]));
-    let turn = s.turn(&format!("/api/sessions/{a}/regenerate"), Some(json!({}))).await;
-    let events = turn.collect().await;
-    assert_eq!(events.last().unwrap().name, "done", "the chat goes on once replies can be stored: {events:?}");
-    let texts: Vec<Value> = s.history(a).await.iter().map(|m| m["content"].clone()).collect();
-    assert_eq!(texts, [json!("first question"), json!("second answer")], "the new version is the one shown");
+        s.app.store.with(|c| Ok(c.execute_batch("DROP TRIGGER no_second_reply")?)).unwrap();
+        fake.push(Reply::text(["second answer"]));
+        let events = s.turn(&format!("/api/sessions/{a}/{path}"), Some(body)).await.collect().await;
+        assert_eq!(events.last().unwrap().name, "done", "{path}: the chat goes on once replies can be stored: {events:?}");
+        let texts: Vec<Value> = s.history(a).await.iter().map(|m| m["content"].clone()).collect();
+        let asked = if path == "messages" { vec!["first question", "first answer", "second question"] } else { vec!["first question"] };
+        let mut shown: Vec<Value> = asked.into_iter().map(Value::from).collect();
+        shown.push(json!("second answer"));
+        assert_eq!(texts, shown, "{path}: the new turn is the one shown");
+    }
 }
 
-/// A turn sends its request while the transaction storing its reply commits. When that commit
-/// fails (here a trigger refuses the reply row, as a full disk would), the caller gets the error
-/// and the chat stays exactly as it was: no question without its reply, no extra version, and no
-/// word of the answer the server had begun lands anywhere.
+/// A turn sends its request while the transaction storing its reply commits (after a write, so
+/// none went out ahead of the turn: see the test above for those). When that commit fails (here
+/// a trigger refuses the reply row, as a full disk would), the caller gets the error and the chat
+/// stays exactly as it was: no question without its reply, no extra version, and no word of the
+/// answer the server had begun lands anywhere.
 #[tokio::test]
 async fn a_turn_whose_reply_cannot_be_stored_is_refused_whole_though_its_request_went_out() {
     let (s, fake) = setup().await;
@@ -385,6 +402,9 @@ async fn a_turn_whose_reply_cannot_be_stored_is_refused_whole_though_its_request
     let refuse = "CREATE TRIGGER no_reply BEFORE INSERT ON messages WHEN NEW.status = 'streaming'
                   BEGIN SELECT RAISE(ABORT, 'no room for the reply'); END";
     s.app.store.with(|c| Ok(c.execute_batch(refuse)?)).unwrap();
+    // A write since the last answer (the chat's row touched), as a rename or another window's
+    // edit would be: no request goes out ahead, and the turn's own goes out while it commits.
+    s.app.store.with(|c| Ok(c.execute("UPDATE sessions SET updated_at = updated_at WHERE id = ?1", [a]).map(|_| ())?)).unwrap();
 
     for (path, body) in [("messages", json!({ "content": "second question" })), ("regenerate", json!({}))] {
         fake.push(Reply::text(["an answer that must not land"]));

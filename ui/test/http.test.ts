@@ -254,6 +254,18 @@ describe('turns', () => {
     expect(events).toEqual([]);
   });
 
+  it('rejects a turn that stored nothing after its first words, which reached the sink', async () => {
+    const { backend } = backendWith(() => sse([
+      'event: token\ndata: {"type":"token","text":"must "}\n\n',
+      'event: error\ndata: {"type":"error","code":"internal","message":"no room","message_id":null,"nothing_stored":true}\n\n',
+    ]));
+    const events: TurnEvent[] = [];
+    const err = await backend.sendMessage(4, 'second question', (e) => events.push(e)).catch((e: unknown) => e);
+    expect(err, 'a refusal, so the window gives the message back').toBeInstanceOf(ApiError);
+    expect((err as ApiError).code).toBe('internal');
+    expect(events.map((e) => e.type)).toEqual(['token']);
+  });
+
   it('attaches to a running turn with GET /events, parsed as a turn', async () => {
     const { backend, sent } = backendWith(() => sse(['event: token\ndata: {"type":"token","text":"so far"}\n\n', 'event: done\ndata: {"type":"done","message":{"id":9}}\n\n']));
     const events: TurnEvent[] = [];

@@ -152,4 +152,33 @@ describe('a reply still being written', () => {
     turn.end();
     await sent;
   });
+
+  it('refused after its first words (nothing stored): the words go, the message is not shown as sent, and its text is back in the box', async () => {
+    const { app } = appWith({
+      getSession: async () => ({ ...SESSION, title: 'hi' }),
+      listMessages: async () => ({ messages: [msg({ id: 2, role: 'assistant', content: 'first answer' }), msg({ id: 1, content: 'first question' })], next_before: null }),
+      listAttachments: async () => [],
+      listSessions: async () => ({ sessions: [{ ...SESSION, title: 'hi' }], next_cursor: null }),
+      listMemories: async () => [],
+      // What the client makes of a stream that ends in an `error` with `nothing_stored`.
+      sendMessage: async (_id: number, _content: string, sink: TurnSink) => {
+        sink({ type: 'token', text: 'must ' });
+        await sleep(5);
+        throw new ApiError('internal', 'something went wrong inside Maru; the log file in the data folder has the details');
+      },
+    });
+    const root = document.createElement('main');
+    document.body.append(root);
+    mountChat(app, root, () => {});
+    await app.openSession(5, false);
+    const area = root.querySelector<HTMLTextAreaElement>('textarea')!;
+    area.value = 'second question';
+    area.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, cancelable: true }));
+    await sleep(30);
+    expect(area.value, 'the person still has the message, to send again').toBe('second question');
+    expect(app.shownMessages().map((m) => m.content), 'the chat shows what it holds: not the refused message').toEqual(['first question', 'first answer']);
+    expect(app.currentLive(), 'no reply is shown as being written').toBeUndefined();
+    const toasts = [...document.querySelectorAll('[data-testid=toast]')].map((t) => t.textContent);
+    expect(toasts.some((t) => t?.includes('went wrong')), `the error is told: ${toasts.join(' | ')}`).toBe(true);
+  });
 });

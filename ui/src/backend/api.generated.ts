@@ -666,7 +666,9 @@ export interface paths {
          * Send a message and stream the reply
          * @description The stream's events are named by their `type` (token, reasoning, tool_call, tool_result,
          *     usage, done, error); each event's data is one `TurnEvent`. Failures after the stream has begun
-         *     (the model server down, a timeout) arrive as an `error` event.
+         *     (the model server down, a timeout) arrive as an `error` event. A message sent right after an
+         *     answer may show the new answer's first words before it is stored: if storing then fails, the
+         *     `error` that follows them has `nothing_stored` set, and the message is not in the chat.
          */
         post: operations["send_message"];
         delete?: never;
@@ -686,7 +688,8 @@ export interface paths {
         put?: never;
         /**
          * Answer the last message again (the reply so far stays as an earlier version)
-         * @description Streams like sending a message.
+         * @description Streams like sending a message (an `error` with `nothing_stored` after the first words: no new
+         *     version was stored).
          */
         post: operations["regenerate"];
         delete?: never;
@@ -1998,6 +2001,7 @@ export interface components {
             message: string;
             /** Format: int64 */
             message_id: number | null;
+            nothing_stored: boolean;
             /** @enum {string} */
             type: "error";
         };

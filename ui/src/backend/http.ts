@@ -246,7 +246,8 @@ export function httpBackend(opts: HttpBackendOptions) {
 
     // Turns. Each resolves when the turn's stream has ended (after `done` or `error` reached the
     // sink, or the connection closed early); a refused turn rejects with an `ApiError` before any
-    // event (e.g. `turn_running`, `empty_message`).
+    // event (e.g. `turn_running`, `empty_message`), or after its first words when it stored
+    // nothing (an `error` with `nothing_stored`: a new message is not in the chat, to be sent again).
     /** `images`: image attachments of the chat or its project to send with it, for models that see. */
     sendMessage: (sessionId: number, content: string, sink: TurnSink, images: number[] = []) =>
       turn(api.POST('/api/sessions/{id}/messages', { ...byId(sessionId), body: images.length ? { content, images } : { content }, ...STREAM }), sink),
@@ -303,6 +304,7 @@ async function turn(call: Streamed, sink: TurnSink): Promise<void> {
     throw new ApiError('bad_response', 'The server did not answer the turn with a stream of events.', res.status);
   }
   let ended = false;
+  let refused: ApiError | null = null;
   try {
     for await (const ev of readSse(body)) {
       if (!TURN_EVENTS.has(ev.event)) continue;
@@ -314,7 +316,8 @@ async function turn(call: Streamed, sink: TurnSink): Promise<void> {
       }
       const event = { ...data, type: ev.event } as TurnEvent;
       if (event.type === 'done' || event.type === 'error') ended = true;
-      sink(event);
+      if (event.type === 'error' && event.nothing_stored) refused = new ApiError(event.code, event.message);
+      else sink(event);
     }
   } catch {
     // The connection broke mid-stream: reported below like an early close.
@@ -325,8 +328,10 @@ async function turn(call: Streamed, sink: TurnSink): Promise<void> {
       code: 'stream_closed',
       message: 'The connection to Maru closed before the reply finished. The reply may still be running; it will show when it is saved.',
       message_id: null,
+      nothing_stored: false,
     });
   }
+  if (refused) throw refused;
 }
 
 /** A file the server sent, named as its Content-Disposition says (else `fallback`). */

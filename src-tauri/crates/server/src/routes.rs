@@ -306,7 +306,9 @@ fn sse(events: TurnStream) -> EventStream {
 ///
 /// The stream's events are named by their `type` (token, reasoning, tool_call, tool_result,
 /// usage, done, error); each event's data is one `TurnEvent`. Failures after the stream has begun
-/// (the model server down, a timeout) arrive as an `error` event.
+/// (the model server down, a timeout) arrive as an `error` event. A message sent right after an
+/// answer may show the new answer's first words before it is stored: if storing then fails, the
+/// `error` that follows them has `nothing_stored` set, and the message is not in the chat.
 #[utoipa::path(post, path = "/api/sessions/{id}/messages", tag = "chat", params(Id), request_body = NewTurn, responses(
     (status = 200, description = "Server-Sent Events, one `TurnEvent` each", content_type = "text/event-stream", body = TurnEvent),
     (status = 400, description = "`invalid_id`, `invalid_json`, `empty_message`", body = ErrorBody),
@@ -319,7 +321,8 @@ async fn send_message(State(app): AppState, Id(id): Id, Json(turn): Json<NewTurn
 
 /// Answer the last message again (the reply so far stays as an earlier version)
 ///
-/// Streams like sending a message.
+/// Streams like sending a message (an `error` with `nothing_stored` after the first words: no new
+/// version was stored).
 #[utoipa::path(post, path = "/api/sessions/{id}/regenerate", tag = "chat", params(Id), responses(
     (status = 200, description = "Server-Sent Events, one `TurnEvent` each", content_type = "text/event-stream", body = TurnEvent),
     (status = 400, description = "`invalid_id`, `nothing_to_regenerate`", body = ErrorBody),

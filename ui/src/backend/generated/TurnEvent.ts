@@ -7,4 +7,4 @@ export type TurnEvent = { "type": "token", text: string, } | { "type": "reasonin
 /**
  * The tool call's id, as in `tool_call`.
  */
-id: string, server: string, tool: string, arguments: string, } | { "type": "approval_decided", approval: string, decision: Decision, } | { "type": "done", message: Message, } | { "type": "error", code: string, message: string, message_id: number | null, };
+id: string, server: string, tool: string, arguments: string, } | { "type": "approval_decided", approval: string, decision: Decision, } | { "type": "done", message: Message, } | { "type": "error", code: string, message: string, message_id: number | null, nothing_stored: boolean, };

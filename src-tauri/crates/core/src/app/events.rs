@@ -58,10 +58,16 @@ pub enum TurnEvent {
         message: Box<Message>,
     },
     /// The turn failed; the user's message is kept and `message_id` is the failed reply, if any.
+    /// With `nothing_stored`, the turn was refused after its first words: nothing of it is in the
+    /// chat, not even a new message, which the window gives back to be sent again (a regenerate,
+    /// or a message sent right after an answer, shows the first words before it stores: see
+    /// `chat::ahead`).
     Error {
         code: String,
         message: String,
         message_id: Option<i64>,
+        #[serde(default)]
+        nothing_stored: bool,
     },
 }
 

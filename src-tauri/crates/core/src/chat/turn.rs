@@ -130,9 +130,9 @@ impl Committing {
 /// Answers the caller of [`start`].
 type Answering = tokio::sync::oneshot::Sender<Result<TurnStream>>;
 
-/// Tells `e` in the turn's events, to a caller answered already.
+/// Tells `e` in the turn's events, to a caller answered already: the turn stored nothing.
 fn tell(feed: &Feed, e: &Error) {
-    feed.push(TurnEvent::Error { code: e.code().into_owned(), message: e.body().message, message_id: None });
+    feed.push(TurnEvent::Error { code: e.code().into_owned(), message: e.body().message, message_id: None, nothing_stored: true });
 }
 
 /// The id of the reply a transaction still open stores: it commits once polled.
@@ -489,6 +489,7 @@ async fn run(
                 code: crate::error::Code::ReplyDeleted.as_str().into(),
                 message: "this reply was deleted while it was being written".into(),
                 message_id: None,
+                nothing_stored: false,
             });
         }
         Err(Halt::Failed(e, reply)) => {
@@ -532,7 +533,7 @@ async fn run(
                 })
                 .await;
             let message_id = stored.ok().flatten().map(|m| m.id);
-            feed.push(TurnEvent::Error { code: e.code().into_owned(), message: e.body().message, message_id });
+            feed.push(TurnEvent::Error { code: e.code().into_owned(), message: e.body().message, message_id, nothing_stored: false });
         }
     }
     match app.store.write_noting_version(move |tx| turns::end(tx, session_id)).await {
@@ -701,7 +702,12 @@ async fn run_rounds(
             Next::Failed => {
                 let code = ending.error_code.clone().unwrap_or_default();
                 tracing::warn!(message_id = reply_id, code, "reply failed: {}", ending.error.as_deref().unwrap_or(""));
-                feed.push(TurnEvent::Error { code, message: ending.error.unwrap_or_default(), message_id: Some(reply_id) });
+                feed.push(TurnEvent::Error {
+                    code,
+                    message: ending.error.unwrap_or_default(),
+                    message_id: Some(reply_id),
+                    nothing_stored: false,
+                });
                 return Ok(None);
             }
             Next::Done => {
