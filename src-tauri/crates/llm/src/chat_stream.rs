@@ -59,9 +59,10 @@ impl ChatStream {
         ChatStream { inner: Box::pin(inner) }
     }
 
-    /// This stream with `first` put back before what is left of it (taken off to look at).
-    pub fn prepend(self, first: Result<Delta, LlmError>) -> ChatStream {
-        ChatStream { inner: Box::pin(stream::iter([first]).chain(self.inner)) }
+    /// Puts `first` back before what is left of this stream (taken off to look at).
+    pub fn prepend(&mut self, first: Result<Delta, LlmError>) {
+        let rest = std::mem::replace(&mut self.inner, Box::pin(stream::empty()));
+        self.inner = Box::pin(stream::iter([first]).chain(rest));
     }
 
     /// A stream already at its end (one that yielded its last item).

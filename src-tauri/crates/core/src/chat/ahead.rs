@@ -88,19 +88,17 @@ impl SentAhead {
         }
         let Answer::Opened(Ok(stream)) = &mut self.answer else { return };
         let Ok(first) = tokio::time::timeout_at(deadline, stream.next()).await else { return };
-        let rest = std::mem::replace(stream, ChatStream::ended());
         match first {
             // Words the turn stores whole (see `Reply::stream`).
             Some(Ok(Delta::Content(text))) if text.chars().count() <= CONTENT_MAX_CHARS => {
                 feed.push(TurnEvent::Token { text: text.clone() });
                 self.shown = Some((text, Instant::now()));
-                *stream = rest;
                 // The words go out to the listeners (on this thread), and they read them, before
                 // the turn's work takes a core.
                 tokio::task::yield_now().await;
                 tokio::time::sleep(READ_WITHIN).await;
             }
-            Some(other) => *stream = rest.prepend(other),
+            Some(other) => stream.prepend(other),
             None => {}
         }
     }
