@@ -68,6 +68,15 @@ impl Client {
         }
     }
 
+    /// Keeps a connection to the server ready for the next turn's request (its
+    /// [`Client::open_connection`] takes it), for a while: see `warm`. Where the usual way must
+    /// be kept (HTTPS, a proxy), it does nothing.
+    pub fn keep_ready(&self) {
+        if let Some(url) = &self.chat_url {
+            self.warm.keep_ready(url, self.timeouts.connect);
+        }
+    }
+
     /// No retries: for probing, where a refused connection is the answer, not a hiccup.
     pub(crate) fn without_retries(mut self) -> Self {
         self.max_retries = 0;

@@ -3,7 +3,8 @@
 //! - `sse`: bytes → SSE events (split anywhere)
 //! - `stream`: event JSON → `Delta`s, tool calls accumulated by index
 //! - `chat_stream`: the wire side of a reply (timeouts, cancellation, connection close)
-//! - `client`: HTTP, retries, error mapping; `warm`: connections opened ahead of a chat request
+//! - `client`: HTTP, retries, error mapping; `warm`: connections opened ahead of a chat request,
+//!   and one kept ready between turns
 //! - `models`: model list, context length, tokenize, probing local ports
 //! - `request`: the request body types; `endpoint`: base URL, key, timeouts; `error`: `LlmError`
 

@@ -536,11 +536,14 @@ async fn run(
             feed.push(TurnEvent::Error { code: e.code().into_owned(), message: e.body().message, message_id, nothing_stored: false });
         }
     }
+    // The next turn most likely asks the same server: a connection kept ready spares it the
+    // connect (see `llm::warm`).
+    let client = app.llm_client(&settings);
+    client.keep_ready();
     match app.store.write_noting_version(move |tx| turns::end(tx, session_id)).await {
         Ok(((), version)) => {
             // The store as this turn left it: the next turn's request is known while it stays so.
             if let Some((first, chat, room, day, tool_servers)) = answered {
-                let client = app.llm_client(&settings);
                 app.ahead.answered(crate::app::ahead::Last { session_id, version, client, first, chat, room, day, tool_servers });
             }
         }
