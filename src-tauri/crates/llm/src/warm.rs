@@ -42,7 +42,7 @@ const KEPT_FOR: Duration = Duration::from_secs(2);
 /// How long after a turn a connection is kept ready for the next one: a conversation's next
 /// message mostly comes within minutes. Against llama.cpp that is a connection every 5 s,
 /// holding one of its HTTP threads (it has at least 3 by default).
-pub(crate) const READY_FOR: Duration = Duration::from_secs(10 * 60);
+const READY_FOR: Duration = Duration::from_secs(10 * 60);
 
 /// A server that closes the connection kept ready sooner than this after it opened does not
 /// keep idle connections: it is not opened again (it would be, at once, over and over).
