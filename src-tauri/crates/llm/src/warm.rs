@@ -328,12 +328,18 @@ mod tests {
         tokio::time::timeout(within, listener.accept()).await.ok().map(|a| a.unwrap().0)
     }
 
-    #[tokio::test]
-    async fn the_next_turns_request_goes_out_on_the_connection_kept_ready_with_no_connect() {
+    /// A server, a client's connections to it, and the server's side of the one kept ready.
+    async fn kept_ready() -> (tokio::net::TcpListener, Url, Arc<Warm>, TcpStream) {
         let (listener, url) = server().await;
         let warm = Arc::new(Warm::default());
         warm.keep_ready(&url, Duration::from_secs(2));
-        let mut kept = accepted(&listener, Duration::from_secs(2)).await.expect("a connection is opened for the next turn");
+        let kept = accepted(&listener, Duration::from_secs(2)).await.expect("a connection is opened for the next turn");
+        (listener, url, warm, kept)
+    }
+
+    #[tokio::test]
+    async fn the_next_turns_request_goes_out_on_the_connection_kept_ready_with_no_connect() {
+        let (listener, url, warm, mut kept) = kept_ready().await;
         assert!(warm.take().is_none(), "a title or memory request, which asks for no connection, must leave the kept one to the turn");
         warm.open(&url, Duration::from_secs(2));
         let mut stream = warm.take().expect("the turn gets a connection").await.unwrap().unwrap();
@@ -349,10 +355,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_connection_kept_ready_that_the_server_closes_is_opened_again() {
-        let (listener, url) = server().await;
-        let warm = Arc::new(Warm::default());
-        warm.keep_ready(&url, Duration::from_secs(2));
-        let first = accepted(&listener, Duration::from_secs(2)).await.unwrap();
+        let (listener, _url, _warm, first) = kept_ready().await;
         // As llama.cpp and uvicorn close an idle connection (after 5 s; here after a little more
         // than the shortest idle time kept again).
         tokio::time::sleep(CLOSES_IDLE_AFTER_AT_LEAST + Duration::from_millis(100)).await;
@@ -365,10 +368,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_server_that_closes_idle_connections_at_once_is_not_asked_over_and_over() {
-        let (listener, url) = server().await;
-        let warm = Arc::new(Warm::default());
-        warm.keep_ready(&url, Duration::from_secs(2));
-        drop(accepted(&listener, Duration::from_secs(2)).await.unwrap());
+        let (listener, url, warm, kept) = kept_ready().await;
+        drop(kept);
         assert!(
             accepted(&listener, Duration::from_millis(300)).await.is_none(),
             "a server that keeps no idle connection must not be flooded with connections it closes"
@@ -380,10 +381,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_client_let_go_closes_the_connection_it_kept_ready() {
-        let (listener, url) = server().await;
-        let warm = Arc::new(Warm::default());
-        warm.keep_ready(&url, Duration::from_secs(2));
-        let mut kept = accepted(&listener, Duration::from_secs(2)).await.unwrap();
+        let (_listener, _url, warm, mut kept) = kept_ready().await;
         drop(warm);
         let read = tokio::time::timeout(Duration::from_secs(2), tokio::io::AsyncReadExt::read(&mut kept, &mut [0u8; 1])).await;
         assert!(
