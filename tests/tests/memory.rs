@@ -93,6 +93,85 @@ async fn a_duplicate_updates_the_fact_and_secrets_are_refused_on_every_path() {
     assert!(!tools.to_string().contains("remember"), "with memory off the model is not offered the tools: {tools}");
 }
 
+/// In review mode the model's new wording for an accepted fact is a proposal beside it: the fact
+/// stays accepted and in ⑤ of every chat until the user accepts the change; dismissing the change
+/// keeps the fact as it was. Both paths, from the model's `remember` as it happens in a turn.
+#[tokio::test]
+async fn a_change_to_an_accepted_fact_waits_beside_it_and_never_loses_it() {
+    let (s, fake) = setup().await;
+    let chat = s.session(None, "").await;
+    let (_, fact) = s.post("/api/memories", json!({ "content": "Runs vLLM on a DGX Spark.", "pinned": true })).await;
+    let id = fact["id"].as_i64().unwrap();
+
+    for decision in ["dismiss", "accept"] {
+        let said = model_calls(&s, &fake, chat, "remember", json!({ "fact": "Runs vLLM on a DGX Spark at home." })).await;
+        assert!(said.contains("waits for the user"), "the model is told the change is not kept yet: {said}");
+        let (_, pending) = s.get("/api/memories?status=pending").await;
+        let pending = pending.as_array().unwrap();
+        assert_eq!(pending.len(), 1, "one change waits: {pending:?}");
+        let change = &pending[0];
+        assert_eq!(change["replaces"], id, "the change names the fact it changes");
+        assert_eq!(change["content"], "Runs vLLM on a DGX Spark at home.");
+        // Said again while it waits: still one change, not a second one.
+        model_calls(&s, &fake, chat, "remember", json!({ "fact": "Runs vLLM on a DGX Spark at home." })).await;
+        let (_, still) = s.get("/api/memories?status=pending").await;
+        assert_eq!(still.as_array().unwrap().len(), 1, "a repeated change is not proposed twice: {still}");
+
+        let (_, accepted) = s.get("/api/memories").await;
+        let kept = accepted.as_array().unwrap().iter().find(|m| m["id"] == id).cloned();
+        let kept = kept.unwrap_or_else(|| panic!("the accepted fact must stay accepted while a change waits: {accepted}"));
+        assert_eq!(kept["content"], "Runs vLLM on a DGX Spark.", "its words are untouched until the user decides");
+        fake.push(Reply::text(["ok"]));
+        s.say(chat, "hi").await;
+        let five = memory_section(&fake.last_chat_body().unwrap());
+        assert!(five.contains("- Runs vLLM on a DGX Spark.\n"), "the fact stays in ⑤ of every chat while its change waits: {five}");
+        assert!(!five.contains("at home"), "the change is not in ⑤ before it is accepted: {five}");
+
+        let change_id = change["id"].as_i64().unwrap();
+        if decision == "dismiss" {
+            let (st, _) = s.delete(&format!("/api/memories/{change_id}")).await;
+            assert!(st.is_success(), "dismissing a change: {st}");
+            let (st, after) = s.get("/api/memories?status=all").await;
+            assert_eq!(st, StatusCode::OK);
+            let after = after.as_array().unwrap();
+            assert_eq!(after.len(), 1, "dismissing the change deletes only the change: {after:?}");
+            assert_eq!(
+                (after[0]["id"].as_i64(), after[0]["content"].as_str(), after[0]["status"].as_str()),
+                (Some(id), Some("Runs vLLM on a DGX Spark."), Some("accepted")),
+                "the original fact is kept as it was"
+            );
+        } else {
+            let (st, fact) = s.post(&format!("/api/memories/{change_id}/accept"), json!({})).await;
+            assert_eq!(st, StatusCode::OK, "{fact}");
+            assert_eq!(
+                (fact["id"].as_i64(), fact["content"].as_str(), fact["pinned"].as_bool()),
+                (Some(id), Some("Runs vLLM on a DGX Spark at home."), Some(true)),
+                "accepting rewrites the fact itself: same id, same pin, the new words"
+            );
+            let (_, all) = s.get("/api/memories?status=all").await;
+            assert_eq!(all.as_array().unwrap().len(), 1, "the accepted change is not left behind as a second fact: {all}");
+            fake.push(Reply::text(["ok"]));
+            s.say(chat, "again").await;
+            let five = memory_section(&fake.last_chat_body().unwrap());
+            assert!(five.contains("- Runs vLLM on a DGX Spark at home."), "the accepted change is in ⑤: {five}");
+        }
+    }
+}
+
+/// Deleting a fact takes a change waiting for it along: nothing is left to accept into nothing.
+#[tokio::test]
+async fn deleting_a_fact_drops_its_waiting_change() {
+    let (s, fake) = setup().await;
+    let chat = s.session(None, "").await;
+    let (_, fact) = s.post("/api/memories", json!({ "content": "Lives in Seoul with two cats." })).await;
+    model_calls(&s, &fake, chat, "remember", json!({ "fact": "Lives in Seoul with three cats." })).await;
+    let (_, pending) = s.get("/api/memories?status=pending").await;
+    assert_eq!(pending.as_array().unwrap().len(), 1, "{pending}");
+    s.delete(&format!("/api/memories/{}", fact["id"])).await;
+    let (_, all) = s.get("/api/memories?status=all").await;
+    assert_eq!(all, json!([]), "a change to a deleted fact goes with it");
+}
+
 /// Waits until the chat's `n`th extraction was asked of the model and has ended: what it saved
 /// (or dropped) is all there is.
 async fn extraction_done(s: &TestServer, fake: &FakeOpenAi, chat: i64, n: usize) {

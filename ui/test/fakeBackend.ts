@@ -98,7 +98,7 @@ export function summary(over: Partial<Summary> = {}): Summary {
 export function memory(over: Partial<Memory> = {}): Memory {
   return {
     id: 1, content: 'Prefers answers in Korean.', pinned: false, status: 'accepted', source_session_id: null, source_message_id: null,
-    created_at: 0, updated_at: 0, confirmed_at: 0, ...over,
+    replaces: null, created_at: 0, updated_at: 0, confirmed_at: 0, ...over,
   };
 }
 
@@ -137,6 +137,14 @@ export function memoryRoutes(initial: Memory[]): { store: Memory[]; methods: Par
     },
     acceptMemory: async (id: number) => {
       const m = find(id);
+      if (m.replaces != null) {
+        // A change to a saved fact rewrites that fact and goes.
+        const fact = find(m.replaces);
+        fact.content = m.content;
+        fact.confirmed_at = 2;
+        store.splice(store.indexOf(m), 1);
+        return { ...fact };
+      }
       m.status = 'accepted';
       m.confirmed_at = 2;
       return { ...m };

@@ -23,7 +23,13 @@ function inWeekend(over: Partial<Message>): Message {
 
 /** Two proposals (one from a message of "Weekend plans", one typed with markup) and one saved fact. */
 function setup(extra: Partial<Backend> = {}) {
+  return setupWith(null, extra);
+}
+
+/** As `setup`, with one more memory (a change to fact 3, say). */
+function setupWith(more: ReturnType<typeof memory> | null, extra: Partial<Backend> = {}) {
   const routes = memoryRoutes([
+    ...(more ? [more] : []),
     memory({ id: 1, content: 'Prefers answers in Korean.', status: 'pending', source_session_id: 9, source_message_id: 41, confirmed_at: null }),
     memory({ id: 2, content: 'Likes <b>bold</b> coffee', status: 'pending', source_session_id: 3, source_message_id: null, confirmed_at: null }),
     memory({ id: 3, content: 'Lives in Seoul.', status: 'accepted', pinned: true, source_session_id: null }),
@@ -46,7 +52,7 @@ function setup(extra: Partial<Backend> = {}) {
   document.body.replaceChildren(root);
   const render = mountMemoryPanel(app, root, () => app.closePanel());
   render();
-  return { root, ...fake, ...routes };
+  return { root, routes, ...fake, ...routes };
 }
 
 const proposals = (root: HTMLElement) => [...root.querySelectorAll<HTMLElement>('[data-testid=memory-proposal]')];
@@ -102,6 +108,30 @@ describe('the memory panel', () => {
     const accepted = facts(root).find((f) => f.dataset.memoryId === '1')!;
     expect(accepted.querySelector('[data-testid=memory-source]')?.textContent).toBe('from “Weekend <i>plans</i>”');
     expect(app.pendingCount).toBe(1);
+  });
+
+  it('shows a change to a saved fact as a diff beside it; accepting rewrites the fact, dismissing keeps it', async () => {
+    const change = memory({ id: 7, content: 'Lives in Busan.', status: 'pending', replaces: 3, confirmed_at: null });
+    for (const decision of ['accept', 'dismiss'] as const) {
+      vi.useFakeTimers();
+      try {
+        const { app, root, routes } = setupWith(change);
+        await app.loadMemories();
+        const shown = proposals(root).find((p) => p.dataset.memoryId === '7')!;
+        expect(shown.dataset.replaces, 'the change says which fact it changes').toBe('3');
+        expect([...shown.querySelectorAll('[data-testid=memory-diff-removed]')].map((e) => e.textContent), 'the words it takes out are shown struck').toEqual(['Seoul']);
+        expect([...shown.querySelectorAll('[data-testid=memory-diff-added]')].map((e) => e.textContent), 'the words it puts in are marked').toEqual(['Busan']);
+        expect(texts(facts(root)), 'the saved fact still reads as it did while the change waits').toEqual(['Lives in Seoul.']);
+        click(shown.querySelector(`[data-testid=memory-${decision}]`));
+        await vi.advanceTimersByTimeAsync(UNDO_MS + 100);
+        expect(proposals(root).some((p) => p.dataset.memoryId === '7'), 'the change is answered').toBe(false);
+        const after = decision === 'accept' ? 'Lives in Busan.' : 'Lives in Seoul.';
+        expect(texts(facts(root)), `${decision}: the fact is ${after}, never lost`).toEqual([after]);
+        expect(routes.store.find((m) => m.id === 3)?.status, 'the fact stays saved either way').toBe('accepted');
+      } finally {
+        vi.useRealTimers();
+      }
+    }
   });
 
   it('dismisses a proposal at once, offers Undo, and deletes it only once Undo is gone', async () => {

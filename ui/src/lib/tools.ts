@@ -111,6 +111,10 @@ function readMemoryResult(text: string): ToolOutcome | null {
   if ((m = /^Fact #(\d+) already said this; it now reads: "([\s\S]*)"\.( The user reviews the change before it is kept\.)?$/.exec(text))) {
     return { kind: 'merged', id: Number(m[1]), fact: m[2], pending: !!m[3] };
   }
+  // A change to an accepted fact, waiting beside it (review mode): shown as a merge the user reviews.
+  if ((m = /^Fact #(\d+) reads: "[\s\S]*"\. The change to "([\s\S]*)" waits for the user;/.exec(text))) {
+    return { kind: 'merged', id: Number(m[1]), fact: m[2], pending: true };
+  }
   if ((m = /^Fact #(\d+) now reads: "([\s\S]*)"\.$/.exec(text))) return { kind: 'updated', id: Number(m[1]), fact: m[2] };
   if ((m = /^Fact #(\d+) is forgotten\.$/.exec(text))) return { kind: 'forgotten', id: Number(m[1]) };
   if ((m = /^The user reviews changes to saved facts:[\s\S]*fact #(\d+)/.exec(text))) return { kind: 'needsReview', id: Number(m[1]) };

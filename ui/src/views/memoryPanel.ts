@@ -4,6 +4,7 @@
 // Facts are added, edited, pinned and deleted here; a fact that looks like a secret is refused by
 // the server, which says why (a toast) and the text stays for the user to fix.
 
+import { diffWordsWithSpace } from 'diff';
 import type { App } from '../app';
 import type { Memory, MemoryMode } from '../backend/types';
 import { h, icon, replaceChildren } from '../lib/dom';
@@ -18,6 +19,13 @@ const MODE_LINES: Record<MemoryMode, Key> = { off: 'memoryModeLineOff', review: 
 const FLASH_MS = 2400;
 
 const isSubmit = (e: KeyboardEvent) => e.key === 'Enter' && !e.shiftKey && !e.isComposing && e.keyCode !== 229;
+
+/** Old and new wording of a fact, the words taken out struck through and the words put in marked. */
+function changeDiff(was: string, now: string): HTMLElement {
+  const parts = diffWordsWithSpace(was, now).map((p) =>
+    p.removed ? h('del', { 'data-testid': 'memory-diff-removed' }, p.value) : p.added ? h('ins', { 'data-testid': 'memory-diff-added' }, p.value) : p.value);
+  return h('div', { class: 'memory-text memory-diff', 'data-testid': 'memory-diff' }, ...parts);
+}
 
 export function mountMemoryPanel(app: App, root: HTMLElement, onClose: () => void): () => void {
   /** The fact or proposal being edited, and its text so far (kept across redraws). */
@@ -97,8 +105,11 @@ export function mountMemoryPanel(app: App, root: HTMLElement, onClose: () => voi
 
   const proposal = (m: Memory): HTMLElement => {
     if (editing?.id === m.id) return editor(m, 'saveAndAccept', (text) => app.acceptMemory(m.id, text));
-    return h('li', { class: 'memory proposal', 'data-testid': 'memory-proposal', dataset: { memoryId: String(m.id) } },
-      h('div', { class: 'memory-text' }, m.content),
+    // A change to a saved fact shows what it changes, word by word, against the fact as it is.
+    const saved = m.replaces != null ? app.memories.find((f) => f.id === m.replaces) : undefined;
+    return h('li', { class: 'memory proposal', 'data-testid': 'memory-proposal', dataset: { memoryId: String(m.id), ...(m.replaces != null ? { replaces: String(m.replaces) } : {}) } },
+      saved ? h('div', { class: 'memory-change-label' }, icon('edit'), t('proposedChange')) : null,
+      saved ? changeDiff(saved.content, m.content) : h('div', { class: 'memory-text' }, m.content),
       h('div', { class: 'memory-meta' }, source(m), when(m)),
       h('div', { class: 'proposal-actions' },
         h('button', { class: 'btn btn-small btn-ghost', type: 'button', 'data-testid': 'memory-dismiss', onClick: () => void app.dismissMemory(m.id) }, icon('close'), t('dismiss')),

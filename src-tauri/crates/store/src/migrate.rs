@@ -40,6 +40,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!(20, "0020_project_folders"),
     migration!(21, "0021_connections"),
     migration!(22, "0022_reply_server"),
+    migration!(23, "0023_memory_changes"),
 ];
 
 pub fn latest_version() -> i64 {

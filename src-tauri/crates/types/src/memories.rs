@@ -24,6 +24,9 @@ pub struct Memory {
     pub source_message_id: Option<i64>,
     /// When it was last accepted or edited by the user: ⑤ lists the newest first, after pinned.
     pub confirmed_at: Option<i64>,
+    /// A pending change to this accepted fact: accepting it rewrites that fact, dismissing it
+    /// leaves the fact as it was (which stays in ⑤ meanwhile).
+    pub replaces: Option<i64>,
     pub created_at: i64,
     pub updated_at: i64,
 }

@@ -5,4 +5,9 @@ export type Memory = { id: number, content: string, pinned: boolean, status: Mem
 /**
  * When it was last accepted or edited by the user: ⑤ lists the newest first, after pinned.
  */
-confirmed_at: number | null, created_at: number, updated_at: number, };
+confirmed_at: number | null, 
+/**
+ * A pending change to this accepted fact: accepting it rewrites that fact, dismissing it
+ * leaves the fact as it was (which stays in ⑤ meanwhile).
+ */
+replaces: number | null, created_at: number, updated_at: number, };

@@ -92,6 +92,9 @@ impl Tool for MemoryTool {
                                 Proposed::Added(m) if m.status == memories::MemoryStatus::Pending => json!({ "outcome": "pending", "id": m.id, "fact": m.content }),
                                 Proposed::Added(m) => json!({ "outcome": "saved", "id": m.id, "fact": m.content }),
                                 Proposed::Updated(m) => json!({ "outcome": "merged", "id": m.id, "fact": m.content, "pending": m.status == memories::MemoryStatus::Pending }),
+                                Proposed::Change { change, fact } => {
+                                    json!({ "outcome": "change_proposed", "id": fact.id, "was": fact.content, "fact": change.content })
+                                }
                             }
                         }
                         Op::Update | Op::Forget => {
