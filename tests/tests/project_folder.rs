@@ -159,3 +159,40 @@ async fn a_folders_readable_files_are_mirrored_kept_in_sync_and_searched() {
     eventually("unlinking takes the mirrored files away", || async { folder_files(&s, p).await.is_empty() }).await;
     assert!(folder.join("docs/guide.md").exists(), "the user's own files are never touched");
 }
+
+/// A folder chosen carelessly: the system's folders are refused with their own code, and a
+/// folder whose look blocks for ever (here a `.gitignore` that is a pipe nobody writes, which
+/// the walk opens; `/proc/kmsg` blocks the same way) holds up no other project's folder.
+#[tokio::test]
+async fn system_folders_are_refused_and_a_stuck_folder_holds_up_no_other() {
+    let (s, _fake) = with_fake_model().await;
+    let careless = s.project("Careless").await;
+    for system in ["/proc", "/", "/sys/kernel", "/dev"] {
+        let (status, body) = link(&s, careless, Path::new(system)).await;
+        assert_eq!((status, body["code"].as_str()), (400, Some("system_folder")), "{system} is refused as a system folder: {body}");
+    }
+    let (_, project) = s.get(&format!("/api/projects/{careless}")).await;
+    assert_eq!(project["folder"], Value::Null, "a refused link changes nothing");
+
+    let tree = tempfile::tempdir().unwrap();
+    let stuck = tree.path().join("stuck");
+    write(&stuck.join("a.md"), b"never read while the walk is stuck\n");
+    let pipe = std::ffi::CString::new(stuck.join(".gitignore").to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(pipe.as_ptr(), 0o600) }, 0, "a pipe for the test");
+    let (status, body) = link(&s, careless, &stuck).await;
+    assert_eq!(status, 200, "the folder itself can be linked: {body}");
+
+    let notes = tree.path().join("notes");
+    write(&notes.join("guide.md"), b"# Guide\n\nThe ferry leaves at 07:40.\n");
+    let other = s.project("Notes").await;
+    let (status, body) = link(&s, other, &notes).await;
+    assert_eq!(status, 200, "{body}");
+    eventually("a normal folder is mirrored while another project's folder is stuck", || async {
+        folder_files(&s, other).await.len() == 1
+    })
+    .await;
+    write(&notes.join("later.md"), b"A new note.\n");
+    eventually("and a change in it is still followed", || async { folder_files(&s, other).await.len() == 2 }).await;
+    let (status, _) = s.get(&format!("/api/attachments?project_id={careless}")).await;
+    assert_eq!(status.as_u16(), 200, "the stuck project still answers");
+}

@@ -1279,6 +1279,12 @@ export interface components {
             /** Format: int64 */
             id: number;
             pinned: boolean;
+            /**
+             * Format: int64
+             * @description A pending change to this accepted fact: accepting it rewrites that fact, dismissing it
+             *     leaves the fact as it was (which stays in ⑤ meanwhile).
+             */
+            replaces: number | null;
             /** Format: int64 */
             source_message_id: number | null;
             /** Format: int64 */

@@ -79,6 +79,7 @@ codes! {
         InvalidEndpoint = "invalid_endpoint",
         InvalidFileName = "invalid_file_name",
         InvalidFolder = "invalid_folder",
+        SystemFolder = "system_folder",
         InvalidHost = "invalid_host",
         InvalidId = "invalid_id",
         InvalidImport = "invalid_import",

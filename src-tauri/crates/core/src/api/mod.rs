@@ -69,12 +69,8 @@ pub async fn update_project(app: &Arc<App>, id: i64, mut patch: ProjectPatch) ->
     let relinked = patch.folder.is_some();
     let project = app.store.write(move |tx| projects::update(tx, id, &patch)).await?;
     if relinked {
-        let app = app.clone();
-        tokio::spawn(async move {
-            if let Err(e) = app.folders.sync(&app, id).await {
-                tracing::warn!(project_id = id, "syncing the project's folder failed: {e}");
-            }
-        });
+        // Followed from now on (or no longer), and synced: unlinking takes the mirror away.
+        app.folders.relinked(id);
     }
     Ok(project)
 }

@@ -1,15 +1,18 @@
 //! A project's folder, mirrored as the project's files, so `search_attachment` finds what is in
 //! it. The readable files of the attachment kinds are kept, named by their path in the folder;
-//! hidden files and folders, what `.gitignore` (and `.ignore`) leave out, and files over the
-//! size limit are not, nor the folder's own instructions files (the prompt carries them, see
-//! `prompt::instruction_files`). Links are not followed: a link out of the folder cannot bring in what is
-//! outside it. A sync compares the folder with what mirrors it: a new file is added, a changed
-//! one replaces its copy, a removed one takes its copy with it. Maru syncs when a folder is
-//! linked, at start, and every `EVERY` while it runs; a file is read again only when its size or
-//! modification time changed.
+//! hidden files and folders, what `.gitignore` (and `.ignore`) leave out, special files and files
+//! over the size limit are not, nor the folder's own instructions files (the prompt carries them,
+//! see `prompt::instruction_files`). Links are not followed: a link out of the folder cannot bring
+//! in what is outside it. A sync compares the folder with what mirrors it: a new file is added, a
+//! changed one replaces its copy, a removed one takes its copy with it, and unlinking the folder
+//! takes them all. Maru syncs a folder when it is linked, at start, and when its watcher sees a
+//! change (`watch`); a file is read again only when its size or modification time changed.
+//!
+//! Each project syncs on its own: a folder that is slow or stuck (`scan` bounds every look at
+//! it in time) never holds up another project's.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
@@ -18,26 +21,16 @@ use crate::attachments::kinds;
 use crate::error::{Code, Error, Result};
 use crate::store::{attachments as table, projects, settings};
 
-/// How often linked folders are looked at again.
-pub const EVERY: Duration = Duration::from_secs(5);
-/// Files mirrored from one folder at most (a folder with more is mirrored in part, noted).
-const MAX_FILES: usize = 2_000;
+mod scan;
+mod watch;
 
-/// Checks a folder the user names: an absolute path to a directory that can be read. Returns it
-/// without `.`/`..` parts and links (the form every later comparison uses).
-pub fn check_folder(raw: &str) -> Result<String> {
-    let refuse = |why: String| Error::invalid(Code::InvalidFolder, why).with("folder", raw);
-    let path = Path::new(raw.trim());
-    if raw.trim().is_empty() || !path.is_absolute() {
-        return Err(refuse(format!("{raw:?} is not an absolute path to a folder")));
-    }
-    let real = std::fs::canonicalize(path).map_err(|e| refuse(format!("the folder {raw:?} cannot be opened: {e}")))?;
-    if !real.is_dir() {
-        return Err(refuse(format!("{raw:?} is a file, not a folder")));
-    }
-    std::fs::read_dir(&real).map_err(|e| refuse(format!("the folder {raw:?} cannot be read: {e}")))?;
-    Ok(real.to_string_lossy().into_owned())
-}
+pub use scan::check_folder;
+
+/// How often a folder no watcher follows is looked at again.
+pub const EVERY: Duration = Duration::from_secs(5);
+/// Changes that come in a burst (a checkout, a build) are synced once: the sync waits this long
+/// after the first.
+const SETTLE: Duration = Duration::from_millis(300);
 
 /// What one sync did.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
@@ -57,95 +50,51 @@ type Seen = HashMap<(i64, String), (u64, Option<SystemTime>, Option<String>)>;
 #[derive(Default)]
 pub struct Folders {
     seen: Mutex<Seen>,
-    /// One sync at a time (the periodic one and one asked for by a link).
-    running: tokio::sync::Mutex<()>,
-}
-
-/// The files of `folder` to mirror: (relative path with `/`, absolute path, size, modified).
-fn scan(folder: &Path, max_bytes: u64, skipped: &mut Vec<(String, String)>) -> Vec<(String, PathBuf, u64, Option<SystemTime>)> {
-    let mut out = vec![];
-    let walker = ignore::WalkBuilder::new(folder)
-        .hidden(true)
-        .git_ignore(true)
-        .git_global(false)
-        .git_exclude(true)
-        .ignore(true)
-        .parents(false)
-        .require_git(false)
-        .follow_links(false)
-        .build();
-    for entry in walker {
-        let entry = match entry {
-            Ok(e) => e,
-            Err(e) => {
-                skipped.push((String::new(), format!("unreadable: {e}")));
-                continue;
-            }
-        };
-        let Some(kind) = entry.file_type() else { continue };
-        if !kind.is_file() {
-            if kind.is_symlink() {
-                skipped.push((relative(folder, entry.path()), "link".into()));
-            }
-            continue;
-        }
-        let rel = relative(folder, entry.path());
-        // The folder's own instructions files are in the prompt already (section ③).
-        if crate::prompt::instruction_files::is_instructions_name(&rel) {
-            continue;
-        }
-        let meta = match entry.metadata() {
-            Ok(m) => m,
-            Err(e) => {
-                skipped.push((rel, format!("unreadable: {e}")));
-                continue;
-            }
-        };
-        if meta.len() > max_bytes {
-            skipped.push((rel, "too_large".into()));
-            continue;
-        }
-        if out.len() >= MAX_FILES {
-            skipped.push((rel, "too_many".into()));
-            continue;
-        }
-        out.push((rel, entry.path().to_path_buf(), meta.len(), meta.modified().ok()));
-    }
-    out
-}
-
-fn relative(folder: &Path, path: &Path) -> String {
-    path.strip_prefix(folder).unwrap_or(path).components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+    /// One sync at a time for each project (the watcher's and one asked for by a link).
+    running: Mutex<HashMap<i64, Arc<tokio::sync::Mutex<()>>>>,
+    /// Projects that changed again while their sync ran: synced once more when it ends.
+    again: Mutex<std::collections::HashSet<i64>>,
+    watches: watch::Watches,
 }
 
 impl Folders {
     /// Brings the project's mirrored files in line with its folder (all removed when it has
-    /// none). New contents are indexed in the background.
+    /// none). New contents are indexed in the background. A folder that is not there now (a
+    /// drive not mounted) keeps its mirror: an error says so, nothing is removed.
     pub async fn sync(&self, app: &Arc<App>, project_id: i64) -> Result<Synced> {
-        let _one = self.running.lock().await;
+        let one = self.lock_for(project_id);
+        let _one = one.lock().await;
+        self.sync_now(app, project_id).await
+    }
+
+    /// The project's own lock: one sync of it at a time, other projects' go on.
+    fn lock_for(&self, project_id: i64) -> Arc<tokio::sync::Mutex<()>> {
+        self.running.lock().unwrap_or_else(|e| e.into_inner()).entry(project_id).or_default().clone()
+    }
+
+    async fn sync_now(&self, app: &Arc<App>, project_id: i64) -> Result<Synced> {
         let (project, mirrored, max_mb) = app
             .store
             .read(move |c| Ok((projects::get(c, project_id)?, table::folder_files(c, project_id)?, settings::load(c)?.attachment_max_mb)))
             .await?;
         let max_bytes = u64::from(max_mb) << 20;
         let mut synced = Synced::default();
-        let found = match project.folder.clone() {
+        let files = match project.folder.clone() {
             Some(folder) => {
-                let folder = PathBuf::from(folder);
-                tokio::task::spawn_blocking(move || {
-                    let mut skipped = vec![];
-                    let files = scan(&folder, max_bytes, &mut skipped);
-                    (files, skipped)
-                })
-                .await
-                .map_err(|e| Error::Internal(anyhow::anyhow!("looking at the folder failed: {e}")))?
+                let root = PathBuf::from(&folder);
+                let looked = scan::off_thread(scan::WALK_DEADLINE, move || root.is_dir().then(|| scan::walk(&root, max_bytes))).await;
+                let kept = |why: &str| {
+                    Error::invalid(Code::InvalidFolder, format!("the folder {folder:?} {why}; its files are kept as they were"))
+                };
+                let Some(looked) = looked else { return Err(kept("did not answer within a minute")) };
+                let Some((files, skipped)) = looked else { return Err(kept("cannot be read now")) };
+                synced.skipped = skipped;
+                files
             }
-            None => (vec![], vec![]),
+            None => vec![],
         };
-        let (files, skipped) = found;
-        synced.skipped = skipped;
         let mut by_path: HashMap<String, (i64, String)> = mirrored.into_iter().map(|(p, id, sha)| (p, (id, sha))).collect();
-        for (rel, path, size, modified) in files {
+        for scan::Found { rel, path, size, modified } in files {
             let had = by_path.remove(&rel);
             let key = (project_id, rel.clone());
             let unchanged = {
@@ -162,10 +111,10 @@ impl Folders {
                 }
                 continue;
             }
-            let bytes = match tokio::fs::read(&path).await {
+            let bytes = match scan::read(path, max_bytes, scan::READ_DEADLINE).await {
                 Ok(b) => b,
-                Err(e) => {
-                    synced.skipped.push((rel, format!("unreadable: {e}")));
+                Err(why) => {
+                    synced.skipped.push((rel, why.reason()));
                     continue;
                 }
             };
@@ -233,25 +182,69 @@ impl Folders {
         }
     }
 
-    /// Syncs every linked folder now and then, for the life of the process.
+    /// Follows the linked folders for the life of the process: every folder is synced at start,
+    /// then a folder when its watcher sees a change (or every `EVERY` when none can watch it),
+    /// and the links are looked at again when one changes (`relinked`). Each sync runs on its
+    /// own, so a stuck folder holds up no other.
     pub fn keep_in_sync(app: &Arc<App>) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
-        let app = Arc::downgrade(app);
+        let weak = Arc::downgrade(app);
+        let changed = app.folders.watches.changed.clone();
         runtime.spawn(async move {
+            let mut first = true;
             loop {
-                let Some(app) = app.upgrade() else { return };
-                match app.store.read(projects::with_folders).await {
-                    Ok(linked) => {
-                        for (id, _) in linked {
-                            if let Err(e) = app.folders.sync(&app, id).await {
-                                tracing::warn!(project_id = id, "syncing a project's folder failed: {e}");
-                            }
-                        }
+                let Some(app) = weak.upgrade() else { return };
+                let linked = match app.store.read(projects::with_folders).await {
+                    Ok(linked) => linked,
+                    Err(e) => {
+                        tracing::warn!("cannot list the linked folders: {e}");
+                        vec![]
                     }
-                    Err(e) => tracing::warn!("cannot list the linked folders: {e}"),
+                };
+                let polled = app.folders.watches.follow(&linked).await;
+                let any_polled = !polled.is_empty();
+                // The changed ones include a project just unlinked: its sync takes its mirror away.
+                let mut due = changed.take();
+                due.extend(polled);
+                if first {
+                    due.extend(linked.iter().map(|(id, _)| *id));
+                }
+                for id in due {
+                    Self::sync_in_background(&app, id);
                 }
                 drop(app);
-                tokio::time::sleep(EVERY).await;
+                first = false;
+                // Nothing is looked at while nothing changes, but for the folders no watcher follows.
+                let wait = if any_polled { EVERY } else { Duration::from_secs(86_400) };
+                tokio::select! {
+                    _ = changed.wake.notified() => tokio::time::sleep(SETTLE).await,
+                    _ = tokio::time::sleep(wait) => {}
+                }
+            }
+        });
+    }
+
+    /// A project's folder was linked, moved or unlinked: it is followed (or no longer) and synced.
+    pub fn relinked(&self, project_id: i64) {
+        self.watches.changed.mark(project_id);
+    }
+
+    /// Syncs a project unless a sync of it is running, which then syncs again once done.
+    fn sync_in_background(app: &Arc<App>, project_id: i64) {
+        let one = app.folders.lock_for(project_id);
+        let Ok(guard) = one.try_lock_owned() else {
+            app.folders.again.lock().unwrap_or_else(|e| e.into_inner()).insert(project_id);
+            return;
+        };
+        let app = app.clone();
+        tokio::spawn(async move {
+            match app.folders.sync_now(&app, project_id).await {
+                Ok(_) | Err(Error::NotFound { .. }) => {} // deleted with its files meanwhile
+                Err(e) => tracing::warn!(project_id, "syncing a project's folder failed: {e}"),
+            }
+            drop(guard);
+            if app.folders.again.lock().unwrap_or_else(|e| e.into_inner()).remove(&project_id) {
+                app.folders.watches.changed.mark(project_id);
             }
         });
     }
