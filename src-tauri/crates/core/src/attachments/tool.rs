@@ -68,7 +68,10 @@ impl Tool for SearchAttachment {
                 .store
                 .read(move |c| {
                     let hits = table::search(c, &asked, session_id, project_id, file.as_deref(), limit)?;
-                    let files = table::in_scope(c, session_id, project_id)?.into_iter().map(|a| a.name).collect::<Vec<_>>();
+                    let files = match hits.is_empty() {
+                        true => table::in_scope(c, session_id, project_id)?.into_iter().map(|a| a.name).collect::<Vec<_>>(),
+                        false => vec![],
+                    };
                     Ok((hits, files))
                 })
                 .await
@@ -77,9 +80,48 @@ impl Tool for SearchAttachment {
                     e.body().message
                 })?;
             let file = args["file"].as_str();
+            let (named, more) = files_to_name(files, query);
             templates
-                .render("tools/search_attachment_result", &json!({ "hits": hits, "query": query, "file": file, "files": files.join(", ") }))
+                .render(
+                    "tools/search_attachment_result",
+                    &json!({ "hits": hits, "query": query, "file": file, "files": named.join(", "), "more": more }),
+                )
                 .map_err(|e| e.body().message)
         })
+    }
+}
+
+/// File names a search that found nothing lists, at most this many: enough to pick a `file` or
+/// a better word, never a whole folder's worth of names (1,700 names were 18,000 tokens).
+const NAMED_MAX: usize = 30;
+
+/// The file names to list after no match, those whose names share a word with the query first,
+/// and how many are left unnamed.
+fn files_to_name(mut files: Vec<String>, query: &str) -> (Vec<String>, usize) {
+    // Short words ("a", "do") are in nearly every name: only words that say something count.
+    let telling = |w: &&str| w.chars().count() >= if w.is_ascii() { 3 } else { 2 };
+    let words: Vec<String> = terms::query_words(query).into_iter().filter(telling).map(str::to_lowercase).collect();
+    let named_in = |name: &String| {
+        let name = name.to_lowercase();
+        !words.iter().any(|w| name.contains(w.as_str()))
+    };
+    files.sort_by_key(named_in); // stable: the rest keep their order
+    let more = files.len().saturating_sub(NAMED_MAX);
+    files.truncate(NAMED_MAX);
+    (files, more)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_search_that_finds_nothing_names_a_few_files_not_the_whole_folder() {
+        let mut files: Vec<String> = (0..1_700).map(|i| format!("crates/uv-{i}/src/lib.rs")).collect();
+        files.push("docs/concepts/python-versions.md".into());
+        let (named, more) = files_to_name(files, "how do I pin a Python version");
+        assert_eq!(named.len(), NAMED_MAX, "at most {NAMED_MAX} names reach the model");
+        assert_eq!(more, 1_701 - NAMED_MAX, "and the model is told how many more there are");
+        assert_eq!(named[0], "docs/concepts/python-versions.md", "a file named after the question comes first");
     }
 }
