@@ -15,6 +15,8 @@ const DOG_MARKER = '#dog';
 const DOG_FACT = 'Has a dog named Bori.';
 const CAT_MARKER = '#cat';
 const CAT_FACT = 'Has a cat named Nabi.';
+const PUPPY_MARKER = '#grown';
+const PUPPY_FACT = 'Has a dog named Bori, now grown.';
 const SECRET = 'My OpenAI API key is sk-proj-Zq81xK29vLmT4nB7cR0pW6yH3dS5fJ1a';
 
 test('memory: the model proposes, the user reviews, section ⑤ uses what was accepted', { timeout: 180_000 }, async (t) => {
@@ -24,6 +26,7 @@ test('memory: the model proposes, the user reviews, section ⑤ uses what was ac
       { marker: REMEMBER_MARKER, name: 'remember', arguments: { fact: REMEMBER_FACT } },
       { marker: DOG_MARKER, name: 'remember', arguments: { fact: DOG_FACT } },
       { marker: CAT_MARKER, name: 'remember', arguments: { fact: CAT_FACT } },
+      { marker: PUPPY_MARKER, name: 'remember', arguments: { fact: PUPPY_FACT } },
     ],
   });
 
@@ -189,6 +192,22 @@ test('memory: the model proposes, the user reviews, section ⑤ uses what was ac
     await dialog.getByTestId('save-settings').click();
     await dialog.waitFor({ state: 'detached' });
     assert.equal((await api(maru.base, 'GET', '/api/settings')).memory_mode, 'review');
+  });
+
+  await step('"Review first": a change to a saved fact waits beside it as a diff; dismissing keeps the fact', async () => {
+    await openPanel('open-memory');
+    await send(`Bori is all grown up. ${PUPPY_MARKER}`);
+    const change = memoryPanel.getByTestId('memory-proposal');
+    await change.getByTestId('memory-diff').waitFor();
+    const added = (await change.getByTestId('memory-diff-added').allInnerTexts()).join(' ');
+    assert.ok(added.includes('grown'), `the new words are marked: ${added}`);
+    const accepted = await api(maru.base, 'GET', '/api/memories');
+    assert.ok(accepted.some((m) => m.content === DOG_FACT && m.status === 'accepted'), 'the saved fact still reads as it did');
+    await page.mouse.move(720, 450);
+    await page.screenshot({ path: path.join(outDir, 'memory-change.png') });
+    await change.getByTestId('memory-dismiss').click();
+    await change.waitFor({ state: 'detached' });
+    await memoryPanel.getByTestId('memory').filter({ hasText: DOG_FACT }).waitFor();
   });
 
   await step('no errors in the page', async () => {
