@@ -33,5 +33,6 @@ bench:
 	cargo bench -p maru-tests --bench turn
 	cargo bench -p maru-tests --bench kill_loop
 	cargo bench -p maru-tests --bench search
+	cargo bench -p maru-tests --bench retrieval
 	npm ci --prefix tests/mcp --no-audit --no-fund
 	cargo bench -p maru-tests --bench tool_calls
