@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::{debug, instrument, warn};
 
 use super::chat_stream::ChatStream;
-use super::endpoint::{shown_url, Endpoint, Timeouts};
+use super::endpoint::{is_loopback, shown_url, Endpoint, Timeouts, USER_AGENT};
 use super::error::{self, LlmError, TimeoutPhase};
 use super::request::ChatRequest;
 use super::warm::{self, Sent, Warm};
@@ -24,7 +24,6 @@ const BACKOFF: [Duration; 2] = [Duration::from_millis(250), Duration::from_milli
 const SMALL_CALL_TIMEOUT: Duration = Duration::from_secs(30);
 /// Error bodies and non-SSE replies are read only this far: enough for a message.
 const ERROR_BODY_CAP: usize = 64 * 1024;
-pub(crate) const USER_AGENT: &str = concat!("maru/", env!("CARGO_PKG_VERSION"));
 
 /// A connection to one OpenAI-compatible server. Cheap to clone (the pool is shared).
 #[derive(Clone)]
@@ -279,11 +278,6 @@ pub(crate) async fn read_capped(mut resp: Response, cap: usize, idle: Duration) 
     }
     buf.truncate(cap);
     String::from_utf8_lossy(&buf).into_owned()
-}
-
-pub(crate) fn is_loopback(url: &Url) -> bool {
-    let host = url.host_str().unwrap_or("").trim_start_matches('[').trim_end_matches(']');
-    host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 impl fmt::Debug for Client {

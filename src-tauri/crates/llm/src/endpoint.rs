@@ -105,6 +105,15 @@ impl Default for Timeouts {
     }
 }
 
+/// How Maru names itself to the server, on every connection (reqwest's and `warm`'s).
+pub(crate) const USER_AGENT: &str = concat!("maru/", env!("CARGO_PKG_VERSION"));
+
+/// A server on this machine: no proxy stands between, whatever the system's settings.
+pub(crate) fn is_loopback(url: &Url) -> bool {
+    let host = url.host_str().unwrap_or("").trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

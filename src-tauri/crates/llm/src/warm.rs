@@ -197,7 +197,7 @@ fn direct_address(url: &Url) -> Option<String> {
 }
 
 fn address_if_direct(url: &Url, proxy_set: bool) -> Option<String> {
-    if url.scheme() != "http" || (proxy_set && !super::client::is_loopback(url)) {
+    if url.scheme() != "http" || (proxy_set && !super::endpoint::is_loopback(url)) {
         return None;
     }
     Some(format!("{}:{}", url.host_str()?, url.port_or_known_default()?))
@@ -226,7 +226,7 @@ pub(crate) async fn send(opening: Opening, request: reqwest::Request, sent: Opti
     *request.uri_mut() = path.parse().map_err(|e| closed(&e))?;
     let headers = request.headers_mut();
     headers.insert(HOST, HeaderValue::from_str(&host).map_err(|e| closed(&e))?);
-    headers.entry(USER_AGENT).or_insert(HeaderValue::from_static(super::client::USER_AGENT));
+    headers.entry(USER_AGENT).or_insert(HeaderValue::from_static(super::endpoint::USER_AGENT));
     let (mut sender, connection) =
         hyper::client::conn::http1::handshake(TokioIo::new(Noting { stream, sent })).await.map_err(|e| closed(&e))?;
     // Drives the connection until the answer is read or dropped; dropping it mid-answer closes

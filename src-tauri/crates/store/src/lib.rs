@@ -12,7 +12,6 @@
 
 // The layers below, by the names the modules use.
 use maru_error as error;
-use maru_llm as llm;
 
 pub mod attachments;
 pub mod changes;

@@ -11,7 +11,7 @@ use rusqlite::{params, Connection, Row};
 
 use super::{char_len, found, now_ms, sessions};
 use crate::error::{Code, Error, Result};
-use crate::llm::ToolCall;
+use maru_types::tool_calls::ToolCall;
 
 pub use maru_types::messages::*;
 

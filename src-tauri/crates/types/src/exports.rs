@@ -2,8 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::llm::ToolCall;
 use crate::messages::{Role, Status};
+use crate::tool_calls::ToolCall;
 
 /// One chat with its project and every message, oldest first.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]

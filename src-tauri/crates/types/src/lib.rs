@@ -33,7 +33,6 @@ macro_rules! sql_text_enum {
 
 // The layers below, by the names the modules use.
 use maru_error as error;
-use maru_llm as llm;
 
 pub mod attachments;
 pub mod changes;
@@ -48,6 +47,7 @@ pub mod sessions;
 pub mod settings;
 pub mod skills;
 pub mod summaries;
+pub mod tool_calls;
 pub mod tool_servers;
 
 /// For a patch's field: tells one that is absent (outer `None`) from one set to null

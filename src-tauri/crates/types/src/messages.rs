@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::llm::ToolCall;
+use crate::tool_calls::ToolCall;
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

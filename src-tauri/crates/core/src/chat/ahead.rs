@@ -24,7 +24,7 @@ use chrono::{DateTime, Local};
 use futures_util::StreamExt;
 use tokio::task::JoinHandle;
 
-use super::turn::TurnKind;
+use super::machine::TurnKind;
 use crate::app::{App, Feed, TurnEvent};
 use crate::llm::{CancellationToken, ChatMessage, ChatStream, Delta, LlmError};
 use crate::prompt::render::estimate_tokens;

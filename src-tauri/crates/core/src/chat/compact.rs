@@ -16,7 +16,7 @@ use crate::store::messages::{self, Role, Status};
 use crate::store::settings::Settings;
 use crate::store::summaries;
 
-use super::turn::Halt;
+use super::machine::Halt;
 
 /// What keeps a request inside the model's window: the summaries a long chat needs.
 pub(super) struct Context<'a> {

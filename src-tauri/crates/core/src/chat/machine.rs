@@ -4,6 +4,7 @@
 //! status and then run its tool calls, report it done, or report it failed. No I/O, no clock: the
 //! driver (`turn`) streams, stores and runs the tools, and these tests walk every path.
 
+use crate::error::Error;
 use crate::llm::ToolCall;
 use crate::store::messages::{self, Status, CONTENT_MAX_CHARS};
 
@@ -126,6 +127,46 @@ impl Turn {
 
     fn request(&self, compact_all: bool) -> Step {
         Step::Request { tools_allowed: self.tools_allowed(), compact_all }
+    }
+}
+
+/// What a turn is asked to do.
+#[derive(Debug, Clone)]
+pub enum TurnKind {
+    /// A new user message, with images for models that see them.
+    Send { content: String, images: Vec<i64> },
+    /// Answer the last message again; the reply so far stays as an earlier version.
+    Regenerate,
+    /// Answer an edited copy of a user message; the original and what followed it stay as an
+    /// earlier version.
+    Resend { message_id: i64, content: String },
+}
+
+/// How the turn ended, when it cannot say so with a stored reply.
+pub(super) enum Halt {
+    /// The reply was deleted (with its chat) while streaming: nothing more is written.
+    ReplyGone,
+    /// Failed before or between replies; with the id of the reply a round had stored but not
+    /// yet streamed into, which then holds the error (rather than a second reply beside it).
+    Failed(Error, Option<i64>),
+    /// The turn's first transaction failed after its request went out: the caller was told
+    /// and nothing was stored.
+    Refused,
+}
+
+impl Halt {
+    /// This failure, told in the round's stored reply `reply` (when it has one).
+    pub(super) fn in_reply(self, reply: Option<i64>) -> Halt {
+        match self {
+            Halt::Failed(e, None) => Halt::Failed(e, reply),
+            other => other,
+        }
+    }
+}
+
+impl From<Error> for Halt {
+    fn from(e: Error) -> Self {
+        Halt::Failed(e, None)
     }
 }
 

@@ -26,20 +26,11 @@ use crate::store::settings::{self, Settings};
 use crate::store::{attachments, sessions, summaries, tool_outputs, tool_servers, turns};
 use crate::tools::output;
 
+use super::machine::Halt;
+pub use super::machine::TurnKind;
 pub use super::machine::MAX_TOOL_ROUNDS;
 /// Partial replies are saved at most this often, so a crash loses at most this much text.
 const SAVE_EVERY: Duration = Duration::from_millis(250);
-
-#[derive(Debug, Clone)]
-pub enum TurnKind {
-    /// A new user message, with images for models that see them.
-    Send { content: String, images: Vec<i64> },
-    /// Answer the last message again; the reply so far stays as an earlier version.
-    Regenerate,
-    /// Answer an edited copy of a user message; the original and what followed it stay as an
-    /// earlier version.
-    Resend { message_id: i64, content: String },
-}
 
 /// Starts a turn; the stream yields its events and ends when the turn has ended.
 ///
@@ -421,34 +412,6 @@ fn check_content(content: &str) -> Result<()> {
         return Err(Error::invalid(Code::EmptyMessage, "the message is empty"));
     }
     Ok(())
-}
-
-/// How the turn ended, when it cannot say so with a stored reply.
-pub(super) enum Halt {
-    /// The reply was deleted (with its chat) while streaming: nothing more is written.
-    ReplyGone,
-    /// Failed before or between replies; with the id of the reply a round had stored but not
-    /// yet streamed into, which then holds the error (rather than a second reply beside it).
-    Failed(Error, Option<i64>),
-    /// The turn's first transaction failed after its request went out: the caller was told
-    /// and nothing was stored.
-    Refused,
-}
-
-impl Halt {
-    /// This failure, told in the round's stored reply `reply` (when it has one).
-    fn in_reply(self, reply: Option<i64>) -> Halt {
-        match self {
-            Halt::Failed(e, None) => Halt::Failed(e, reply),
-            other => other,
-        }
-    }
-}
-
-impl From<Error> for Halt {
-    fn from(e: Error) -> Self {
-        Halt::Failed(e, None)
-    }
 }
 
 async fn run(
