@@ -848,7 +848,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a tool server; it stops */
+        /** Remove a tool server; its calls end at once and it stops */
         delete: operations["delete_tool_server"];
         options?: never;
         head?: never;
@@ -1090,7 +1090,7 @@ export interface components {
             why: components["schemas"]["Reason"];
         };
         /** @enum {string} */
-        Decision: "once" | "always" | "denied" | "timed_out";
+        Decision: "once" | "always" | "denied" | "timed_out" | "server_stopped";
         /** @description What a delete answers when there is nothing more to say. */
         Deleted: {
             deleted: boolean;
@@ -2504,7 +2504,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConnectionView"];
                 };
             };
-            /** @description `invalid_json`, `invalid_name`, `invalid_endpoint` */
+            /** @description `invalid_json`, `invalid_name`, `invalid_endpoint`, `url_too_long`, `credentials_in_url` (the key goes in `api_key`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2635,7 +2635,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConnectionView"];
                 };
             };
-            /** @description `invalid_id`, `invalid_json`, `invalid_name`, `invalid_endpoint` */
+            /** @description `invalid_id`, `invalid_json`, `invalid_name`, `invalid_endpoint`, `url_too_long`, `credentials_in_url` (the key goes in `api_key`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4179,7 +4179,7 @@ export interface operations {
                     "application/json": components["schemas"]["RestoredBackup"];
                 };
             };
-            /** @description `invalid_upload`, `not_a_backup`, `backup_damaged`, `unsafe_backup_entry`, `file_too_large` */
+            /** @description `invalid_upload`, `not_a_backup`, `backup_damaged`, `unsafe_backup_entry`, `backup_too_large`, `not_enough_space`, `file_too_large` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4190,6 +4190,15 @@ export interface operations {
             };
             /** @description `unauthorized`: missing or wrong access token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `restore_running`: another restore is under way, or Maru restarts on one */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5334,7 +5343,7 @@ export interface operations {
                     "application/json": components["schemas"]["SettingsView"];
                 };
             };
-            /** @description `invalid_json`, `invalid_endpoint`, `invalid_temperature`, `invalid_timeout`, … */
+            /** @description `invalid_json`, `invalid_endpoint`, `url_too_long`, `credentials_in_url`, `invalid_temperature`, `invalid_timeout`, … */
             400: {
                 headers: {
                     [name: string]: unknown;
