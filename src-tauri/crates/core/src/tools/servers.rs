@@ -402,6 +402,36 @@ mod tests {
         assert!(second.len() <= NAME_MAX && second != names[0].as_deref().unwrap(), "{names:?}");
     }
 
+    #[tokio::test]
+    async fn a_removed_server_is_never_started_again_whoever_asks() {
+        let dir = tempfile::tempdir().unwrap();
+        let started = dir.path().join("started");
+        let server = ToolServer {
+            id: 7,
+            name: "gone".into(),
+            transport: Transport::Stdio,
+            command: "sh".into(),
+            args: vec!["-c".into(), format!("touch '{}'", started.display())],
+            env: Default::default(),
+            url: String::new(),
+            headers: Default::default(),
+            enabled: true,
+            always_allowed: vec![],
+            off_in: vec![],
+            created_at: 0,
+            updated_at: 0,
+        };
+        let servers = Arc::new(ToolServers::default());
+        let stop = servers.stopped(server.id);
+        servers.remove(server.id);
+        assert!(stop.is_cancelled(), "what waited on it (a call, its approval) was told at once");
+        // A call approved just before the removal still holds the row it read.
+        let refused = servers.connection(&server).await.err();
+        assert_eq!(refused.as_deref(), Some(REMOVED), "a call approved too late is told the server was removed");
+        assert!(servers.offered(vec![server.clone()]).await.is_empty(), "a turn that read it before the removal offers none of it");
+        assert!(!started.exists(), "no process was started for a server that no longer exists");
+    }
+
     #[test]
     fn a_failing_server_is_tried_again_ever_less_often_up_to_a_minute() {
         assert_eq!(backoff(0), Duration::from_secs(1));
