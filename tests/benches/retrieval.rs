@@ -17,7 +17,8 @@
 //! scripted model calling `search_attachment` with the question as its query and `limit` 5.
 //!
 //! Run with `make bench` or `cargo bench -p maru-tests --bench retrieval`. MARU_BENCH_QUESTIONS
-//! caps the questions of each half (all of them by default: 2,915 + 2,859); MARU_KORQUAD names
+//! caps the questions of each half (all of them by default: 2,915 + 2,859), MARU_BENCH_HALF=tuning
+//! measures only the tuning half; MARU_KORQUAD names
 //! another copy of the set; MARU_BENCH_PYTHON a Python with `bm25s` and `kiwipiepy` (else the
 //! baselines get a virtual environment of their own under ~/.cache/maru/bench-venv).
 
@@ -47,7 +48,9 @@ fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     let set = korquad();
     let cap: usize = std::env::var("MARU_BENCH_QUESTIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(usize::MAX);
-    for half in &HALVES {
+    // MARU_BENCH_HALF=tuning measures only the half tuned on (while tuning).
+    let only = std::env::var("MARU_BENCH_HALF").ok();
+    for half in HALVES.iter().filter(|h| only.as_deref().is_none_or(|o| h.name.starts_with(o))) {
         let measured = runtime.block_on(measure(&set, half, cap));
         let baselines = baselines(half, &measured.budgets);
         report(half, &measured, &baselines);

@@ -1,15 +1,37 @@
 #!/usr/bin/env python3
 """The smallest MCP tool server over stdio (newline-delimited JSON-RPC), for the fast test tier,
 which has no npm packages: one tool, `echo`. The real third-party servers are tested in the
-tool-server tier (tests/tests/tool_servers.rs)."""
+tool-server tier (tests/tests/tool_servers.rs).
+
+Scripted by its arguments (any other argument is ignored, so a test can mark its command line):
+  --log PATH     append a line to PATH for each request: `initialize`, `call <tool>`…
+  --hang-start   never answer `initialize` (a server that takes forever to start)
+  --hang         also offer `hang`, a tool that never answers
+  --clash        also offer `x y` and `x_y`, whose names a request can only carry as one
+"""
 import json
 import sys
+
+args = sys.argv[1:]
+log = args[args.index("--log") + 1] if "--log" in args else None
 
 TOOLS = [{
     "name": "echo",
     "description": "Says the message back.",
     "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]},
 }]
+if "--hang" in args:
+    TOOLS.append({"name": "hang", "description": "Never answers.", "inputSchema": {"type": "object"}})
+if "--clash" in args:
+    for name in ["x y", "x_y"]:
+        TOOLS.append({"name": name, "description": f"Says it is {name}.", "inputSchema": {"type": "object"}})
+
+
+def note(line):
+    if log:
+        with open(log, "a") as f:
+            f.write(line + "\n")
+
 
 for line in sys.stdin:
     try:
@@ -19,11 +41,18 @@ for line in sys.stdin:
     if "id" not in msg:
         continue  # a notification
     method, params = msg.get("method"), msg.get("params") or {}
+    note(method if method != "tools/call" else "call " + str(params.get("name")))
     if method == "initialize":
+        if "--hang-start" in args:
+            continue
         result = {"protocolVersion": params.get("protocolVersion", "2025-06-18"), "capabilities": {"tools": {}},
                   "serverInfo": {"name": "mini", "version": "1"}}
     elif method == "tools/list":
         result = {"tools": TOOLS}
+    elif method == "tools/call" and params.get("name") == "hang":
+        continue
+    elif method == "tools/call" and params.get("name") in ("x y", "x_y"):
+        result = {"content": [{"type": "text", "text": "called " + params["name"]}]}
     elif method == "tools/call":
         text = "Echo: " + str((params.get("arguments") or {}).get("message", ""))
         result = {"content": [{"type": "text", "text": text}]}

@@ -208,14 +208,14 @@ async fn the_restore_command_prints_what_it_restored() {
     std::fs::write(&file, &zip).unwrap();
     let bin = env!("CARGO_MANIFEST_DIR").to_string() + "/../target/debug/maru";
     let bin = std::env::var("MARU_BIN").ok().or_else(|| std::path::Path::new(&bin).exists().then_some(bin));
-    let Some(bin) = bin.or_else(|| {
-        let target = std::env::var("CARGO_TARGET_DIR").ok()?;
-        let p = format!("{target}/debug/maru");
-        std::path::Path::new(&p).exists().then_some(p)
-    }) else {
-        eprintln!("no maru binary built; skipping the command-line check (the function is tested above)");
-        return;
-    };
+    // Without the binary this test would check nothing: it fails and says what to build.
+    let bin = bin
+        .or_else(|| {
+            let target = std::env::var("CARGO_TARGET_DIR").ok()?;
+            let p = format!("{target}/debug/maru");
+            std::path::Path::new(&p).exists().then_some(p)
+        })
+        .expect("the `maru restore` command is tested on the built binary: build it first with `cargo build -p maru --no-default-features --bin maru` (or set MARU_BIN to it)");
     let to = dir.path().join("new");
     let out = std::process::Command::new(&bin).arg("restore").arg(&file).arg("--data-dir").arg(&to).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -443,4 +443,128 @@ async fn a_zip_that_is_not_a_maru_project_is_refused_and_changes_nothing() {
     assert_eq!((status, body["code"].as_str()), (StatusCode::BAD_REQUEST, Some("unsupported_import")), "{body}");
     let (_, after) = s.get("/api/projects").await;
     assert_eq!(before, after, "a refused import adds no project");
+}
+
+/// Sets what the zip says `name` unpacks to, in its local header and in its central directory,
+/// as a crafted zip would (the zip writer always tells the truth).
+fn declare_size(zip: &mut [u8], name: &str, size: u32) {
+    let (mut local, mut central) = (false, false);
+    for at in 0..zip.len().saturating_sub(46) {
+        let len = |off: usize| usize::from(u16::from_le_bytes([zip[at + off], zip[at + off + 1]]));
+        if zip[at..at + 4] == *b"PK\x03\x04" && zip.get(at + 30..at + 30 + len(26)) == Some(name.as_bytes()) {
+            zip[at + 22..at + 26].copy_from_slice(&size.to_le_bytes());
+            local = true;
+        } else if zip[at..at + 4] == *b"PK\x01\x02" && zip.get(at + 46..at + 46 + len(28)) == Some(name.as_bytes()) {
+            zip[at + 24..at + 28].copy_from_slice(&size.to_le_bytes());
+            central = true;
+        }
+    }
+    assert!(local && central, "{name} is in the zip");
+}
+
+/// A real backup's entries, to craft others from.
+async fn backup_entries() -> std::collections::BTreeMap<String, Vec<u8>> {
+    let s = TestServer::start().await;
+    s.session(None, "Kept").await;
+    let (_, _, zip) = download(&s, "/api/backup").await;
+    unzip(&zip)
+}
+
+#[tokio::test]
+async fn a_backup_with_two_entries_of_one_name_is_refused() {
+    let entries = backup_entries().await;
+    let dir = tempfile::tempdir().unwrap();
+    // A second maru.db after the real one: the zip writer refuses a name twice, so it is
+    // written under another name of the same length and renamed in the bytes.
+    let mut zip =
+        craft_zip(&[("backup.json", &entries["backup.json"]), ("maru.db", &entries["maru.db"]), ("maru.dX", b"not the database")]);
+    let at: Vec<usize> = (0..zip.len() - 7).filter(|&i| &zip[i..i + 7] == b"maru.dX").collect();
+    assert_eq!(at.len(), 2, "the name is in the local header and the central directory");
+    for i in at {
+        zip[i..i + 7].copy_from_slice(b"maru.db");
+    }
+    let file = dir.path().join("twice.zip");
+    std::fs::write(&file, &zip).unwrap();
+    let target = dir.path().join("target");
+    let e = maru::backup::restore(&file, &target).expect_err("a backup naming maru.db twice is refused, not the later one kept");
+    assert_eq!(e.code(), "not_a_backup", "{e}");
+    assert!(e.to_string().contains("\"maru.db\" twice"), "it says which entry is doubled: {e}");
+    assert!(!target.exists(), "nothing was written");
+
+    // The same place written two ways.
+    let zip = craft_zip(&[
+        ("backup.json", &entries["backup.json"]),
+        ("maru.db", &entries["maru.db"]),
+        ("prompts/base.md", b"Mine."),
+        ("prompts//base.md", b"Theirs."),
+    ]);
+    std::fs::write(&file, &zip).unwrap();
+    let e = maru::backup::restore(&file, &target).expect_err("two names for one file are refused");
+    assert_eq!(e.code(), "not_a_backup", "{e}");
+    assert!(!target.exists(), "nothing was written");
+}
+
+#[tokio::test]
+async fn an_entry_too_large_for_its_place_or_larger_than_it_says_is_refused_before_it_fills_the_disk() {
+    let entries = backup_entries().await;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("crafted.zip");
+    let target = dir.path().join("target");
+    let base = [("backup.json", &entries["backup.json"][..]), ("maru.db", &entries["maru.db"][..])];
+
+    // A stored file that says it is 4 GB: refused on what it says, before a byte is unpacked.
+    let blob = "blobs/ab/ab".to_string() + &"0".repeat(62);
+    let mut zip = craft_zip(&[base[0], base[1], (blob.as_str(), b"small really")]);
+    declare_size(&mut zip, &blob, 0xFFFF_FFF0);
+    std::fs::write(&file, &zip).unwrap();
+    let e = maru::backup::restore(&file, &target).expect_err("a 4 GB stored file is past any file Maru keeps");
+    assert_eq!(e.code(), "backup_too_large", "{e}");
+    assert!(e.to_string().contains(&blob), "it names the entry: {e}");
+    assert!(!target.exists(), "refused before anything was unpacked");
+
+    // A prompt template of 2 MB, said truthfully.
+    let big = "You are a helpful assistant.\n".repeat(80_000);
+    std::fs::write(&file, craft_zip(&[base[0], base[1], ("prompts/base.md", big.as_bytes())])).unwrap();
+    let e = maru::backup::restore(&file, &target).expect_err("a 2 MB template is no template");
+    assert_eq!(e.code(), "backup_too_large", "{e}");
+    assert!(!target.exists(), "refused before anything was unpacked");
+
+    // An entry that says 10 bytes and inflates to 100 KB: unpacking stops at what it said.
+    let mut zip = craft_zip(&[base[0], base[1], ("prompts/base.md", "line\n".repeat(20_000).as_bytes())]);
+    declare_size(&mut zip, "prompts/base.md", 10);
+    std::fs::write(&file, &zip).unwrap();
+    let e = maru::backup::restore(&file, &target).expect_err("an entry larger than it says is refused");
+    assert_eq!(e.code(), "not_a_backup", "{e}");
+    assert!(e.to_string().contains("more than the backup says"), "{e}");
+    assert!(!target.exists(), "and what was unpacked of it is gone");
+}
+
+async fn post_restore(s: &TestServer, zip: Vec<u8>) -> (StatusCode, Value) {
+    let form = reqwest::multipart::Form::new().part("file", reqwest::multipart::Part::bytes(zip).file_name("backup.zip"));
+    let res = s.http.post(s.url("/api/restore")).bearer_auth(&s.token).multipart(form).send().await.unwrap();
+    let status = res.status();
+    (status, res.json().await.unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn two_restores_at_once_give_one_restore_and_one_clear_refusal() {
+    let s = TestServer::start().await;
+    s.session(None, "Kept").await;
+    let (_, _, zip) = download(&s, "/api/backup").await;
+    let (a, b) = tokio::join!(post_restore(&s, zip.clone()), post_restore(&s, zip.clone()));
+    let (won, lost) = if a.0 == StatusCode::OK { (a, b) } else { (b, a) };
+    assert_eq!(won.0, StatusCode::OK, "one restore goes through: {won:?} {lost:?}");
+    assert_eq!((lost.0, lost.1["code"].as_str()), (StatusCode::CONFLICT, Some("restore_running")), "the other is told why: {lost:?}");
+    let message = lost.1["message"].as_str().unwrap();
+    assert!(!message.contains("restoring-") && !message.contains("not empty"), "and not of a folder it never saw: {message}");
+    // Maru restarts on the first: a restore after it is refused the same way.
+    let (status, v) = post_restore(&s, zip).await;
+    assert_eq!((status, v["code"].as_str()), (StatusCode::CONFLICT, Some("restore_running")), "{v}");
+
+    let name = s.data.path().file_name().unwrap().to_string_lossy().into_owned();
+    for e in std::fs::read_dir(s.data.path().parent().unwrap()).unwrap().flatten() {
+        if e.file_name().to_string_lossy().starts_with(&format!(".{name}-restoring-")) {
+            std::fs::remove_dir_all(e.path()).unwrap();
+        }
+    }
 }

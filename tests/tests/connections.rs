@@ -232,3 +232,33 @@ async fn a_chat_switched_between_two_servers_goes_on_when_one_goes_down() {
     let (_, context) = s.get(&format!("/api/sessions/{on_gpu}/context")).await;
     assert_eq!(context["last_reply"]["server"], listed[0]["name"], "the inspector names the last reply's server: {context}");
 }
+
+#[tokio::test]
+async fn an_address_too_long_or_with_a_secret_in_it_is_refused_and_never_shown() {
+    let s = TestServer::start().await;
+    let long = format!("http://127.0.0.1:8080/{}", "v".repeat(100_000));
+    let (st, v) = s.post("/api/connections", json!({ "name": "Pasted", "base_url": long })).await;
+    assert_eq!((st, v["code"].as_str()), (StatusCode::BAD_REQUEST, Some("url_too_long")), "a pasted page is not an address");
+    assert!(v.to_string().len() < 1_000, "the refusal does not send the 100,000 characters back: {} bytes", v.to_string().len());
+
+    for (path, body) in [
+        ("/api/connections", json!({ "name": "Hosted", "base_url": "http://user:hunter2-secret@api.example.com/v1" })),
+        ("/api/settings", json!({ "endpoint_url": "https://hunter2-secret@gpu.example.com/v1" })),
+    ] {
+        let (st, v) = if path == "/api/settings" { s.patch(path, body).await } else { s.post(path, body).await };
+        assert_eq!((st, v["code"].as_str()), (StatusCode::BAD_REQUEST, Some("credentials_in_url")), "{path}: {v}");
+        assert!(v["message"].as_str().unwrap().contains("API key field"), "the refusal says where the key goes: {v}");
+        assert!(!v.to_string().contains("hunter2"), "and does not repeat it: {v}");
+    }
+    let (_, listed) = s.get("/api/connections").await;
+    assert!(!listed.to_string().contains("hunter2"), "nothing of a refused address was kept: {listed}");
+
+    // An address saved before this was refused keeps working, and is never listed with its secret.
+    let old = "INSERT INTO connections (name, base_url, created_at, updated_at)
+               VALUES ('user:hunter2-secret@old.example.com', 'http://user:hunter2-secret@old.example.com/v1', 0, 0)";
+    s.app.store.with(|c| Ok(c.execute_batch(old)?)).unwrap();
+    let (_, listed) = s.get("/api/connections").await;
+    assert!(!listed.to_string().contains("hunter2"), "an old address's secret is never listed: {listed}");
+    let old = listed.as_array().unwrap().iter().find(|c| c["base_url"] == "http://old.example.com/v1");
+    assert!(old.is_some_and(|c| c["name"] == "old.example.com"), "it is listed by its host: {listed}");
+}

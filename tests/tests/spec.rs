@@ -158,6 +158,22 @@ impl Client<'_> {
         self.ok(Method::GET, path, None).await
     }
 
+    /// Deletes `path`, then checks the effect rather than the answer's words: the item `id` is
+    /// no longer in what `listing` answers (a list, or an object holding one), or `listing`
+    /// itself is gone (404).
+    async fn delete(&self, path: &str, listing: &str, id: &Value) {
+        self.ok(Method::DELETE, path, None).await;
+        let (status, listed) = self.s.get(listing).await;
+        if status == StatusCode::NOT_FOUND {
+            return;
+        }
+        assert_eq!(status, StatusCode::OK, "{listing}: {listed}");
+        assert_ne!(listed["id"], *id, "DELETE {path} answered 200 but {listing} still answers it: {listed}");
+        let items = listed.as_array().or_else(|| listed.as_object().and_then(|o| o.values().find_map(Value::as_array)));
+        let items = items.unwrap_or_else(|| panic!("{listing} answers a list to look in: {listed}"));
+        assert!(!items.iter().any(|i| i["id"] == *id), "DELETE {path} answered 200 but {id} is still in {listing}: {listed}");
+    }
+
     /// Opens a turn's event stream (a refusal is checked and fails the test).
     async fn open(&self, method: Method, path: &str, body: Option<Value>) -> Turn {
         let res = self.send(method.clone(), path, body).await;
@@ -285,7 +301,7 @@ async fn every_answer_matches_the_document() {
         c.ok(M::POST, "/api/skills", Some(json!({ "text": text, "files": [{ "path": "notes.md", "content": "Bring water." }] }))).await;
     c.ok(M::PATCH, &format!("/api/skills/{}", skill["id"]), Some(json!({ "enabled": false, "off_in": [1] }))).await;
     c.get("/api/skills").await;
-    c.ok(M::DELETE, &format!("/api/skills/{}", skill["id"]), None).await;
+    c.delete(&format!("/api/skills/{}", skill["id"]), "/api/skills", &skill["id"]).await;
 
     // Tool servers: one that cannot start (its command does not exist), a small real one whose
     // calls are approved and denied, and calls that no longer wait. The third-party servers are
@@ -317,8 +333,8 @@ async fn every_answer_matches_the_document() {
         let rest = turn.collect().await;
         assert!(rest.iter().any(|e| e.name == "tool_result"), "{rest:?}");
     }
-    c.ok(M::DELETE, &format!("/api/tool-servers/{missing}"), None).await;
-    c.ok(M::DELETE, &format!("/api/tool-servers/{mini}"), None).await;
+    c.delete(&format!("/api/tool-servers/{missing}"), "/api/tool-servers", &missing).await;
+    c.delete(&format!("/api/tool-servers/{mini}"), "/api/tool-servers", &mini).await;
 
     // Turns: reasoning and usage; a tool call and its result; a failure; an edit and resend.
     let messages = format!("/api/sessions/{sess}/messages");
@@ -372,8 +388,10 @@ async fn every_answer_matches_the_document() {
     let kinds: BTreeSet<&str> = ctx["overrides"].as_array().unwrap().iter().map(|o| o["source"]["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds.len(), 4, "every kind of override was checked: {kinds:?}");
     assert!(!ctx["last_reply"].is_null() && !ctx["last_sent"].is_null(), "{ctx}");
-    let undone = c.ok(M::DELETE, &format!("/api/sessions/{sess}/summaries"), None).await;
-    assert_eq!(undone["deleted"], true, "undo compaction deleted the summary: {undone}");
+    assert!(!ctx["summaries"].as_array().unwrap().is_empty(), "the compacted chat has a summary to undo: {ctx}");
+    c.ok(M::DELETE, &format!("/api/sessions/{sess}/summaries"), None).await;
+    let ctx = c.get(&format!("/api/sessions/{sess}/context")).await;
+    assert_eq!(ctx["summaries"], json!([]), "undoing compaction left no summary behind: {ctx}");
 
     // Files: one for the chat and one for its project, listed, read back, searched by the model.
     let upload = |field: &'static str, id: Value, name: &'static str, bytes: &'static [u8]| {
@@ -481,7 +499,7 @@ async fn every_answer_matches_the_document() {
     assert_eq!(st, StatusCode::BAD_GATEWAY, "{v}");
     let (st, v) = c.call(M::PATCH, &format!("/api/sessions/{sess}"), Some(json!({ "connection_id": id }))).await;
     assert_eq!(st, StatusCode::CONFLICT, "a chat cannot move to a server turned off: {v}");
-    c.ok(M::DELETE, &format!("/api/connections/{id}"), None).await;
+    c.delete(&format!("/api/connections/{id}"), "/api/connections", id).await;
 
     // Exports, a backup and an import. Files, not JSON, apart from the chat as JSON.
     let export = c.get(&format!("/api/sessions/{sess}/export?format=json")).await;
@@ -524,12 +542,12 @@ async fn every_answer_matches_the_document() {
     let last = &all[0]["id"];
     let user = all.iter().find(|m| m["role"] == "user").unwrap()["id"].clone();
     c.ok(M::PATCH, &format!("/api/messages/{user}"), Some(json!({ "content": "edited" }))).await;
-    c.ok(M::DELETE, &format!("/api/messages/{last}"), None).await;
-    c.ok(M::DELETE, &format!("/api/memories/{memory}"), None).await;
-    c.ok(M::DELETE, &format!("/api/presets/{preset}"), None).await;
-    c.ok(M::DELETE, &format!("/api/attachments/{file_id}"), None).await;
-    c.ok(M::DELETE, &format!("/api/sessions/{sess}"), None).await;
-    c.ok(M::DELETE, &format!("/api/projects/{work}"), None).await;
+    c.delete(&format!("/api/messages/{last}"), &format!("/api/sessions/{sess}/messages?limit=500"), last).await;
+    c.delete(&format!("/api/memories/{memory}"), "/api/memories", &memory).await;
+    c.delete(&format!("/api/presets/{preset}"), "/api/presets", &preset).await;
+    c.delete(&format!("/api/attachments/{file_id}"), &format!("/api/attachments/{file_id}"), &file_id).await;
+    c.delete(&format!("/api/sessions/{sess}"), &format!("/api/sessions/{sess}"), &sess).await;
+    c.delete(&format!("/api/projects/{work}"), "/api/projects", &work).await;
 
     let exercised = spec.exercised.lock().unwrap().clone();
     let missed: Vec<String> = spec.operations().difference(&exercised).map(|(m, p)| format!("{m} {p}")).collect();

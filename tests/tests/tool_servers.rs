@@ -2,8 +2,10 @@
 //! (`@modelcontextprotocol/server-everything` over stdio and Streamable HTTP,
 //! `@modelcontextprotocol/server-filesystem` over stdio), installed into `tests/mcp` by
 //! `make test`. The fake model server scripts the model's tool calls; the MCP side is real.
+//! What those servers cannot be made to do (hang at start or in a call, offer names that clash)
+//! is scripted with `tests/mcp/mini_server.py`, in the fast tier.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use maru_tests::fake_openai::{FakeOpenAi, Reply};
@@ -248,4 +250,143 @@ async fn a_server_that_fails_slow_calls_killed_servers_and_huge_results_never_br
     assert_eq!(tool_result(&events)["is_error"], true, "{events:?}");
     s.app.shutdown().await;
     maru_tests::eventually("no tool server outlives Maru", || async { pids(&marker).is_empty() }).await;
+}
+
+/// `tests/mcp/mini_server.py` over stdio, scripted by `flags`, its requests logged to `log`
+/// (whose path on its command line also finds its process).
+fn mini(name: &str, log: &Path, flags: &[&str]) -> Value {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("mcp/mini_server.py");
+    let mut args = vec![json!(script), json!("--log"), json!(log)];
+    args.extend(flags.iter().map(|f| json!(f)));
+    json!({ "name": name, "transport": "stdio", "command": "python3", "args": args })
+}
+
+/// The requests the scripted server received, a line each (`initialize`, `call echo`…).
+fn logged(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log).unwrap_or_default().lines().map(str::to_string).collect()
+}
+
+/// What must happen at once, bounded generously: past 30 s the test fails (the waits it
+/// replaces were a call's limit, 120 s here, and a start's, 60 s).
+async fn soon<T>(what: &str, f: impl std::future::Future<Output = T>) -> T {
+    tokio::time::timeout(Duration::from_secs(30), f).await.unwrap_or_else(|_| panic!("{what} did not happen within 30 s"))
+}
+
+fn decided(events: &[Event]) -> Option<&str> {
+    events.iter().find(|e| e.name == "approval_decided").and_then(|e| e.data["decision"].as_str())
+}
+
+#[tokio::test]
+async fn a_call_waiting_for_approval_ends_when_its_server_is_removed_and_nothing_starts_it_again() {
+    let (s, fake) = with_fake_model().await;
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("mini.log");
+    let id = add(&s, mini("mini", &log, &[])).await["id"].as_i64().unwrap();
+    let chat = s.session(None, "").await;
+    let mut turn = turn_calling(&s, &fake, chat, "mini__echo", json!({ "message": "hi" })).await;
+    let mut seen = vec![];
+    let asked = until(&mut turn, "approval_needed", &mut seen).await;
+    let starts = || logged(&log).iter().filter(|l| *l == "initialize").count();
+    assert_eq!(starts(), 1, "the turn started the server once, to offer its tools");
+
+    let (status, v) = soon("removing the server", s.delete(&format!("/api/tool-servers/{id}"))).await;
+    assert_eq!(status, 200, "{v}");
+    let approval = asked.data["approval"].as_str().unwrap();
+    let (status, v) = s.post(&format!("/api/tool-calls/{approval}/approve"), json!({})).await;
+    assert_eq!(
+        (status.as_u16(), v["code"].as_str()),
+        (409, Some("not_pending")),
+        "the call stopped waiting when its server was removed, so a late approval runs nothing: {v}"
+    );
+    seen.extend(soon("the turn going on without the removed server", turn.collect()).await);
+    assert_eq!(decided(&seen), Some("server_stopped"), "the window says why the call did not run: {seen:?}");
+    let result = tool_result(&seen);
+    assert_eq!(result["is_error"], true, "{result}");
+    assert!(result["content"].as_str().unwrap().contains("was removed"), "the model is told the server is gone: {result}");
+    assert!(seen.iter().any(|e| e.name == "done"), "and the turn goes on to its answer: {seen:?}");
+    maru_tests::eventually("the removed server's process ends", || async { pids(&log.display().to_string()).is_empty() }).await;
+    assert_eq!(starts(), 1, "no new process was started for a server that no longer exists: {:?}", logged(&log));
+    assert!(!logged(&log).iter().any(|l| l.starts_with("call")), "the call never reached the server: {:?}", logged(&log));
+}
+
+#[tokio::test]
+async fn removing_a_server_ends_its_running_call_at_once() {
+    let (s, fake) = with_fake_model().await;
+    assert_eq!(s.patch("/api/settings", json!({ "tool_call_timeout_secs": 600 })).await.0, 200);
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("hung.log");
+    let id = add(&s, mini("hung", &log, &["--hang"])).await["id"].as_i64().unwrap();
+    s.patch(&format!("/api/tool-servers/{id}"), json!({ "always_allowed": ["hang"] })).await;
+    let chat = s.session(None, "").await;
+    let mut turn = turn_calling(&s, &fake, chat, "hung__hang", json!({})).await;
+    let mut seen = vec![];
+    until(&mut turn, "tool_call", &mut seen).await;
+    maru_tests::eventually("the server has the call", || async { logged(&log).contains(&"call hang".to_string()) }).await;
+
+    let (status, v) = soon("removing a server with a call running", s.delete(&format!("/api/tool-servers/{id}"))).await;
+    assert_eq!(status, 200, "{v}");
+    seen.extend(soon("the running call ending (its limit is 600 s)", turn.collect()).await);
+    let result = tool_result(&seen);
+    assert_eq!(result["is_error"], true, "{result}");
+    assert!(result["content"].as_str().unwrap().contains("was removed"), "the model is told why the call ended: {result}");
+    assert!(seen.iter().any(|e| e.name == "done"), "the turn goes on: {seen:?}");
+    maru_tests::eventually("the removed server's process ends", || async { pids(&log.display().to_string()).is_empty() }).await;
+}
+
+#[tokio::test]
+async fn removing_a_server_that_is_still_starting_answers_at_once() {
+    let (s, _fake) = with_fake_model().await;
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("slow.log");
+    let id = add(&s, mini("slow", &log, &["--hang-start"])).await["id"].as_i64().unwrap();
+    let tools = format!("/api/tool-servers/{id}/tools");
+    let listing = s.get(&tools);
+    let removing = async {
+        maru_tests::eventually("the server is started and waits to be answered", || async {
+            logged(&log).contains(&"initialize".to_string())
+        })
+        .await;
+        soon("removing a server that is starting", s.delete(&format!("/api/tool-servers/{id}"))).await
+    };
+    let (listed, (status, v)) = soon("asking the removed server for its tools ending", async { tokio::join!(listing, removing) }).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(
+        (listed.0.as_u16(), listed.1["code"].as_str()),
+        (404, Some("not_found")),
+        "the tools of a server removed while it started are those of a server that does not exist: {}",
+        listed.1
+    );
+    maru_tests::eventually("its process ends", || async { pids(&log.display().to_string()).is_empty() }).await;
+    let (_, listed) = s.get("/api/tool-servers").await;
+    assert_eq!(listed, json!([]), "and it is gone from the list");
+}
+
+#[tokio::test]
+async fn two_tools_a_request_would_name_alike_are_offered_apart_and_each_call_reaches_its_own() {
+    let (s, fake) = with_fake_model().await;
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("clash.log");
+    let id = add(&s, mini("mini", &log, &["--clash"])).await["id"].as_i64().unwrap();
+    s.patch(&format!("/api/tool-servers/{id}"), json!({ "always_allowed": ["x y", "x_y"] })).await;
+    let chat = s.session(None, "").await;
+    fake.push(Reply::text(["hello"]));
+    s.say(chat, "hi").await;
+    let offered: Vec<String> = fake.chat_requests()[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+        .filter(|n| n.starts_with("mini__x"))
+        .collect();
+    assert_eq!(offered.len(), 2, "both tools are offered: {offered:?}");
+    assert_ne!(offered[0], offered[1], "under two names, or the model could reach only one of them");
+    assert!(offered.contains(&"mini__x_y".to_string()), "the tool whose name needed no change keeps it: {offered:?}");
+
+    for name in &offered {
+        let events = turn_calling(&s, &fake, chat, name, json!({})).await.collect().await;
+        let want = if name == "mini__x_y" { "called x_y" } else { "called x y" };
+        assert_eq!(tool_result(&events)["content"], want, "{name} reaches its own tool: {events:?}");
+    }
+    let fresh = fake.chat_requests().last().unwrap().body["tools"].to_string();
+    assert!(offered.iter().all(|n| fresh.contains(&format!("\"{n}\""))), "the names stay the same from turn to turn: {fresh}");
 }

@@ -15,6 +15,10 @@ import { mountChat } from '../src/views/chat';
 import { entryNode, groupReplies } from '../src/views/message';
 import { appInProject } from './fakeBackend';
 import { message } from './fixtures';
+import { render } from './templates';
+
+/** What the server tells the model of a call of mini's echo that did not run (prompts/tools/messages.md). */
+const said = (say: string) => `error: ${render('tools/messages', { say, server: 'mini', tool: 'echo' }).trim()}`;
 
 const PROJECT: Project = { id: 2, name: 'Temp', instructions: '', is_default: false, folder: null, session_count: 1, created_at: 0, updated_at: 0 };
 const SESSION: Session = { id: 5, project_id: 2, title: 'Echo', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null };
@@ -143,7 +147,7 @@ describe('a tool server’s call waiting for the user', () => {
     // The turn tells the model it was denied, and the chip says so in the user's words.
     await emit({ type: 'approval_decided', approval: 'ap-2', decision: 'denied' }, {
       type: 'tool_result', id: 'call_2', name: 'mini__echo', is_error: true,
-      content: 'error: The user did not allow this call of echo. Do not call it again for this; go on without it, or ask the user.',
+      content: said('call_denied'),
     });
     const second = root.querySelectorAll<HTMLElement>('[data-testid=message-live] [data-testid=tool-chip]')[1];
     expect(second.querySelector('[data-testid=tool-status]')?.textContent).toBe('not allowed');
@@ -189,6 +193,17 @@ describe('a tool server’s call waiting for the user', () => {
     await send();
     await emit(...CALL, { type: 'approval_decided', approval: 'ap-1', decision: 'timed_out' });
     expect(decided(root)?.textContent).toContain('it did not run');
+  });
+
+  it('the server removed (or turned off) while the call waits: the card says so, and the chip shows what the model was told', async () => {
+    const { root, send, emit } = await chatWith({});
+    await send();
+    await emit(...CALL, { type: 'approval_decided', approval: 'ap-1', decision: 'server_stopped' }, {
+      type: 'tool_result', id: 'call_1', name: 'mini__echo', is_error: true, content: said('server_removed'),
+    });
+    expect(card(root), 'no question left to answer').toBeNull();
+    expect(decided(root)?.textContent).toContain('The tool server was removed or turned off: it did not run');
+    expect(chip(root).querySelector('[data-testid=tool-result]')?.textContent).toContain('was removed');
   });
 
   it('in Korean', async () => {
@@ -271,8 +286,8 @@ describe('a stored reply that called a tool server', () => {
         { id: 'c', type: 'function', function: { name: 'mini__echo', arguments: '{"message":"three"}' } },
       ] }),
       msg({ id: 3, role: 'tool', tool_call_id: 'a', tool_name: 'mini__echo', content: 'Echo: one' }),
-      msg({ id: 4, role: 'tool', tool_call_id: 'b', tool_name: 'mini__echo', content: 'error: The user did not allow this call of echo. Do not call it again for this; go on without it, or ask the user.' }),
-      msg({ id: 5, role: 'tool', tool_call_id: 'c', tool_name: 'mini__echo', content: 'error: No one approved this call of echo in time, so it did not run. Go on without it.' }),
+      msg({ id: 4, role: 'tool', tool_call_id: 'b', tool_name: 'mini__echo', content: said('call_denied') }),
+      msg({ id: 5, role: 'tool', tool_call_id: 'c', tool_name: 'mini__echo', content: said('approval_timed_out') }),
       msg({ id: 6, role: 'assistant', content: 'Said it once.' }),
     ];
     const [, reply] = groupReplies(parts);

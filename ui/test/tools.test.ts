@@ -1,41 +1,52 @@
-// What a tool call did, read back from the text the server stored for the model
-// (prompts/tools/memory_result.md and search_attachment_result.md, version 1).
+// What a tool call did, read back from the text the server stored for the model. The texts are
+// the real templates (prompts/tools/memory_result.md, search_attachment_result.md,
+// messages.md, prompts/tool_output_kept.md) rendered as the server renders them: a change to a
+// template's words that the UI would no longer read fails here.
 
 import { describe, expect, it } from 'vitest';
 import { shortArgs, toolOutcome, type ToolCallView } from '../src/lib/tools';
+import { render } from './templates';
+
+const memory = (vars: Record<string, unknown>) => render('tools/memory_result', vars);
 
 const call = (name: string, args: object, result?: string, isError?: boolean): ToolCallView =>
   ({ id: 'c1', name, arguments: JSON.stringify(args), result, isError });
 
 describe('a memory tool’s result', () => {
   it('reads a proposal as the fact proposed and its number, without the words meant for the model', () => {
-    const o = toolOutcome(call('remember', { fact: 'Prefers tea.' },
-      'Proposed fact #12: "Prefers tea.". The user reviews it before it is kept; do not repeat it in your answer.'));
+    const o = toolOutcome(call('remember', { fact: 'Prefers tea.' }, memory({ outcome: 'pending', id: 12, fact: 'Prefers tea.' })));
     expect(o, 'the chat shows what was proposed and links to its review').toEqual({ kind: 'proposed', id: 12, fact: 'Prefers tea.' });
   });
 
   it('reads saved, merged (pending or not), updated, forgotten and "needs review"', () => {
-    expect(toolOutcome(call('remember', {}, 'Saved fact #3: "Has a dog named "Bori".".'))).toEqual({ kind: 'saved', id: 3, fact: 'Has a dog named "Bori".' });
-    expect(toolOutcome(call('remember', {}, 'Fact #4 already said this; it now reads: "Lives in Seoul.".')))
+    expect(toolOutcome(call('remember', {}, memory({ outcome: 'saved', id: 3, fact: 'Has a dog named "Bori".' }))))
+      .toEqual({ kind: 'saved', id: 3, fact: 'Has a dog named "Bori".' });
+    expect(toolOutcome(call('remember', {}, memory({ outcome: 'merged', id: 4, fact: 'Lives in Seoul.', pending: false }))))
       .toEqual({ kind: 'merged', id: 4, fact: 'Lives in Seoul.', pending: false });
-    expect(toolOutcome(call('remember', {}, 'Fact #4 already said this; it now reads: "Lives in Seoul.". The user reviews the change before it is kept.')))
+    expect(toolOutcome(call('remember', {}, memory({ outcome: 'merged', id: 4, fact: 'Lives in Seoul.', pending: true }))))
       .toEqual({ kind: 'merged', id: 4, fact: 'Lives in Seoul.', pending: true });
-    expect(toolOutcome(call('update_memory', {}, 'Fact #5 now reads: "Works from home.".'))).toEqual({ kind: 'updated', id: 5, fact: 'Works from home.' });
-    expect(toolOutcome(call('forget', {}, 'Fact #6 is forgotten.'))).toEqual({ kind: 'forgotten', id: 6 });
-    expect(toolOutcome(call('forget', {}, 'The user reviews changes to saved facts: tell them in your answer what should change about fact #7, and they will edit it in the memory panel.')))
-      .toEqual({ kind: 'needsReview', id: 7 });
+    expect(toolOutcome(call('update_memory', {}, memory({ outcome: 'updated', id: 5, fact: 'Works from home.' }))))
+      .toEqual({ kind: 'updated', id: 5, fact: 'Works from home.' });
+    expect(toolOutcome(call('forget', {}, memory({ outcome: 'forgotten', id: 6 })))).toEqual({ kind: 'forgotten', id: 6 });
+    expect(toolOutcome(call('forget', {}, memory({ outcome: 'needs_review', id: 7 })))).toEqual({ kind: 'needsReview', id: 7 });
   });
 
   it('reads a memory search as the facts found, or nothing found', () => {
-    expect(toolOutcome(call('search_memory', { query: 'pets' }, '#3: Has a dog.\n#9: Has a cat\nnamed Nabi.')))
-      .toEqual({ kind: 'facts', facts: [{ id: 3, content: 'Has a dog.' }, { id: 9, content: 'Has a cat\nnamed Nabi.' }] });
-    expect(toolOutcome(call('search_memory', { query: 'pets' }, 'No saved fact matches "pets".'))).toEqual({ kind: 'nothingFound', query: 'pets' });
+    const facts = [{ id: 3, content: 'Has a dog.' }, { id: 9, content: 'Has a cat\nnamed Nabi.' }];
+    expect(toolOutcome(call('search_memory', { query: 'pets' }, memory({ outcome: 'found', query: 'pets', facts }))))
+      .toEqual({ kind: 'facts', facts });
+    expect(toolOutcome(call('search_memory', { query: 'pets' }, memory({ outcome: 'found', query: 'pets', facts: [] }))))
+      .toEqual({ kind: 'nothingFound', query: 'pets' });
   });
 });
 
 describe('a file search’s result', () => {
   it('reads the passages found with their file, page and lines', () => {
-    const text = '[notes.md, lines 3-5]\nThe trip is in May.\nWe fly to Busan.\n\n[plan.pdf, page 2, lines 10-12]\nHotel near the beach.\n\n';
+    const hits = [
+      { name: 'notes.md', page: null, line_start: 3, line_end: 5, text: 'The trip is in May.\nWe fly to Busan.' },
+      { name: 'plan.pdf', page: 2, line_start: 10, line_end: 12, text: 'Hotel near the beach.' },
+    ];
+    const text = render('tools/search_attachment_result', { hits, query: 'trip', file: null, files: 'notes.md, plan.pdf' });
     expect(toolOutcome(call('search_attachment', { query: 'trip' }, text))).toEqual({
       kind: 'passages',
       passages: [
@@ -46,12 +57,14 @@ describe('a file search’s result', () => {
   });
 
   it('reads "no passage" as nothing found for the query', () => {
-    expect(toolOutcome(call('search_attachment', { query: 'visa' }, 'No passage matches "visa". Files here: notes.md.')))
-      .toEqual({ kind: 'nothingFound', query: 'visa' });
+    const none = render('tools/search_attachment_result', { hits: [], query: 'visa', file: null, files: 'notes.md' });
+    expect(toolOutcome(call('search_attachment', { query: 'visa' }, none))).toEqual({ kind: 'nothingFound', query: 'visa' });
+    const nothingHere = render('tools/search_attachment_result', { hits: [], query: 'visa', file: 'notes.md', files: '' });
+    expect(toolOutcome(call('search_attachment', { query: 'visa' }, nothingHere))).toEqual({ kind: 'nothingFound', query: 'visa' });
   });
 
   it('reads the first lines of a long result kept aside, without the note to the model', () => {
-    const text = '[This output is long (400 lines, about 9000 tokens), so only its first 20 lines are shown. It is stored whole as out-3: call read_tool_output with ref "out-3" and offset 21 to read on, or another offset to read any part.]\n[notes.md, lines 1-4]\nFirst passage.';
+    const text = render('tool_output_kept', { ref: 'out-3', lines: 400, tokens: 9000, shown: 20, next: 21, preview: '[notes.md, lines 1-4]\nFirst passage.' });
     expect(toolOutcome(call('search_attachment', { query: 'x' }, text)))
       .toEqual({ kind: 'passages', passages: [{ file: 'notes.md', page: null, lines: [1, 4], text: 'First passage.' }] });
   });
@@ -66,6 +79,14 @@ describe('any tool', () => {
   it('failed: the error without its "error: " prefix, from the live flag or the stored text', () => {
     expect(toolOutcome(call('remember', {}, 'error: saving facts is turned off in settings'))).toEqual({ kind: 'error', message: 'saving facts is turned off in settings' });
     expect(toolOutcome(call('search_attachment', {}, 'error: "?!" has no words to search for', true))).toEqual({ kind: 'error', message: '"?!" has no words to search for' });
+  });
+
+  it('a tool server’s call that did not run reads as denied, not approved in time, or the server’s words', () => {
+    const said = (say: string) => `error: ${render('tools/messages', { say, server: 'mini', tool: 'echo' }).trim()}`;
+    expect(toolOutcome(call('mini__echo', {}, said('call_denied'))).kind, 'the chip says the user denied it').toBe('denied');
+    expect(toolOutcome(call('mini__echo', {}, said('approval_timed_out'))).kind, 'the chip says no one answered').toBe('notApproved');
+    expect(toolOutcome(call('mini__echo', {}, said('server_removed'))), 'a removed server’s call says so')
+      .toEqual({ kind: 'error', message: expect.stringContaining('was removed') });
   });
 
   it('an unknown result shows as its text', () => {

@@ -848,7 +848,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a tool server; it stops */
+        /** Remove a tool server; its calls end at once and it stops */
         delete: operations["delete_tool_server"];
         options?: never;
         head?: never;
@@ -1090,7 +1090,7 @@ export interface components {
             why: components["schemas"]["Reason"];
         };
         /** @enum {string} */
-        Decision: "once" | "always" | "denied" | "timed_out";
+        Decision: "once" | "always" | "denied" | "timed_out" | "server_stopped";
         /** @description What a delete answers when there is nothing more to say. */
         Deleted: {
             deleted: boolean;
@@ -2510,7 +2510,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConnectionView"];
                 };
             };
-            /** @description `invalid_json`, `invalid_name`, `invalid_endpoint` */
+            /** @description `invalid_json`, `invalid_name`, `invalid_endpoint`, `url_too_long`, `credentials_in_url` (the key goes in `api_key`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2641,7 +2641,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConnectionView"];
                 };
             };
-            /** @description `invalid_id`, `invalid_json`, `invalid_name`, `invalid_endpoint` */
+            /** @description `invalid_id`, `invalid_json`, `invalid_name`, `invalid_endpoint`, `url_too_long`, `credentials_in_url` (the key goes in `api_key`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4185,7 +4185,7 @@ export interface operations {
                     "application/json": components["schemas"]["RestoredBackup"];
                 };
             };
-            /** @description `invalid_upload`, `not_a_backup`, `backup_damaged`, `unsafe_backup_entry`, `file_too_large` */
+            /** @description `invalid_upload`, `not_a_backup`, `backup_damaged`, `unsafe_backup_entry`, `backup_too_large`, `not_enough_space`, `file_too_large` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4196,6 +4196,15 @@ export interface operations {
             };
             /** @description `unauthorized`: missing or wrong access token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `restore_running`: another restore is under way, or Maru restarts on one */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5340,7 +5349,7 @@ export interface operations {
                     "application/json": components["schemas"]["SettingsView"];
                 };
             };
-            /** @description `invalid_json`, `invalid_endpoint`, `invalid_temperature`, `invalid_timeout`, … */
+            /** @description `invalid_json`, `invalid_endpoint`, `url_too_long`, `credentials_in_url`, `invalid_temperature`, `invalid_timeout`, … */
             400: {
                 headers: {
                     [name: string]: unknown;

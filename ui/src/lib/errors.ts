@@ -108,6 +108,7 @@ const MARU = {
   // Settings.
   invalid_endpoint: { en: 'The model server address is not valid.', ko: '모델 서버 주소가 올바르지 않습니다. http:// 또는 https://로 시작하는 주소를 입력하세요.', detail: true,
     named: '모델 서버 주소가 올바르지 않습니다({url}). http:// 또는 https://로 시작하는 주소를 입력하세요.' },
+  credentials_in_url: { en: 'The server address holds a user name or password. Put the key in the API key field, and the address without it.', ko: '서버 주소에 사용자 이름이나 비밀번호가 들어 있습니다. 키는 API 키 칸에 넣고, 주소는 그것을 빼고 적으세요.' },
   invalid_temperature: { en: 'Temperature must be between 0 and 2.', ko: '온도는 0에서 2 사이여야 합니다.' },
   invalid_top_p: { en: 'top_p must be above 0 and at most 1.', ko: 'top_p는 0보다 크고 1 이하여야 합니다.' },
   invalid_max_tokens: { en: 'Max tokens must be at least 1.', ko: '최대 토큰 수는 1 이상이어야 합니다. 비워 두면 서버 기본값을 씁니다.' },
@@ -158,6 +159,9 @@ const MARU = {
   not_a_backup: { en: 'This file is not a Maru backup.', ko: '마루 백업 파일이 아닙니다.', detail: true },
   unsafe_backup_entry: { en: 'The backup holds a path outside the data folder, so nothing was restored.', ko: '백업에 데이터 폴더 밖을 가리키는 경로가 있어 아무것도 복원하지 않았습니다.', detail: true },
   backup_damaged: { en: 'The database in the backup is damaged.', ko: '백업 안의 데이터베이스가 손상되었습니다.', detail: true },
+  backup_too_large: { en: 'A file in the backup is larger than Maru ever writes, so nothing was restored.', ko: '백업 안의 파일이 마루가 쓰는 크기보다 커서 아무것도 복원하지 않았습니다.', detail: true },
+  not_enough_space: { en: 'The disk has no room for this backup. Make room, or restore it onto another disk.', ko: '디스크에 이 백업을 풀 공간이 없습니다. 공간을 확보하거나 다른 디스크에 복원하세요.', detail: true },
+  restore_running: { en: 'Another restore is under way; Maru restarts on it when it is done.', ko: '다른 복원이 진행 중입니다. 끝나면 마루가 그 데이터로 다시 시작합니다.' },
   data_dir_not_empty: { en: 'A backup is restored only into an empty folder.', ko: '백업은 비어 있는 폴더에만 복원합니다. 새 폴더를 지정하세요.', detail: true },
 } satisfies Record<Code, ErrorWords>;
 

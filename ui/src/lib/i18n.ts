@@ -571,6 +571,7 @@ const en = {
   approvalDecidedAlways: 'Allowed, and from now on this tool runs without asking',
   approvalDecidedDenied: 'Denied: the model is told it did not run',
   approvalDecidedTimedOut: 'No answer came (or the reply stopped): it did not run',
+  approvalDecidedServerStopped: 'The tool server was removed or turned off: it did not run',
   approvalElsewhere: 'Already answered in another window (or the reply stopped)',
   // settings: tool servers
   settingsTools: 'Tools',
@@ -1225,6 +1226,7 @@ const ko: Dict = {
   approvalDecidedAlways: '허용했습니다. 이제 이 도구는 묻지 않고 실행합니다',
   approvalDecidedDenied: '거부했습니다. 실행하지 않았다고 모델에게 알립니다',
   approvalDecidedTimedOut: '답이 없어서(또는 답을 멈춰서) 실행하지 않았습니다',
+  approvalDecidedServerStopped: '도구 서버가 삭제되거나 꺼져서 실행하지 않았습니다',
   approvalElsewhere: '이미 다른 창에서 답했습니다(또는 답이 멈췄습니다)',
   settingsTools: '도구',
   yourToolServers: '내 도구 서버',

@@ -474,6 +474,7 @@ function replyNode(app: App, parts: readonly Message[], ctx: MessageContext): HT
 
 const DECIDED: Record<NonNullable<LiveApproval['decision']>, Key> = {
   once: 'approvalDecidedOnce', always: 'approvalDecidedAlways', denied: 'approvalDecidedDenied', timed_out: 'approvalDecidedTimedOut',
+  server_stopped: 'approvalDecidedServerStopped',
 };
 
 /**

@@ -7,8 +7,9 @@
 //!
 //! Restoring is a command-line action (`maru restore`): the running app owns its folder.
 
+use std::collections::HashSet;
 use std::fs::File;
-use std::io::{Read, Seek, Write};
+use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Component, Path, PathBuf};
 
 use anyhow::Context;
@@ -207,6 +208,82 @@ fn not_a_backup(message: impl Into<String>) -> Error {
     Error::invalid(Code::NotABackup, message)
 }
 
+/// The most an entry may unpack to, by where it goes; `None`: the free disk only (the database
+/// is as large as the user's data). Backups are written by Maru, so anything larger is crafted.
+fn entry_max(path: &Path) -> Option<u64> {
+    match path.components().next()?.as_os_str().to_str()? {
+        // The largest file a chat takes (the file size limit's highest setting).
+        "blobs" => Some(1024 << 20),
+        // A prompt template or the manifest is text a person writes.
+        "prompts" | "backup.json" => Some(1 << 20),
+        _ => None,
+    }
+}
+
+/// Room left on the disk after unpacking, so that the restored Maru can still write.
+const DISK_SPARE: u64 = 64 << 20;
+
+/// The entries' declared sizes fit on a disk with `free` bytes (`None`: unknown, trusted).
+fn fits(declared: u64, free: Option<u64>) -> Result<()> {
+    match free {
+        Some(free) if declared.saturating_add(DISK_SPARE) > free => Err(Error::invalid(
+            Code::NotEnoughSpace,
+            format!(
+                "the backup unpacks to {} MB and the disk has {} MB free; make room, or restore it onto another disk",
+                declared >> 20,
+                free >> 20
+            ),
+        )
+        .with("needed_mb", declared >> 20)
+        .with("free_mb", free >> 20)),
+        _ => Ok(()),
+    }
+}
+
+/// Free bytes on the disk holding `dir` (or its nearest existing parent).
+fn free_bytes(dir: &Path) -> Option<u64> {
+    let existing = dir.ancestors().find(|d| d.exists())?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let path = std::ffi::CString::new(existing.as_os_str().as_bytes()).ok()?;
+        let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
+        // SAFETY: `path` is a NUL-terminated string and `stat` a struct statvfs to fill.
+        if unsafe { libc::statvfs(path.as_ptr(), &mut stat) } != 0 {
+            return None;
+        }
+        #[allow(clippy::unnecessary_cast)]
+        Some((stat.f_bavail as u64).saturating_mul(stat.f_frsize as u64))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = existing;
+        None
+    }
+}
+
+/// Every name the zip's central directory lists, as often as it lists it. The zip reader keeps
+/// one entry a name (the last), so a second `maru.db` would otherwise replace the first unseen.
+fn listed_names(backup: &Path, directory_start: u64) -> Result<Vec<String>> {
+    let damaged = |e: std::io::Error| not_a_backup(format!("the zip is damaged: {e}"));
+    let mut file = File::open(backup).map_err(damaged)?;
+    file.seek(SeekFrom::Start(directory_start)).map_err(damaged)?;
+    let mut reader = BufReader::new(file);
+    let mut names = vec![];
+    loop {
+        // A central directory header: its signature, fixed fields, then name, extra, comment.
+        let mut fixed = [0u8; 46];
+        if reader.read_exact(&mut fixed).is_err() || fixed[..4] != [0x50, 0x4b, 0x01, 0x02] {
+            return Ok(names);
+        }
+        let len = |at: usize| usize::from(u16::from_le_bytes([fixed[at], fixed[at + 1]]));
+        let mut name = vec![0; len(28)];
+        reader.read_exact(&mut name).map_err(damaged)?;
+        reader.seek_relative((len(30) + len(32)) as i64).map_err(damaged)?;
+        names.push(String::from_utf8_lossy(&name).into_owned());
+    }
+}
+
 /// Restores a backup into `data_dir`, which must be empty or not exist yet. Every entry is
 /// checked before anything is written; the database must pass `PRAGMA integrity_check`, or the
 /// folder is left as it was found.
@@ -227,7 +304,12 @@ pub fn restore(backup: &Path, data_dir: &Path) -> Result<Restored> {
     let manifest: Manifest = {
         let mut entry = zip.by_name("backup.json").map_err(|_| not_a_backup("this zip is not a Maru backup (it has no backup.json)"))?;
         let mut text = String::new();
-        entry.read_to_string(&mut text).map_err(|e| not_a_backup(format!("backup.json cannot be read: {e}")))?;
+        // Read no further than a manifest can be, whatever it says it is.
+        let max = entry_max(Path::new("backup.json")).unwrap_or_default();
+        (&mut entry).take(max + 1).read_to_string(&mut text).map_err(|e| not_a_backup(format!("backup.json cannot be read: {e}")))?;
+        if text.len() as u64 > max {
+            return Err(not_a_backup("backup.json is larger than a backup's manifest can be"));
+        }
         serde_json::from_str(&text).map_err(|e| not_a_backup(format!("backup.json is not valid: {e}")))?
     };
     if manifest.format != FORMAT || manifest.version != VERSION {
@@ -236,7 +318,16 @@ pub fn restore(backup: &Path, data_dir: &Path) -> Result<Restored> {
             manifest.format, manifest.version
         )));
     }
+    let mut seen = HashSet::new();
+    for name in listed_names(backup, zip.central_directory_start())? {
+        if !seen.insert(name.clone()) {
+            return Err(not_a_backup(format!("the backup holds {name:?} twice, so it is not one Maru wrote; nothing was restored")));
+        }
+    }
     let mut names = Vec::with_capacity(zip.len());
+    // Paths as the disk tells them apart: `blobs//x` is `blobs/x`, and some disks ignore case.
+    let mut places = HashSet::new();
+    let mut declared = 0u64;
     for i in 0..zip.len() {
         let entry = zip.by_index_raw(i).map_err(|e| not_a_backup(format!("the zip is damaged: {e}")))?;
         if entry.is_dir() {
@@ -248,11 +339,33 @@ pub fn restore(backup: &Path, data_dir: &Path) -> Result<Restored> {
                 format!("the backup holds {:?}, which is not a place in a data folder; nothing was restored", entry.name()),
             )
         })?;
-        names.push((i, path));
+        let place: Vec<String> = path.components().map(|c| c.as_os_str().to_string_lossy().to_lowercase()).collect();
+        if !places.insert(place) {
+            return Err(not_a_backup(format!(
+                "the backup holds {:?} twice, so it is not one Maru wrote; nothing was restored",
+                entry.name()
+            )));
+        }
+        if let Some(max) = entry_max(&path).filter(|max| entry.size() > *max) {
+            return Err(Error::invalid(
+                Code::BackupTooLarge,
+                format!(
+                    "{} in the backup is {} MB, past the {} MB such a file can be; nothing was restored",
+                    entry.name(),
+                    entry.size() >> 20,
+                    max >> 20
+                ),
+            )
+            .with("entry", entry.name())
+            .with("max_mb", max >> 20));
+        }
+        declared = declared.saturating_add(entry.size());
+        names.push((i, path, entry.size()));
     }
-    if !names.iter().any(|(_, p)| p == Path::new("maru.db")) {
+    if !names.iter().any(|(_, p, _)| p == Path::new("maru.db")) {
         return Err(not_a_backup("the backup holds no maru.db"));
     }
+    fits(declared, free_bytes(data_dir))?;
 
     let existed = data_dir.exists();
     crate::paths::create_private_dir(data_dir)?;
@@ -271,8 +384,10 @@ pub fn restore(backup: &Path, data_dir: &Path) -> Result<Restored> {
     result
 }
 
-fn unpack(zip: &mut zip::ZipArchive<File>, names: &[(usize, PathBuf)], data_dir: &Path) -> Result<()> {
-    for (i, rel) in names {
+/// Unpacks the entries, none past the size it declared (which was checked): an entry that
+/// inflates to more is damaged or crafted, and stops the restore there.
+fn unpack(zip: &mut zip::ZipArchive<File>, names: &[(usize, PathBuf, u64)], data_dir: &Path) -> Result<()> {
+    for (i, rel, declared) in names {
         if rel == Path::new("backup.json") {
             continue;
         }
@@ -282,7 +397,11 @@ fn unpack(zip: &mut zip::ZipArchive<File>, names: &[(usize, PathBuf)], data_dir:
             crate::paths::create_private_dir(dir)?;
         }
         let mut out = File::create(&to).with_context(|| format!("creating {}", to.display()))?;
-        std::io::copy(&mut entry, &mut out).map_err(|e| not_a_backup(format!("{} cannot be unpacked: {e}", rel.display())))?;
+        let copied = std::io::copy(&mut (&mut entry).take(declared + 1), &mut out)
+            .map_err(|e| not_a_backup(format!("{} cannot be unpacked: {e}", rel.display())))?;
+        if copied > *declared {
+            return Err(not_a_backup(format!("{} holds more than the backup says it does; nothing was restored", rel.display())));
+        }
         out.sync_all().with_context(|| format!("writing {}", to.display()))?;
     }
     Ok(())
@@ -320,7 +439,7 @@ fn count_files(dir: &Path) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::entry_path;
+    use super::{entry_path, fits};
 
     #[test]
     fn only_places_inside_a_data_folder_are_restored() {
@@ -330,5 +449,15 @@ mod tests {
         for bad in ["../maru.db", "/etc/passwd", "blobs/../../x", "logs/maru.log", "blobs", "maru.db/x", "prompts\\..\\x", "./maru.db"] {
             assert!(entry_path(bad).is_none(), "{bad} must be refused: it is outside the data folder or not part of a backup");
         }
+    }
+
+    #[test]
+    fn a_backup_is_unpacked_only_onto_a_disk_with_room_for_it() {
+        let gb = 1u64 << 30;
+        let e = fits(4 * gb, Some(gb)).expect_err("4 GB do not fit on a disk with 1 GB free");
+        assert_eq!(e.code(), "not_enough_space", "refused before anything is written: {e}");
+        assert!(e.to_string().contains("4096 MB") && e.to_string().contains("1024 MB"), "it says what is needed and what is free: {e}");
+        assert!(fits(gb, Some(4 * gb)).is_ok(), "1 GB fits on a disk with 4 GB free");
+        assert!(fits(u64::MAX, Some(4 * gb)).is_err(), "a size declared to overflow does not fit either");
     }
 }

@@ -131,6 +131,10 @@ codes! {
         UnsupportedImport = "unsupported_import",
         UnsupportedImportVersion = "unsupported_import_version",
         UrlTooLong = "url_too_long",
+        CredentialsInUrl = "credentials_in_url",
+        BackupTooLarge = "backup_too_large",
+        NotEnoughSpace = "not_enough_space",
+        RestoreRunning = "restore_running",
     }
 }
 

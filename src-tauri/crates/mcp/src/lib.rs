@@ -199,6 +199,12 @@ impl Connection {
         last_words(&self.stderr)
     }
 
+    /// Closes the connection while calls still hold it (the server was removed): those calls
+    /// end as closed, and the server is stopped as by [`Connection::close`], in the background.
+    pub fn shut(&self) {
+        self.service.cancellation_token().cancel();
+    }
+
     /// Closes the connection: a stdio server gets end of input, then SIGTERM, then SIGKILL, to
     /// its whole process group.
     pub async fn close(self) {

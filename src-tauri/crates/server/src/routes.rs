@@ -431,7 +431,7 @@ async fn get_settings(State(app): AppState) -> Reply<SettingsView> {
 /// Change settings; null resets a field, all or nothing
 #[utoipa::path(patch, path = "/api/settings", tag = "settings", request_body = SettingsPatch, responses(
     (status = 200, description = "The settings as changed", body = SettingsView),
-    (status = 400, description = "`invalid_json`, `invalid_endpoint`, `invalid_temperature`, `invalid_timeout`, …", body = ErrorBody),
+    (status = 400, description = "`invalid_json`, `invalid_endpoint`, `url_too_long`, `credentials_in_url`, `invalid_temperature`, `invalid_timeout`, …", body = ErrorBody),
 ))]
 async fn update_settings(State(app): AppState, Json(p): Json<SettingsPatch>) -> Reply<SettingsView> {
     Ok(axum::Json(api::update_settings(&app, p).await?))
@@ -597,7 +597,7 @@ async fn update_tool_server(State(app): AppState, Id(id): Id, Json(p): Json<Tool
     Ok(axum::Json(api::tool_servers::update_tool_server(&app, id, p).await?))
 }
 
-/// Remove a tool server; it stops
+/// Remove a tool server; its calls end at once and it stops
 #[utoipa::path(delete, path = "/api/tool-servers/{id}", tag = "tool servers", params(Id), responses(
     (status = 200, description = "Removed", body = Deleted),
     (status = 400, description = "`invalid_id`", body = ErrorBody),
@@ -659,7 +659,7 @@ async fn list_connections(State(app): AppState) -> Reply<Vec<ConnectionView>> {
 /// Add a model server
 #[utoipa::path(post, path = "/api/connections", tag = "model server", request_body = NewConnection, responses(
     (status = 200, description = "The new server", body = ConnectionView),
-    (status = 400, description = "`invalid_json`, `invalid_name`, `invalid_endpoint`", body = ErrorBody),
+    (status = 400, description = "`invalid_json`, `invalid_name`, `invalid_endpoint`, `url_too_long`, `credentials_in_url` (the key goes in `api_key`)", body = ErrorBody),
     (status = 409, description = "`name_taken`", body = ErrorBody),
 ))]
 async fn create_connection(State(app): AppState, Json(new): Json<NewConnection>) -> Reply<ConnectionView> {
@@ -669,7 +669,7 @@ async fn create_connection(State(app): AppState, Json(new): Json<NewConnection>)
 /// Rename, readdress, set or remove the key, turn on or off, or make it the default
 #[utoipa::path(patch, path = "/api/connections/{id}", tag = "model server", params(Id), request_body = ConnectionPatch, responses(
     (status = 200, description = "The server as changed", body = ConnectionView),
-    (status = 400, description = "`invalid_id`, `invalid_json`, `invalid_name`, `invalid_endpoint`", body = ErrorBody),
+    (status = 400, description = "`invalid_id`, `invalid_json`, `invalid_name`, `invalid_endpoint`, `url_too_long`, `credentials_in_url` (the key goes in `api_key`)", body = ErrorBody),
     (status = 404, description = "`not_found`", body = ErrorBody),
     (status = 409, description = "`name_taken`; `default_connection`: the default server cannot be turned off", body = ErrorBody),
 ))]
@@ -799,7 +799,8 @@ async fn import_project(State(app): AppState, Multipart(mut form): Multipart) ->
 /// starts again, on the same address with the same token, on the restored data.
 #[utoipa::path(post, path = "/api/restore", tag = "export", request_body(content = crate::api::export::BackupZip, content_type = "multipart/form-data"), responses(
     (status = 200, description = "Restored; Maru restarts now", body = crate::api::export::RestoredBackup),
-    (status = 400, description = "`invalid_upload`, `not_a_backup`, `backup_damaged`, `unsafe_backup_entry`, `file_too_large`", body = ErrorBody),
+    (status = 400, description = "`invalid_upload`, `not_a_backup`, `backup_damaged`, `unsafe_backup_entry`, `backup_too_large`, `not_enough_space`, `file_too_large`", body = ErrorBody),
+    (status = 409, description = "`restore_running`: another restore is under way, or Maru restarts on one", body = ErrorBody),
 ))]
 async fn restore_backup(State(app): AppState, Multipart(mut form): Multipart) -> Reply<crate::api::export::RestoredBackup> {
     use std::io::Write;

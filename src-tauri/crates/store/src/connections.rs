@@ -11,6 +11,8 @@ use crate::error::{Code, Error, Result};
 pub use maru_types::connections::*;
 
 pub const NAME_MAX_CHARS: usize = 64;
+/// A model server's address is a short URL; one longer than this is a mistake (a pasted page).
+pub const URL_MAX_CHARS: usize = 2_048;
 
 const SELECT: &str = "SELECT id, name, base_url, api_key, default_model, enabled, is_default, created_at, updated_at FROM connections";
 
@@ -222,6 +224,21 @@ fn check(conn: &Connection, c: &mut ServerConnection) -> Result<()> {
 /// invisible characters are refused rather than dropped or escaped (the URL parser would quietly
 /// remove a tab or a line break, and a direction mark makes an address read as another).
 pub fn check_url(url: &str) -> Result<()> {
+    // Neither refusal repeats the address: it is too long to read, or it holds a secret.
+    let len = char_len(url);
+    if len > URL_MAX_CHARS {
+        return Err(Error::invalid(
+            Code::UrlTooLong,
+            format!("the server address has {len} characters; Maru accepts up to {URL_MAX_CHARS}"),
+        )
+        .with("max", URL_MAX_CHARS));
+    }
+    if credentials(url).is_some() {
+        return Err(Error::invalid(
+            Code::CredentialsInUrl,
+            "the server address holds a user name or password (before @); put the key in the API key field and write the address without it",
+        ));
+    }
     let refuse = |why: &str| {
         Err(Error::invalid(
             Code::InvalidEndpoint,
@@ -247,7 +264,7 @@ pub fn check_url(url: &str) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::check_url;
+    use super::{check_url, URL_MAX_CHARS};
 
     #[test]
     fn a_server_address_is_a_real_url_or_refused() {
@@ -269,5 +286,26 @@ mod tests {
             let err = check_url(bad).expect_err(bad);
             assert_eq!(err.code(), "invalid_endpoint", "{bad:?} would fail every request later; it must be refused when saved");
         }
+    }
+
+    #[test]
+    fn an_address_with_a_secret_in_it_is_refused_without_repeating_the_secret() {
+        for bad in ["http://user:secret@gpu.example.com/v1", "https://secret@api.example.com/v1", "http://u:secret@[::1]:8000/v1"] {
+            let err = check_url(bad).expect_err(bad);
+            assert_eq!(err.code(), "credentials_in_url", "{bad}: the key goes in the API key field, where it is never shown again");
+            assert!(!err.to_string().contains("secret"), "the refusal must not carry the secret into the log or the window: {err}");
+            assert!(err.to_string().contains("API key field"), "it says where the key goes: {err}");
+        }
+        assert!(check_url("http://127.0.0.1:8080/v1/with@sign").is_ok(), "an @ in the path is not a credential");
+    }
+
+    #[test]
+    fn an_address_has_a_length_limit() {
+        let long = format!("http://127.0.0.1:8080/{}", "a".repeat(100_000));
+        let err = check_url(&long).expect_err("a 100,000-character address");
+        assert_eq!(err.code(), "url_too_long", "a pasted page is not a server address");
+        assert!(err.to_string().len() < 200, "the refusal does not repeat the address: {} bytes", err.to_string().len());
+        let at_limit = format!("http://127.0.0.1:8080/{}", "a".repeat(URL_MAX_CHARS - "http://127.0.0.1:8080/".len()));
+        assert!(check_url(&at_limit).is_ok(), "an address of exactly the limit is kept");
     }
 }

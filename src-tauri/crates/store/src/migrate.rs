@@ -1,5 +1,7 @@
 //! Schema migrations: the files in `migrations/`, embedded in the binary, applied in order in one
 //! transaction at open and recorded in `schema_migrations`. Append-only: never edit a shipped file.
+//! `migrations/checksums.txt` (as `sha256sum *.sql` writes it) holds each landed file's hash; a
+//! test fails when a landed file changes, or when a new one is not added to it.
 
 use rusqlite::{Connection, OptionalExtension};
 
@@ -73,4 +75,82 @@ pub(super) fn apply(conn: &mut Connection, migrations: &[Migration]) -> Result<(
     }
     tx.commit()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::path::PathBuf;
+
+    use sha2::{Digest, Sha256};
+
+    use super::MIGRATIONS;
+
+    fn dir() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../migrations")
+    }
+
+    /// `migrations/checksums.txt`: file name → hash.
+    fn landed() -> BTreeMap<String, String> {
+        let text = std::fs::read_to_string(dir().join("checksums.txt")).expect("migrations/checksums.txt lists the landed migrations");
+        text.lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| {
+                let (hash, file) = l.split_once("  ").unwrap_or_else(|| panic!("not a `sha256sum` line: {l:?}"));
+                (file.to_string(), hash.to_string())
+            })
+            .collect()
+    }
+
+    /// Every `.sql` file beside it, with the hash of its bytes.
+    fn present() -> BTreeMap<String, String> {
+        std::fs::read_dir(dir())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".sql"))
+            .map(|n| {
+                let bytes = std::fs::read(dir().join(&n)).unwrap();
+                let hash = hex::encode(Sha256::digest(&bytes));
+                (n, hash)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_landed_migration_is_never_edited_and_each_new_one_is_listed() {
+        let (landed, present) = (landed(), present());
+        for (file, hash) in &landed {
+            match present.get(file) {
+                None => panic!("{file} was removed; a landed migration was applied to users' data, it stays"),
+                Some(now) => assert_eq!(
+                    now, hash,
+                    "{file}: a landed migration was edited; add a new one instead (users who ran it never run it again, so an edit splits their schema from a new user's)"
+                ),
+            }
+        }
+        let unlisted: Vec<String> = present.iter().filter(|(f, _)| !landed.contains_key(*f)).map(|(f, h)| format!("{h}  {f}")).collect();
+        assert!(
+            unlisted.is_empty(),
+            "each new migration is added to migrations/checksums.txt once it is final (run `sha256sum NNNN_name.sql >> checksums.txt` in migrations/); missing:\n{}",
+            unlisted.join("\n")
+        );
+        let embedded: Vec<String> = MIGRATIONS.iter().map(|m| format!("{}.sql", m.name)).collect();
+        let files: Vec<&String> = present.keys().collect();
+        assert_eq!(embedded.iter().collect::<Vec<_>>(), files, "every file in migrations/ is applied, in order (MIGRATIONS in migrate.rs)");
+    }
+
+    #[test]
+    fn the_embedded_migrations_are_the_files_listed() {
+        let landed = landed();
+        for m in MIGRATIONS {
+            let file = format!("{}.sql", m.name);
+            let hash = hex::encode(Sha256::digest(m.sql.as_bytes()));
+            assert_eq!(
+                landed.get(&file),
+                Some(&hash),
+                "{file}: what the binary applies is what landed; a landed migration was edited; add a new one instead"
+            );
+        }
+    }
 }

@@ -5,6 +5,22 @@ use serde::{Deserialize, Serialize};
 
 pub const DEFAULT_URL: &str = "http://127.0.0.1:8080/v1";
 
+/// The `user:secret@` part of an address, when it has one. New addresses with one are refused
+/// (the key goes in the API key field); one saved before that is never shown or logged with it.
+pub fn credentials(url: &str) -> Option<&str> {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    authority.rfind('@').map(|at| &authority[..=at])
+}
+
+/// An address as it may be shown: without its credentials.
+pub fn shown_url(url: &str) -> String {
+    match credentials(url) {
+        Some(secret) => url.replacen(secret, "", 1),
+        None => url.to_string(),
+    }
+}
+
 /// A server as stored, its key included: never sent anywhere as it is.
 #[derive(Clone, PartialEq)]
 pub struct ServerConnection {
@@ -43,7 +59,7 @@ impl std::fmt::Debug for ServerConnection {
         f.debug_struct("ServerConnection")
             .field("id", &self.id)
             .field("name", &self.name)
-            .field("base_url", &self.base_url)
+            .field("base_url", &shown_url(&self.base_url))
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .field("default_model", &self.default_model)
             .field("enabled", &self.enabled)

@@ -105,7 +105,7 @@ macro_rules! settings {
         impl From<&Settings> for SettingsView {
             fn from(s: &Settings) -> Self {
                 SettingsView {
-                    endpoint_url: s.server.base_url.clone(),
+                    endpoint_url: crate::connections::shown_url(&s.server.base_url),
                     api_key_set: s.server.api_key.as_deref().is_some_and(|k| !k.is_empty()),
                     model: s.server.default_model.clone(),
                     $( $v: s.$v.clone(), )*

@@ -29,11 +29,17 @@ pub struct ConnectionView {
 
 impl From<ServerConnection> for ConnectionView {
     fn from(c: ServerConnection) -> Self {
+        // An address saved with `user:secret@` before those were refused (its name was made of
+        // it) is shown without them.
+        let name = match connections::credentials(&c.base_url) {
+            Some(secret) => c.name.replace(secret, ""),
+            None => c.name,
+        };
         ConnectionView {
             id: c.id,
             api_key_set: c.api_key.as_deref().is_some_and(|k| !k.is_empty()),
-            name: c.name,
-            base_url: c.base_url,
+            name,
+            base_url: connections::shown_url(&c.base_url),
             default_model: c.default_model,
             enabled: c.enabled,
             is_default: c.is_default,

@@ -214,6 +214,7 @@ pub struct RestoredBackup {
 /// one, or damaged, changes nothing.
 #[instrument(skip_all, err(level = Level::WARN))]
 pub async fn restore_backup(app: &Arc<App>, zip: Spool) -> Result<RestoredBackup> {
+    let claim = app.relaunch.restoring()?;
     let data_dir = app.data_dir.clone();
     let (restored, swap) = blocking(move || {
         let name = data_dir.file_name().map_or_else(|| "maru".into(), |n| n.to_string_lossy().into_owned());
@@ -245,7 +246,7 @@ pub async fn restore_backup(app: &Arc<App>, zip: Spool) -> Result<RestoredBackup
         data_dir: app.data_dir.display().to_string(),
         kept_as: swap.kept_as.display().to_string(),
     };
-    app.relaunch.request(swap);
+    claim.relaunch(swap);
     Ok(view)
 }
 

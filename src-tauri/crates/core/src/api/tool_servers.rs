@@ -85,7 +85,8 @@ pub async fn update_tool_server(app: &App, id: i64, patch: ToolServerPatch) -> R
 #[instrument(skip(app), err(level = Level::WARN))]
 pub async fn delete_tool_server(app: &App, id: i64) -> Result<()> {
     app.store.write(move |tx| tool_servers::delete(tx, id)).await?;
-    app.tool_servers.stop(id).await;
+    // Its calls end now and it never starts again; its processes end in the background.
+    app.tool_servers.remove(id);
     Ok(())
 }
 
@@ -99,6 +100,8 @@ pub async fn tool_server_tools(app: &App, id: i64) -> Result<Vec<ServerTool>> {
     }
     match app.tool_servers.connection(&s).await {
         Ok(_) => Ok(app.tool_servers.shown(&s).listed()),
+        // Removed while it started: as if it had been asked for after.
+        Err(_) if app.tool_servers.is_removed(id) => Err(Error::NotFound { what: "tool server", id }),
         Err(why) => Err(Error::conflict(Code::ToolServerFailed, format!("the tool server {} does not start: {why}", s.name))
             .with("name", &s.name)
             .with("detail", why)),

@@ -5,8 +5,11 @@
 //! is started, opens the restored data.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::watch;
+
+use crate::error::{Code, Error, Result};
 
 /// Where the restored folder waits, and where the current one will be kept.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,15 +30,49 @@ impl Swap {
 
 pub struct Relaunch {
     requested: watch::Sender<Option<Swap>>,
+    /// A restore is being unpacked, or was and Maru is restarting on it: one at a time, and
+    /// none after one succeeded (Maru restarts on that one).
+    restoring: AtomicBool,
 }
 
 impl Default for Relaunch {
     fn default() -> Self {
-        Relaunch { requested: watch::channel(None).0 }
+        Relaunch { requested: watch::channel(None).0, restoring: AtomicBool::new(false) }
+    }
+}
+
+/// The one restore under way; given back when it fails (dropped), kept when Maru restarts on it.
+pub struct Restoring<'a> {
+    relaunch: &'a Relaunch,
+}
+
+impl Restoring<'_> {
+    /// Restarts on the restored folder (see [`Relaunch::request`]); no other restore starts.
+    pub fn relaunch(self, swap: Swap) {
+        self.relaunch.request(swap);
+        std::mem::forget(self);
+    }
+}
+
+impl Drop for Restoring<'_> {
+    fn drop(&mut self) {
+        self.relaunch.restoring.store(false, Ordering::SeqCst);
     }
 }
 
 impl Relaunch {
+    /// Claims the restore: refused with `restore_running` while another is unpacked or Maru is
+    /// restarting on one. Two at once would unpack beside each other, and only one can be opened.
+    pub fn restoring(&self) -> Result<Restoring<'_>> {
+        if self.restoring.swap(true, Ordering::SeqCst) {
+            return Err(Error::conflict(
+                Code::RestoreRunning,
+                "another restore is under way; Maru restarts on it when it is done, so this one was not restored",
+            ));
+        }
+        Ok(Restoring { relaunch: self })
+    }
+
     /// Asks the window or the server to close and Maru to start again on the restored folder.
     pub fn request(&self, swap: Swap) {
         self.requested.send_replace(Some(swap));

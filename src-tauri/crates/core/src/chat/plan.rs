@@ -166,9 +166,20 @@ mod tests {
     fn the_last_question_is_never_summarised() {
         let mut items = turns(3, 50);
         items.push(Item { id: 99, tokens: 3000, starts_turn: true });
-        match plan(WINDOW, system(800, 0), None, &items) {
-            Plan::Compact { end } => assert!(end <= 6, "the huge last question is kept: {end}"),
-            Plan::Fits(_) => {}
-        }
+        items.push(Item { id: 100, tokens: 20, starts_turn: false });
+        let Plan::Compact { end } = plan(WINDOW, system(800, 0), None, &items) else {
+            panic!("3,320 tokens of history beside 800 of prompt do not fit in 4,096: the older turns must be summarised")
+        };
+        let question = items.iter().position(|i| i.id == 99).unwrap();
+        assert_eq!(
+            end, question,
+            "every turn before the huge last question is summarised, and the question is kept whole with what follows it"
+        );
+        // A chat that is that question alone has nothing older to summarise: it is sent as it is.
+        let alone = &items[question..];
+        assert!(
+            matches!(plan(WINDOW, system(800, 0), None, alone), Plan::Fits(p) if p.history == 3020),
+            "the question is sent, never summarised"
+        );
     }
 }

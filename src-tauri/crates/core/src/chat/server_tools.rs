@@ -1,7 +1,9 @@
 //! A call of one of the user's tool servers, inside a turn: it waits for the user's approval
 //! (unless the tool is always allowed), then runs with the settings' deadline. Whatever happens
 //! (denied, no answer, the server gone, too slow) the model is told so in words and the turn
-//! goes on; the result is data like any tool's, and its size is decided like theirs.
+//! goes on; the result is data like any tool's, and its size is decided like theirs. A server
+//! turned off or removed ends its calls at once, waiting or running, and a removed one is never
+//! started again for a call approved too late.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -30,7 +32,22 @@ pub async fn call(
 ) -> Result<String, String> {
     let templates = &app.templates;
     let server_id = offered.server_id;
-    let server = app.store.read(move |c| tool_servers::get(c, server_id)).await.map_err(|e| e.body().message)?;
+    // Taken before the store is read: a removal from then on ends the call.
+    let stop = app.tool_servers.stopped(server_id);
+    let stopped = || {
+        let key = if app.tool_servers.is_removed(server_id) { "server_removed" } else { "server_turned_off" };
+        say(templates, key, json!({ "server": offered.server, "tool": offered.tool }))
+    };
+    let server = match app.store.read(move |c| tool_servers::get(c, server_id)).await {
+        Ok(server) => server,
+        Err(crate::error::Error::NotFound { .. }) => {
+            return Err(say(templates, "server_removed", json!({ "server": offered.server, "tool": offered.tool })))
+        }
+        Err(e) => return Err(e.body().message),
+    };
+    if !server.enabled {
+        return Err(stopped());
+    }
     if !server.always_allowed.contains(&offered.tool) {
         let (approval, answered) = app.approvals.ask(session_id);
         feed.push(TurnEvent::ApprovalNeeded {
@@ -43,6 +60,7 @@ pub async fn call(
         let decision = tokio::select! {
             answer = tokio::time::timeout(APPROVAL_WAIT, answered) => answer.ok().and_then(Result::ok).unwrap_or(Decision::TimedOut),
             () = cancel.cancelled() => Decision::TimedOut,
+            () = stop.cancelled() => Decision::ServerStopped,
         };
         app.approvals.forget(&approval);
         feed.push(TurnEvent::ApprovalDecided { approval, decision });
@@ -56,13 +74,18 @@ pub async fn call(
             }
             Decision::Denied => return Err(say(templates, "call_denied", json!({ "tool": offered.tool }))),
             Decision::TimedOut => return Err(say(templates, "approval_timed_out", json!({ "tool": offered.tool }))),
+            Decision::ServerStopped => return Err(stopped()),
         }
     }
-    let connection = app
-        .tool_servers
-        .connection(&server)
-        .await
-        .map_err(|e| say(templates, "server_unavailable", json!({ "server": offered.server, "detail": e })))?;
+    // Approved just as the server went: it is not started again for this call.
+    if stop.is_cancelled() {
+        return Err(stopped());
+    }
+    let connection = match app.tool_servers.connection(&server).await {
+        Ok(c) => c,
+        Err(_) if stop.is_cancelled() => return Err(stopped()),
+        Err(e) => return Err(say(templates, "server_unavailable", json!({ "server": offered.server, "detail": e }))),
+    };
     let arguments: serde_json::Value = if call.arguments.trim().is_empty() {
         json!({})
     } else {
@@ -72,6 +95,7 @@ pub async fn call(
     let ran = tokio::select! {
         ran = connection.call(&offered.tool, arguments, Duration::from_secs(secs.into())) => ran,
         () = cancel.cancelled() => Err(maru_mcp::CallError::Timeout),
+        () = stop.cancelled() => return Err(stopped()),
     };
     match ran {
         Ok(outcome) if outcome.is_error => Err(outcome.text),

@@ -21,6 +21,8 @@ pub enum Decision {
     Denied,
     /// No answer in time, or the turn stopped: the call does not run.
     TimedOut,
+    /// The tool server was turned off or removed while the call waited: it does not run.
+    ServerStopped,
 }
 
 struct Waiting {

@@ -5,13 +5,18 @@
 //!
 //! Its tools are offered as `server__tool` (Maru's own names have no `__`), and each call waits
 //! for the user's approval unless the tool is always allowed (`Approvals`).
+//!
+//! Turning a server off or removing it ends at once what waits on it: its start, the calls
+//! waiting for approval and the calls running (each server has a stop, `ToolServers::stopped`).
+//! A removed server is never started again, not even by a call approved after the removal.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use maru_mcp::{Connection, Launch, ToolInfo};
 use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
 
 use crate::llm::ToolSpec;
 use crate::store::tool_servers::{ToolServer, Transport};
@@ -25,6 +30,10 @@ const BACKOFF_MAX: Duration = Duration::from_secs(60);
 const DESCRIPTION_MAX_CHARS: usize = 1_000;
 /// Names a request may carry (the OpenAI limit).
 const NAME_MAX: usize = 64;
+/// What `connection` says of a server removed while Maru runs.
+pub const REMOVED: &str = "the tool server was removed";
+/// What it says of a server stopped while it started (turned off, Maru closing).
+const STOPPED: &str = "the tool server was turned off";
 
 /// Where a server is, for the settings' list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -91,6 +100,11 @@ pub struct ToolServers {
     slots: Mutex<HashMap<i64, Arc<tokio::sync::Mutex<Slot>>>>,
     /// What the list shows without waiting on a slot that is starting.
     shown: Mutex<HashMap<i64, Shown>>,
+    /// Each server's stop, cancelled when it is turned off or removed (or Maru closes): what
+    /// waits on it (its start, calls waiting for approval or running) ends then, not at its limit.
+    stops: Mutex<HashMap<i64, CancellationToken>>,
+    /// Servers removed while Maru runs (their ids are never used again): nothing starts them.
+    removed: Mutex<HashSet<i64>>,
 }
 
 pub fn launch(s: &ToolServer) -> Launch {
@@ -107,8 +121,20 @@ pub fn launch(s: &ToolServer) -> Launch {
 impl ToolServers {
     /// The server's connection, started when it is not running (and its back-off allows).
     pub async fn connection(self: &Arc<Self>, server: &ToolServer) -> Result<Arc<Connection>, String> {
+        let stop = self.stopped(server.id);
+        let stopped = || if self.is_removed(server.id) { REMOVED.to_string() } else { STOPPED.to_string() };
+        if stop.is_cancelled() {
+            return Err(stopped());
+        }
         let slot = self.slot(server);
-        let mut slot = slot.lock().await;
+        // Another start of it may hold the slot; a stop ends that wait too.
+        let mut slot = tokio::select! {
+            slot = slot.lock() => slot,
+            () = stop.cancelled() => return Err(stopped()),
+        };
+        if stop.is_cancelled() {
+            return Err(stopped());
+        }
         let wanted = launch(server);
         if slot.launch != wanted {
             // Edited: the old one goes, the new one starts fresh.
@@ -131,7 +157,15 @@ impl ToolServers {
         };
         slot.state = State::Starting;
         self.show(server.id, ServerStatus::Starting, None, vec![]);
-        match maru_mcp::connect(&server.name, &slot.launch, START_DEADLINE).await {
+        // Stopped while it starts, the start is dropped, which kills what it had started.
+        let started = tokio::select! {
+            started = maru_mcp::connect(&server.name, &slot.launch, START_DEADLINE) => started,
+            () = stop.cancelled() => {
+                slot.state = State::Stopped;
+                return Err(stopped());
+            }
+        };
+        match started {
             Ok(c) => {
                 tracing::info!(server = %server.name, tools = c.tools.len(), "tool server started");
                 let c = Arc::new(c);
@@ -183,14 +217,50 @@ impl ToolServers {
         self.shown.lock().unwrap_or_else(|p| p.into_inner()).get(&server.id).cloned().unwrap_or_else(Shown::stopped)
     }
 
-    /// Stops a server (turned off, removed): its connection closes, its processes end.
+    /// The server's stop: cancelled when it is turned off or removed. Already cancelled for a
+    /// removed one.
+    pub fn stopped(&self, id: i64) -> CancellationToken {
+        if self.is_removed(id) {
+            let gone = CancellationToken::new();
+            gone.cancel();
+            return gone;
+        }
+        self.stops.lock().unwrap_or_else(|p| p.into_inner()).entry(id).or_default().clone()
+    }
+
+    /// The server was removed while Maru runs.
+    pub fn is_removed(&self, id: i64) -> bool {
+        self.removed.lock().unwrap_or_else(|p| p.into_inner()).contains(&id)
+    }
+
+    /// A server was removed: what waits on it ends now, and it is never started again; its
+    /// processes end in the background, so the removal does not wait for them.
+    pub fn remove(self: &Arc<Self>, id: i64) {
+        self.removed.lock().unwrap_or_else(|p| p.into_inner()).insert(id);
+        self.cancel(id);
+        let me = self.clone();
+        tokio::spawn(async move { me.stop(id).await });
+    }
+
+    fn cancel(&self, id: i64) {
+        if let Some(stop) = self.stops.lock().unwrap_or_else(|p| p.into_inner()).remove(&id) {
+            stop.cancel();
+        }
+    }
+
+    /// Stops a server (turned off, removed): what waits on it ends, its connection closes, its
+    /// processes end.
     pub async fn stop(&self, id: i64) {
+        self.cancel(id);
         let slot = self.slots.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
         self.shown.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
         if let Some(slot) = slot {
+            // A start in progress has given the slot up on the cancel above.
             if let State::Running(c) = std::mem::replace(&mut slot.lock().await.state, State::Stopped) {
-                if let Ok(c) = Arc::try_unwrap(c) {
-                    c.close().await;
+                match Arc::try_unwrap(c) {
+                    Ok(c) => c.close().await,
+                    // Calls still hold it: they end as closed, the server stops all the same.
+                    Err(shared) => shared.shut(),
                 }
             }
         }
@@ -227,11 +297,12 @@ fn backoff(attempts: u32) -> Duration {
     Duration::from_secs(1u64 << attempts.min(6)).min(BACKOFF_MAX)
 }
 
-/// A server's tools as a request offers them.
+/// A server's tools as a request offers them, each under a name of its own.
 fn offers(server: &ToolServer, tools: &[ToolInfo]) -> Vec<Offered> {
+    let names = offered_names(&server.name, tools);
     let mut offered = vec![];
-    for tool in tools {
-        let Some(name) = offered_name(&server.name, &tool.name) else {
+    for (tool, name) in tools.iter().zip(names) {
+        let Some(name) = name else {
             tracing::warn!(server = %server.name, tool = %tool.name, "a tool whose name cannot be offered is left out");
             continue;
         };
@@ -257,6 +328,36 @@ pub fn offered_name(server: &str, tool: &str) -> Option<String> {
     (name.len() <= NAME_MAX && !clean.is_empty()).then_some(name)
 }
 
+/// The names `tools` are offered under, in their order: [`offered_name`], except where two
+/// would be one (`x y` and `x_y` both make `x_y`). Then a tool whose name needed no change keeps
+/// it, and each other one takes a suffix from its own name (`x_y_3f2a9c`): the same names
+/// whatever order the server lists them in, so each call reaches the tool it names.
+fn offered_names(server: &str, tools: &[ToolInfo]) -> Vec<Option<String>> {
+    let plain: Vec<Option<String>> = tools.iter().map(|t| offered_name(server, &t.name)).collect();
+    let unchanged = |i: usize| plain[i].as_deref().is_some_and(|n| n == format!("{server}__{}", tools[i].name));
+    let mut taken: HashSet<String> = (0..tools.len()).filter(|&i| unchanged(i)).filter_map(|i| plain[i].clone()).collect();
+    (0..tools.len())
+        .map(|i| {
+            let name = plain[i].as_ref()?;
+            let clashes = plain.iter().enumerate().any(|(j, other)| j != i && other.as_ref() == Some(name));
+            if unchanged(i) || !clashes {
+                return Some(name.clone());
+            }
+            let digest = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(tools[i].name.as_bytes()));
+            // Six hex digits tell apart any names a server really has; more only if they do not.
+            // Names are ASCII (the server's name too), so cutting one to fit is cutting bytes.
+            let suffixed = (6..=digest.len())
+                .map(|n| {
+                    let suffix = format!("_{}", &digest[..n]);
+                    format!("{}{suffix}", &name[..name.len().min(NAME_MAX.saturating_sub(suffix.len()))])
+                })
+                .find(|s| s.len() <= NAME_MAX && !taken.contains(s) && !plain.iter().any(|p| p.as_ref() == Some(s)))?;
+            taken.insert(suffixed.clone());
+            Some(suffixed)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,6 +371,65 @@ mod tests {
             "a request's names take letters, digits, - and _"
         );
         assert_eq!(offered_name("fs", &"x".repeat(80)), None, "a name past 64 characters would be refused by the model server");
+    }
+
+    fn tool(name: &str) -> ToolInfo {
+        ToolInfo { name: name.into(), description: String::new(), input_schema: serde_json::json!({ "type": "object" }) }
+    }
+
+    #[test]
+    fn tools_whose_names_become_one_are_offered_under_names_of_their_own_in_any_order() {
+        let tools = [tool("x y"), tool("x_y"), tool("x.y"), tool("other")];
+        let names = offered_names("srv", &tools);
+        let names: Vec<&str> = names.iter().map(|n| n.as_deref().expect("every tool here can be offered")).collect();
+        assert_eq!(names[1], "srv__x_y", "the tool whose name needed no change keeps it");
+        assert_eq!(names[3], "srv__other", "a tool that clashes with none is named as before");
+        let distinct: HashSet<&str> = names.iter().copied().collect();
+        assert_eq!(distinct.len(), 4, "no two tools may share a name, or a call reaches the wrong one: {names:?}");
+        assert!(names[0].starts_with("srv__x_y_") && names[2].starts_with("srv__x_y_"), "the changed ones say what they are: {names:?}");
+        let reversed: Vec<ToolInfo> = tools.iter().rev().cloned().collect();
+        let again = offered_names("srv", &reversed);
+        let again: Vec<&str> = again.iter().rev().map(|n| n.as_deref().unwrap()).collect();
+        assert_eq!(again, names, "each tool keeps its name whatever order the server lists them in");
+    }
+
+    #[test]
+    fn a_long_name_that_clashes_is_cut_to_fit_its_suffix() {
+        let long = "t".repeat(NAME_MAX - "srv__".len());
+        let tools = [tool(&long), tool(&format!("{}.", &long[1..]))];
+        let names = offered_names("srv", &tools);
+        let second = names[1].as_deref().expect("a clashing tool at the length limit is still offered");
+        assert!(second.len() <= NAME_MAX && second != names[0].as_deref().unwrap(), "{names:?}");
+    }
+
+    #[tokio::test]
+    async fn a_removed_server_is_never_started_again_whoever_asks() {
+        let dir = tempfile::tempdir().unwrap();
+        let started = dir.path().join("started");
+        let server = ToolServer {
+            id: 7,
+            name: "gone".into(),
+            transport: Transport::Stdio,
+            command: "sh".into(),
+            args: vec!["-c".into(), format!("touch '{}'", started.display())],
+            env: Default::default(),
+            url: String::new(),
+            headers: Default::default(),
+            enabled: true,
+            always_allowed: vec![],
+            off_in: vec![],
+            created_at: 0,
+            updated_at: 0,
+        };
+        let servers = Arc::new(ToolServers::default());
+        let stop = servers.stopped(server.id);
+        servers.remove(server.id);
+        assert!(stop.is_cancelled(), "what waited on it (a call, its approval) was told at once");
+        // A call approved just before the removal still holds the row it read.
+        let refused = servers.connection(&server).await.err();
+        assert_eq!(refused.as_deref(), Some(REMOVED), "a call approved too late is told the server was removed");
+        assert!(servers.offered(vec![server.clone()]).await.is_empty(), "a turn that read it before the removal offers none of it");
+        assert!(!started.exists(), "no process was started for a server that no longer exists");
     }
 
     #[test]
