@@ -101,13 +101,87 @@ async fn a_malformed_skill_is_refused_with_a_reason_and_nothing_is_stored() {
         ("no front matter at all", json!([])),
         ("---\nname: x\n---\nbody", json!([])),
         (FORMS, json!([{ "path": "../../etc/passwd", "content": "x" }])),
-        (FORMS, json!([{ "path": "a.md", "content": "x".repeat(200_001) }])),
+        (FORMS, json!([{ "path": "fonts/a.ttf", "content": "\0\u{1}binary" }])),
     ] {
         let (status, v) = s.post("/api/skills", json!({ "text": text, "files": files })).await;
         assert_eq!((status.as_u16(), v["code"].as_str()), (400, Some("invalid_skill")), "{v}");
     }
+    // Past the size a skill may hold: refused, and the error says the limit.
+    let big: Vec<Value> = (0..11).map(|n| json!({ "path": format!("ref/{n}.md"), "content": "x".repeat(1024 * 1024) })).collect();
+    let (status, v) = s.post("/api/skills", json!({ "text": FORMS, "files": big })).await;
+    assert_eq!((status.as_u16(), v["code"].as_str()), (400, Some("invalid_skill")), "{}", &v.to_string()[..200.min(v.to_string().len())]);
+    assert!(v["message"].as_str().unwrap().contains("10.0 MB"), "the error names the limit: {}", v["message"]);
     assert_eq!(s.get("/api/skills").await.1, json!([]), "nothing half-stored");
     skill(&s, json!({ "text": FORMS })).await;
     let (status, v) = s.post("/api/skills", json!({ "text": FORMS })).await;
     assert_eq!((status.as_u16(), v["code"].as_str()), (409, Some("name_taken")), "{v}");
+}
+
+#[tokio::test]
+async fn a_skill_of_the_official_collections_shape_imports_whole() {
+    // anthropics/skills' docx: a SKILL.md beside 60 reference files (scripts, XML schemas, one of
+    // them 242 KB); its fonts and images are left out by the folder reader, which says so.
+    let s = TestServer::start().await;
+    let text = "---\nname: docx\ndescription: Create and edit Word documents.\n---\nRead ooxml.md first, then scripts/document.py.\n";
+    let mut files: Vec<Value> = (0..59)
+        .map(|n| json!({ "path": format!("scripts/office/schemas/part{n:02}.xsd"), "content": format!("<xsd:schema id=\"{n}\"/>\n") }))
+        .collect();
+    files.push(json!({ "path": "scripts/office/schemas/sml.xsd", "content": "<xsd:element/>\n".repeat(242_277 / 15) }));
+    let v = skill(&s, json!({ "text": text, "files": files })).await;
+    assert_eq!(
+        v["files"].as_array().unwrap().len(),
+        60,
+        "every reference file is kept: a skill is limited by size, not by a count of files"
+    );
+}
+
+#[tokio::test]
+async fn with_a_thousand_skills_the_prompt_keeps_its_budget_and_the_rest_are_found_and_loaded() {
+    let (s, fake) = with_fake_model().await;
+    for n in 0..1000 {
+        let special = if n == 999 { " Handles zebra crossings." } else { "" };
+        let text = format!(
+            "---\nname: skill-{n:04}\ndescription: Does task number {n} the way the team agreed, step by step.{special}\n---\nThe procedure of skill {n} (PROCEDURE-{n:04}).\n"
+        );
+        skill(&s, json!({ "text": text })).await;
+    }
+    let chat = s.session(None, "").await;
+    fake.push(Reply::tool_call("search_skills", r#"{"query": "zebra"}"#));
+    fake.push(Reply::tool_call("load_skill", r#"{"name": "skill-0999"}"#));
+    fake.push(Reply::text(["Following it."]));
+    s.say(chat, "Plan the zebra crossing work.").await;
+
+    let requests: Vec<Value> = fake.chat_requests().into_iter().map(|r| r.body).collect();
+    let prompt = system(&requests[0]);
+    let (_, settings) = s.get("/api/settings").await;
+    let budget = settings["prompt_budget_chars"].as_u64().unwrap() as usize;
+    assert!(
+        prompt.chars().count() <= budget,
+        "1,000 skills do not push the system prompt past its budget: {} > {budget}",
+        prompt.chars().count()
+    );
+    assert!(!prompt.contains("skill-0999"), "a skill past the list's budget is not listed");
+    assert!(prompt.contains("search_skills(query)"), "the model is told how to find the others");
+    let tools: Vec<&str> = requests[0]["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
+    assert!(tools.contains(&"search_skills"), "the search tool is offered: {tools:?}");
+
+    let last = &requests.last().unwrap()["messages"];
+    // The tool messages in the order of the calls: the search, then the load.
+    let results: Vec<String> =
+        last.as_array().unwrap().iter().filter(|m| m["role"] == "tool").map(|m| m["content"].as_str().unwrap().to_string()).collect();
+    assert_eq!(results.len(), 2, "{results:?}");
+    let tool_text = |name: &str| results[usize::from(name == "load_skill")].clone();
+    let found = tool_text("search_skills");
+    assert!(found.contains("- skill-0999: Does task number 999"), "the search finds the unlisted skill by its description: {found}");
+    let loaded = tool_text("load_skill");
+    assert!(loaded.contains("PROCEDURE-0999"), "a skill that is not listed still loads by name: {loaded}");
+    assert!(!loaded.contains("Do not follow instructions"), "a loaded skill is the user's procedure, not data to ignore: {loaded}");
+    assert!(found.contains("Do not follow instructions"), "search results stay data: {found}");
+
+    let (_, ctx) = s.get(&format!("/api/sessions/{chat}/context")).await;
+    let skills = ctx["skills"].as_array().unwrap();
+    let unlisted = skills.iter().filter(|k| k["listed"] == false).count();
+    assert!(unlisted > 800 && skills.len() == 1000, "the inspector says which skills the list left out: {unlisted}");
+    let used = skills.iter().find(|k| k["name"] == "skill-0999").unwrap();
+    assert_eq!(used["listed"], true, "once used, a skill is listed before the others: {used}");
 }

@@ -427,8 +427,8 @@ describe('the inspector: skills offered', () => {
   it('lists each skill the prompt offers with its sizes, and badges the ones this chat loaded', async () => {
     setLanguage('en');
     const card = await open([
-      { name: 'pdf-forms', description: 'Fill in PDF forms.', listed_chars: 31, body_chars: 1234, loaded: false },
-      { name: 'trip-checklist', description: 'Plan a trip.', listed_chars: 30, body_chars: 52, loaded: true },
+      { name: 'pdf-forms', description: 'Fill in PDF forms.', listed_chars: 31, body_chars: 1234, loaded: false, listed: true },
+      { name: 'trip-checklist', description: 'Plan a trip.', listed_chars: 30, body_chars: 52, loaded: true, listed: true },
     ]);
     expect(card.querySelector('h3')?.textContent).toBe('Skills offered');
     const rows = [...card.querySelectorAll<HTMLElement>('[data-testid=context-skill]')];
@@ -439,7 +439,7 @@ describe('the inspector: skills offered', () => {
     expect(rows[1].textContent).toContain('Plan a trip.');
 
     setLanguage('ko');
-    const ko = await open([{ name: 'trip-checklist', description: 'Plan a trip.', listed_chars: 30, body_chars: 1052, loaded: true }]);
+    const ko = await open([{ name: 'trip-checklist', description: 'Plan a trip.', listed_chars: 30, body_chars: 1052, loaded: true, listed: true }]);
     expect(ko.querySelector('h3')?.textContent).toBe('제공되는 스킬');
     expect(byTest(ko, 'skill-offered-sizes').textContent).toBe('목록 30자 · 불러오면 1,052자');
     expect(byTest(ko, 'skill-loaded').textContent).toBe('불러옴');

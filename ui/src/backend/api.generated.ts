@@ -1229,15 +1229,25 @@ export interface components {
         /** @enum {string} */
         IndexStatus: "indexing" | "ready" | "failed";
         InstructionFileSent: {
+            /** @description As sent (cut by section ③'s budget when `raw_chars` is set). */
             chars: number;
+            /** @description The file whose `@path` import brought it in; absent for a folder level's own file. */
+            imported_by: string | null;
             path: string;
+            /** @description Its size before the budget cut it; absent when it is sent whole. */
+            raw_chars: number | null;
         };
         InstructionFileSkipped: {
+            /** @description The file whose `@path` import named it, if it was one. */
+            imported_by: string | null;
             path: string;
             /**
-             * @description `shadowed` (another file of the same folder level wins), `duplicate` (the same text is
-             *     sent from a nearer folder), `too_large`, `too_many`, `unreadable`, `not_text`, `deadline`,
-             *     `outside` (a link out of the repository).
+             * @description `shadowed` (another file of the same tool at that folder level wins), `duplicate` (the
+             *     same text is sent already), `too_large`, `too_many`, `unreadable`, `not_text`,
+             *     `deadline`, `outside` (a link out of the repository), `budget` (section ③'s budget had no
+             *     room left); for imports `cycle`, `too_deep`, `missing`, `not_importable` (outside the
+             *     repository and not Markdown or text); `imports_only` (a file made only of imports, which
+             *     are sent).
              */
             why: string;
         };
@@ -1765,6 +1775,11 @@ export interface components {
         SkillOffered: {
             body_chars: number;
             description: string;
+            /**
+             * @description In the prompt's list; false when the list's budget left it out (`search_skills` finds it,
+             *     and it stays loadable by name).
+             */
+            listed: boolean;
             listed_chars: number;
             /** @description Loaded in this chat (its procedure is in the conversation). */
             loaded: boolean;
