@@ -144,7 +144,7 @@ describe('a skill folder read from disk', () => {
       ['pdf-forms/.git/config', '[core]\n'],
       ['pdf-forms/.git/HEAD', 'ref: refs/heads/main\n'],
       ['pdf-forms/reference/.cache/x.md', 'cached\n'],
-      ['pdf-forms/big.csv', 'x'.repeat(200_001)],
+      ['pdf-forms/big.csv', 'x'.repeat(10 * 1024 * 1024 + 1)],
     ]));
     expect(skills.length).toBe(1);
     const [s] = skills;
@@ -163,6 +163,19 @@ describe('a skill folder read from disk', () => {
       { path: 'big.csv', why: 'tooLarge' },
     ]));
     expect(s.skipped.length).toBe(6);
+  });
+
+  it('a skill shaped like the official collection’s keeps its 60 reference files; its font is left out as not text', async () => {
+    // anthropics/skills' docx has 60 reference files; canvas-design carries .ttf fonts.
+    const TTF = new Uint8Array([0x00, 0x01, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x80, 0x00, 0x03, 0x00, 0x70]);
+    const refs: [string, string][] = Array.from({ length: 60 }, (_, n) => [`docx/scripts/office/schemas/part${String(n).padStart(2, '0')}.xsd`, `<xsd:schema id="${n}"/>\n`]);
+    const [s] = await readSkillFolder(picked([
+      ['docx/SKILL.md', '---\nname: docx\ndescription: Word documents.\n---\nRead the schemas.\n'],
+      ...refs,
+      ['docx/canvas-fonts/Lora-Regular.ttf', TTF],
+    ]));
+    expect(s.files.length, 'every text file is kept: the server limits a skill by size, not by a count of files').toBe(60);
+    expect(s.skipped, 'the font is named as left out, so the user knows').toEqual([{ path: 'canvas-fonts/Lora-Regular.ttf', why: 'binary' }]);
   });
 
   it('a folder of skill folders gives each skill with its own files; a file in no skill’s folder is not taken', async () => {
