@@ -185,3 +185,74 @@ async fn with_a_thousand_skills_the_prompt_keeps_its_budget_and_the_rest_are_fou
     let used = skills.iter().find(|k| k["name"] == "skill-0999").unwrap();
     assert_eq!(used["listed"], true, "once used, a skill is listed before the others: {used}");
 }
+
+/// A zip of `entries` (path, bytes), as a user would make of a folder.
+fn zip_of(entries: &[(String, Vec<u8>)]) -> Vec<u8> {
+    use std::io::Write;
+    let mut out = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    for (path, bytes) in entries {
+        out.start_file(path.as_str(), options).unwrap();
+        out.write_all(bytes).unwrap();
+    }
+    out.finish().unwrap().into_inner()
+}
+
+async fn import(s: &TestServer, zip: Vec<u8>, project: Option<i64>) -> (u16, Value) {
+    let mut form = reqwest::multipart::Form::new().part("file", reqwest::multipart::Part::bytes(zip).file_name("skills.zip"));
+    if let Some(p) = project {
+        form = form.text("project_id", p.to_string());
+    }
+    let res = s.http.post(s.url("/api/skills/import")).bearer_auth(&s.token).multipart(form).send().await.unwrap();
+    (res.status().as_u16(), res.json().await.unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn a_zip_of_the_official_collections_shape_imports_every_skill_with_its_files_and_says_what_it_left_out() {
+    // anthropics/skills: skills/<name>/SKILL.md; docx with 60 reference files, canvas-design with
+    // its fonts (.ttf: binary), a README beside the skills that belongs to none.
+    let s = TestServer::start().await;
+    let project = s.project("Documents").await;
+    let mut entries: Vec<(String, Vec<u8>)> = vec![
+        ("skills/README.md".into(), b"The collection.\n".to_vec()),
+        (
+            "skills/docx/SKILL.md".into(),
+            b"---\nname: docx\ndescription: Create and edit Word documents.\n---\nRead ooxml.md first.\n".to_vec(),
+        ),
+        (
+            "skills/canvas-design/SKILL.md".into(),
+            b"---\nname: canvas-design\ndescription: Visual art as PNG and PDF.\n---\nUse the fonts in canvas-fonts.\n".to_vec(),
+        ),
+        ("skills/canvas-design/canvas-fonts/OFL.txt".into(), b"SIL Open Font License\n".to_vec()),
+        ("skills/canvas-design/canvas-fonts/Lora-Regular.ttf".into(), vec![0x00, 0x01, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x80, 0xff, 0xfe]),
+        ("skills/canvas-design/.DS_Store".into(), b"Bud1".to_vec()),
+    ];
+    entries.extend(
+        (0..60).map(|n| (format!("skills/docx/scripts/office/schemas/part{n:02}.xsd"), format!("<xsd:schema id=\"{n}\"/>\n").into_bytes())),
+    );
+    let (status, v) = import(&s, zip_of(&entries), Some(project)).await;
+    assert_eq!(status, 200, "{v}");
+    let skills = v["skills"].as_array().unwrap();
+    let files = |name: &str| {
+        skills.iter().find(|k| k["name"] == name).unwrap_or_else(|| panic!("{name} imported: {v}"))["files"].as_array().unwrap().len()
+    };
+    assert_eq!(files("docx"), 60, "all 60 reference files are kept");
+    assert_eq!(files("canvas-design"), 1, "the font's licence is text and kept; the font is not");
+    assert!(skills.iter().all(|k| k["project_id"] == project), "imported as the project's skills: {v}");
+    let left_out: Vec<(String, String)> =
+        v["left_out"].as_array().unwrap().iter().map(|l| (l["path"].as_str().unwrap().into(), l["why"].as_str().unwrap().into())).collect();
+    assert!(
+        left_out.contains(&("skills/canvas-design/canvas-fonts/Lora-Regular.ttf".into(), "binary".into())),
+        "the user is told the font was left out: {left_out:?}"
+    );
+    assert!(left_out.contains(&("skills/canvas-design/.DS_Store".into(), "hidden".into())), "{left_out:?}");
+
+    // Importing the same again: the names are taken, and nothing is half-stored.
+    let (status, v) = import(&s, zip_of(&entries), Some(project)).await;
+    assert_eq!((status, v["code"].as_str()), (409, Some("name_taken")), "{v}");
+    assert_eq!(s.get("/api/skills").await.1.as_array().unwrap().len(), 2, "all or nothing");
+    let (status, v) = import(&s, zip_of(&[("notes/a.md".into(), b"no skill here".to_vec())]), None).await;
+    assert_eq!((status, v["code"].as_str()), (400, Some("invalid_skill")), "a zip without a SKILL.md says so: {v}");
+    let (status, v) = import(&s, b"not a zip".to_vec(), None).await;
+    assert_eq!((status, v["code"].as_str()), (400, Some("invalid_import")), "{v}");
+}
