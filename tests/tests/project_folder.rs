@@ -196,3 +196,52 @@ async fn a_folders_readable_files_are_mirrored_kept_in_sync_and_searched() {
     eventually("unlinking takes the mirrored files away", || async { folder_files(&s, p).await.is_empty() }).await;
     assert!(folder.join("docs/guide.md").exists(), "the user's own files are never touched");
 }
+
+#[tokio::test]
+async fn a_folders_own_skills_are_offered_loaded_and_followed_as_they_change() {
+    let tree = tempfile::tempdir().unwrap();
+    let root = tree.path().join("repo");
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    write(
+        &root.join(".claude/skills/release/SKILL.md"),
+        b"---\nname: release\ndescription: Cut a release of this repository.\n---\nBump the version, then read checklist.md (RELEASE-PROCEDURE).\n",
+    );
+    write(&root.join(".claude/skills/release/checklist.md"), b"1. Changelog. 2. Tag.\n");
+    write(&root.join(".claude/skills/release/logo.png"), &[0x89, b'P', b'N', b'G', 0x00, 0x00]);
+    write(
+        &root.join(".agents/skills/review/SKILL.md"),
+        b"---\nname: review\ndescription: Review a change the team's way.\n---\nRead the diff twice (REVIEW-PROCEDURE).\n",
+    );
+    write(&root.join(".agents/skills/broken/SKILL.md"), b"no front matter here\n");
+
+    let (s, fake) = with_fake_model().await;
+    let p = s.project("Repo").await;
+    let (status, project) = link(&s, p, &root).await;
+    assert_eq!(status, 200, "{project}");
+    let sess = s.session(Some(p), "").await;
+    fake.push(Reply::tool_call("load_skill", r#"{"name": "release"}"#));
+    fake.push(Reply::tool_call("read_skill_file", r#"{"name": "release", "path": "checklist.md"}"#));
+    fake.push(Reply::text(["Releasing."]));
+    s.say(sess, "cut a release").await;
+
+    let requests: Vec<Value> = fake.chat_requests().into_iter().map(|r| r.body).collect();
+    let prompt = system_prompt(&requests[0]);
+    assert!(prompt.contains("- release: Cut a release of this repository."), "a .claude/skills skill of the folder is offered: {prompt}");
+    assert!(prompt.contains("- review: Review a change the team's way."), "and a .agents/skills one: {prompt}");
+    assert!(!prompt.contains("broken"), "a SKILL.md that is not a skill is left out");
+    let last = requests.last().unwrap()["messages"].to_string();
+    assert!(last.contains("RELEASE-PROCEDURE"), "the folder's skill loads from disk: {last}");
+    assert!(last.contains("1. Changelog. 2. Tag."), "and its reference file reads: {last}");
+    assert!(!last.contains("logo.png"), "a binary file is not offered as a reference file");
+
+    // Edited on disk: the next turn offers the new words; removed: it is gone.
+    write(
+        &root.join(".agents/skills/review/SKILL.md"),
+        b"---\nname: review\ndescription: Review a change, tests first.\n---\nRead the tests first.\n",
+    );
+    std::fs::remove_dir_all(root.join(".claude/skills/release")).unwrap();
+    s.say(sess, "again").await;
+    let prompt = system_prompt(&fake.last_chat_body().unwrap());
+    assert!(prompt.contains("- review: Review a change, tests first."), "an edited SKILL.md is read again: {prompt}");
+    assert!(!prompt.contains("- release:"), "a removed skill is no longer offered: {prompt}");
+}

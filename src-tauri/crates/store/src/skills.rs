@@ -229,7 +229,7 @@ fn split(text: &str) -> Option<(&str, &str)> {
 /// `name` and `description` from the front matter. Only these two keys are read, each on one
 /// line (`key: value`, quotes optional): that is the whole of what a SKILL.md's front matter
 /// means here, so a YAML parser would add a dependency for nothing.
-fn read_front_matter(text: &str) -> Result<(String, String)> {
+pub fn read_front_matter(text: &str) -> Result<(String, String)> {
     let bad = |msg: String| Err(Error::invalid(Code::InvalidSkill, msg));
     if char_len(text) > TEXT_MAX_CHARS {
         return bad(format!("a SKILL.md can have at most {TEXT_MAX_CHARS} characters (this one has {})", char_len(text)));

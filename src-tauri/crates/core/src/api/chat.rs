@@ -243,7 +243,7 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
             let session = crate::store::sessions::get(c, session_id)?;
             let settings = settings::for_chat(c, &session)?;
             let offer = crate::tools::Offer::for_session(c, &session, &settings)?;
-            let skills = crate::store::skills::offered(c, session.project_id)?;
+            let skills = crate::tools::folder_skills::offered(c, session.project_id)?;
             let tools = (offer, crate::store::tool_servers::list(c)?, session.project_id, skills);
             Ok((report, snapshots::get(c, session_id)?, messages::history(c, session_id)?, settings, summaries, tools))
         })
@@ -275,8 +275,8 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
             listed: !current.unlisted_skills.iter().any(|n| n.eq_ignore_ascii_case(&s.name)),
             body_chars: s.body().chars().count(),
             loaded: loaded.contains(&s.name.to_lowercase()),
-            name: s.name,
-            description: s.description,
+            name: s.skill.name,
+            description: s.skill.description,
         })
         .collect();
     // What the plan counts, counted by the server's tokenizer first where it has one (the texts

@@ -114,9 +114,13 @@ pub fn gather(conn: &Connection, templates: &Templates, session_id: i64, today: 
             .collect(),
         skills: {
             let used = skills::last_loaded(conn)?;
-            skills::offered(conn, session.project_id)?
+            crate::tools::folder_skills::offered(conn, session.project_id)?
                 .into_iter()
-                .map(|s| SkillInput { last_used: used.get(&s.name.to_lowercase()).copied(), name: s.name, description: s.description })
+                .map(|s| SkillInput {
+                    last_used: used.get(&s.name.to_lowercase()).copied(),
+                    name: s.skill.name,
+                    description: s.skill.description,
+                })
                 .collect()
         },
         memories,

@@ -115,7 +115,11 @@ impl PromptCache {
         entries
             .get(&session_id)
             .filter(|(r, d, report)| {
-                *r == revision && *d == today && report.folder.as_ref().is_none_or(|f| !instruction_files::KNOWN.changed(Path::new(f)))
+                *r == revision
+                    && *d == today
+                    && report.folder.as_ref().is_none_or(|f| {
+                        !instruction_files::KNOWN.changed(Path::new(f)) && !crate::tools::folder_skills::KNOWN.changed(Path::new(f))
+                    })
             })
             .map(|(_, _, report)| report.clone())
     }

@@ -4,6 +4,7 @@
 //! sent is decided once, when it comes back (`output`).
 
 pub mod approvals;
+pub mod folder_skills;
 pub mod output;
 pub mod servers;
 pub mod skills;
@@ -39,7 +40,7 @@ impl Offer {
         session: &crate::store::sessions::Session,
         settings: &crate::store::settings::Settings,
     ) -> crate::error::Result<Offer> {
-        let skills = crate::store::skills::offered(conn, session.project_id)?;
+        let skills = folder_skills::offered(conn, session.project_id)?;
         Ok(Offer {
             has_files: crate::store::attachments::any_in_scope(conn, session.id, session.project_id)?,
             memory_on: settings.memory_mode != crate::store::settings::MemoryMode::Off,

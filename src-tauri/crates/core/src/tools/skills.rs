@@ -93,7 +93,8 @@ impl Tool for SkillTool {
                     return Err(say(&templates, "query_required", json!({})));
                 }
                 let project_id = ctx.project_id;
-                let offered = ctx.store.read(move |c| skills::offered(c, project_id)).await.map_err(|e| e.body().message)?;
+                let offered = ctx.store.read(move |c| super::folder_skills::offered(c, project_id)).await.map_err(|e| e.body().message)?;
+                let offered: Vec<skills::Skill> = offered.into_iter().map(|o| o.skill).collect();
                 let found: Vec<Value> =
                     search(&offered, &query).into_iter().map(|s| json!({ "name": s.name, "description": s.description })).collect();
                 return templates
@@ -108,10 +109,11 @@ impl Tool for SkillTool {
             let found = ctx
                 .store
                 .read(move |c| {
-                    let Some(skill) = skills::offered(c, project_id)?.into_iter().find(|s| s.name.eq_ignore_ascii_case(&asked)) else {
+                    let offered = super::folder_skills::offered(c, project_id)?;
+                    let Some(skill) = offered.into_iter().find(|s| s.name.eq_ignore_ascii_case(&asked)) else {
                         return Ok(None);
                     };
-                    let files = skills::files(c, skill.id)?;
+                    let files = super::folder_skills::files(c, &skill)?;
                     Ok(Some((skill, files)))
                 })
                 .await
