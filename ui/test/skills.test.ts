@@ -10,7 +10,7 @@ import { ApiError, type Backend } from '../src/backend/backend';
 import type { Project, Session, SkillView } from '../src/backend/types';
 import { setLanguage } from '../src/lib/i18n';
 import { toolOutcome } from '../src/lib/tools';
-import { readSkillFolder, skillBody, skillSizes, type PickedFile } from '../src/state/skills';
+import { readSkillFolder, skillBody, skillSizes, SkillsStore, type PickedFile } from '../src/state/skills';
 import { mountContextPanel } from '../src/views/contextPanel';
 import { openSettingsDialog } from '../src/views/settingsDialog';
 import { appInProject, contextView, fakeBackend, settingsView } from './fakeBackend';
@@ -477,5 +477,20 @@ describe('a reply’s chip for a skill loaded', () => {
     expect(read).toEqual({ kind: 'text', text: 'Check visas.' });
     const missing = toolOutcome({ id: 'c3', name: 'load_skill', arguments: '{}', result: 'error: There is no skill named "x" here; use a name listed under [Skills].' });
     expect(missing.kind, 'a skill not there is a failure, said as one').toBe('error');
+  });
+});
+
+describe('a zip of skills', () => {
+  it('is read by the server; the skills it made join the list and the files it left out are said', async () => {
+    const docx = skill({ id: 9, name: 'docx', description: 'Word documents.' });
+    const { backend, calls } = fakeBackend({
+      importSkills: async () => ({ skills: [docx], left_out: [{ path: 'skills/canvas-design/canvas-fonts/Lora-Regular.ttf', why: 'binary' }] }),
+    });
+    const store = new SkillsStore(backend);
+    const file = new File(['PK'], 'skills.zip', { type: 'application/zip' });
+    const done = await store.importZip(file);
+    expect(calls.find((c) => c.method === 'importSkills')?.args[0], 'the chosen zip is what is sent').toBe(file);
+    expect(store.skills.map((s) => s.name), 'the new skill is listed without reloading').toEqual(['docx']);
+    expect(done, 'the font left out is named for the user').toEqual({ imported: 1, leftOut: ['skills/canvas-design/canvas-fonts/Lora-Regular.ttf'] });
   });
 });

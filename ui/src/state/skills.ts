@@ -209,6 +209,14 @@ export class SkillsStore {
     return this.put(await this.backend.createSkill(skill));
   }
 
+  /** Imports the skills of a zip, global ones; rejects with the server's error (nothing is
+   *  stored then). The files it left out (fonts, images, hidden ones) come back to be said. */
+  async importZip(file: File): Promise<{ imported: number; leftOut: string[] }> {
+    const done = await this.backend.importSkills(file);
+    for (const s of done.skills) this.put(s);
+    return { imported: done.skills.length, leftOut: done.left_out.map((l) => l.path) };
+  }
+
   /** Changes a skill; rejects with the server's error. */
   async update(id: number, patch: SkillPatch): Promise<SkillView> {
     return this.put(await this.backend.updateSkill(id, patch));
