@@ -1,7 +1,9 @@
 //! Skills (`skills`, `skill_files`): a SKILL.md as the user wrote or imported it, its name and
 //! description read from its front matter, and its reference files. A chat is offered the global
 //! skills not turned off in its project, and its project's own (which win over a global one of
-//! the same name).
+//! the same name). A skill is text: its size is limited (`SKILL_MAX_BYTES`), not its number of
+//! files, and binary files (fonts, images) are not kept: the folder reader and the zip import
+//! leave them out and say so.
 
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
