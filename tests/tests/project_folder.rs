@@ -1,7 +1,7 @@
 //! A project linked to a folder on disk, with a real folder tree: its instructions files join
-//! the project's instructions (ordered from the most general, the same text sent once, the
-//! nearest file of a level winning, changes on disk picked up at the next turn without changing
-//! an unchanged prompt), and its readable files are mirrored as the project's files, followed
+//! the project's instructions (ordered from the most general, the same text sent once, a level's
+//! AGENTS.md and CLAUDE.md both sent when they differ, `@path` imports followed, changes on disk
+//! picked up at the next turn without changing an unchanged prompt), and its readable files are mirrored as the project's files, followed
 //! as they are edited, added and removed, and found by `search_attachment`.
 
 use std::path::Path;
@@ -32,7 +32,7 @@ async fn instructions_files_are_found_upwards_ordered_deduplicated_and_followed_
     std::fs::create_dir_all(root.join(".git")).unwrap();
     write(&root.join("AGENTS.md"), b"Shared rule: answer briefly.\n");
     write(&root.join("app/CLAUDE.md"), b"App rule: dates as YYYY-MM-DD.\n");
-    write(&root.join("app/AGENTS.md"), b"Shadowed rule: never seen.\n");
+    write(&root.join("app/AGENTS.md"), b"App agents rule: run the linter.\n");
     let folder = root.join("app/web");
     // The same text as the repository's, nearer: sent once, here.
     write(&folder.join("AGENTS.md"), b"Shared rule: answer briefly.\n");
@@ -56,9 +56,9 @@ async fn instructions_files_are_found_upwards_ordered_deduplicated_and_followed_
     let at = |text: &str| prompt.find(text).unwrap_or_else(|| panic!("{text:?} is sent: {prompt}"));
     assert!(at("Project rule: be kind.") < at("App rule"), "the project's own instructions come first, then its folder's files");
     assert!(at("App rule") < at("Shared rule"), "most general first, the folder's own file last (it weighs most)");
+    assert!(at("App agents rule") < at("App rule"), "a level's AGENTS.md and a different CLAUDE.md both reach the model, AGENTS.md first");
     assert_eq!(prompt.matches("Shared rule: answer briefly.").count(), 1, "a byte-identical body is sent once");
     assert!(prompt.contains(&format!("[From {}]", folder.join("AGENTS.md").display())), "kept at the nearer place, named");
-    assert!(!prompt.contains("Shadowed rule"), "CLAUDE.md wins its folder level over AGENTS.md");
     assert!(!prompt.contains("Outside rule"), "a link out of the repository is not followed");
     assert!(!prompt.contains("above the repository"), "the walk up stops at the repository's root");
 
@@ -72,10 +72,10 @@ async fn instructions_files_are_found_upwards_ordered_deduplicated_and_followed_
         .collect();
     let why = |path: &Path| skipped.iter().find(|(p, _)| Path::new(p) == path).map(|(_, w)| w.clone());
     assert_eq!(why(&folder.join("CLAUDE.md")).as_deref(), Some("outside"), "the inspector says why a file is not sent: {files}");
-    assert_eq!(why(&root.join("app/AGENTS.md")).as_deref(), Some("shadowed"), "{files}");
+    assert_eq!(why(&root.join("app/.gemini/GEMINI.md")).as_deref(), Some("shadowed"), "GEMINI.md only where a level has neither: {files}");
     assert_eq!(why(&root.join("AGENTS.md")).as_deref(), Some("duplicate"), "{files}");
     assert_eq!(why(&folder.join(".codex/AGENTS.md")).as_deref(), Some("not_text"), "a file that is not text is noted, not fatal: {files}");
-    assert_eq!(files["sent"].as_array().unwrap().len(), 2, "{files}");
+    assert_eq!(files["sent"].as_array().unwrap().len(), 3, "{files}");
 
     s.say(sess, "second, nothing changed").await;
     assert_eq!(system_prompt(&fake.last_chat_body().unwrap()), prompt, "an unchanged folder keeps the prompt byte for byte");
@@ -94,6 +94,43 @@ async fn instructions_files_are_found_upwards_ordered_deduplicated_and_followed_
     assert_eq!((status, body["code"].as_str()), (400, Some("invalid_folder")), "a folder must be an absolute path: {body}");
     let (status, body) = link(&s, p, &folder.join("nope")).await;
     assert_eq!((status, body["code"].as_str()), (400, Some("invalid_folder")), "and exist: {body}");
+}
+
+#[tokio::test]
+async fn a_claude_md_that_imports_agents_md_gives_the_model_the_rules() {
+    // astral-sh/uv's shape: CLAUDE.md is the one line `@AGENTS.md`, the rules are in AGENTS.md.
+    let tree = tempfile::tempdir().unwrap();
+    let root = tree.path().join("uv");
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    write(&root.join("CLAUDE.md"), b"@AGENTS.md\n");
+    let rules = "# Repository rules\n\n- ALWAYS read CONTRIBUTING.md for guidelines.\n- PREFER `cargo nextest run` over `cargo test`.\n- AVOID `panic!`, `unreachable!` and `.unwrap()`.\n";
+    write(&root.join("AGENTS.md"), rules.as_bytes());
+
+    let (s, fake) = with_fake_model().await;
+    let p = s.project("uv").await;
+    let (status, project) = link(&s, p, &root).await;
+    assert_eq!(status, 200, "{project}");
+    let sess = s.session(Some(p), "").await;
+    s.say(sess, "how do I run the tests?").await;
+
+    let prompt = system_prompt(&fake.last_chat_body().unwrap());
+    assert!(prompt.contains(rules.trim_end()), "the model receives the repository's rules: {prompt}");
+    assert_eq!(prompt.matches("PREFER `cargo nextest run`").count(), 1, "the rules are sent once, not once per file: {prompt}");
+    assert!(!prompt.lines().any(|l| l.trim() == "@AGENTS.md"), "the import line itself is not what the model gets: {prompt}");
+
+    let (_, ctx) = s.get(&format!("/api/sessions/{sess}/context")).await;
+    let files = &ctx["instruction_files"];
+    let sent = files["sent"].as_array().unwrap();
+    assert_eq!(sent.len(), 1, "{files}");
+    assert_eq!(Path::new(sent[0]["path"].as_str().unwrap()), root.join("AGENTS.md"), "{files}");
+    assert_eq!(
+        sent[0]["imported_by"].as_str().map(Path::new),
+        Some(root.join("CLAUDE.md").as_path()),
+        "the inspector says which file brought the rules in: {files}"
+    );
+    let three = ctx["sections"].as_array().unwrap().iter().find(|s| s["id"] == "project_instructions").unwrap();
+    assert_eq!(three["present"], true, "③ carries the files even without project instructions of its own: {three}");
+    assert!(three["raw_chars"].as_u64().unwrap() as usize >= rules.len(), "③'s size counts the files: {three}");
 }
 
 async fn folder_files(s: &TestServer, project: i64) -> Vec<(String, String)> {
@@ -195,4 +232,53 @@ async fn system_folders_are_refused_and_a_stuck_folder_holds_up_no_other() {
     eventually("and a change in it is still followed", || async { folder_files(&s, other).await.len() == 2 }).await;
     let (status, _) = s.get(&format!("/api/attachments?project_id={careless}")).await;
     assert_eq!(status.as_u16(), 200, "the stuck project still answers");
+}
+
+#[tokio::test]
+async fn a_folders_own_skills_are_offered_loaded_and_followed_as_they_change() {
+    let tree = tempfile::tempdir().unwrap();
+    let root = tree.path().join("repo");
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    write(
+        &root.join(".claude/skills/release/SKILL.md"),
+        b"---\nname: release\ndescription: Cut a release of this repository.\n---\nBump the version, then read checklist.md (RELEASE-PROCEDURE).\n",
+    );
+    write(&root.join(".claude/skills/release/checklist.md"), b"1. Changelog. 2. Tag.\n");
+    write(&root.join(".claude/skills/release/logo.png"), &[0x89, b'P', b'N', b'G', 0x00, 0x00]);
+    write(
+        &root.join(".agents/skills/review/SKILL.md"),
+        b"---\nname: review\ndescription: Review a change the team's way.\n---\nRead the diff twice (REVIEW-PROCEDURE).\n",
+    );
+    write(&root.join(".agents/skills/broken/SKILL.md"), b"no front matter here\n");
+
+    let (s, fake) = with_fake_model().await;
+    let p = s.project("Repo").await;
+    let (status, project) = link(&s, p, &root).await;
+    assert_eq!(status, 200, "{project}");
+    let sess = s.session(Some(p), "").await;
+    fake.push(Reply::tool_call("load_skill", r#"{"name": "release"}"#));
+    fake.push(Reply::tool_call("read_skill_file", r#"{"name": "release", "path": "checklist.md"}"#));
+    fake.push(Reply::text(["Releasing."]));
+    s.say(sess, "cut a release").await;
+
+    let requests: Vec<Value> = fake.chat_requests().into_iter().map(|r| r.body).collect();
+    let prompt = system_prompt(&requests[0]);
+    assert!(prompt.contains("- release: Cut a release of this repository."), "a .claude/skills skill of the folder is offered: {prompt}");
+    assert!(prompt.contains("- review: Review a change the team's way."), "and a .agents/skills one: {prompt}");
+    assert!(!prompt.contains("broken"), "a SKILL.md that is not a skill is left out");
+    let last = requests.last().unwrap()["messages"].to_string();
+    assert!(last.contains("RELEASE-PROCEDURE"), "the folder's skill loads from disk: {last}");
+    assert!(last.contains("1. Changelog. 2. Tag."), "and its reference file reads: {last}");
+    assert!(!last.contains("logo.png"), "a binary file is not offered as a reference file");
+
+    // Edited on disk: the next turn offers the new words; removed: it is gone.
+    write(
+        &root.join(".agents/skills/review/SKILL.md"),
+        b"---\nname: review\ndescription: Review a change, tests first.\n---\nRead the tests first.\n",
+    );
+    std::fs::remove_dir_all(root.join(".claude/skills/release")).unwrap();
+    s.say(sess, "again").await;
+    let prompt = system_prompt(&fake.last_chat_body().unwrap());
+    assert!(prompt.contains("- review: Review a change, tests first."), "an edited SKILL.md is read again: {prompt}");
+    assert!(!prompt.contains("- release:"), "a removed skill is no longer offered: {prompt}");
 }

@@ -510,6 +510,20 @@ async fn every_answer_matches_the_document() {
     let (st, imported) = c.json(&M::POST, "/api/import/project", res).await;
     assert_eq!(st, StatusCode::OK, "{imported}");
     c.get("/api/search/files?q=anything").await;
+    // A zip of skills: one imported, and one that is not a zip.
+    let skills_zip = {
+        use std::io::Write;
+        let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        w.start_file("zipped/SKILL.md", zip::write::SimpleFileOptions::default()).unwrap();
+        w.write_all(b"---\nname: zipped\ndescription: From a zip.\n---\nDo it.\n").unwrap();
+        w.finish().unwrap().into_inner()
+    };
+    for (bytes, expected) in [(skills_zip, StatusCode::OK), (b"not a zip".to_vec(), StatusCode::BAD_REQUEST)] {
+        let form = reqwest::multipart::Form::new().part("file", reqwest::multipart::Part::bytes(bytes).file_name("skills.zip"));
+        let res = s.http.post(s.url("/api/skills/import")).bearer_auth(&s.token).multipart(form).send().await.unwrap();
+        let (st, v) = c.json(&M::POST, "/api/skills/import", res).await;
+        assert_eq!(st, expected, "{v}");
+    }
     // A restore: its answer (the restart that follows is `maru serve`'s, in
     // src-tauri/tests/serve_restore.rs; in process, the restored folder just waits beside).
     let backup = s.http.get(s.url("/api/backup")).bearer_auth(&s.token).send().await.unwrap().bytes().await.unwrap();

@@ -240,17 +240,17 @@ describe('the context inspector', () => {
     }],
     instruction_files: {
       folder: '/home/me/site',
-      sent: [{ path: '/home/me/AGENTS.md', chars: 1200 }, { path: '/home/me/site/CLAUDE.md', chars: 100 }],
+      sent: [{ path: '/home/me/AGENTS.md', chars: 1200, raw_chars: null, imported_by: null }, { path: '/home/me/site/CLAUDE.md', chars: 100, raw_chars: null, imported_by: null }],
       skipped: [
-        { path: '/home/me/site/AGENTS.md', why: 'shadowed' },
-        { path: '/home/me/site/docs/GEMINI.md', why: 'duplicate' },
-        { path: '/home/me/site/big/AGENTS.md', why: 'too_large' },
-        { path: '/home/me/site/a/AGENTS.md', why: 'too_many' },
-        { path: '/home/me/site/b/AGENTS.md', why: 'unreadable' },
-        { path: '/home/me/site/c/AGENTS.md', why: 'not_text' },
-        { path: '/home/me/site/d/AGENTS.md', why: 'deadline' },
-        { path: '/home/me/site/e/AGENTS.md', why: 'outside' },
-        { path: '/home/me/site/f/AGENTS.md', why: 'a_newer_reason' },
+        { path: '/home/me/site/AGENTS.md', why: 'shadowed', imported_by: null },
+        { path: '/home/me/site/docs/GEMINI.md', why: 'duplicate', imported_by: null },
+        { path: '/home/me/site/big/AGENTS.md', why: 'too_large', imported_by: null },
+        { path: '/home/me/site/a/AGENTS.md', why: 'too_many', imported_by: null },
+        { path: '/home/me/site/b/AGENTS.md', why: 'unreadable', imported_by: null },
+        { path: '/home/me/site/c/AGENTS.md', why: 'not_text', imported_by: null },
+        { path: '/home/me/site/d/AGENTS.md', why: 'deadline', imported_by: null },
+        { path: '/home/me/site/e/AGENTS.md', why: 'outside', imported_by: null },
+        { path: '/home/me/site/f/AGENTS.md', why: 'a_newer_reason', imported_by: null },
       ],
     },
   });
@@ -297,6 +297,17 @@ describe('the context inspector', () => {
       '저장소 밖을 가리키는 링크입니다',
       'a_newer_reason',
     ]);
+  });
+
+  it('says which file imported an instructions file, and how much of a cut one was sent', async () => {
+    const view = linkedView();
+    view.instruction_files.sent = [{ path: '/home/me/site/AGENTS.md', chars: 800, raw_chars: 5000, imported_by: '/home/me/site/CLAUDE.md' }];
+    view.instruction_files.skipped = [{ path: '/home/me/site/CLAUDE.md', why: 'imports_only', imported_by: null }];
+    const { root } = await open(view);
+    const li = root.querySelector<HTMLElement>('[data-testid=instruction-sent]')!;
+    expect(li.textContent, 'the file that brought it in is named').toContain('imported by /home/me/site/CLAUDE.md');
+    expect(li.querySelector('.n')?.textContent, 'its size before and after the budget').toBe('5,000 → 800 characters (cut to fit the budget)');
+    expect(skippedFiles(root), 'the importing file is not hidden: it says its imports are sent').toEqual(['it only imports other files, which are sent']);
   });
 
   it('shows no instructions files for a project that follows no folder', async () => {

@@ -10,7 +10,7 @@ import { ApiError, type Backend } from '../src/backend/backend';
 import type { Project, Session, SkillView } from '../src/backend/types';
 import { setLanguage } from '../src/lib/i18n';
 import { toolOutcome } from '../src/lib/tools';
-import { readSkillFolder, skillBody, skillSizes, type PickedFile } from '../src/state/skills';
+import { readSkillFolder, skillBody, skillSizes, SkillsStore, type PickedFile } from '../src/state/skills';
 import { mountContextPanel } from '../src/views/contextPanel';
 import { openSettingsDialog } from '../src/views/settingsDialog';
 import { appInProject, contextView, fakeBackend, settingsView } from './fakeBackend';
@@ -144,7 +144,7 @@ describe('a skill folder read from disk', () => {
       ['pdf-forms/.git/config', '[core]\n'],
       ['pdf-forms/.git/HEAD', 'ref: refs/heads/main\n'],
       ['pdf-forms/reference/.cache/x.md', 'cached\n'],
-      ['pdf-forms/big.csv', 'x'.repeat(200_001)],
+      ['pdf-forms/big.csv', 'x'.repeat(10 * 1024 * 1024 + 1)],
     ]));
     expect(skills.length).toBe(1);
     const [s] = skills;
@@ -163,6 +163,19 @@ describe('a skill folder read from disk', () => {
       { path: 'big.csv', why: 'tooLarge' },
     ]));
     expect(s.skipped.length).toBe(6);
+  });
+
+  it('a skill shaped like the official collection’s keeps its 60 reference files; its font is left out as not text', async () => {
+    // anthropics/skills' docx has 60 reference files; canvas-design carries .ttf fonts.
+    const TTF = new Uint8Array([0x00, 0x01, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x80, 0x00, 0x03, 0x00, 0x70]);
+    const refs: [string, string][] = Array.from({ length: 60 }, (_, n) => [`docx/scripts/office/schemas/part${String(n).padStart(2, '0')}.xsd`, `<xsd:schema id="${n}"/>\n`]);
+    const [s] = await readSkillFolder(picked([
+      ['docx/SKILL.md', '---\nname: docx\ndescription: Word documents.\n---\nRead the schemas.\n'],
+      ...refs,
+      ['docx/canvas-fonts/Lora-Regular.ttf', TTF],
+    ]));
+    expect(s.files.length, 'every text file is kept: the server limits a skill by size, not by a count of files').toBe(60);
+    expect(s.skipped, 'the font is named as left out, so the user knows').toEqual([{ path: 'canvas-fonts/Lora-Regular.ttf', why: 'binary' }]);
   });
 
   it('a folder of skill folders gives each skill with its own files; a file in no skill’s folder is not taken', async () => {
@@ -427,8 +440,8 @@ describe('the inspector: skills offered', () => {
   it('lists each skill the prompt offers with its sizes, and badges the ones this chat loaded', async () => {
     setLanguage('en');
     const card = await open([
-      { name: 'pdf-forms', description: 'Fill in PDF forms.', listed_chars: 31, body_chars: 1234, loaded: false },
-      { name: 'trip-checklist', description: 'Plan a trip.', listed_chars: 30, body_chars: 52, loaded: true },
+      { name: 'pdf-forms', description: 'Fill in PDF forms.', listed_chars: 31, body_chars: 1234, loaded: false, listed: true },
+      { name: 'trip-checklist', description: 'Plan a trip.', listed_chars: 30, body_chars: 52, loaded: true, listed: true },
     ]);
     expect(card.querySelector('h3')?.textContent).toBe('Skills offered');
     const rows = [...card.querySelectorAll<HTMLElement>('[data-testid=context-skill]')];
@@ -439,7 +452,7 @@ describe('the inspector: skills offered', () => {
     expect(rows[1].textContent).toContain('Plan a trip.');
 
     setLanguage('ko');
-    const ko = await open([{ name: 'trip-checklist', description: 'Plan a trip.', listed_chars: 30, body_chars: 1052, loaded: true }]);
+    const ko = await open([{ name: 'trip-checklist', description: 'Plan a trip.', listed_chars: 30, body_chars: 1052, loaded: true, listed: true }]);
     expect(ko.querySelector('h3')?.textContent).toBe('제공되는 스킬');
     expect(byTest(ko, 'skill-offered-sizes').textContent).toBe('목록 30자 · 불러오면 1,052자');
     expect(byTest(ko, 'skill-loaded').textContent).toBe('불러옴');
@@ -464,5 +477,20 @@ describe('a reply’s chip for a skill loaded', () => {
     expect(read).toEqual({ kind: 'text', text: 'Check visas.' });
     const missing = toolOutcome({ id: 'c3', name: 'load_skill', arguments: '{}', result: 'error: There is no skill named "x" here; use a name listed under [Skills].' });
     expect(missing.kind, 'a skill not there is a failure, said as one').toBe('error');
+  });
+});
+
+describe('a zip of skills', () => {
+  it('is read by the server; the skills it made join the list and the files it left out are said', async () => {
+    const docx = skill({ id: 9, name: 'docx', description: 'Word documents.' });
+    const { backend, calls } = fakeBackend({
+      importSkills: async () => ({ skills: [docx], left_out: [{ path: 'skills/canvas-design/canvas-fonts/Lora-Regular.ttf', why: 'binary' }] }),
+    });
+    const store = new SkillsStore(backend);
+    const file = new File(['PK'], 'skills.zip', { type: 'application/zip' });
+    const done = await store.importZip(file);
+    expect(calls.find((c) => c.method === 'importSkills')?.args[0], 'the chosen zip is what is sent').toBe(file);
+    expect(store.skills.map((s) => s.name), 'the new skill is listed without reloading').toEqual(['docx']);
+    expect(done, 'the font left out is named for the user').toEqual({ imported: 1, leftOut: ['skills/canvas-design/canvas-fonts/Lora-Regular.ttf'] });
   });
 });

@@ -768,6 +768,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/skills/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import skills from a zip: a skill's folder, or a folder of them (as the official collection is)
+         * @description Every folder in the zip holding a SKILL.md becomes a skill, with its other text files as its
+         *     reference files (at most 10 MB a skill). Binary files (fonts, images) and hidden ones are left
+         *     out and listed in `left_out`. All the skills are stored, or none.
+         */
+        post: operations["import_skills"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/skills/{id}": {
         parameters: {
             query?: never;
@@ -1226,18 +1248,33 @@ export interface components {
             /** @description Entries of the zip left out, each with why. */
             skipped: components["schemas"]["Skipped"][];
         };
+        /** @description What importing a zip of skills did: the skills made, and the files left out of them. */
+        ImportedSkills: {
+            left_out: components["schemas"]["SkillFileLeftOut"][];
+            skills: components["schemas"]["SkillView"][];
+        };
         /** @enum {string} */
         IndexStatus: "indexing" | "ready" | "failed";
         InstructionFileSent: {
+            /** @description As sent (cut by section ③'s budget when `raw_chars` is set). */
             chars: number;
+            /** @description The file whose `@path` import brought it in; absent for a folder level's own file. */
+            imported_by: string | null;
             path: string;
+            /** @description Its size before the budget cut it; absent when it is sent whole. */
+            raw_chars: number | null;
         };
         InstructionFileSkipped: {
+            /** @description The file whose `@path` import named it, if it was one. */
+            imported_by: string | null;
             path: string;
             /**
-             * @description `shadowed` (another file of the same folder level wins), `duplicate` (the same text is
-             *     sent from a nearer folder), `too_large`, `too_many`, `unreadable`, `not_text`, `deadline`,
-             *     `outside` (a link out of the repository).
+             * @description `shadowed` (another file of the same tool at that folder level wins), `duplicate` (the
+             *     same text is sent already), `too_large`, `too_many`, `unreadable`, `not_text`,
+             *     `deadline`, `outside` (a link out of the repository), `budget` (section ③'s budget had no
+             *     room left); for imports `cycle`, `too_deep`, `missing`, `not_importable` (outside the
+             *     repository and not Markdown or text); `imports_only` (a file made only of imports, which
+             *     are sent).
              */
             why: string;
         };
@@ -1765,12 +1802,26 @@ export interface components {
             path: string;
         };
         /**
+         * @description A file of a skill's folder that is not kept, and why: `binary` (a font, an image: not text),
+         *     `hidden` (a hidden file or folder, named once).
+         */
+        SkillFileLeftOut: {
+            /** @description Its path in the zip. */
+            path: string;
+            why: string;
+        };
+        /**
          * @description A skill the prompt lists (by name and description: `listed_chars`); its procedure
          *     (`body_chars`) reaches the model only once it is loaded.
          */
         SkillOffered: {
             body_chars: number;
             description: string;
+            /**
+             * @description In the prompt's list; false when the list's budget left it out (`search_skills` finds it,
+             *     and it stays loadable by name).
+             */
+            listed: boolean;
             listed_chars: number;
             /** @description Loaded in this chat (its procedure is in the conversation). */
             loaded: boolean;
@@ -1803,6 +1854,19 @@ export interface components {
             text: string;
             /** Format: int64 */
             updated_at: number;
+        };
+        /**
+         * @description A skill folder, or a folder of skills, as a zip (`POST /api/skills/import`): each folder in it
+         *     holding a `SKILL.md` is a skill.
+         */
+        SkillZip: {
+            /** Format: binary */
+            file: Blob;
+            /**
+             * Format: int64
+             * @description A project's skills; absent: global ones.
+             */
+            project_id?: number | null;
         };
         Skipped: {
             /** @description The error's code (`file_too_large`, `binary_file`, `invalid_import`, …). */
@@ -5457,6 +5521,75 @@ export interface operations {
                 };
             };
             /** @description `not_found`: no such project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `name_taken` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    import_skills: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["SkillZip"];
+            };
+        };
+        responses: {
+            /** @description The skills made, and the files left out */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportedSkills"];
+                };
+            };
+            /** @description `invalid_upload`, `invalid_import` (not a zip, a damaged entry), `invalid_skill` (no SKILL.md, no front matter, over 10 MB), `file_too_large` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found` (the project) */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -207,6 +207,21 @@ export function httpBackend(opts: HttpBackendOptions) {
     importProject: (file: Blob, name = file instanceof File ? file.name : 'project.zip') =>
       ok(api.POST('/api/import/project', { body: { file }, bodySerializer: zipPart(name) })),
 
+    /** Imports the skills of a zip (a skill's folder, or a folder of them, as the official
+     *  collection is): every folder with a SKILL.md becomes a skill, global or `projectId`'s, all
+     *  of them or none; fonts, images and hidden files are left out and listed in `left_out`
+     *  (`invalid_import`, `invalid_skill`, `name_taken`, `file_too_large`). */
+    importSkills: (file: Blob, projectId: number | null = null, name = file instanceof File ? file.name : 'skills.zip') =>
+      ok(api.POST('/api/skills/import', {
+        body: { file, project_id: projectId },
+        bodySerializer: (form: { file: Blob; project_id?: number | null }) => {
+          const parts = new FormData();
+          parts.append('file', form.file, name);
+          if (form.project_id != null) parts.append('project_id', String(form.project_id));
+          return parts;
+        },
+      })),
+
     /** Puts a backup (`backup`) in place of the data. It is checked whole first: one that is not a
      *  Maru backup, or is damaged, changes nothing (`not_a_backup`, `backup_damaged`,
      *  `unsafe_backup_entry`, `invalid_upload`, `file_too_large`). Right after the answer Maru

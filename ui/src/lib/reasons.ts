@@ -77,7 +77,10 @@ export function reasonText(reason: Reason | null | undefined, english: string): 
   let s = filled;
   if (reason.code === 'unread_pages' && Number(p.more) > 0) s = s.replace(/쪽에서/, ` 외 ${p.more}쪽에서`);
   if ((reason.code === 'section_budget' || reason.code === 'total_budget') && p.items) {
-    s += p.items === 'facts' ? `: 사실 ${p.of}개 중 ${p.kept}개 유지` : `: 파일 ${p.of}개 중 ${p.kept}개 표시`;
+    s += p.items === 'facts' ? `: 사실 ${p.of}개 중 ${p.kept}개 유지`
+      : p.items === 'instructions_files' ? `: 지침 파일 ${p.of}개 중 ${p.kept}개 보냄`
+      : p.items === 'skills' ? `: 스킬 ${p.of}개 중 ${p.kept}개 표시`
+      : `: 파일 ${p.of}개 중 ${p.kept}개 표시`;
   }
   const n = Number(p.section);
   return n >= 1 && n <= 5 ? `${CIRCLED[n]} ${s}` : s;

@@ -8,8 +8,9 @@ import type { Backend } from '../backend/backend';
 import { errorMessage } from '../backend/backend';
 import type { NewSkill, SkillFile, SkillPatch, SkillView } from '../backend/types';
 
-/** The server's limits (store/skills.rs): a reference file's characters. */
-export const SKILL_FILE_MAX_CHARS = 200_000;
+/** The server's limit (store/skills.rs): a skill's SKILL.md and reference files together, in
+ *  bytes. No one file can be larger; the server checks the sum and says by how much it is over. */
+export const SKILL_MAX_BYTES = 10 * 1024 * 1024;
 
 /** The front matter and the procedure, when the text opens with a `---` block (as the server splits it). */
 function split(text: string): { front: string; body: string } | null {
@@ -141,7 +142,7 @@ export async function readSkillFolder(picked: readonly PickedFile[]): Promise<Fo
         hiddenSeen.add(what);
         continue;
       }
-      const read = await readText(e.file, SKILL_FILE_MAX_CHARS);
+      const read = await readText(e.file, SKILL_MAX_BYTES);
       if ('text' in read) skill.files.push({ path, content: read.text });
       else skill.skipped.push({ path, why: read.why });
     }
@@ -157,7 +158,7 @@ export async function readReferenceFiles(list: readonly File[]): Promise<{ files
   const files: SkillFile[] = [];
   const skipped: { path: string; why: SkipReason }[] = [];
   for (const file of list) {
-    const read = await readText(file, SKILL_FILE_MAX_CHARS);
+    const read = await readText(file, SKILL_MAX_BYTES);
     if ('text' in read) files.push({ path: file.name, content: read.text });
     else skipped.push({ path: file.name, why: read.why });
   }
@@ -206,6 +207,14 @@ export class SkillsStore {
   /** Adds a skill; rejects with the server's error (the form shows it). */
   async create(skill: NewSkill): Promise<SkillView> {
     return this.put(await this.backend.createSkill(skill));
+  }
+
+  /** Imports the skills of a zip, global ones; rejects with the server's error (nothing is
+   *  stored then). The files it left out (fonts, images, hidden ones) come back to be said. */
+  async importZip(file: File): Promise<{ imported: number; leftOut: string[] }> {
+    const done = await this.backend.importSkills(file);
+    for (const s of done.skills) this.put(s);
+    return { imported: done.skills.length, leftOut: done.left_out.map((l) => l.path) };
   }
 
   /** Changes a skill; rejects with the server's error. */

@@ -250,6 +250,7 @@ function skillsOffered(app: App, skills: SkillOffered[]): HTMLElement {
               h('div', { class: 'skill-offered-top' },
                 h('span', { class: 'name' }, s.name),
                 s.loaded ? h('span', { class: 'badge badge-present', title: t('skillLoadedHint'), 'data-testid': 'skill-loaded' }, t('skillLoaded')) : null,
+                s.listed ? null : h('span', { class: 'badge badge-absent', title: t('skillUnlistedHint'), 'data-testid': 'skill-unlisted' }, t('skillUnlisted')),
               ),
               h('p', { class: 'skill-offered-description' }, s.description),
               h('p', { class: 'skill-offered-sizes', 'data-testid': 'skill-offered-sizes' }, t('skillOfferedSizes', { listed: count(s.listed_chars), body: count(s.body_chars) })),
@@ -282,11 +283,18 @@ function summaries(app: App, list: Summary[]): HTMLElement | null {
 const INSTRUCTION_WHY: Record<string, Key> = {
   shadowed: 'instructionWhy_shadowed', duplicate: 'instructionWhy_duplicate', too_large: 'instructionWhy_too_large', too_many: 'instructionWhy_too_many',
   unreadable: 'instructionWhy_unreadable', not_text: 'instructionWhy_not_text', deadline: 'instructionWhy_deadline', outside: 'instructionWhy_outside',
+  budget: 'instructionWhy_budget', cycle: 'instructionWhy_cycle', too_deep: 'instructionWhy_too_deep', missing: 'instructionWhy_missing',
+  not_importable: 'instructionWhy_not_importable', imports_only: 'instructionWhy_imports_only',
 };
 
 /** A code a newer server may send is shown as it is. */
 function instructionWhy(why: string): string {
   return INSTRUCTION_WHY[why] ? t(INSTRUCTION_WHY[why]) : why;
+}
+
+/** Which file's `@path` import brought this one in. */
+function importedBy(path: string | null): HTMLElement | null {
+  return path ? h('span', { class: 'hint' }, t('instructionImportedBy', { path })) : null;
 }
 
 /**
@@ -302,14 +310,18 @@ function instructionFiles(f: InstructionFiles): HTMLElement | null {
     f.sent.length
       ? h('ul', { class: 'instruction-list' }, f.sent.map((x) =>
           h('li', { 'data-testid': 'instruction-sent', dataset: { path: x.path } },
-            h('code', { class: 'path' }, x.path), h('span', { class: 'n' }, t('chars', { n: count(x.chars) })))))
+            h('code', { class: 'path' }, x.path),
+            h('span', { class: 'n' }, x.raw_chars != null
+              ? t('instructionFileCut', { raw: count(x.raw_chars), kept: count(x.chars) })
+              : t('chars', { n: count(x.chars) })),
+            importedBy(x.imported_by))))
       : h('p', { class: 'hint' }, t('noInstructionFiles')),
     f.skipped.length
       ? [
           h('h5', null, t('instructionFilesSkipped')),
           h('ul', { class: 'instruction-list skipped' }, f.skipped.map((x) =>
             h('li', { 'data-testid': 'instruction-skipped', dataset: { path: x.path, why: x.why } },
-              h('code', { class: 'path' }, x.path), h('span', { class: 'why' }, instructionWhy(x.why))))),
+              h('code', { class: 'path' }, x.path), h('span', { class: 'why' }, instructionWhy(x.why)), importedBy(x.imported_by)))),
         ]
       : null,
   );

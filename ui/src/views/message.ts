@@ -271,7 +271,7 @@ function reasoningNode(text: string, open: boolean): HTMLElement | null {
 /** How the chat names Maru's tools (another tool shows by its own name). */
 const TOOL_LABELS: Record<string, Key> = {
   remember: 'toolRemember', update_memory: 'toolUpdateMemory', forget: 'toolForget', search_memory: 'toolSearchMemory', search_attachment: 'toolSearchFiles',
-  read_tool_output: 'toolReadOutput', load_skill: 'toolLoadSkill', read_skill_file: 'toolReadSkillFile',
+  read_tool_output: 'toolReadOutput', load_skill: 'toolLoadSkill', read_skill_file: 'toolReadSkillFile', search_skills: 'toolSearchSkills',
 };
 /** A tool server's tool by its server and its own name ("files · read_file"). */
 function toolLabel(name: string): string {

@@ -148,6 +148,22 @@ export function mountSkillsPane(app: App, root: HTMLElement, store = new SkillsS
     render();
   });
 
+  // ---- a zip: the server reads it, and says what it left out
+  const zipInput = h('input', { type: 'file', accept: '.zip,application/zip', hidden: true, 'data-testid': 'skill-zip-input' });
+  zipInput.addEventListener('change', async () => {
+    const file = zipInput.files?.[0];
+    zipInput.value = '';
+    if (!file) return;
+    try {
+      const { imported, leftOut } = await store.importZip(file);
+      folderProblem = leftOut.length ? t('skillZipLeftOut', { list: leftOut.join(', ') }) : null;
+      toast(t('skillsImported', { n: imported }));
+    } catch (e) {
+      folderProblem = errorMessage(e);
+    }
+    render();
+  });
+
   const importView = (imp: Importing): HTMLElement => {
     const where = whereSelect('skill-import-where');
     const list = h('ul', { class: 'skill-import-list' });
@@ -276,10 +292,12 @@ export function mountSkillsPane(app: App, root: HTMLElement, store = new SkillsS
         h('div', { class: 'row' },
           editing === 'new' ? null : h('button', { class: 'btn btn-small', type: 'button', 'data-testid': 'new-skill', onClick: () => edit('new') }, icon('plus'), t('newSkill')),
           h('button', { class: 'btn btn-small', type: 'button', 'data-testid': 'import-skill-folder', onClick: () => folderInput.click() }, icon('folder'), t('importSkillFolder')),
+          h('button', { class: 'btn btn-small', type: 'button', 'data-testid': 'import-skill-zip', onClick: () => zipInput.click() }, icon('upload'), t('importSkillZip')),
         ),
       ),
       h('p', { class: 'hint' }, t('skillsHint')),
       folderInput,
+      zipInput,
       folderProblem ? h('p', { class: 'field-error', role: 'alert', 'data-testid': 'skill-folder-problem' }, folderProblem) : null,
       importForm,
       newForm,

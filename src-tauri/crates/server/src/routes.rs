@@ -105,6 +105,7 @@ fn uploads() -> OpenApiRouter<Arc<App>> {
     OpenApiRouter::new()
         .routes(routes!(list_attachments, upload_attachment))
         .routes(routes!(import_project))
+        .routes(routes!(import_skills))
         .routes(routes!(restore_backup))
         .layer(axum::extract::DefaultBodyLimit::max(crate::api::attachments::UPLOAD_MAX_BYTES))
 }
@@ -544,6 +545,47 @@ async fn list_skills(State(app): AppState) -> Reply<Vec<SkillView>> {
 ))]
 async fn create_skill(State(app): AppState, Json(new): Json<NewSkill>) -> Reply<SkillView> {
     Ok(axum::Json(api::skills::create_skill(&app, new).await?))
+}
+
+/// Import skills from a zip: a skill's folder, or a folder of them (as the official collection is)
+///
+/// Every folder in the zip holding a SKILL.md becomes a skill, with its other text files as its
+/// reference files (at most 10 MB a skill). Binary files (fonts, images) and hidden ones are left
+/// out and listed in `left_out`. All the skills are stored, or none.
+#[utoipa::path(post, path = "/api/skills/import", tag = "skills", request_body(content = crate::api::skills::SkillZip, content_type = "multipart/form-data"), responses(
+    (status = 200, description = "The skills made, and the files left out", body = crate::api::skills::ImportedSkills),
+    (status = 400, description = "`invalid_upload`, `invalid_import` (not a zip, a damaged entry), `invalid_skill` (no SKILL.md, no front matter, over 10 MB), `file_too_large`", body = ErrorBody),
+    (status = 404, description = "`not_found` (the project)", body = ErrorBody),
+    (status = 409, description = "`name_taken`", body = ErrorBody),
+))]
+async fn import_skills(State(app): AppState, Multipart(mut form): Multipart) -> Reply<crate::api::skills::ImportedSkills> {
+    let bad = |m: String| crate::error::Error::invalid(Code::InvalidUpload, m);
+    let (mut zip, mut project_id) = (None, None);
+    while let Some(field) = form.next_field().await.map_err(|e| bad(format!("the upload could not be read: {}", e.body_text())))? {
+        match field.name() {
+            Some("file") => {
+                let name = field.file_name().unwrap_or("the zip").to_string();
+                let bytes = field.bytes().await.map_err(|e| match e.status() {
+                    axum::http::StatusCode::PAYLOAD_TOO_LARGE => crate::error::Error::invalid(
+                        Code::FileTooLarge,
+                        format!("{name} is larger than Maru accepts ({} MB)", crate::api::attachments::UPLOAD_MAX_BYTES >> 20),
+                    )
+                    .with("file", &name)
+                    .with("max_mb", crate::api::attachments::UPLOAD_MAX_BYTES >> 20),
+                    _ => bad(format!("the zip could not be read: {}", e.body_text())),
+                })?;
+                zip = Some(bytes.to_vec());
+            }
+            Some("project_id") => {
+                let text = field.text().await.map_err(|e| bad(format!("project_id could not be read: {}", e.body_text())))?;
+                let id = text.trim().parse::<i64>().map_err(|_| bad(format!("project_id is a project's id, not {text:?}")))?;
+                project_id = Some(id);
+            }
+            _ => {}
+        }
+    }
+    let zip = zip.ok_or_else(|| bad("send the zip in a part named `file`".into()))?;
+    Ok(axum::Json(api::skills::import_zip(&app, project_id, zip).await?))
 }
 
 /// Edit a skill's SKILL.md or files, turn it on or off, or off in projects

@@ -1,7 +1,9 @@
 //! Skills (`skills`, `skill_files`): a SKILL.md as the user wrote or imported it, its name and
 //! description read from its front matter, and its reference files. A chat is offered the global
 //! skills not turned off in its project, and its project's own (which win over a global one of
-//! the same name).
+//! the same name). A skill is text: its size is limited (`SKILL_MAX_BYTES`), not its number of
+//! files, and binary files (fonts, images) are not kept: the folder reader and the zip import
+//! leave them out and say so.
 
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
@@ -13,8 +15,10 @@ pub use maru_types::skills::*;
 pub const NAME_MAX_CHARS: usize = 64;
 pub const DESCRIPTION_MAX_CHARS: usize = 1_024;
 pub const TEXT_MAX_CHARS: usize = 100_000;
-pub const FILES_MAX: usize = 20;
-pub const FILE_MAX_CHARS: usize = 200_000;
+/// A skill's SKILL.md and reference files together, in bytes: the official collection's largest
+/// (pptx, docx, xlsx with their XML schemas) are about 1.1 MB of text. Size, not a count of files,
+/// is what a skill costs: docx has 60 reference files.
+pub const SKILL_MAX_BYTES: usize = 10 * 1024 * 1024;
 
 /// A skill as stored.
 #[derive(Debug, Clone, PartialEq)]
@@ -86,6 +90,29 @@ pub fn offered(conn: &Connection, project_id: i64) -> Result<Vec<Skill>> {
     Ok(chosen)
 }
 
+/// When each skill was last loaded in any chat, by lowercased name (the id of the reply that
+/// called `load_skill`: later is larger). The newest calls only: enough to say which are in use.
+pub fn last_loaded(conn: &Connection) -> Result<std::collections::HashMap<String, i64>> {
+    const RECENT_CALLS: i64 = 500;
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, tool_calls FROM messages WHERE role = 'assistant' AND tool_calls LIKE '%load_skill%'
+         ORDER BY id DESC LIMIT ?1",
+    )?;
+    let mut used = std::collections::HashMap::new();
+    let rows = stmt.query_map([RECENT_CALLS], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
+    for row in rows {
+        let (id, calls) = row?;
+        let calls: Vec<maru_types::tool_calls::ToolCall> = serde_json::from_str(&calls).unwrap_or_default();
+        for call in calls.iter().filter(|c| c.name == "load_skill") {
+            let args: serde_json::Value = serde_json::from_str(&call.arguments).unwrap_or_default();
+            if let Some(name) = args["name"].as_str() {
+                used.entry(name.trim().to_lowercase()).or_insert(id);
+            }
+        }
+    }
+    Ok(used)
+}
+
 pub fn files(conn: &Connection, skill_id: i64) -> Result<Vec<SkillFile>> {
     let mut stmt = conn.prepare_cached("SELECT path, content FROM skill_files WHERE skill_id = ?1 ORDER BY path")?;
     let rows =
@@ -150,16 +177,28 @@ pub fn delete(conn: &Connection, id: i64) -> Result<()> {
 
 fn put_files(conn: &Connection, id: i64, files: &[SkillFile]) -> Result<()> {
     let bad = |msg: String| Err(Error::invalid(Code::InvalidSkill, msg));
-    if files.len() > FILES_MAX {
-        return bad(format!("a skill can have at most {FILES_MAX} reference files (this one has {})", files.len()));
+    let text: usize = conn.query_row("SELECT length(CAST(text AS BLOB)) FROM skills WHERE id = ?1", [id], |r| r.get::<_, i64>(0))? as usize;
+    let total = text + files.iter().map(|f| f.path.len() + f.content.len()).sum::<usize>();
+    if total > SKILL_MAX_BYTES {
+        let mb = |b: usize| format!("{:.1} MB", b as f64 / (1024.0 * 1024.0));
+        return Err(Error::invalid(
+            Code::InvalidSkill,
+            format!(
+                "a skill can hold at most {} of text, its SKILL.md and reference files together (this one has {})",
+                mb(SKILL_MAX_BYTES),
+                mb(total)
+            ),
+        )
+        .with("max_bytes", SKILL_MAX_BYTES)
+        .with("bytes", total));
     }
     for f in files {
         let path = f.path.trim().trim_start_matches("./");
         if path.is_empty() || path.starts_with('/') || path.split('/').any(|p| p == ".." || p.is_empty()) || path.contains('\0') {
             return bad(format!("{:?} is not a path inside the skill's folder", f.path));
         }
-        if char_len(&f.content) > FILE_MAX_CHARS || f.content.contains('\0') {
-            return bad(format!("a skill's reference file is text of at most {FILE_MAX_CHARS} characters ({path} is not)"));
+        if f.content.contains('\0') {
+            return bad(format!("a skill's reference file is text ({path} is not): leave binary files such as fonts and images out"));
         }
         conn.execute("INSERT OR REPLACE INTO skill_files (skill_id, path, content) VALUES (?1, ?2, ?3)", params![id, path, f.content])?;
     }
@@ -192,7 +231,7 @@ fn split(text: &str) -> Option<(&str, &str)> {
 /// `name` and `description` from the front matter. Only these two keys are read, each on one
 /// line (`key: value`, quotes optional): that is the whole of what a SKILL.md's front matter
 /// means here, so a YAML parser would add a dependency for nothing.
-fn read_front_matter(text: &str) -> Result<(String, String)> {
+pub fn read_front_matter(text: &str) -> Result<(String, String)> {
     let bad = |msg: String| Err(Error::invalid(Code::InvalidSkill, msg));
     if char_len(text) > TEXT_MAX_CHARS {
         return bad(format!("a SKILL.md can have at most {TEXT_MAX_CHARS} characters (this one has {})", char_len(text)));

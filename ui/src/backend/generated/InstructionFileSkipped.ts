@@ -2,8 +2,15 @@
 
 export type InstructionFileSkipped = { path: string, 
 /**
- * `shadowed` (another file of the same folder level wins), `duplicate` (the same text is
- * sent from a nearer folder), `too_large`, `too_many`, `unreadable`, `not_text`, `deadline`,
- * `outside` (a link out of the repository).
+ * `shadowed` (another file of the same tool at that folder level wins), `duplicate` (the
+ * same text is sent already), `too_large`, `too_many`, `unreadable`, `not_text`,
+ * `deadline`, `outside` (a link out of the repository), `budget` (section ③'s budget had no
+ * room left); for imports `cycle`, `too_deep`, `missing`, `not_importable` (outside the
+ * repository and not Markdown or text); `imports_only` (a file made only of imports, which
+ * are sent).
  */
-why: string, };
+why: string, 
+/**
+ * The file whose `@path` import named it, if it was one.
+ */
+imported_by: string | null, };

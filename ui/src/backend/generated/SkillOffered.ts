@@ -8,4 +8,9 @@ export type SkillOffered = { name: string, description: string, listed_chars: nu
 /**
  * Loaded in this chat (its procedure is in the conversation).
  */
-loaded: boolean, };
+loaded: boolean, 
+/**
+ * In the prompt's list; false when the list's budget left it out (`search_skills` finds it,
+ * and it stays loadable by name).
+ */
+listed: boolean, };

@@ -154,17 +154,27 @@ pub struct InstructionFiles {
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct InstructionFileSent {
     pub path: String,
+    /// As sent (cut by section ③'s budget when `raw_chars` is set).
     pub chars: usize,
+    /// Its size before the budget cut it; absent when it is sent whole.
+    pub raw_chars: Option<usize>,
+    /// The file whose `@path` import brought it in; absent for a folder level's own file.
+    pub imported_by: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct InstructionFileSkipped {
     pub path: String,
-    /// `shadowed` (another file of the same folder level wins), `duplicate` (the same text is
-    /// sent from a nearer folder), `too_large`, `too_many`, `unreadable`, `not_text`, `deadline`,
-    /// `outside` (a link out of the repository).
+    /// `shadowed` (another file of the same tool at that folder level wins), `duplicate` (the
+    /// same text is sent already), `too_large`, `too_many`, `unreadable`, `not_text`,
+    /// `deadline`, `outside` (a link out of the repository), `budget` (section ③'s budget had no
+    /// room left); for imports `cycle`, `too_deep`, `missing`, `not_importable` (outside the
+    /// repository and not Markdown or text); `imports_only` (a file made only of imports, which
+    /// are sent).
     pub why: String,
+    /// The file whose `@path` import named it, if it was one.
+    pub imported_by: Option<String>,
 }
 
 /// A skill the prompt lists (by name and description: `listed_chars`); its procedure
@@ -178,6 +188,9 @@ pub struct SkillOffered {
     pub body_chars: usize,
     /// Loaded in this chat (its procedure is in the conversation).
     pub loaded: bool,
+    /// In the prompt's list; false when the list's budget left it out (`search_skills` finds it,
+    /// and it stays loadable by name).
+    pub listed: bool,
 }
 
 /// A tool a request offers, and what it costs of the window.
@@ -230,7 +243,7 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
             let session = crate::store::sessions::get(c, session_id)?;
             let settings = settings::for_chat(c, &session)?;
             let offer = crate::tools::Offer::for_session(c, &session, &settings)?;
-            let skills = crate::store::skills::offered(c, session.project_id)?;
+            let skills = crate::tools::folder_skills::offered(c, session.project_id)?;
             let tools = (offer, crate::store::tool_servers::list(c)?, session.project_id, skills);
             Ok((report, snapshots::get(c, session_id)?, messages::history(c, session_id)?, settings, summaries, tools))
         })
@@ -258,11 +271,12 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
     let skills = skills
         .into_iter()
         .map(|s| SkillOffered {
-            listed_chars: s.name.chars().count() + s.description.chars().count() + 4,
+            listed_chars: prompt::budget::skill_chars(&s.name, &s.description),
+            listed: !current.unlisted_skills.iter().any(|n| n.eq_ignore_ascii_case(&s.name)),
             body_chars: s.body().chars().count(),
             loaded: loaded.contains(&s.name.to_lowercase()),
-            name: s.name,
-            description: s.description,
+            name: s.skill.name,
+            description: s.skill.description,
         })
         .collect();
     // What the plan counts, counted by the server's tokenizer first where it has one (the texts
@@ -355,13 +369,18 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
                 .instruction_files
                 .files
                 .iter()
-                .map(|f| InstructionFileSent { path: f.path.clone(), chars: f.content.chars().count() })
+                .map(|f| InstructionFileSent {
+                    path: f.path.clone(),
+                    chars: f.content.chars().count(),
+                    raw_chars: f.raw_chars,
+                    imported_by: f.imported_by.clone(),
+                })
                 .collect(),
             skipped: current
                 .instruction_files
                 .skipped
                 .iter()
-                .map(|s| InstructionFileSkipped { path: s.path.clone(), why: s.why.clone() })
+                .map(|s| InstructionFileSkipped { path: s.path.clone(), why: s.why.clone(), imported_by: s.imported_by.clone() })
                 .collect(),
         },
     })

@@ -22,7 +22,7 @@ fn export_types(dir: &Path) {
     };
     use crate::api::connections::{ConnectionView, ModelsQuery};
     use crate::api::export::{BackupZip, ExportFormat, ExportQuery, ImportedProject, ProjectZip, RestoredBackup, Skipped};
-    use crate::api::skills::SkillView;
+    use crate::api::skills::{ImportedSkills, SkillFileLeftOut, SkillView, SkillZip};
     use crate::api::tool_servers::{Answered, Approve, ToolServerView};
     use crate::api::Deleted;
     use crate::api::{Health, MemoryStatusQuery, MessageEdit, MessageQuery, SearchQuery, SessionQuery};
@@ -131,6 +131,9 @@ fn export_types(dir: &Path) {
         SkillOffered,
         // skills
         SkillView,
+        SkillZip,
+        ImportedSkills,
+        SkillFileLeftOut,
         NewSkill,
         SkillPatch,
         SkillFile,

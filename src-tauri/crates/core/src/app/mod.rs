@@ -84,6 +84,7 @@ impl App {
         tools.register(Arc::new(crate::tools::output::ReadToolOutput::new(templates.clone())));
         tools.register(Arc::new(crate::tools::skills::SkillTool::load(templates.clone())));
         tools.register(Arc::new(crate::tools::skills::SkillTool::read_file(templates.clone())));
+        tools.register(Arc::new(crate::tools::skills::SkillTool::search(templates.clone())));
         let app = Arc::new(App {
             store,
             data_dir: data_dir.to_path_buf(),

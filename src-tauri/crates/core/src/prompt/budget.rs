@@ -1,9 +1,15 @@
 //! Stage 2: budgets. Each section has a character budget and the whole prompt has one. What is
 //! cut is cut at a clean boundary (a paragraph, a line, a whole fact or file) and reported.
+//!
+//! Section ③'s budget holds the project's own instructions and its folder's instructions files
+//! together: the user's words first, then the files, the nearest (most specific) first; the
+//! file that no longer fits whole is cut at a boundary and the farther ones are left out, each
+//! named in the report.
 
 use serde::{Deserialize, Serialize};
 
 use super::inputs::PromptInputs;
+use super::instruction_files::{Found, InstructionFile, Skipped};
 use super::SectionId;
 use crate::error::Reason;
 
@@ -14,6 +20,10 @@ pub struct Budgets {
     pub project_instructions: usize,
     pub attachments: usize,
     pub memory: usize,
+    /// The list of skills in ④ (name and description of each): past it, the ones in use are
+    /// listed and `search_skills` finds the rest.
+    #[serde(default = "skills_budget")]
+    pub skills: usize,
     /// For the whole system prompt; sections are shrunk from ⑤ backwards to ② when over it.
     pub total: usize,
 }
@@ -26,9 +36,26 @@ impl Default for Budgets {
             project_instructions: 24_000,
             attachments: 6_000,
             memory: 12_000,
+            skills: skills_budget(),
             total: 48_000,
         }
     }
+}
+
+/// The official collection's 17 skills take about 5,000 characters: they all fit.
+fn skills_budget() -> usize {
+    8_000
+}
+
+/// What a skill's line under [Skills] costs (`- name: description` and a newline).
+pub fn skill_chars(name: &str, description: &str) -> usize {
+    name.chars().count() + description.chars().count() + 4
+}
+
+/// Whether a list of skills (name, description) is longer than its budget, so that some are
+/// not listed and the search tool is offered.
+pub fn skills_overflow<'a>(skills: impl IntoIterator<Item = (&'a str, &'a str)>) -> bool {
+    skills.into_iter().map(|(n, d)| skill_chars(n, d)).sum::<usize>() > Budgets::default().skills
 }
 
 impl Budgets {
@@ -70,12 +97,24 @@ pub struct Budgeted {
     pub project_truncated: bool,
     pub omitted_attachments: usize,
     pub omitted_memories: usize,
+    /// Skills offered but not listed (over the skills' budget): still loadable by name.
+    #[serde(default)]
+    pub unlisted_skills: Vec<String>,
     pub cuts: Vec<Cut>,
+    /// Section ③'s parts before any cut (characters): the project's own text, and its files.
+    #[serde(default)]
+    pub project_raw_chars: usize,
+    #[serde(default)]
+    pub files_raw_chars: usize,
 }
 
 /// Rough size of a fact or a file line once rendered ("- " and a newline, or name and figures).
 const ITEM_OVERHEAD: usize = 3;
 const FILE_LINE_CHARS: usize = 40;
+/// The `[From <path>]` line and the blank line before it.
+const FILE_HEADER_CHARS: usize = 10;
+/// Less of a file than this is not worth sending cut: it is left out instead.
+const MIN_FILE_PART: usize = 200;
 
 pub fn apply(inputs: &PromptInputs, budgets: &Budgets) -> Budgeted {
     let mut out = Budgeted {
@@ -84,13 +123,19 @@ pub fn apply(inputs: &PromptInputs, budgets: &Budgets) -> Budgeted {
         project_truncated: false,
         omitted_attachments: 0,
         omitted_memories: 0,
+        unlisted_skills: vec![],
         cuts: vec![],
+        project_raw_chars: inputs.project.instructions.chars().count(),
+        files_raw_chars: files_chars(&inputs.project.files),
     };
     let per_section = SECTION_BUDGET;
     cut_text(&mut out, SectionId::CustomInstructions, budgets.custom_instructions, per_section);
     cut_text(&mut out, SectionId::ProjectInstructions, budgets.project_instructions, per_section);
+    let room = budgets.project_instructions.saturating_sub(out.inputs.project.instructions.chars().count());
+    cut_files(&mut out, room, per_section);
     cut_attachments(&mut out, budgets.attachments, per_section);
     cut_memories(&mut out, budgets.memory, per_section);
+    cut_skills(&mut out, budgets.skills);
 
     // Over the total: shrink the most specific, most expendable sections first.
     let total_reason = TOTAL_BUDGET;
@@ -109,6 +154,13 @@ pub fn apply(inputs: &PromptInputs, budgets: &Budgets) -> Budgeted {
         cut_attachments(&mut out, att.saturating_sub(excess), total_reason);
         over = size(&out) + fixed;
     }
+    if over > budgets.total {
+        // The folder's files give way before the user's own words.
+        let excess = over - budgets.total;
+        let files = files_chars(&out.inputs.project.files);
+        cut_files(&mut out, files.saturating_sub(excess), total_reason);
+        over = size(&out) + fixed;
+    }
     for section in [SectionId::ProjectInstructions, SectionId::CustomInstructions] {
         if over > budgets.total {
             let excess = over - budgets.total;
@@ -123,9 +175,99 @@ pub fn apply(inputs: &PromptInputs, budgets: &Budgets) -> Budgeted {
 fn size(b: &Budgeted) -> usize {
     b.inputs.custom_instructions.chars().count()
         + b.inputs.project.instructions.chars().count()
-        + b.inputs.project.files.files.iter().map(|f| f.content.chars().count() + f.path.chars().count()).sum::<usize>()
+        + files_chars(&b.inputs.project.files)
         + attachment_chars(&b.inputs)
+        + skills_chars(&b.inputs)
         + memory_chars(&b.inputs)
+}
+
+/// A file's size as sent: its text and the line that names it (`[From …]`).
+fn file_chars(f: &InstructionFile) -> usize {
+    f.content.chars().count() + f.path.chars().count() + FILE_HEADER_CHARS
+}
+
+fn files_chars(found: &Found) -> usize {
+    found.files.iter().map(file_chars).sum()
+}
+
+/// Keeps the instructions files within `budget`: the nearest first (they are the most
+/// specific), the first that does not fit whole cut at a boundary when a useful part of it fits,
+/// the farther ones left out (noted as `budget`, so the inspector lists them).
+fn cut_files(out: &mut Budgeted, budget: usize, reason: Budget) {
+    let found = &mut out.inputs.project.files;
+    let raw = files_chars(found);
+    if raw <= budget {
+        return;
+    }
+    let before = found.files.len();
+    let mut room = budget;
+    let mut kept: Vec<InstructionFile> = vec![];
+    for mut file in std::mem::take(&mut found.files).into_iter().rev() {
+        let cost = file_chars(&file);
+        if cost <= room {
+            room -= cost;
+            kept.push(file);
+            continue;
+        }
+        let overhead = cost - file.content.chars().count();
+        if room >= overhead + MIN_FILE_PART {
+            let whole = file.content.chars().count();
+            file.content = cut_at_boundary(&file.content, room - overhead);
+            file.raw_chars = Some(file.raw_chars.unwrap_or(whole));
+            room = 0;
+            kept.push(file);
+            continue;
+        }
+        room = 0;
+        found.skipped.push(Skipped { path: file.path, why: "budget".into(), imported_by: file.imported_by });
+    }
+    kept.reverse();
+    found.files = kept;
+    let after = found.files.len();
+    out.cuts.push(Cut {
+        section: SectionId::ProjectInstructions,
+        raw_chars: raw,
+        kept_chars: files_chars(found),
+        reason: format!("{}: {after} of {before} instructions files kept", reason.1),
+        why: Reason::new(reason.0).with("kept", after).with("of", before).with("items", "instructions_files"),
+    });
+}
+
+fn skills_chars(i: &PromptInputs) -> usize {
+    i.skills.iter().map(|s| skill_chars(&s.name, &s.description)).sum()
+}
+
+/// Lists the skills that fit the budget: those used most recently first, then by name (their
+/// stored order); the listed ones keep that order, so a prompt changes only when which ones
+/// fit changes. The rest stay loadable and `search_skills` finds them.
+fn cut_skills(out: &mut Budgeted, budget: usize) {
+    let raw = skills_chars(&out.inputs);
+    if raw <= budget {
+        return;
+    }
+    let skills = &out.inputs.skills;
+    let mut order: Vec<usize> = (0..skills.len()).collect();
+    order.sort_by_key(|&i| (std::cmp::Reverse(skills[i].last_used), i));
+    let mut keep = vec![false; skills.len()];
+    let mut used = 0;
+    for i in order {
+        let cost = skill_chars(&skills[i].name, &skills[i].description);
+        if used + cost <= budget {
+            used += cost;
+            keep[i] = true;
+        }
+    }
+    let before = skills.len();
+    let (listed, unlisted): (Vec<_>, Vec<_>) = std::mem::take(&mut out.inputs.skills).into_iter().zip(keep).partition(|(_, k)| *k);
+    out.inputs.skills = listed.into_iter().map(|(s, _)| s).collect();
+    out.unlisted_skills = unlisted.into_iter().map(|(s, _)| s.name).collect();
+    out.cuts.push(Cut {
+        section: SectionId::Attachments,
+        raw_chars: raw,
+        kept_chars: skills_chars(&out.inputs),
+        reason: format!("{}: {} of {before} skills listed", SECTION_BUDGET.1, out.inputs.skills.len()),
+        why: Reason::new(SECTION_BUDGET.0).with("kept", out.inputs.skills.len()).with("of", before).with("items", "skills"),
+    });
 }
 
 fn memory_chars(i: &PromptInputs) -> usize {

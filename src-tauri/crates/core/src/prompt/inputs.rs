@@ -69,6 +69,10 @@ pub struct AttachmentInput {
 pub struct SkillInput {
     pub name: String,
     pub description: String,
+    /// When a chat last loaded it (an ordering key, larger is later): past the skills' budget,
+    /// the ones in use are listed first.
+    #[serde(default)]
+    pub last_used: Option<i64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -108,10 +112,17 @@ pub fn gather(conn: &Connection, templates: &Templates, session_id: i64, today: 
                 project: a.project_id.is_some(),
             })
             .collect(),
-        skills: skills::offered(conn, session.project_id)?
-            .into_iter()
-            .map(|s| SkillInput { name: s.name, description: s.description })
-            .collect(),
+        skills: {
+            let used = skills::last_loaded(conn)?;
+            crate::tools::folder_skills::offered(conn, session.project_id)?
+                .into_iter()
+                .map(|s| SkillInput {
+                    last_used: used.get(&s.name.to_lowercase()).copied(),
+                    name: s.skill.name,
+                    description: s.skill.description,
+                })
+                .collect()
+        },
         memories,
         memory_tools: settings.memory_mode != crate::store::settings::MemoryMode::Off,
         today,

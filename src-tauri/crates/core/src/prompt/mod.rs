@@ -63,7 +63,10 @@ pub struct SnapshotReport {
     /// when they change on disk.
     #[serde(default)]
     pub folder: Option<String>,
-    /// Its instructions files, sent and not sent (with why).
+    /// Skills offered but left out of the list by its budget (`search_skills` finds them).
+    #[serde(default)]
+    pub unlisted_skills: Vec<String>,
+    /// Its instructions files as sent (cut to the budget), and those not sent (with why).
     #[serde(default)]
     pub instruction_files: instruction_files::Found,
 }
@@ -82,14 +85,17 @@ pub fn render_current(
 
 /// Budgets then render: the pure part.
 fn build(inputs: &PromptInputs, templates: &Templates, budgets: &Budgets) -> Result<SnapshotReport> {
-    let rendered = render::render(templates, &budget::apply(inputs, budgets))?;
+    let budgeted = budget::apply(inputs, budgets);
+    let rendered = render::render(templates, &budgeted)?;
     Ok(SnapshotReport {
         rendered,
         project_name: inputs.project.name.clone(),
         base_label: inputs.base.label().to_string(),
         date: inputs.today,
         folder: inputs.project.folder.clone(),
-        instruction_files: inputs.project.files.clone(),
+        unlisted_skills: budgeted.unlisted_skills,
+        // As sent: cut by ③'s budget, and those it left out noted with why.
+        instruction_files: budgeted.inputs.project.files,
     })
 }
 
@@ -109,7 +115,11 @@ impl PromptCache {
         entries
             .get(&session_id)
             .filter(|(r, d, report)| {
-                *r == revision && *d == today && report.folder.as_ref().is_none_or(|f| !instruction_files::KNOWN.changed(Path::new(f)))
+                *r == revision
+                    && *d == today
+                    && report.folder.as_ref().is_none_or(|f| {
+                        !instruction_files::KNOWN.changed(Path::new(f)) && !crate::tools::folder_skills::KNOWN.changed(Path::new(f))
+                    })
             })
             .map(|(_, _, report)| report.clone())
     }

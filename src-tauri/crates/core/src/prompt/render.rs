@@ -92,8 +92,8 @@ pub fn render(templates: &Templates, b: &Budgeted) -> Result<Rendered> {
     // ③ project instructions: not for Default (custom instructions play that role)
     // and after them the instructions files of its folder, most general first, each named.
     let files = &i.project.files.files;
-    let raw = raw_len(&b.cuts, SectionId::ProjectInstructions, &i.project.instructions)
-        + files.iter().map(|f| f.content.chars().count()).sum::<usize>();
+    // Before budgets: the project's own words and every file read, cut or left out since.
+    let raw = b.project_raw_chars.max(i.project.instructions.chars().count()) + b.files_raw_chars;
     let (text, absent) = if i.project.is_default {
         (String::new(), Some(Absent::new("default_project", "the session is in the Default project")))
     } else if i.project.instructions.trim().is_empty() && files.is_empty() {
@@ -105,7 +105,8 @@ pub fn render(templates: &Templates, b: &Budgeted) -> Result<Rendered> {
             )),
         )
     } else {
-        let files: Vec<_> = files.iter().map(|f| json!({ "path": f.path, "content": f.content.trim_end() })).collect();
+        let files: Vec<_> =
+            files.iter().map(|f| json!({ "path": f.path, "content": f.content.trim_end(), "truncated": f.raw_chars.is_some() })).collect();
         let data = json!({
             "project_name": i.project.name, "text": i.project.instructions, "truncated": b.project_truncated, "files": files
         });
@@ -122,7 +123,8 @@ pub fn render(templates: &Templates, b: &Budgeted) -> Result<Rendered> {
     ));
 
     // ④ what the model reads on demand: the files in scope, and the skills it may load
-    let (text, absent) = if i.attachments.is_empty() && b.omitted_attachments == 0 && i.skills.is_empty() {
+    let unlisted = b.unlisted_skills.len();
+    let (text, absent) = if i.attachments.is_empty() && b.omitted_attachments == 0 && i.skills.is_empty() && unlisted == 0 {
         (String::new(), Some(Absent::new("no_attachments", "no files are attached to this session or its project")))
     } else {
         let files: Vec<_> = i
@@ -130,11 +132,14 @@ pub fn render(templates: &Templates, b: &Budgeted) -> Result<Rendered> {
             .iter()
             .map(|a| json!({ "name": a.name, "kind": a.kind, "size": human_size(a.size_bytes), "pages": a.pages, "project": a.project }))
             .collect();
-        let data = json!({ "files": files, "omitted": b.omitted_attachments, "skills": i.skills });
+        let data = json!({
+            "files": files, "omitted": b.omitted_attachments,
+            "any_skills": !i.skills.is_empty() || unlisted > 0, "skills": i.skills, "unlisted_skills": unlisted,
+        });
         // Two optional blocks: the one left out must not leave its line break behind.
         (templates.render("sections/attachments", &data)?.trim().to_string(), None)
     };
-    let raw = i.attachments.len() + b.omitted_attachments + i.skills.len();
+    let raw = i.attachments.len() + b.omitted_attachments + i.skills.len() + unlisted;
     sections.push(templated(templates, SectionId::Attachments, "sections/attachments", absent, raw, text, cuts(SectionId::Attachments)));
 
     // ⑤ long-term memory and the date: always present

@@ -200,6 +200,7 @@ fn change_reasons_name_the_sections() {
         base_label: i.base.label().into(),
         date: i.today,
         folder: None,
+        unlisted_skills: vec![],
         instruction_files: Default::default(),
     };
     let a = inputs();
@@ -212,4 +213,101 @@ fn change_reasons_name_the_sections() {
     let mut d = c.clone();
     d.custom_instructions = "Be brief.".into();
     assert_eq!(change_reason(&report(&c), &report(&d)), "② custom instructions added");
+}
+
+/// A project whose folder sends `n` instructions files of `chars` characters each, the farthest
+/// (most general) first, as `instruction_files::read` orders them.
+fn with_files(i: &mut PromptInputs, n: usize, chars: usize) {
+    family(i);
+    i.project.files.files = (0..n)
+        .map(|k| super::instruction_files::InstructionFile {
+            path: format!("/repo/{}AGENTS.md", "sub/".repeat(n - 1 - k)),
+            content: (0..chars / 20).map(|l| format!("File {k} line {l:04}.\n")).collect(),
+            depth: n - 1 - k,
+            imported_by: None,
+            raw_chars: None,
+        })
+        .collect();
+}
+
+#[test]
+fn instructions_files_count_toward_section_three_and_the_report_names_them() {
+    let mut i = inputs();
+    with_files(&mut i, 30, 2_000);
+    let budgets = Budgets::default();
+    let b = budget::apply(&i, &budgets);
+    let r = render(&Templates::bundled(), &b).unwrap();
+    let three = r.sections.iter().find(|s| s.id == SectionId::ProjectInstructions).unwrap();
+    assert!(
+        three.injected_chars <= budgets.project_instructions + 200,
+        "60,000 characters of files do not escape ③'s budget of {}: {} sent",
+        budgets.project_instructions,
+        three.injected_chars
+    );
+    let files_raw: usize = i.project.files.files.iter().map(|f| f.content.chars().count()).sum();
+    assert!(three.raw_chars >= files_raw, "the report gives the size before the cut: {} of {files_raw}", three.raw_chars);
+    assert!(three.text.contains("Look at the family calendar first."), "the user's own words are kept before the files");
+    assert!(three.text.contains("File 29 line"), "the nearest file, the most specific, is kept");
+    assert!(!three.text.contains("File 0 line"), "the farthest files give way first");
+    let cut = three.cuts.iter().find(|c| c.why.params.get("items").map(String::as_str) == Some("instructions_files"));
+    let cut = cut.unwrap_or_else(|| panic!("the cut names the instructions files: {:?}", three.cuts));
+    let kept: usize = cut.why.params["kept"].parse().unwrap();
+    assert!(kept > 0 && kept < 30 && cut.why.params["of"] == "30", "{:?}", cut.why);
+    let left_out: Vec<_> = b.inputs.project.files.skipped.iter().filter(|s| s.why == "budget").collect();
+    assert_eq!(b.inputs.project.files.files.len() + left_out.len(), 30, "every file is either sent or listed as left out for the budget");
+    let partial: Vec<_> = b.inputs.project.files.files.iter().filter(|f| f.raw_chars.is_some()).collect();
+    assert!(partial.len() <= 1, "at most one file is sent cut");
+    if let Some(f) = partial.first() {
+        assert!(r.text.contains("(…the rest of this file was cut"), "the model is told a file was cut ({})", f.path);
+    }
+}
+
+#[test]
+fn over_the_total_the_files_give_way_before_the_users_own_instructions() {
+    let mut i = inputs();
+    with_files(&mut i, 10, 2_000);
+    i.project.instructions = "p".repeat(3_000);
+    i.custom_instructions = "c".repeat(5_000);
+    let budgets = Budgets { total: 30_000, ..Budgets::default() };
+    let r = render(&Templates::bundled(), &budget::apply(&i, &budgets)).unwrap();
+    assert!(
+        r.text.chars().count() <= budgets.total + 500,
+        "the whole prompt keeps its budget with files in it: {}",
+        r.text.chars().count()
+    );
+    assert!(r.text.contains(&"p".repeat(3_000)), "the project's own instructions are kept whole while files can give way");
+    assert!(r.text.contains(&"c".repeat(5_000)), "custom instructions are kept whole while files can give way");
+    let three = r.sections.iter().find(|s| s.id == SectionId::ProjectInstructions).unwrap();
+    assert!(three.cuts.iter().any(|c| c.why.code == "total_budget"), "the cut says which budget made it: {:?}", three.cuts);
+}
+
+#[test]
+fn a_thousand_skills_keep_the_prompt_within_budget_and_the_ones_in_use_are_listed() {
+    let mut i = inputs();
+    i.skills = (0..1000)
+        .map(|n| super::inputs::SkillInput {
+            name: format!("skill-{n:04}"),
+            description: format!("Does task number {n} the way the team agreed, step by step, with checks."),
+            last_used: (n == 977).then_some(42),
+        })
+        .collect();
+    let budgets = Budgets::default();
+    let b = budget::apply(&i, &budgets);
+    let r = render(&Templates::bundled(), &b).unwrap();
+    let four = r.sections.iter().find(|s| s.id == SectionId::Attachments).unwrap();
+    assert!(four.injected_chars <= budgets.skills + 400, "the skills' list keeps its budget: {} characters", four.injected_chars);
+    assert!(r.text.chars().count() <= budgets.total, "the whole prompt stays within its budget: {}", r.text.chars().count());
+    assert!(four.text.contains("- skill-0977:"), "a skill in use is listed although it sorts late");
+    assert!(four.text.contains("- skill-0000:"), "then the others by name, as many as fit");
+    let unlisted = b.unlisted_skills.len();
+    assert!(unlisted > 900 && b.inputs.skills.len() + unlisted == 1000, "every skill is listed or counted as not listed: {unlisted}");
+    assert!(
+        four.text.contains(&format!("…and {unlisted} more skills not listed here: search_skills(query)")),
+        "the model is told where the rest are"
+    );
+    assert!(
+        four.cuts.iter().any(|c| c.why.params.get("items").map(String::as_str) == Some("skills")),
+        "the cut is reported: {:?}",
+        four.cuts
+    );
 }

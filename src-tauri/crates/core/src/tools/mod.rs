@@ -4,6 +4,7 @@
 //! sent is decided once, when it comes back (`output`).
 
 pub mod approvals;
+pub mod folder_skills;
 pub mod output;
 pub mod servers;
 pub mod skills;
@@ -28,6 +29,8 @@ pub struct Offer {
     pub servers: bool,
     /// The chat's project offers skills.
     pub skills: bool,
+    /// More than the prompt's list of skills holds: `search_skills` finds the rest.
+    pub skills_search: bool,
 }
 
 impl Offer {
@@ -37,11 +40,13 @@ impl Offer {
         session: &crate::store::sessions::Session,
         settings: &crate::store::settings::Settings,
     ) -> crate::error::Result<Offer> {
+        let skills = folder_skills::offered(conn, session.project_id)?;
         Ok(Offer {
             has_files: crate::store::attachments::any_in_scope(conn, session.id, session.project_id)?,
             memory_on: settings.memory_mode != crate::store::settings::MemoryMode::Off,
             servers: false,
-            skills: !crate::store::skills::offered(conn, session.project_id)?.is_empty(),
+            skills: !skills.is_empty(),
+            skills_search: crate::prompt::budget::skills_overflow(skills.iter().map(|s| (s.name.as_str(), s.description.as_str()))),
         })
     }
 }

@@ -46,7 +46,9 @@ pub fn decide(
 ) -> Result<Decided> {
     let tokens = estimate_tokens(&result);
     // A page of a kept result is under the threshold by construction: never put aside again.
-    if tool == NAME || tokens <= inline_tokens as usize {
+    // A skill's procedure is followed, not read as data page by page: it is sent whole (a
+    // SKILL.md has a bounded size).
+    if tool == NAME || tool == super::skills::LOAD || tokens <= inline_tokens as usize {
         return Ok(Decided { sent: result, kept: None });
     }
     let whole = match result.char_indices().nth(KEPT_MAX_CHARS) {
