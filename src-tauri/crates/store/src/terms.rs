@@ -95,10 +95,27 @@ pub fn query_words(input: &str) -> Vec<&str> {
 }
 
 /// An FTS5 query for what a user or a model typed: words joined by OR (BM25 ranks passages with
-/// more of them first), each Hangul word as the phrase of its bigrams. `None` when nothing
-/// searchable is left. Quotes keep FTS5 syntax in the input from being read as operators.
+/// more of them first), each Hangul word as its bigrams, any of which may match. `None` when
+/// nothing searchable is left. Quotes keep FTS5 syntax in the input from being read as operators.
+///
+/// Measured by the retrieval benchmark (KorQuAD 1.0 dev, tuning half, 400 questions, answer in
+/// the result): a Hangul word as the phrase of all its bigrams 91.8%, as any of them 97.2%
+/// (BM25 over Kiwi morphemes at the same budget: 99.0%).
 pub fn query(input: &str) -> Option<String> {
-    phrases(input).map(|p| p.join(" OR "))
+    let mut terms = vec![];
+    for phrase in phrases(input)? {
+        // A Hangul word's ending differs from question to answer (설립되었는가 / 설립된): any of
+        // its bigrams may match, and BM25 ranks passages sharing more of them first.
+        let inner = phrase.trim_matches('"');
+        if inner.chars().any(is_syllable) {
+            terms.extend(inner.split(' ').map(|t| format!("\"{t}\"")));
+        } else {
+            terms.push(phrase);
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    terms.retain(|t| seen.insert(t.clone()));
+    Some(terms.join(" OR "))
 }
 
 /// The same words, all required: fewer and better matches, and far cheaper to rank when a word
@@ -153,7 +170,8 @@ mod tests {
 
     #[test]
     fn queries_are_phrases_of_bigrams_and_never_fts_syntax() {
-        assert_eq!(query("회의록").as_deref(), Some("\"회의 의록\""));
+        assert_eq!(query("회의록").as_deref(), Some("\"회의\" OR \"의록\""), "an ending may differ: any bigram counts");
+        assert_eq!(query_all("회의록").as_deref(), Some("\"회의 의록\""), "all of a word, where every word is required");
         assert_eq!(query("일정 meeting").as_deref(), Some("\"일정\" OR \"meeting\""));
         assert_eq!(query("NEAR(\"a\" OR b)*").as_deref(), Some("\"NEAR\" OR \"a\" OR \"OR\" OR \"b\""));
         assert_eq!(query(" !? "), None);
