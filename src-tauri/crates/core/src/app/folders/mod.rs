@@ -58,20 +58,15 @@ pub struct Folders {
 }
 
 impl Folders {
-    /// Brings the project's mirrored files in line with its folder (all removed when it has
-    /// none). New contents are indexed in the background. A folder that is not there now (a
-    /// drive not mounted) keeps its mirror: an error says so, nothing is removed.
-    pub async fn sync(&self, app: &Arc<App>, project_id: i64) -> Result<Synced> {
-        let one = self.lock_for(project_id);
-        let _one = one.lock().await;
-        self.sync_now(app, project_id).await
-    }
-
     /// The project's own lock: one sync of it at a time, other projects' go on.
     fn lock_for(&self, project_id: i64) -> Arc<tokio::sync::Mutex<()>> {
         self.running.lock().unwrap_or_else(|e| e.into_inner()).entry(project_id).or_default().clone()
     }
 
+    /// Brings the project's mirrored files in line with its folder (all removed when it has
+    /// none), under the project's lock. New contents are indexed in the background. A folder
+    /// that is not there now (a drive not mounted) or does not answer keeps its mirror: an error
+    /// says so, nothing is removed.
     async fn sync_now(&self, app: &Arc<App>, project_id: i64) -> Result<Synced> {
         let (project, mirrored, max_mb) = app
             .store
