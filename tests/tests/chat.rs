@@ -362,7 +362,7 @@ impl Tool for Add {
         Box::pin(async move {
             match (args["a"].as_f64(), args["b"].as_f64()) {
                 (Some(a), Some(b)) => Ok(maru::tools::ToolReply::text(format!("{}", a + b))),
-                _ => Err(maru::tools::ToolReply::failed("bad_arguments", "a and b must be numbers".into())),
+                _ => Err(maru::tools::ToolReply::failed(maru::tools::ToolFailure::BadArguments, "a and b must be numbers".into())),
             }
         })
     }

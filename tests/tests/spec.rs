@@ -223,7 +223,7 @@ impl Tool for Add {
         let sum = args["a"].as_f64().zip(args["b"].as_f64()).map(|(a, b)| a + b);
         let reply = sum
             .map(|s| maru::tools::ToolReply::text(s.to_string()))
-            .ok_or_else(|| maru::tools::ToolReply::failed("bad_arguments", "a and b must be numbers".into()));
+            .ok_or_else(|| maru::tools::ToolReply::failed(maru::tools::ToolFailure::BadArguments, "a and b must be numbers".into()));
         Box::pin(async move { reply })
     }
 }

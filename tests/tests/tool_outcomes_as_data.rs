@@ -151,8 +151,11 @@ async fn memory_tools_store_what_they_did_whatever_the_templates_say() {
     assert_did(&c, json!({ "kind": "forgotten", "id": bori }), "a fact forgotten");
     let c = call(&s, &fake, chat, "forget", json!({ "id": bori })).await;
     assert!(c.is_error, "a fact that is gone cannot be forgotten");
-    assert_eq!(c.stored["did"]["kind"], "error", "{}", c.stored);
-    assert_eq!(c.stored["did"]["code"], "not_found", "the store's refusal keeps its code: {}", c.stored);
+    assert_eq!(c.stored["did"]["kind"], "refused", "{}", c.stored);
+    assert_eq!(c.stored["did"]["error"]["code"], "not_found", "Maru's refusal keeps its code, for the chat to word: {}", c.stored);
+    let c = call(&s, &fake, chat, "remember", json!({ "fact": "My OpenAI key is sk-proj-abcdefghijklmnopqrstu123" })).await;
+    assert_eq!(c.stored["did"]["error"]["code"], "secret_refused", "a secret is refused with its code: {}", c.stored);
+    assert_eq!(c.streamed, c.stored, "the live chip and the stored one say the same");
 
     assert_eq!(s.patch("/api/settings", json!({ "memory_mode": "off" })).await.0, 200);
     let c = call(&s, &fake, chat, "remember", json!({ "fact": "Likes hiking." })).await;

@@ -59,6 +59,7 @@ const CASES: [string, ToolDid, string, string][] = [
   ['mini__echo', { kind: 'server_removed' }, 'failed', '실패'],
   ['mini__echo', { kind: 'server_turned_off' }, 'failed', '실패'],
   ['remember', { kind: 'error', code: 'memory_off', message: 'Das ging nicht.' }, 'failed', '실패'],
+  ['forget', { kind: 'refused', error: { code: 'not_found', message: 'memory 5 not found', params: {} } }, 'failed', '실패'],
   ['mini__echo', { kind: 'text' }, 'done', '완료'],
 ];
 
@@ -95,6 +96,19 @@ describe('a tool chip drawn from the stored outcome', () => {
     expect(body(chip('mini__echo', { kind: 'server_turned_off' }, 'error: Das ging nicht.'))).toContain('도구 서버가 꺼져서');
     setLanguage('en');
     expect(body(chip('mini__echo', { kind: 'server_removed' }, 'error: Das ging nicht.'))).toContain('The tool server was removed');
+  });
+
+  it('says why a call failed in the user’s words, not the model’s; a tool server’s own error as it said it', () => {
+    const why = (c: HTMLElement) => c.querySelector('.tool-error-text')?.textContent;
+    setLanguage('ko');
+    expect(why(chip('remember', { kind: 'error', code: 'memory_off', message: 'Das ging nicht.' }, 'error: Das ging nicht.'))).toBe('설정에서 장기 기억이 꺼져 있습니다.');
+    const secret = { code: 'secret_refused', message: 'this looks like a secret (an API key), so it is not kept', params: {} };
+    expect(why(chip('remember', { kind: 'refused', error: secret }, 'error: Das ging nicht.')), 'Maru’s refusal as the API words it')
+      .toContain('비밀 정보처럼 보여서');
+    expect(why(chip('mini__echo', { kind: 'error', code: 'tool_error', message: 'disk full' }, 'error: disk full'))).toBe('disk full');
+    setLanguage('en');
+    expect(why(chip('search_attachment', { kind: 'error', code: 'no_search_words', message: 'Das ging nicht.' }, 'error: Das ging nicht.')))
+      .toBe('The model’s search had no words to look for.');
   });
 
   it('a long result kept aside says so from the outcome, in both languages', () => {

@@ -2092,14 +2092,24 @@ export interface components {
             /** @enum {string} */
             kind: "server_turned_off";
         } | {
-            code: string;
+            code: components["schemas"]["ToolFailure"];
             /** @enum {string} */
             kind: "error";
             message: string;
         } | {
+            error: components["schemas"]["ErrorBody"];
+            /** @enum {string} */
+            kind: "refused";
+        } | {
             /** @enum {string} */
             kind: "text";
         };
+        /**
+         * @description Why a tool call failed, for the chat to say in the user's language. The model reads the
+         *     sentence of the same key (its text on the wire) in `prompts/tools/messages.md`.
+         * @enum {string}
+         */
+        ToolFailure: "no_such_tool" | "bad_arguments" | "query_required" | "no_search_words" | "memory_off" | "fact_required" | "id_required" | "not_a_reference" | "no_stored_output" | "offset_past_end" | "server_unavailable" | "call_timed_out" | "server_failed" | "no_such_skill" | "no_such_skill_file" | "tool_error";
         /** @description A tool a request offers, and what it costs of the window. */
         ToolOffered: {
             chars: number;

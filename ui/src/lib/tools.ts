@@ -5,7 +5,7 @@
 // have none: for those only, these functions read the text back as the templates of that time
 // (prompts/tools/*_result.md, version 1) wrote it; a text they do not recognise is shown as it is.
 
-import type { KeptOutput, ToolOutcome as StoredOutcome } from '../backend/types';
+import type { ErrorBody, KeptOutput, ToolFailure, ToolOutcome as StoredOutcome } from '../backend/types';
 
 /** The tools Maru offers, and how the chat names them. */
 export type ToolName = 'remember' | 'update_memory' | 'forget' | 'search_memory' | 'search_attachment' | 'read_tool_output';
@@ -28,8 +28,9 @@ export type ToolOutcome =
   | { kind: 'denied' }
   | { kind: 'notApproved' }
   | { kind: 'unanswered' }
-  /** `code`: why, when the server said (`server_removed`, `memory_off`…); absent for an old result. */
-  | { kind: 'error'; message: string; code?: string }
+  /** `message`: what the tool or the model was told. Why, when the server stored it: a `failure`
+   *  (the tool server gone, a bad argument…) or Maru's refusal as the API words it (`refused`). */
+  | { kind: 'error'; message: string; failure?: ToolFailure | 'server_removed' | 'server_turned_off'; refused?: ErrorBody }
   /** A fact the model proposed, waiting for the user's review. */
   | { kind: 'proposed'; id: number; fact: string }
   | { kind: 'saved'; id: number; fact: string }
@@ -154,9 +155,11 @@ function fromStored(o: StoredOutcome, content: string): ToolOutcome {
       return { kind: 'notApproved' };
     case 'server_removed':
     case 'server_turned_off':
-      return { kind: 'error', code: d.kind, message: text.trim() };
+      return { kind: 'error', failure: d.kind, message: text.trim() };
     case 'error':
-      return { kind: 'error', code: d.code, message: d.message };
+      return { kind: 'error', failure: d.code, message: d.message };
+    case 'refused':
+      return { kind: 'error', refused: d.error, message: d.error.message };
     case 'text':
       return { kind: 'text', text: content.trim() };
   }

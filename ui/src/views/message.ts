@@ -6,7 +6,7 @@
 // resent) has ‹ 2 / 3 › to switch between them.
 
 import type { App, ApprovalAnswer, LiveApproval, LiveTurn } from '../app';
-import type { Attachment, Message } from '../backend/types';
+import type { Attachment, Message, ToolFailure } from '../backend/types';
 import { copyText } from '../lib/clipboard';
 import { h, icon, replaceChildren, type Child } from '../lib/dom';
 import { count, dateTime, fileSize, ms, rate } from '../lib/format';
@@ -341,6 +341,16 @@ function toolChip(call: ToolCallView, live: boolean, app: App | null): HTMLEleme
   );
 }
 
+/** Why a call failed, in the user's words; `tool_error` is the tool server's own, shown as it said it. */
+const FAILURE: Record<ToolFailure, Key | null> = {
+  no_such_tool: 'toolFailNoSuchTool', bad_arguments: 'toolFailBadArguments', query_required: 'toolFailQueryRequired',
+  no_search_words: 'toolFailNoSearchWords', memory_off: 'toolFailMemoryOff', fact_required: 'toolFailFactRequired',
+  id_required: 'toolFailIdRequired', not_a_reference: 'toolFailNotAReference', no_stored_output: 'toolFailNoStoredOutput',
+  offset_past_end: 'toolFailOffsetPastEnd', server_unavailable: 'toolFailServerUnavailable', call_timed_out: 'toolFailCallTimedOut',
+  server_failed: 'toolFailServerFailed', no_such_skill: 'toolFailNoSuchSkill', no_such_skill_file: 'toolFailNoSuchSkillFile',
+  tool_error: null,
+};
+
 /** What the call did, for the user: the fact proposed or saved (with the way to it in the memory
  *  panel), the facts or passages found, nothing found, or why it failed. */
 function resultNode(o: ToolOutcome, app: App | null): HTMLElement {
@@ -362,11 +372,13 @@ function resultNode(o: ToolOutcome, app: App | null): HTMLElement {
       return box(line('toolNotApprovedLong'));
     case 'unanswered':
       return box(line('toolUnansweredLong'));
-    case 'error':
-      // A server gone is said in the user's words; any other failure shows what the tool said.
-      if (o.code === 'server_removed') return box(line('toolServerRemovedLong'));
-      if (o.code === 'server_turned_off') return box(line('toolServerTurnedOffLong'));
-      return box(line('toolFailedLong'), h('p', { class: 'tool-error-text' }, o.message));
+    case 'error': {
+      // Why, in the user's words where the server said why; else what the tool itself said.
+      if (o.failure === 'server_removed') return box(line('toolServerRemovedLong'));
+      if (o.failure === 'server_turned_off') return box(line('toolServerTurnedOffLong'));
+      const why = o.refused ? errorText(o.refused) : o.failure && FAILURE[o.failure] ? t(FAILURE[o.failure]!) : o.message;
+      return box(line('toolFailedLong'), h('p', { class: 'tool-error-text' }, why));
+    }
     case 'proposed':
       return box(line('toolProposedLong'), fact(o.fact), open(o.id, 'toolReview'));
     case 'saved':

@@ -6,6 +6,33 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::ErrorBody;
+
+/// Why a tool call failed, for the chat to say in the user's language. The model reads the
+/// sentence of the same key (its text on the wire) in `prompts/tools/messages.md`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum ToolFailure {
+    NoSuchTool,
+    BadArguments,
+    QueryRequired,
+    NoSearchWords,
+    MemoryOff,
+    FactRequired,
+    IdRequired,
+    NotAReference,
+    NoStoredOutput,
+    OffsetPastEnd,
+    ServerUnavailable,
+    CallTimedOut,
+    ServerFailed,
+    NoSuchSkill,
+    NoSuchSkillFile,
+    /// A tool server's own error, whose words are the message.
+    ToolError,
+}
+
 /// What a tool call did, and whether its result was kept aside for being long.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -56,10 +83,11 @@ pub enum ToolDid {
     ServerRemoved,
     /// The tool server was turned off while the call waited or ran.
     ServerTurnedOff,
-    /// The call failed: `code` says why (`bad_arguments`, `memory_off`, `call_timed_out`,
-    /// `tool_error` for a tool server's own error, or the code of a refusal such as `not_found`);
-    /// `message` is what the model read.
-    Error { code: String, message: String },
+    /// The call failed: `code` says why; `message` is what the model read.
+    Error { code: ToolFailure, message: String },
+    /// Maru refused what the call asked (a secret as a fact, a fact that is no longer there), as
+    /// the API would have refused it.
+    Refused { error: ErrorBody },
     /// A result in no form Maru knows (a tool server's): the tool message's text is all there is.
     Text,
 }
@@ -98,6 +126,14 @@ pub struct KeptOutput {
 impl ToolDid {
     /// Whether the call did not do what it was asked (the turn marks its result as an error).
     pub fn failed(&self) -> bool {
-        matches!(self, ToolDid::Denied | ToolDid::NotApproved | ToolDid::ServerRemoved | ToolDid::ServerTurnedOff | ToolDid::Error { .. })
+        matches!(
+            self,
+            ToolDid::Denied
+                | ToolDid::NotApproved
+                | ToolDid::ServerRemoved
+                | ToolDid::ServerTurnedOff
+                | ToolDid::Error { .. }
+                | ToolDid::Refused { .. }
+        )
     }
 }

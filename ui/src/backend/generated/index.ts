@@ -100,6 +100,7 @@ export type { Theme } from './Theme';
 export type { TokenPlan } from './TokenPlan';
 export type { ToolCall } from './ToolCall';
 export type { ToolDid } from './ToolDid';
+export type { ToolFailure } from './ToolFailure';
 export type { ToolOffered } from './ToolOffered';
 export type { ToolOutcome } from './ToolOutcome';
 export type { ToolServerPatch } from './ToolServerPatch';

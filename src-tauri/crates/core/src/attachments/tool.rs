@@ -12,7 +12,7 @@ use crate::llm::ToolSpec;
 use crate::prompt::Templates;
 use crate::store::attachments as table;
 use crate::store::terms;
-use crate::tools::{self, FoundPassage, Offer, Tool, ToolContext, ToolDid, ToolReply};
+use crate::tools::{self, FoundPassage, Offer, Tool, ToolContext, ToolDid, ToolFailure, ToolReply};
 
 pub const NAME: &str = "search_attachment";
 const LIMIT_DEFAULT: usize = 5;
@@ -56,11 +56,11 @@ impl Tool for SearchAttachment {
                 .as_str()
                 .map(str::trim)
                 .filter(|q| !q.is_empty())
-                .ok_or_else(|| tools::refuse(&templates, "query_required", json!({})))?;
+                .ok_or_else(|| tools::refuse(&templates, ToolFailure::QueryRequired, json!({})))?;
             let file = args["file"].as_str().map(str::trim).filter(|f| !f.is_empty()).map(str::to_string);
             let limit = args["limit"].as_u64().map_or(LIMIT_DEFAULT, |l| (l as usize).clamp(1, LIMIT_MAX));
             if terms::query(query).is_none() {
-                return Err(tools::refuse(&templates, "no_search_words", json!({ "query": query })));
+                return Err(tools::refuse(&templates, ToolFailure::NoSearchWords, json!({ "query": query })));
             }
             let asked = query.to_string();
             let (session_id, project_id) = (ctx.session_id, ctx.project_id);

@@ -16,7 +16,7 @@ use crate::store::settings::Settings;
 use crate::store::tool_servers;
 use crate::tools::approvals::Decision;
 use crate::tools::servers::Offered;
-use crate::tools::{refuse, say, ToolDid, ToolReply};
+use crate::tools::{refuse, say, ToolDid, ToolFailure, ToolReply};
 
 /// How long a call waits for the user before it is skipped.
 const APPROVAL_WAIT: Duration = Duration::from_secs(600);
@@ -83,12 +83,13 @@ pub async fn call(
     let connection = match app.tool_servers.connection(&server).await {
         Ok(c) => c,
         Err(_) if stop.is_cancelled() => return Err(stopped()),
-        Err(e) => return Err(refuse(templates, "server_unavailable", json!({ "server": offered.server, "detail": e }))),
+        Err(e) => return Err(refuse(templates, ToolFailure::ServerUnavailable, json!({ "server": offered.server, "detail": e }))),
     };
     let arguments: serde_json::Value = if call.arguments.trim().is_empty() {
         json!({})
     } else {
-        serde_json::from_str(&call.arguments).map_err(|e| refuse(templates, "bad_arguments", json!({ "detail": e.to_string() })))?
+        serde_json::from_str(&call.arguments)
+            .map_err(|e| refuse(templates, ToolFailure::BadArguments, json!({ "detail": e.to_string() })))?
     };
     let secs = settings.tool_call_timeout_secs;
     let ran = tokio::select! {
@@ -98,12 +99,14 @@ pub async fn call(
     };
     match ran {
         // The server's own words on a failure: a code says no more than that the tool said so.
-        Ok(outcome) if outcome.is_error => Err(ToolReply::failed("tool_error", outcome.text)),
+        Ok(outcome) if outcome.is_error => Err(ToolReply::failed(ToolFailure::ToolError, outcome.text)),
         Ok(outcome) => Ok(ToolReply::text(outcome.text)),
-        Err(maru_mcp::CallError::Timeout) => Err(refuse(templates, "call_timed_out", json!({ "tool": offered.tool, "secs": secs }))),
+        Err(maru_mcp::CallError::Timeout) => {
+            Err(refuse(templates, ToolFailure::CallTimedOut, json!({ "tool": offered.tool, "secs": secs })))
+        }
         Err(e) => {
             tracing::warn!(server = %offered.server, tool = %offered.tool, "tool call failed: {e}; {}", connection.last_words());
-            Err(refuse(templates, "server_failed", json!({ "tool": offered.tool, "detail": e.to_string() })))
+            Err(refuse(templates, ToolFailure::ServerFailed, json!({ "tool": offered.tool, "detail": e.to_string() })))
         }
     }
 }

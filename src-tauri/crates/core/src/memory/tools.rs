@@ -13,7 +13,7 @@ use crate::prompt::Templates;
 use crate::store::memories::{self, Proposed};
 use crate::store::settings;
 use crate::store::settings::MemoryMode;
-use crate::tools::{self, FoundFact, Offer, Tool, ToolContext, ToolDid, ToolRegistry, ToolReply};
+use crate::tools::{self, FoundFact, Offer, Tool, ToolContext, ToolDid, ToolFailure, ToolRegistry, ToolReply};
 
 pub fn register(registry: &ToolRegistry, templates: &Arc<Templates>) {
     for op in [Op::Remember, Op::Update, Op::Forget, Op::Search] {
@@ -78,17 +78,17 @@ impl Tool for MemoryTool {
             let arg = |key: &str| args[key].as_str().map(str::trim).filter(|t| !t.is_empty()).map(str::to_string);
             let (fact, query, id) = (arg("fact"), arg("query"), args["id"].as_i64());
             let (session_id, message_id) = (ctx.session_id, ctx.message_id);
-            // What the call did, or the key of the refusal the model reads.
-            let done: Result<(ToolDid, Value), &'static str> = ctx
+            // What the call did, or why it did not.
+            let done: Result<(ToolDid, Value), ToolFailure> = ctx
                 .store
                 .write(move |tx| {
                     let mode = settings::load(tx)?.memory_mode;
                     if mode == MemoryMode::Off {
-                        return Ok(Err("memory_off"));
+                        return Ok(Err(ToolFailure::MemoryOff));
                     }
                     Ok(Ok(match op {
                         Op::Remember => {
-                            let Some(fact) = fact else { return Ok(Err("fact_required")) };
+                            let Some(fact) = fact else { return Ok(Err(ToolFailure::FactRequired)) };
                             match memories::propose(tx, &fact, mode, Some(session_id), message_id)? {
                                 Proposed::Added(m) if m.status == memories::MemoryStatus::Pending => (
                                     ToolDid::Proposed { id: m.id, fact: m.content.clone() },
@@ -114,12 +114,12 @@ impl Tool for MemoryTool {
                             }
                         }
                         Op::Update | Op::Forget => {
-                            let Some(id) = id else { return Ok(Err("id_required")) };
+                            let Some(id) = id else { return Ok(Err(ToolFailure::IdRequired)) };
                             memories::get(tx, id)?;
                             match (op, mode) {
                                 (_, MemoryMode::Review) => (ToolDid::NeedsReview { id }, json!({ "outcome": "needs_review", "id": id })),
                                 (Op::Update, _) => {
-                                    let Some(fact) = fact else { return Ok(Err("fact_required")) };
+                                    let Some(fact) = fact else { return Ok(Err(ToolFailure::FactRequired)) };
                                     let patch = memories::MemoryPatch { content: Some(fact), pinned: None };
                                     let m = memories::update(tx, id, &patch)?;
                                     (

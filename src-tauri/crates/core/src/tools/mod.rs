@@ -17,7 +17,7 @@ use serde_json::Value;
 use crate::llm::ToolSpec;
 use crate::prompt::Templates;
 use crate::store::Store;
-pub use maru_types::tool_outcomes::{FoundFact, FoundPassage, KeptOutput, ToolDid, ToolOutcome};
+pub use maru_types::tool_outcomes::{FoundFact, FoundPassage, KeptOutput, ToolDid, ToolFailure, ToolOutcome};
 
 /// What a turn has for tools to work on.
 #[derive(Debug, Clone, Copy, Default)]
@@ -92,22 +92,23 @@ impl ToolReply {
     }
 
     /// A failed call: why, as a code, and the sentence the model reads.
-    pub fn failed(code: &str, message: String) -> ToolReply {
-        ToolReply { did: ToolDid::Error { code: code.into(), message: message.clone() }, text: message }
+    pub fn failed(code: ToolFailure, message: String) -> ToolReply {
+        ToolReply { did: ToolDid::Error { code, message: message.clone() }, text: message }
     }
 }
 
 /// A refusal of the store (a secret, no such fact) is the model's to read and tell the user.
 impl From<crate::error::Error> for ToolReply {
     fn from(e: crate::error::Error) -> ToolReply {
-        let body = e.body();
-        ToolReply::failed(&body.code, body.message)
+        let error = e.body();
+        ToolReply { text: error.message.clone(), did: ToolDid::Refused { error } }
     }
 }
 
 /// A call refused with a sentence of `prompts/tools/messages.md`, its key the failure's code.
-pub fn refuse(templates: &Templates, key: &str, params: Value) -> ToolReply {
-    ToolReply::failed(key, say(templates, key, params))
+pub fn refuse(templates: &Templates, code: ToolFailure, params: Value) -> ToolReply {
+    let key = serde_json::to_value(code).ok().and_then(|k| k.as_str().map(str::to_string)).unwrap_or_default();
+    ToolReply::failed(code, say(templates, &key, params))
 }
 
 #[derive(Clone)]
@@ -137,13 +138,13 @@ impl ToolRegistry {
     pub async fn run(&self, ctx: ToolContext, name: &str, arguments: &str) -> Result<ToolReply, ToolReply> {
         let tool = self.tools.read().unwrap_or_else(|p| p.into_inner()).iter().find(|t| t.spec().name == name).cloned();
         let Some(tool) = tool else {
-            return Err(refuse(&self.templates, "no_such_tool", serde_json::json!({ "name": name })));
+            return Err(refuse(&self.templates, ToolFailure::NoSuchTool, serde_json::json!({ "name": name })));
         };
         let args: Value = if arguments.trim().is_empty() {
             Value::Object(Default::default())
         } else {
             serde_json::from_str(arguments)
-                .map_err(|e| refuse(&self.templates, "bad_arguments", serde_json::json!({ "detail": e.to_string() })))?
+                .map_err(|e| refuse(&self.templates, ToolFailure::BadArguments, serde_json::json!({ "detail": e.to_string() })))?
         };
         tool.call(ctx, args).await
     }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 
-use super::{KeptOutput, Offer, Tool, ToolContext, ToolDid, ToolReply};
+use super::{KeptOutput, Offer, Tool, ToolContext, ToolDid, ToolFailure, ToolReply};
 use crate::error::Result;
 use crate::llm::ToolSpec;
 use crate::prompt::render::estimate_tokens;
@@ -149,16 +149,16 @@ impl Tool for ReadToolOutput {
                 .strip_prefix(REF_PREFIX)
                 .unwrap_or(&asked)
                 .parse::<i64>()
-                .map_err(|_| super::refuse(&templates, "not_a_reference", json!({ "asked": asked })))?;
+                .map_err(|_| super::refuse(&templates, ToolFailure::NotAReference, json!({ "asked": asked })))?;
             let offset = args["offset"].as_u64().unwrap_or(1).max(1) as usize;
             let limit = args["limit"].as_u64().map_or(usize::MAX, |l| l.max(1) as usize);
             let session_id = ctx.session_id;
             let (output, inline_tokens) =
                 ctx.store.read(move |c| Ok((tool_outputs::get(c, session_id, id)?, settings::load(c)?.tool_output_inline_tokens))).await?;
-            let output = output.ok_or_else(|| super::refuse(&templates, "no_stored_output", json!({ "asked": asked })))?;
+            let output = output.ok_or_else(|| super::refuse(&templates, ToolFailure::NoStoredOutput, json!({ "asked": asked })))?;
             let lines = lines(&output.content);
             if offset > lines.len() {
-                return Err(super::refuse(&templates, "offset_past_end", json!({ "ref": reference(id), "lines": lines.len() })));
+                return Err(super::refuse(&templates, ToolFailure::OffsetPastEnd, json!({ "ref": reference(id), "lines": lines.len() })));
             }
             let page = inline_tokens as usize * PAGE_SHARE.0 / PAGE_SHARE.1;
             let n = fitting(&lines, offset - 1, limit, page);

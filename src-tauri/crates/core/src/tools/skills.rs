@@ -9,7 +9,7 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 
-use super::{refuse, Offer, Tool, ToolContext, ToolDid, ToolReply};
+use super::{refuse, Offer, Tool, ToolContext, ToolDid, ToolFailure, ToolReply};
 use crate::llm::ToolSpec;
 use crate::prompt::Templates;
 use crate::store::skills;
@@ -90,7 +90,7 @@ impl Tool for SkillTool {
             if kind == Kind::Search {
                 let query = args["query"].as_str().map(str::trim).unwrap_or_default().to_string();
                 if query.is_empty() {
-                    return Err(refuse(&templates, "query_required", json!({})));
+                    return Err(refuse(&templates, ToolFailure::QueryRequired, json!({})));
                 }
                 let project_id = ctx.project_id;
                 let offered = ctx.store.read(move |c| super::folder_skills::offered(c, project_id)).await?;
@@ -118,14 +118,14 @@ impl Tool for SkillTool {
                 })
                 .await?;
             let Some((skill, files)) = found else {
-                return Err(refuse(&templates, "no_such_skill", json!({ "name": name })));
+                return Err(refuse(&templates, ToolFailure::NoSuchSkill, json!({ "name": name })));
             };
             let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
             let (rendered, did) = if kind == Kind::ReadFile {
                 let Some(file) = files.iter().find(|f| f.path == path) else {
                     return Err(refuse(
                         &templates,
-                        "no_such_skill_file",
+                        ToolFailure::NoSuchSkillFile,
                         json!({ "name": skill.name, "path": path, "files": paths.join(", ") }),
                     ));
                 };
