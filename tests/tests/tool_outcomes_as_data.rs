@@ -294,9 +294,20 @@ async fn a_tool_servers_calls_store_denied_removed_and_plain_text() {
     assert!(!c.is_error && c.content.contains("two"), "the server's own answer: {}", c.content);
     assert_did(&c, json!({ "kind": "text" }), "a tool server's answer is its text");
 
-    // Asking again, so the call waits while its server is removed.
+    // Asking again, so the call waits while its server is turned off, then removed.
     assert_eq!(s.patch(&format!("/api/tool-servers/{id}"), json!({ "always_allowed": [] })).await.0, 200);
     ask(&fake, "three");
+    let mut turn = s.turn(&format!("/api/sessions/{chat}/messages"), Some(json!({ "content": "echo" }))).await;
+    let mut seen = vec![];
+    until(&mut turn, "approval_needed", &mut seen).await;
+    assert_eq!(s.patch(&format!("/api/tool-servers/{id}"), json!({ "enabled": false })).await.0, 200);
+    seen.extend(turn.collect().await);
+    let c = called_from(&s, chat, &seen).await;
+    assert!(c.is_error, "{}", c.content);
+    assert_did(&c, json!({ "kind": "server_turned_off" }), "the server was turned off while the call waited");
+
+    assert_eq!(s.patch(&format!("/api/tool-servers/{id}"), json!({ "enabled": true })).await.0, 200);
+    ask(&fake, "four");
     let mut turn = s.turn(&format!("/api/sessions/{chat}/messages"), Some(json!({ "content": "echo" }))).await;
     let mut seen = vec![];
     until(&mut turn, "approval_needed", &mut seen).await;
