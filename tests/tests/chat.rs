@@ -357,12 +357,12 @@ impl Tool for Add {
             parameters: json!({ "type": "object", "properties": { "a": { "type": "number" }, "b": { "type": "number" } }, "required": ["a", "b"] }),
         }
     }
-    fn call(&self, ctx: ToolContext, args: Value) -> BoxFuture<'static, Result<String, String>> {
+    fn call(&self, ctx: ToolContext, args: Value) -> BoxFuture<'static, Result<maru::tools::ToolReply, maru::tools::ToolReply>> {
         self.0.lock().unwrap().push(ctx);
         Box::pin(async move {
             match (args["a"].as_f64(), args["b"].as_f64()) {
-                (Some(a), Some(b)) => Ok(format!("{}", a + b)),
-                _ => Err("a and b must be numbers".into()),
+                (Some(a), Some(b)) => Ok(maru::tools::ToolReply::text(format!("{}", a + b))),
+                _ => Err(maru::tools::ToolReply::failed(maru::tools::ToolFailure::BadArguments, "a and b must be numbers".into())),
             }
         })
     }

@@ -219,9 +219,12 @@ impl Tool for Add {
         let parameters = json!({ "type": "object", "properties": { "a": { "type": "number" }, "b": { "type": "number" } } });
         ToolSpec { name: "add".into(), description: "Adds two numbers".into(), parameters }
     }
-    fn call(&self, _: ToolContext, args: Value) -> BoxFuture<'static, Result<String, String>> {
+    fn call(&self, _: ToolContext, args: Value) -> BoxFuture<'static, Result<maru::tools::ToolReply, maru::tools::ToolReply>> {
         let sum = args["a"].as_f64().zip(args["b"].as_f64()).map(|(a, b)| a + b);
-        Box::pin(async move { sum.map(|s| s.to_string()).ok_or_else(|| "a and b must be numbers".to_string()) })
+        let reply = sum
+            .map(|s| maru::tools::ToolReply::text(s.to_string()))
+            .ok_or_else(|| maru::tools::ToolReply::failed(maru::tools::ToolFailure::BadArguments, "a and b must be numbers".into()));
+        Box::pin(async move { reply })
     }
 }
 

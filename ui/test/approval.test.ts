@@ -116,7 +116,7 @@ describe('a tool server’s call waiting for the user', () => {
     expect(card(root), 'the question is gone').toBeNull();
     expect(decided(root)?.textContent).toContain('Allowed once');
     expect(root.querySelector('[data-testid=live-status]')?.textContent).toBe('Writing…');
-    await emit({ type: 'approval_decided', approval: 'ap-1', decision: 'once' }, { type: 'tool_result', id: 'call_1', name: 'mini__echo', content: 'Echo: hello there', is_error: false });
+    await emit({ type: 'approval_decided', approval: 'ap-1', decision: 'once' }, { type: 'tool_result', id: 'call_1', name: 'mini__echo', content: 'Echo: hello there', is_error: false, outcome: { did: { kind: 'text' }, kept: null } });
     expect(decided(root)?.textContent).toContain('Allowed once');
     expect(chip(root).querySelector('[data-testid=tool-status]')?.textContent).toBe('done');
     expect(chip(root).querySelector('[data-testid=tool-result]')?.textContent, 'opened, the chip shows what the tool said').toContain('Echo: hello there');
@@ -134,7 +134,7 @@ describe('a tool server’s call waiting for the user', () => {
     expect(decided(root)?.textContent).toContain('from now on this tool runs without asking');
     await emit(
       { type: 'approval_decided', approval: 'ap-1', decision: 'always' },
-      { type: 'tool_result', id: 'call_1', name: 'mini__echo', content: 'Echo: hello there', is_error: false },
+      { type: 'tool_result', id: 'call_1', name: 'mini__echo', content: 'Echo: hello there', is_error: false, outcome: { did: { kind: 'text' }, kept: null } },
       { type: 'tool_call', id: 'call_2', name: 'mini__echo', arguments: '{"message":"again"}' },
       { type: 'approval_needed', approval: 'ap-2', id: 'call_2', server: 'mini', tool: 'echo', arguments: '{"message":"again"}' },
     );
@@ -146,7 +146,7 @@ describe('a tool server’s call waiting for the user', () => {
     expect(words).toEqual(['Allowed, and from now on this tool runs without asking', 'Denied: the model is told it did not run']);
     // The turn tells the model it was denied, and the chip says so in the user's words.
     await emit({ type: 'approval_decided', approval: 'ap-2', decision: 'denied' }, {
-      type: 'tool_result', id: 'call_2', name: 'mini__echo', is_error: true,
+      type: 'tool_result', id: 'call_2', name: 'mini__echo', is_error: true, outcome: { did: { kind: 'denied' }, kept: null },
       content: said('call_denied'),
     });
     const second = root.querySelectorAll<HTMLElement>('[data-testid=message-live] [data-testid=tool-chip]')[1];
@@ -199,7 +199,7 @@ describe('a tool server’s call waiting for the user', () => {
     const { root, send, emit } = await chatWith({});
     await send();
     await emit(...CALL, { type: 'approval_decided', approval: 'ap-1', decision: 'server_stopped' }, {
-      type: 'tool_result', id: 'call_1', name: 'mini__echo', is_error: true, content: said('server_removed'),
+      type: 'tool_result', id: 'call_1', name: 'mini__echo', is_error: true, content: said('server_removed'), outcome: { did: { kind: 'server_removed' }, kept: null },
     });
     expect(card(root), 'no question left to answer').toBeNull();
     expect(decided(root)?.textContent).toContain('The tool server was removed or turned off: it did not run');

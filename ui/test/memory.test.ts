@@ -279,7 +279,10 @@ describe('the pending count on the Memory buttons', () => {
         // The model proposes a fact during the turn.
         routes.store.push(memory({ id: 7, content: 'Has a dog named 보리.', status: 'pending', source_session_id: sid }));
         sink({ type: 'tool_call', id: 'call_1', name: 'remember', arguments: '{"fact":"Has a dog named 보리."}' });
-        sink({ type: 'tool_result', id: 'call_1', name: 'remember', content: 'proposed', is_error: false });
+        sink({
+          type: 'tool_result', id: 'call_1', name: 'remember', content: 'proposed', is_error: false,
+          outcome: { did: { kind: 'proposed', id: 7, fact: 'Has a dog named 보리.' }, kept: null },
+        });
         sink({ type: 'token', text: `Noted: ${content}` });
         sink({ type: 'done', message: inWeekend({ id: 50, role: 'assistant' }) });
       },

@@ -1,4 +1,5 @@
-// What a tool call did, read back from the text the server stored for the model. The texts are
+// What a tool call did, for a result stored before the server kept it as data (toolOutcomes.test.ts
+// has the chips drawn from that data), read back from the text the server stored for the model. The texts are
 // the real templates (prompts/tools/memory_result.md, search_attachment_result.md,
 // messages.md, prompts/tool_output_kept.md) rendered as the server renders them: a change to a
 // template's words that the UI would no longer read fails here.

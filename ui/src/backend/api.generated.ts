@@ -1180,6 +1180,7 @@ export interface components {
             tool_call_id: string | null;
             tool_calls: components["schemas"]["ToolCall"][];
             tool_name: string | null;
+            tool_outcome: null | components["schemas"]["ToolOutcome"];
             /** Format: int64 */
             ttft_ms: number | null;
         };
@@ -1222,6 +1223,22 @@ export interface components {
             session_id: number | null;
             /** @description A short excerpt around the first match, as plain text. */
             snippet: string;
+        };
+        FoundFact: {
+            content: string;
+            /** Format: int64 */
+            id: number;
+        };
+        FoundPassage: {
+            /** @description The file's name. */
+            file: string;
+            /** Format: int64 */
+            line_end: number;
+            /** Format: int64 */
+            line_start: number;
+            /** Format: int64 */
+            page: number | null;
+            text: string;
         };
         /** @description A server found by `probe_local_servers`. */
         FoundServer: {
@@ -1286,6 +1303,23 @@ export interface components {
             sent: components["schemas"]["InstructionFileSent"][];
             /** @description Found and not sent. */
             skipped: components["schemas"]["InstructionFileSkipped"][];
+        };
+        /** @description A long result kept whole in the store. */
+        KeptOutput: {
+            /** Format: int64 */
+            chars: number;
+            /**
+             * Format: int32
+             * @description The whole result's lines, and its size in characters.
+             */
+            lines: number;
+            /** @description What `read_tool_output` takes (`out-12`). */
+            reference: string;
+            /**
+             * Format: int32
+             * @description The lines the model got at first.
+             */
+            shown: number;
         };
         /** @enum {string} */
         Kind: "text" | "markdown" | "code" | "csv" | "json" | "html" | "pdf" | "image";
@@ -1392,6 +1426,7 @@ export interface components {
             /** @description Assistant: the tool calls it made. */
             tool_calls: components["schemas"]["ToolCall"][];
             tool_name: string | null;
+            tool_outcome: null | components["schemas"]["ToolOutcome"];
             /** Format: int64 */
             ttft_ms: number | null;
             /** Format: int64 */
@@ -1965,12 +2000,127 @@ export interface components {
             /** @enum {string} */
             type: "function";
         };
+        ToolDid: {
+            fact: string;
+            /** Format: int64 */
+            id: number;
+            /** @enum {string} */
+            kind: "proposed";
+        } | {
+            fact: string;
+            /** Format: int64 */
+            id: number;
+            /** @enum {string} */
+            kind: "saved";
+        } | {
+            fact: string;
+            /** Format: int64 */
+            id: number;
+            /** @enum {string} */
+            kind: "merged";
+            pending: boolean;
+        } | {
+            fact: string;
+            /** Format: int64 */
+            id: number;
+            /** @enum {string} */
+            kind: "change_proposed";
+            was: string;
+        } | {
+            fact: string;
+            /** Format: int64 */
+            id: number;
+            /** @enum {string} */
+            kind: "updated";
+        } | {
+            /** Format: int64 */
+            id: number;
+            /** @enum {string} */
+            kind: "forgotten";
+        } | {
+            /** Format: int64 */
+            id: number;
+            /** @enum {string} */
+            kind: "needs_review";
+        } | {
+            facts: components["schemas"]["FoundFact"][];
+            /** @enum {string} */
+            kind: "facts";
+        } | {
+            /** @enum {string} */
+            kind: "passages";
+            passages: components["schemas"]["FoundPassage"][];
+        } | {
+            /** @enum {string} */
+            kind: "nothing_found";
+            query: string;
+        } | {
+            /** @enum {string} */
+            kind: "skills";
+            names: string[];
+        } | {
+            files: string[];
+            /** @enum {string} */
+            kind: "skill_loaded";
+            name: string;
+        } | {
+            /** @enum {string} */
+            kind: "skill_file_read";
+            name: string;
+            path: string;
+        } | {
+            /** Format: int32 */
+            from: number;
+            /** @enum {string} */
+            kind: "page_read";
+            /** Format: int32 */
+            lines: number;
+            reference: string;
+            /** Format: int32 */
+            to: number;
+            tool: string;
+        } | {
+            /** @enum {string} */
+            kind: "denied";
+        } | {
+            /** @enum {string} */
+            kind: "not_approved";
+        } | {
+            /** @enum {string} */
+            kind: "server_removed";
+        } | {
+            /** @enum {string} */
+            kind: "server_turned_off";
+        } | {
+            code: components["schemas"]["ToolFailure"];
+            /** @enum {string} */
+            kind: "error";
+            message: string;
+        } | {
+            error: components["schemas"]["ErrorBody"];
+            /** @enum {string} */
+            kind: "refused";
+        } | {
+            /** @enum {string} */
+            kind: "text";
+        };
+        /**
+         * @description Why a tool call failed, for the chat to say in the user's language. The model reads the
+         *     sentence of the same key (its text on the wire) in `prompts/tools/messages.md`.
+         * @enum {string}
+         */
+        ToolFailure: "no_such_tool" | "bad_arguments" | "query_required" | "no_search_words" | "memory_off" | "fact_required" | "id_required" | "not_a_reference" | "no_stored_output" | "offset_past_end" | "server_unavailable" | "call_timed_out" | "server_failed" | "no_such_skill" | "no_such_skill_file" | "tool_error";
         /** @description A tool a request offers, and what it costs of the window. */
         ToolOffered: {
             chars: number;
             name: string;
             /** @description Counted by the server's tokenizer where it has one, else estimated. */
             tokens: number;
+        };
+        /** @description What a tool call did, and whether its result was kept aside for being long. */
+        ToolOutcome: {
+            did: components["schemas"]["ToolDid"];
+            kept: null | components["schemas"]["KeptOutput"];
         };
         /**
          * @description A partial update. `env` and `headers` are merged: a name set to a string sets it, to `null`
@@ -2042,6 +2192,8 @@ export interface components {
             id: string;
             is_error: boolean;
             name: string;
+            /** @description What the call did, as data: what the chat shows (`content` is what the model reads). */
+            outcome: components["schemas"]["ToolOutcome"];
             /** @enum {string} */
             type: "tool_result";
         } | {

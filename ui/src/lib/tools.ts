@@ -1,9 +1,11 @@
-// What a tool call did, in the user's terms. The server stores a tool's result as the text the
-// model reads (prompts/tools/*_result.md, version 1): sentences addressed to the model ("do not
-// repeat it in your answer") and passages with their sources. These functions read that text back
-// into what happened (a fact proposed, passages found, nothing found, a failure, a tool server's
-// call the user did not allow), so the chat can say it to the user; a result they do not recognise
-// (a tool server's, mostly) is shown as it is.
+// What a tool call did, in the user's terms. The server stores with each tool result what the call
+// did as data (`tool_outcome`: the fact proposed, the passages found, the call the user denied…),
+// beside the text the model reads, which comes from prompts/ templates the user may rewrite: the
+// chat shows the data and never reads the model's words. Results stored before the server kept it
+// have none: for those only, these functions read the text back as the templates of that time
+// (prompts/tools/*_result.md, version 1) wrote it; a text they do not recognise is shown as it is.
+
+import type { ErrorBody, KeptOutput, ToolFailure, ToolOutcome as StoredOutcome } from '../backend/types';
 
 /** The tools Maru offers, and how the chat names them. */
 export type ToolName = 'remember' | 'update_memory' | 'forget' | 'search_memory' | 'search_attachment' | 'read_tool_output';
@@ -26,7 +28,9 @@ export type ToolOutcome =
   | { kind: 'denied' }
   | { kind: 'notApproved' }
   | { kind: 'unanswered' }
-  | { kind: 'error'; message: string }
+  /** `message`: what the tool or the model was told. Why, when the server stored it: a `failure`
+   *  (the tool server gone, a bad argument…) or Maru's refusal as the API words it (`refused`). */
+  | { kind: 'error'; message: string; failure?: ToolFailure | 'server_removed' | 'server_turned_off'; refused?: ErrorBody }
   /** A fact the model proposed, waiting for the user's review. */
   | { kind: 'proposed'; id: number; fact: string }
   | { kind: 'saved'; id: number; fact: string }
@@ -39,6 +43,13 @@ export type ToolOutcome =
   | { kind: 'facts'; facts: { id: number; content: string }[] }
   | { kind: 'passages'; passages: Passage[] }
   | { kind: 'nothingFound'; query: string }
+  /** search_skills: the skills found. */
+  | { kind: 'skills'; names: string[] }
+  /** load_skill and read_skill_file, and a page of a kept output (`read_tool_output`): the text
+   *  the model got, under a line of what it is. */
+  | { kind: 'skillLoaded'; name: string; files: string[]; text: string }
+  | { kind: 'skillFile'; name: string; path: string; text: string }
+  | { kind: 'page'; reference: string; from: number; to: number; lines: number; text: string }
   /** A result in no form known here: its text. */
   | { kind: 'text'; text: string };
 
@@ -54,6 +65,8 @@ export interface ToolCallView {
   result?: string;
   /** Known for a live turn (`tool_result.is_error`); read from the text for a stored one. */
   isError?: boolean;
+  /** What the call did, as the server stored it beside the result; absent for an old result. */
+  outcome?: StoredOutcome | null;
   /** A tool server's call that asked the user: null while it waits, then how it was answered. */
   approval?: { decision: string | null };
 }
@@ -82,6 +95,7 @@ export function toolOutcome(call: ToolCallView, live = false): ToolOutcome {
     if (!live) return { kind: 'unanswered' };
     return call.approval && call.approval.decision === null ? { kind: 'waiting' } : { kind: 'running' };
   }
+  if (call.outcome) return fromStored(call.outcome, result);
   // A long result is kept aside and the model gets its first lines under a line saying so
   // (prompts/tool_output_kept.md); a page read on (`read_tool_output`) has a line naming it.
   let text = result.trim();
@@ -94,6 +108,61 @@ export function toolOutcome(call: ToolCallView, live = false): ToolOutcome {
   const read = call.name === 'search_attachment' ? readPassages(text) : MEMORY_TOOLS.has(call.name) ? readMemoryResult(text)
     : SKILL_TOOLS.has(call.name) ? readSkillResult(text) : null;
   return read ?? { kind: 'text', text };
+}
+
+/** The long result kept aside, whose first lines the model got: from the stored outcome (an old
+ *  result's chip reads this from its text, and says nothing of it). */
+export function toolKept(call: ToolCallView): KeptOutput | null {
+  return call.outcome?.kept ?? null;
+}
+
+/** The server's outcome as the chat shows it; `content` is the stored text, shown as it is where
+ *  the text is the result (a skill's procedure, a page, a tool server's answer). */
+function fromStored(o: StoredOutcome, content: string): ToolOutcome {
+  const d = o.did;
+  const text = content.startsWith(ERROR_PREFIX) ? content.slice(ERROR_PREFIX.length) : content;
+  switch (d.kind) {
+    case 'proposed':
+    case 'saved':
+    case 'updated':
+      return { kind: d.kind, id: d.id, fact: d.fact };
+    case 'merged':
+      return { kind: 'merged', id: d.id, fact: d.fact, pending: d.pending };
+    // A change to an accepted fact, waiting beside it: shown as a merge the user reviews.
+    case 'change_proposed':
+      return { kind: 'merged', id: d.id, fact: d.fact, pending: true };
+    case 'forgotten':
+      return { kind: 'forgotten', id: d.id };
+    case 'needs_review':
+      return { kind: 'needsReview', id: d.id };
+    case 'facts':
+      return { kind: 'facts', facts: d.facts.map((f) => ({ id: f.id, content: f.content })) };
+    case 'passages':
+      return { kind: 'passages', passages: d.passages.map((p) => ({ file: p.file, page: p.page, lines: [p.line_start, p.line_end], text: p.text })) };
+    case 'nothing_found':
+      return { kind: 'nothingFound', query: d.query };
+    case 'skills':
+      return { kind: 'skills', names: d.names };
+    case 'skill_loaded':
+      return { kind: 'skillLoaded', name: d.name, files: d.files, text: content.trim() };
+    case 'skill_file_read':
+      return { kind: 'skillFile', name: d.name, path: d.path, text: content.trim() };
+    case 'page_read':
+      return { kind: 'page', reference: d.reference, from: d.from, to: d.to, lines: d.lines, text: content.trim() };
+    case 'denied':
+      return { kind: 'denied' };
+    case 'not_approved':
+      return { kind: 'notApproved' };
+    case 'server_removed':
+    case 'server_turned_off':
+      return { kind: 'error', failure: d.kind, message: text.trim() };
+    case 'error':
+      return { kind: 'error', failure: d.code, message: d.message };
+    case 'refused':
+      return { kind: 'error', refused: d.error, message: d.error.message };
+    case 'text':
+      return { kind: 'text', text: content.trim() };
+  }
 }
 
 /** What a tool server's call that did not run tells the model (prompts/tools/messages.md), read back. */

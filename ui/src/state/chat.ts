@@ -2,7 +2,7 @@
 
 import type { App } from '../app';
 import { ApiError, errorMessage } from '../backend/backend';
-import type { Decision, Message, Project, Session, TurnEvent, Usage } from '../backend/types';
+import type { Decision, Message, Project, Session, ToolOutcome, TurnEvent, Usage } from '../backend/types';
 import { t } from '../lib/i18n';
 import { toast } from '../views/toast';
 import { scopeKey } from './files';
@@ -13,6 +13,8 @@ export interface LiveTool {
   arguments: string;
   result?: string;
   isError?: boolean;
+  /** What the call did, as data (`tool_result.outcome`). */
+  outcome?: ToolOutcome;
   /** A call of one of the user's tool servers that asked the user first. */
   approval?: LiveApproval;
 }
@@ -387,6 +389,7 @@ export class ChatState {
         if (call) {
           call.result = ev.content;
           call.isError = ev.is_error;
+          call.outcome = ev.outcome;
         }
         break;
       }
@@ -692,7 +695,7 @@ function pendingMessage(sessionId: number, content: string, images: number[]): M
   return {
     id: -now, session_id: sessionId, role: 'user', content, status: 'complete', error: null, error_code: null, model: null, server: null,
     prompt_tokens: null, completion_tokens: null, cached_tokens: null, ttft_ms: null, tokens_per_second: null,
-    runtime_note: null, reasoning: null, tool_calls: [], tool_call_id: null, tool_name: null, images, parent_id: null, versions: [],
+    runtime_note: null, reasoning: null, tool_calls: [], tool_call_id: null, tool_name: null, tool_outcome: null, images, parent_id: null, versions: [],
     created_at: now, updated_at: now,
   };
 }

@@ -6,13 +6,13 @@
 // resent) has ‹ 2 / 3 › to switch between them.
 
 import type { App, ApprovalAnswer, LiveApproval, LiveTurn } from '../app';
-import type { Attachment, Message } from '../backend/types';
+import type { Attachment, Message, ToolFailure } from '../backend/types';
 import { copyText } from '../lib/clipboard';
 import { h, icon, replaceChildren, type Child } from '../lib/dom';
 import { count, dateTime, fileSize, ms, rate } from '../lib/format';
 import { errorText, t, type Key } from '../lib/i18n';
 import { MarkdownStream, renderMarkdown, type RenderOptions } from '../lib/markdown';
-import { clip, MEMORY_TOOLS, serverTool, shortArgs, toolOutcome, type ToolCallView, type ToolOutcome } from '../lib/tools';
+import { clip, MEMORY_TOOLS, serverTool, shortArgs, toolKept, toolOutcome, type ToolCallView, type ToolOutcome } from '../lib/tools';
 import { openDialog } from './dialog';
 import { downloadFile } from './files';
 import { toast } from './toast';
@@ -283,18 +283,19 @@ function toolLabel(name: string): string {
 const STATUS: Record<ToolOutcome['kind'], Key> = {
   running: 'toolRunning', waiting: 'toolWaiting', denied: 'toolDenied', notApproved: 'toolNotApproved', unanswered: 'toolUnanswered', error: 'toolFailed', proposed: 'toolProposed', saved: 'toolSaved', merged: 'toolMerged',
   updated: 'toolUpdated', forgotten: 'toolForgotten', needsReview: 'toolNeedsReview', facts: 'toolFound', passages: 'toolFound',
-  nothingFound: 'toolNothingFound', text: 'toolDone',
+  nothingFound: 'toolNothingFound', skills: 'toolFound', skillLoaded: 'toolDone', skillFile: 'toolDone', page: 'toolDone', text: 'toolDone',
 };
 
 /** The chip's few words on how the call went: "proposed", "3 found", "failed". */
 function statusText(o: ToolOutcome): string {
   if (o.kind === 'facts') return t('toolFound', { n: o.facts.length });
   if (o.kind === 'passages') return t('toolFound', { n: o.passages.length });
+  if (o.kind === 'skills') return t('toolFound', { n: o.names.length });
   return t(STATUS[o.kind]);
 }
 
-/** The calls of a reply's rounds, each with its result (a result whose call is on a page not
- *  loaded shows on its own). A stored result does not say it failed but by its text. */
+/** The calls of a reply's rounds, each with its result and what it did (a result whose call is on
+ *  a page not loaded shows on its own). */
 export function replyCalls(parts: readonly Message[]): ToolCallView[] {
   const results = new Map<string, Message>();
   for (const p of parts) if (p.role === 'tool' && p.tool_call_id) results.set(p.tool_call_id, p);
@@ -304,10 +305,11 @@ export function replyCalls(parts: readonly Message[]): ToolCallView[] {
     if (p.role === 'assistant') {
       for (const c of p.tool_calls) {
         seen.add(c.id);
-        calls.push({ id: c.id, name: c.function.name, arguments: c.function.arguments, result: results.get(c.id)?.content });
+        const r = results.get(c.id);
+        calls.push({ id: c.id, name: c.function.name, arguments: c.function.arguments, result: r?.content, outcome: r?.tool_outcome });
       }
     } else if (p.role === 'tool' && !(p.tool_call_id && seen.has(p.tool_call_id))) {
-      calls.push({ id: p.tool_call_id ?? `tool-${p.id}`, name: p.tool_name ?? t('tool'), arguments: '', result: p.content });
+      calls.push({ id: p.tool_call_id ?? `tool-${p.id}`, name: p.tool_name ?? t('tool'), arguments: '', result: p.content, outcome: p.tool_outcome });
     }
   }
   return calls;
@@ -333,10 +335,21 @@ function toolChip(call: ToolCallView, live: boolean, app: App | null): HTMLEleme
     ),
     h('div', { class: 'tool-body' },
       resultNode(o, app),
+      keptNode(call),
       call.arguments.trim() ? h('div', { class: 'tool-section' }, h('div', { class: 'tool-section-label' }, t('toolArguments')), h('pre', { class: 'tool-args' }, prettyJson(call.arguments))) : null,
     ),
   );
 }
+
+/** Why a call failed, in the user's words; `tool_error` is the tool server's own, shown as it said it. */
+const FAILURE: Record<ToolFailure, Key | null> = {
+  no_such_tool: 'toolFailNoSuchTool', bad_arguments: 'toolFailBadArguments', query_required: 'toolFailQueryRequired',
+  no_search_words: 'toolFailNoSearchWords', memory_off: 'toolFailMemoryOff', fact_required: 'toolFailFactRequired',
+  id_required: 'toolFailIdRequired', not_a_reference: 'toolFailNotAReference', no_stored_output: 'toolFailNoStoredOutput',
+  offset_past_end: 'toolFailOffsetPastEnd', server_unavailable: 'toolFailServerUnavailable', call_timed_out: 'toolFailCallTimedOut',
+  server_failed: 'toolFailServerFailed', no_such_skill: 'toolFailNoSuchSkill', no_such_skill_file: 'toolFailNoSuchSkillFile',
+  tool_error: null,
+};
 
 /** What the call did, for the user: the fact proposed or saved (with the way to it in the memory
  *  panel), the facts or passages found, nothing found, or why it failed. */
@@ -359,8 +372,13 @@ function resultNode(o: ToolOutcome, app: App | null): HTMLElement {
       return box(line('toolNotApprovedLong'));
     case 'unanswered':
       return box(line('toolUnansweredLong'));
-    case 'error':
-      return box(line('toolFailedLong'), h('p', { class: 'tool-error-text' }, o.message));
+    case 'error': {
+      // Why, in the user's words where the server said why; else what the tool itself said.
+      if (o.failure === 'server_removed') return box(line('toolServerRemovedLong'));
+      if (o.failure === 'server_turned_off') return box(line('toolServerTurnedOffLong'));
+      const why = o.refused ? errorText(o.refused) : o.failure && FAILURE[o.failure] ? t(FAILURE[o.failure]!) : o.message;
+      return box(line('toolFailedLong'), h('p', { class: 'tool-error-text' }, why));
+    }
     case 'proposed':
       return box(line('toolProposedLong'), fact(o.fact), open(o.id, 'toolReview'));
     case 'saved':
@@ -384,9 +402,25 @@ function resultNode(o: ToolOutcome, app: App | null): HTMLElement {
     }
     case 'nothingFound':
       return box(line('toolNothingFoundLong', { query: o.query }));
+    case 'skills':
+      return box(line('toolSkillsLong', { n: o.names.length }), h('ul', { class: 'tool-found' }, o.names.map((n) => h('li', null, n))));
+    case 'skillLoaded':
+      return box(line('toolSkillLoadedLong', { name: o.name }), h('pre', { class: 'tool-text' }, o.text));
+    case 'skillFile':
+      return box(line('toolSkillFileLong', { name: o.name, path: o.path }), h('pre', { class: 'tool-text' }, o.text));
+    case 'page':
+      return box(line('toolPageLong', { ref: o.reference, from: o.from, to: o.to, lines: o.lines }), h('pre', { class: 'tool-text' }, o.text));
     case 'text':
       return box(h('pre', { class: 'tool-text' }, o.text));
   }
+}
+
+/** A long result the model got the first lines of, and how it reads on. */
+function keptNode(call: ToolCallView): HTMLElement | null {
+  const kept = toolKept(call);
+  if (!kept) return null;
+  return h('p', { class: 'tool-line tool-kept', 'data-testid': 'tool-kept' },
+    t('toolKeptLong', { lines: kept.lines, shown: kept.shown, ref: kept.reference }));
 }
 
 function prettyJson(s: string): string {

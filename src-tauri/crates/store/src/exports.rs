@@ -31,6 +31,7 @@ pub fn chat(conn: &Connection, session_id: i64) -> Result<ChatExport> {
             tool_calls: m.tool_calls,
             tool_call_id: m.tool_call_id,
             tool_name: m.tool_name,
+            tool_outcome: m.tool_outcome,
             prompt_tokens: m.prompt_tokens,
             completion_tokens: m.completion_tokens,
             cached_tokens: m.cached_tokens,
@@ -99,8 +100,8 @@ pub fn import_into(conn: &Connection, chat: &ChatExport, project_id: i64) -> Res
             (!m.tool_calls.is_empty()).then(|| serde_json::to_string(&m.tool_calls)).transpose().map_err(anyhow::Error::from)?;
         conn.prepare_cached(
             "INSERT INTO messages (session_id, role, content, status, error, model, reasoning, tool_calls, tool_call_id, tool_name,
-                 prompt_tokens, completion_tokens, cached_tokens, ttft_ms, tokens_per_second, created_at, updated_at, error_code, parent_id, server)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16, ?17, ?18, ?19)",
+                 prompt_tokens, completion_tokens, cached_tokens, ttft_ms, tokens_per_second, created_at, updated_at, error_code, parent_id, server, tool_outcome)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16, ?17, ?18, ?19, ?20)",
         )?
         .execute(params![
             session.id,
@@ -122,6 +123,7 @@ pub fn import_into(conn: &Connection, chat: &ChatExport, project_id: i64) -> Res
             m.error_code,
             parent,
             m.server,
+            m.tool_outcome.as_ref().map(|o| serde_json::to_string(o).unwrap_or_default()),
         ])?;
         parent = Some(conn.last_insert_rowid());
     }

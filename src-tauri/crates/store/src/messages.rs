@@ -12,6 +12,7 @@ use rusqlite::{params, Connection, Row};
 use super::{char_len, found, now_ms, sessions};
 use crate::error::{Code, Error, Result};
 use maru_types::tool_calls::ToolCall;
+use maru_types::tool_outcomes::ToolOutcome;
 
 pub use maru_types::messages::*;
 
@@ -40,6 +41,8 @@ pub struct NewMessage<'a> {
     pub tool_calls: &'a [ToolCall],
     pub tool_call_id: Option<&'a str>,
     pub tool_name: Option<&'a str>,
+    /// A tool result's outcome as data.
+    pub tool_outcome: Option<&'a ToolOutcome>,
     pub images: &'a [i64],
 }
 
@@ -61,7 +64,7 @@ macro_rules! select {
     completion_tokens, cached_tokens, ttft_ms, tokens_per_second, created_at, updated_at,
     runtime_note, reasoning, tool_calls, tool_call_id, tool_name,
     (SELECT group_concat(attachment_id) FROM (SELECT attachment_id FROM message_images WHERE message_id = messages.id ORDER BY position)),
-    error_code, parent_id, server, ",
+    error_code, parent_id, server, tool_outcome, ",
             $versions,
             " FROM messages"
         )
@@ -100,7 +103,8 @@ fn from_row(r: &Row) -> rusqlite::Result<Message> {
         images: ids(r.get(19)?),
         parent_id: r.get(21)?,
         server: r.get(22)?,
-        versions: ids(r.get(23)?),
+        tool_outcome: r.get::<_, Option<String>>(23)?.and_then(|j| serde_json::from_str(&j).ok()),
+        versions: ids(r.get(24)?),
     })
 }
 
@@ -127,9 +131,9 @@ pub fn insert_id(conn: &Connection, new: &NewMessage) -> Result<i64> {
     let now = now_ms();
     conn.prepare_cached(
         "INSERT INTO messages (session_id, role, content, status, model, runtime_note, tool_calls, tool_call_id, tool_name, created_at, updated_at,
-             parent_id, server)
+             parent_id, server, tool_outcome)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10,
-             (SELECT max(id) FROM messages WHERE session_id = ?1 AND on_path = 1), ?11)",
+             (SELECT max(id) FROM messages WHERE session_id = ?1 AND on_path = 1), ?11, ?12)",
     )?
     .execute(params![
         new.session_id,
@@ -142,7 +146,8 @@ pub fn insert_id(conn: &Connection, new: &NewMessage) -> Result<i64> {
         new.tool_call_id,
         new.tool_name,
         now,
-        new.server
+        new.server,
+        new.tool_outcome.map(|o| serde_json::to_string(o).unwrap_or_default())
     ])?;
     let id = conn.last_insert_rowid();
     for (position, image) in new.images.iter().enumerate() {

@@ -43,6 +43,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!(21, "0021_connections"),
     migration!(22, "0022_reply_server"),
     migration!(23, "0023_memory_changes"),
+    migration!(24, "0024_tool_outcomes"),
 ];
 
 pub fn latest_version() -> i64 {

@@ -61,6 +61,9 @@ pub struct ExportedMessage {
     pub tool_call_id: Option<String>,
     #[serde(default)]
     pub tool_name: Option<String>,
+    /// A tool result's outcome as data; absent from exports made before Maru kept it.
+    #[serde(default)]
+    pub tool_outcome: Option<crate::tool_outcomes::ToolOutcome>,
     #[serde(default)]
     pub prompt_tokens: Option<i64>,
     #[serde(default)]

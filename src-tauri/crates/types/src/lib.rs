@@ -48,6 +48,7 @@ pub mod settings;
 pub mod skills;
 pub mod summaries;
 pub mod tool_calls;
+pub mod tool_outcomes;
 pub mod tool_servers;
 
 /// For a patch's field: tells one that is absent (outer `None`) from one set to null

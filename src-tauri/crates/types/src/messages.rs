@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::tool_calls::ToolCall;
+use crate::tool_outcomes::ToolOutcome;
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -65,6 +66,8 @@ pub struct Message {
     /// Tool: the call this result answers, and the tool's name.
     pub tool_call_id: Option<String>,
     pub tool_name: Option<String>,
+    /// Tool: what the call did, as data (absent for results stored before Maru kept it).
+    pub tool_outcome: Option<ToolOutcome>,
     /// User: the images (attachment ids) sent with it, in order.
     pub images: Vec<i64>,
     /// The message this one follows; absent for a chat's first message.

@@ -2,6 +2,7 @@
 import type { Role } from "./Role";
 import type { Status } from "./Status";
 import type { ToolCall } from "./ToolCall";
+import type { ToolOutcome } from "./ToolOutcome";
 
 /**
  * A message as written, with its figures. Images sent with a message are not carried.
@@ -14,4 +15,8 @@ error_code: string | null, model: string | null,
 /**
  * The model server that wrote it, by the name it had then.
  */
-server: string | null, reasoning: string | null, tool_calls: Array<ToolCall>, tool_call_id: string | null, tool_name: string | null, prompt_tokens: number | null, completion_tokens: number | null, cached_tokens: number | null, ttft_ms: number | null, tokens_per_second: number | null, created_at: number, };
+server: string | null, reasoning: string | null, tool_calls: Array<ToolCall>, tool_call_id: string | null, tool_name: string | null, 
+/**
+ * A tool result's outcome as data; absent from exports made before Maru kept it.
+ */
+tool_outcome: ToolOutcome | null, prompt_tokens: number | null, completion_tokens: number | null, cached_tokens: number | null, ttft_ms: number | null, tokens_per_second: number | null, created_at: number, };

@@ -2,6 +2,7 @@
 import type { Role } from "./Role";
 import type { Status } from "./Status";
 import type { ToolCall } from "./ToolCall";
+import type { ToolOutcome } from "./ToolOutcome";
 
 export type Message = { id: number, session_id: number, role: Role, content: string, status: Status, error: string | null, 
 /**
@@ -33,6 +34,10 @@ tool_calls: Array<ToolCall>,
  * Tool: the call this result answers, and the tool's name.
  */
 tool_call_id: string | null, tool_name: string | null, 
+/**
+ * Tool: what the call did, as data (absent for results stored before Maru kept it).
+ */
+tool_outcome: ToolOutcome | null, 
 /**
  * User: the images (attachment ids) sent with it, in order.
  */

@@ -34,6 +34,8 @@ pub enum TurnEvent {
         name: String,
         content: String,
         is_error: bool,
+        /// What the call did, as data: what the chat shows (`content` is what the model reads).
+        outcome: maru_types::tool_outcomes::ToolOutcome,
     },
     Usage {
         usage: Usage,

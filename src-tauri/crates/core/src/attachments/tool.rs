@@ -12,7 +12,7 @@ use crate::llm::ToolSpec;
 use crate::prompt::Templates;
 use crate::store::attachments as table;
 use crate::store::terms;
-use crate::tools::{self, Offer, Tool, ToolContext};
+use crate::tools::{self, FoundPassage, Offer, Tool, ToolContext, ToolDid, ToolFailure, ToolReply};
 
 pub const NAME: &str = "search_attachment";
 const LIMIT_DEFAULT: usize = 5;
@@ -49,18 +49,18 @@ impl Tool for SearchAttachment {
         turn.has_files
     }
 
-    fn call(&self, ctx: ToolContext, args: Value) -> BoxFuture<'static, Result<String, String>> {
+    fn call(&self, ctx: ToolContext, args: Value) -> BoxFuture<'static, Result<ToolReply, ToolReply>> {
         let templates = self.templates.clone();
         Box::pin(async move {
             let query = args["query"]
                 .as_str()
                 .map(str::trim)
                 .filter(|q| !q.is_empty())
-                .ok_or_else(|| tools::say(&templates, "query_required", json!({})))?;
+                .ok_or_else(|| tools::refuse(&templates, ToolFailure::QueryRequired, json!({})))?;
             let file = args["file"].as_str().map(str::trim).filter(|f| !f.is_empty()).map(str::to_string);
             let limit = args["limit"].as_u64().map_or(LIMIT_DEFAULT, |l| (l as usize).clamp(1, LIMIT_MAX));
             if terms::query(query).is_none() {
-                return Err(tools::say(&templates, "no_search_words", json!({ "query": query })));
+                return Err(tools::refuse(&templates, ToolFailure::NoSearchWords, json!({ "query": query })));
             }
             let asked = query.to_string();
             let (session_id, project_id) = (ctx.session_id, ctx.project_id);
@@ -77,16 +77,24 @@ impl Tool for SearchAttachment {
                 .await
                 .map_err(|e| {
                     tracing::warn!("search_attachment failed: {e}");
-                    e.body().message
+                    ToolReply::from(e)
                 })?;
             let file = args["file"].as_str();
             let (named, more) = files_to_name(files, query);
-            templates
-                .render(
-                    "tools/search_attachment_result",
-                    &json!({ "hits": hits, "query": query, "file": file, "files": named.join(", "), "more": more }),
-                )
-                .map_err(|e| e.body().message)
+            let text = templates.render(
+                "tools/search_attachment_result",
+                &json!({ "hits": hits, "query": query, "file": file, "files": named.join(", "), "more": more }),
+            )?;
+            let did = match hits.is_empty() {
+                true => ToolDid::NothingFound { query: query.to_string() },
+                false => ToolDid::Passages {
+                    passages: hits
+                        .into_iter()
+                        .map(|h| FoundPassage { file: h.name, page: h.page, line_start: h.line_start, line_end: h.line_end, text: h.text })
+                        .collect(),
+                },
+            };
+            Ok(ToolReply::new(text, did))
         })
     }
 }

@@ -122,6 +122,7 @@ mod tests {
             tool_calls: vec![],
             tool_call_id: None,
             tool_name: None,
+            tool_outcome: None,
             images: vec![],
             parent_id: None,
             versions: vec![],

@@ -15,8 +15,8 @@ use crate::llm::{CancellationToken, ToolCall};
 use crate::store::settings::Settings;
 use crate::store::tool_servers;
 use crate::tools::approvals::Decision;
-use crate::tools::say;
 use crate::tools::servers::Offered;
+use crate::tools::{refuse, say, ToolDid, ToolFailure, ToolReply};
 
 /// How long a call waits for the user before it is skipped.
 const APPROVAL_WAIT: Duration = Duration::from_secs(600);
@@ -29,21 +29,20 @@ pub async fn call(
     settings: &Settings,
     cancel: &CancellationToken,
     feed: &Feed,
-) -> Result<String, String> {
+) -> Result<ToolReply, ToolReply> {
     let templates = &app.templates;
     let server_id = offered.server_id;
     // Taken before the store is read: a removal from then on ends the call.
     let stop = app.tool_servers.stopped(server_id);
-    let stopped = || {
-        let key = if app.tool_servers.is_removed(server_id) { "server_removed" } else { "server_turned_off" };
-        say(templates, key, json!({ "server": offered.server, "tool": offered.tool }))
+    let said = |key: &str| say(templates, key, json!({ "server": offered.server, "tool": offered.tool }));
+    let stopped = || match app.tool_servers.is_removed(server_id) {
+        true => ToolReply::new(said("server_removed"), ToolDid::ServerRemoved),
+        false => ToolReply::new(said("server_turned_off"), ToolDid::ServerTurnedOff),
     };
     let server = match app.store.read(move |c| tool_servers::get(c, server_id)).await {
         Ok(server) => server,
-        Err(crate::error::Error::NotFound { .. }) => {
-            return Err(say(templates, "server_removed", json!({ "server": offered.server, "tool": offered.tool })))
-        }
-        Err(e) => return Err(e.body().message),
+        Err(crate::error::Error::NotFound { .. }) => return Err(ToolReply::new(said("server_removed"), ToolDid::ServerRemoved)),
+        Err(e) => return Err(e.into()),
     };
     if !server.enabled {
         return Err(stopped());
@@ -72,8 +71,8 @@ pub async fn call(
                     tracing::warn!(server = %offered.server, "cannot remember the always-allowed tool: {e}");
                 }
             }
-            Decision::Denied => return Err(say(templates, "call_denied", json!({ "tool": offered.tool }))),
-            Decision::TimedOut => return Err(say(templates, "approval_timed_out", json!({ "tool": offered.tool }))),
+            Decision::Denied => return Err(ToolReply::new(said("call_denied"), ToolDid::Denied)),
+            Decision::TimedOut => return Err(ToolReply::new(said("approval_timed_out"), ToolDid::NotApproved)),
             Decision::ServerStopped => return Err(stopped()),
         }
     }
@@ -84,12 +83,13 @@ pub async fn call(
     let connection = match app.tool_servers.connection(&server).await {
         Ok(c) => c,
         Err(_) if stop.is_cancelled() => return Err(stopped()),
-        Err(e) => return Err(say(templates, "server_unavailable", json!({ "server": offered.server, "detail": e }))),
+        Err(e) => return Err(refuse(templates, ToolFailure::ServerUnavailable, json!({ "server": offered.server, "detail": e }))),
     };
     let arguments: serde_json::Value = if call.arguments.trim().is_empty() {
         json!({})
     } else {
-        serde_json::from_str(&call.arguments).map_err(|e| say(templates, "bad_arguments", json!({ "detail": e.to_string() })))?
+        serde_json::from_str(&call.arguments)
+            .map_err(|e| refuse(templates, ToolFailure::BadArguments, json!({ "detail": e.to_string() })))?
     };
     let secs = settings.tool_call_timeout_secs;
     let ran = tokio::select! {
@@ -98,12 +98,15 @@ pub async fn call(
         () = stop.cancelled() => return Err(stopped()),
     };
     match ran {
-        Ok(outcome) if outcome.is_error => Err(outcome.text),
-        Ok(outcome) => Ok(outcome.text),
-        Err(maru_mcp::CallError::Timeout) => Err(say(templates, "call_timed_out", json!({ "tool": offered.tool, "secs": secs }))),
+        // The server's own words on a failure: a code says no more than that the tool said so.
+        Ok(outcome) if outcome.is_error => Err(ToolReply::failed(ToolFailure::ToolError, outcome.text)),
+        Ok(outcome) => Ok(ToolReply::text(outcome.text)),
+        Err(maru_mcp::CallError::Timeout) => {
+            Err(refuse(templates, ToolFailure::CallTimedOut, json!({ "tool": offered.tool, "secs": secs })))
+        }
         Err(e) => {
             tracing::warn!(server = %offered.server, tool = %offered.tool, "tool call failed: {e}; {}", connection.last_words());
-            Err(say(templates, "server_failed", json!({ "tool": offered.tool, "detail": e.to_string() })))
+            Err(refuse(templates, ToolFailure::ServerFailed, json!({ "tool": offered.tool, "detail": e.to_string() })))
         }
     }
 }

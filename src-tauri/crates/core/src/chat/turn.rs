@@ -24,7 +24,7 @@ use crate::prompt::{self, Budgets};
 use crate::store::messages::{self, NewMessage, ReplyStats, Role, Status, CONTENT_MAX_CHARS};
 use crate::store::settings::{self, Settings};
 use crate::store::{attachments, sessions, summaries, tool_outputs, tool_servers, turns};
-use crate::tools::output;
+use crate::tools::{output, ToolOutcome};
 
 use super::machine::Halt;
 pub use super::machine::TurnKind;
@@ -695,18 +695,17 @@ async fn run_rounds(
         let ctx = ToolContext { session_id, project_id, message_id: Some(reply_id), store: app.store.clone() };
         for call in ending.message.tool_calls.clone() {
             feed.push(TurnEvent::ToolCall { id: call.id.clone(), name: call.name.clone(), arguments: call.arguments.clone() });
-            let result = match servers.as_deref().unwrap_or_default().iter().find(|o| o.spec.name == call.name) {
+            let reply = match servers.as_deref().unwrap_or_default().iter().find(|o| o.spec.name == call.name) {
                 Some(offered) => super::server_tools::call(app, offered, &call, session_id, settings, cancel, feed).await,
-                None => app.tools.call(ctx.clone(), &call.name, &call.arguments).await,
+                None => app.tools.run(ctx.clone(), &call.name, &call.arguments).await,
             };
-            let (result, is_error) = match result {
-                Ok(text) => (text, false),
-                Err(msg) => (format!("error: {msg}"), true),
-            };
-            let (id, name, templates) = (call.id.clone(), call.name.clone(), app.templates.clone());
+            let reply = reply.unwrap_or_else(|failed| failed);
+            let is_error = reply.did.failed();
+            let result = if is_error { format!("error: {}", reply.text) } else { reply.text };
+            let (id, name, templates, did) = (call.id.clone(), call.name.clone(), app.templates.clone(), reply.did);
             let inline_tokens = settings.tool_output_inline_tokens;
             // The result's form is decided here, once: what is stored is what every later
-            // request sends.
+            // request sends. What the call did is stored beside it, for the chat to show.
             let stored = app
                 .store
                 .write(move |tx| {
@@ -714,6 +713,7 @@ async fn run_rounds(
                         return Ok(None);
                     }
                     let decided = output::decide(tx, &templates, session_id, &name, result, inline_tokens)?;
+                    let outcome = ToolOutcome { did, kept: decided.kept_output };
                     let m = messages::insert(
                         tx,
                         &NewMessage {
@@ -722,19 +722,20 @@ async fn run_rounds(
                             content: &decided.sent,
                             tool_call_id: Some(&id),
                             tool_name: Some(&name),
+                            tool_outcome: Some(&outcome),
                             ..Default::default()
                         },
                     )?;
                     if let Some(kept) = decided.kept {
                         tool_outputs::attach(tx, kept, m.id)?;
                     }
-                    Ok(Some(decided.sent))
+                    Ok(Some((decided.sent, outcome)))
                 })
                 .await?;
-            let Some(content) = stored else {
+            let Some((content, outcome)) = stored else {
                 return Err(Halt::ReplyGone);
             };
-            feed.push(TurnEvent::ToolResult { id: call.id, name: call.name, content, is_error });
+            feed.push(TurnEvent::ToolResult { id: call.id, name: call.name, content, is_error, outcome });
         }
         step = turn.tools_done();
         round += 1;

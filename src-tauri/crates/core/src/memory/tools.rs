@@ -13,7 +13,7 @@ use crate::prompt::Templates;
 use crate::store::memories::{self, Proposed};
 use crate::store::settings;
 use crate::store::settings::MemoryMode;
-use crate::tools::{self, Offer, Tool, ToolContext, ToolRegistry};
+use crate::tools::{self, FoundFact, Offer, Tool, ToolContext, ToolDid, ToolFailure, ToolRegistry, ToolReply};
 
 pub fn register(registry: &ToolRegistry, templates: &Arc<Templates>) {
     for op in [Op::Remember, Op::Update, Op::Forget, Op::Search] {
@@ -72,62 +72,84 @@ impl Tool for MemoryTool {
         turn.memory_on
     }
 
-    fn call(&self, ctx: ToolContext, args: Value) -> BoxFuture<'static, Result<String, String>> {
+    fn call(&self, ctx: ToolContext, args: Value) -> BoxFuture<'static, Result<ToolReply, ToolReply>> {
         let (op, templates) = (self.op, self.templates.clone());
         Box::pin(async move {
             let arg = |key: &str| args[key].as_str().map(str::trim).filter(|t| !t.is_empty()).map(str::to_string);
             let (fact, query, id) = (arg("fact"), arg("query"), args["id"].as_i64());
             let (session_id, message_id) = (ctx.session_id, ctx.message_id);
-            let outcome = ctx
+            // What the call did, or why it did not.
+            let done: Result<(ToolDid, Value), ToolFailure> = ctx
                 .store
                 .write(move |tx| {
                     let mode = settings::load(tx)?.memory_mode;
                     if mode == MemoryMode::Off {
-                        return Ok(json!({ "error": "memory_off" }));
+                        return Ok(Err(ToolFailure::MemoryOff));
                     }
-                    Ok(match op {
+                    Ok(Ok(match op {
                         Op::Remember => {
-                            let Some(fact) = fact else { return Ok(json!({ "error": "fact_required" })) };
+                            let Some(fact) = fact else { return Ok(Err(ToolFailure::FactRequired)) };
                             match memories::propose(tx, &fact, mode, Some(session_id), message_id)? {
-                                Proposed::Added(m) if m.status == memories::MemoryStatus::Pending => json!({ "outcome": "pending", "id": m.id, "fact": m.content }),
-                                Proposed::Added(m) => json!({ "outcome": "saved", "id": m.id, "fact": m.content }),
-                                Proposed::Updated(m) => json!({ "outcome": "merged", "id": m.id, "fact": m.content, "pending": m.status == memories::MemoryStatus::Pending }),
+                                Proposed::Added(m) if m.status == memories::MemoryStatus::Pending => (
+                                    ToolDid::Proposed { id: m.id, fact: m.content.clone() },
+                                    json!({ "outcome": "pending", "id": m.id, "fact": m.content }),
+                                ),
+                                Proposed::Added(m) => (
+                                    ToolDid::Saved { id: m.id, fact: m.content.clone() },
+                                    json!({ "outcome": "saved", "id": m.id, "fact": m.content }),
+                                ),
+                                Proposed::Updated(m) => {
+                                    let pending = m.status == memories::MemoryStatus::Pending;
+                                    let did = ToolDid::Merged { id: m.id, fact: m.content.clone(), pending };
+                                    (did, json!({ "outcome": "merged", "id": m.id, "fact": m.content, "pending": pending }))
+                                }
                                 Proposed::Change { change, fact } => {
-                                    json!({ "outcome": "change_proposed", "id": fact.id, "was": fact.content, "fact": change.content })
+                                    let did =
+                                        ToolDid::ChangeProposed { id: fact.id, was: fact.content.clone(), fact: change.content.clone() };
+                                    (
+                                        did,
+                                        json!({ "outcome": "change_proposed", "id": fact.id, "was": fact.content, "fact": change.content }),
+                                    )
                                 }
                             }
                         }
                         Op::Update | Op::Forget => {
-                            let Some(id) = id else { return Ok(json!({ "error": "id_required" })) };
+                            let Some(id) = id else { return Ok(Err(ToolFailure::IdRequired)) };
                             memories::get(tx, id)?;
                             match (op, mode) {
-                                (_, MemoryMode::Review) => json!({ "outcome": "needs_review", "id": id }),
+                                (_, MemoryMode::Review) => (ToolDid::NeedsReview { id }, json!({ "outcome": "needs_review", "id": id })),
                                 (Op::Update, _) => {
-                                    let Some(fact) = fact else { return Ok(json!({ "error": "fact_required" })) };
+                                    let Some(fact) = fact else { return Ok(Err(ToolFailure::FactRequired)) };
                                     let patch = memories::MemoryPatch { content: Some(fact), pinned: None };
                                     let m = memories::update(tx, id, &patch)?;
-                                    json!({ "outcome": "updated", "id": m.id, "fact": m.content })
+                                    (
+                                        ToolDid::Updated { id: m.id, fact: m.content.clone() },
+                                        json!({ "outcome": "updated", "id": m.id, "fact": m.content }),
+                                    )
                                 }
                                 _ => {
                                     memories::delete(tx, id)?;
-                                    json!({ "outcome": "forgotten", "id": id })
+                                    (ToolDid::Forgotten { id }, json!({ "outcome": "forgotten", "id": id }))
                                 }
                             }
                         }
                         Op::Search => {
                             let query = query.unwrap_or_default();
                             let facts = memories::search(tx, &query, 10)?;
-                            json!({ "outcome": "found", "query": query, "facts": facts })
+                            let did = match facts.is_empty() {
+                                true => ToolDid::NothingFound { query: query.clone() },
+                                false => ToolDid::Facts {
+                                    facts: facts.iter().map(|m| FoundFact { id: m.id, content: m.content.clone() }).collect(),
+                                },
+                            };
+                            (did, json!({ "outcome": "found", "query": query, "facts": facts }))
                         }
-                    })
+                    }))
                 })
-                .await
-                // A refusal (a secret, no such fact) is the model's to read and tell the user.
-                .map_err(|e| e.body().message)?;
-            if let Some(key) = outcome["error"].as_str() {
-                return Err(tools::say(&templates, key, json!({})));
-            }
-            templates.render("tools/memory_result", &outcome).map(|t| t.trim().to_string()).map_err(|e| e.body().message)
+                .await?;
+            let (did, vars) = done.map_err(|key| tools::refuse(&templates, key, json!({})))?;
+            let text = templates.render("tools/memory_result", &vars)?;
+            Ok(ToolReply::new(text.trim().to_string(), did))
         })
     }
 }

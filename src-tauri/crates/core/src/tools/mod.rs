@@ -17,6 +17,7 @@ use serde_json::Value;
 use crate::llm::ToolSpec;
 use crate::prompt::Templates;
 use crate::store::Store;
+pub use maru_types::tool_outcomes::{FoundFact, FoundPassage, KeptOutput, ToolDid, ToolFailure, ToolOutcome};
 
 /// What a turn has for tools to work on.
 #[derive(Debug, Clone, Copy, Default)]
@@ -68,8 +69,46 @@ pub trait Tool: Send + Sync {
     fn offered(&self, _turn: &Offer) -> bool {
         true
     }
-    /// Runs the call; `Err` is a message for the model (bad arguments, nothing found…).
-    fn call(&self, ctx: ToolContext, arguments: Value) -> BoxFuture<'static, Result<String, String>>;
+    /// Runs the call; `Err` is a failure, its message for the model (bad arguments, a refusal…).
+    fn call(&self, ctx: ToolContext, arguments: Value) -> BoxFuture<'static, Result<ToolReply, ToolReply>>;
+}
+
+/// A call's answer: the text the model reads (from `prompts/`, which the user may rewrite), and
+/// what the call did as data, which is what the chat shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolReply {
+    pub text: String,
+    pub did: ToolDid,
+}
+
+impl ToolReply {
+    pub fn new(text: String, did: ToolDid) -> ToolReply {
+        ToolReply { text, did }
+    }
+
+    /// A result in no form Maru knows (a tool server's).
+    pub fn text(text: String) -> ToolReply {
+        ToolReply { text, did: ToolDid::Text }
+    }
+
+    /// A failed call: why, as a code, and the sentence the model reads.
+    pub fn failed(code: ToolFailure, message: String) -> ToolReply {
+        ToolReply { did: ToolDid::Error { code, message: message.clone() }, text: message }
+    }
+}
+
+/// A refusal of the store (a secret, no such fact) is the model's to read and tell the user.
+impl From<crate::error::Error> for ToolReply {
+    fn from(e: crate::error::Error) -> ToolReply {
+        let error = e.body();
+        ToolReply { text: error.message.clone(), did: ToolDid::Refused { error } }
+    }
+}
+
+/// A call refused with a sentence of `prompts/tools/messages.md`, its key the failure's code.
+pub fn refuse(templates: &Templates, code: ToolFailure, params: Value) -> ToolReply {
+    let key = serde_json::to_value(code).ok().and_then(|k| k.as_str().map(str::to_string)).unwrap_or_default();
+    ToolReply::failed(code, say(templates, &key, params))
 }
 
 #[derive(Clone)]
@@ -96,18 +135,23 @@ impl ToolRegistry {
     }
 
     /// Runs one call; unknown tools and malformed arguments become errors the model can read.
-    pub async fn call(&self, ctx: ToolContext, name: &str, arguments: &str) -> Result<String, String> {
+    pub async fn run(&self, ctx: ToolContext, name: &str, arguments: &str) -> Result<ToolReply, ToolReply> {
         let tool = self.tools.read().unwrap_or_else(|p| p.into_inner()).iter().find(|t| t.spec().name == name).cloned();
         let Some(tool) = tool else {
-            return Err(say(&self.templates, "no_such_tool", serde_json::json!({ "name": name })));
+            return Err(refuse(&self.templates, ToolFailure::NoSuchTool, serde_json::json!({ "name": name })));
         };
         let args: Value = if arguments.trim().is_empty() {
             Value::Object(Default::default())
         } else {
             serde_json::from_str(arguments)
-                .map_err(|e| say(&self.templates, "bad_arguments", serde_json::json!({ "detail": e.to_string() })))?
+                .map_err(|e| refuse(&self.templates, ToolFailure::BadArguments, serde_json::json!({ "detail": e.to_string() })))?
         };
         tool.call(ctx, args).await
+    }
+
+    /// [`run`](Self::run), the text the model reads only.
+    pub async fn call(&self, ctx: ToolContext, name: &str, arguments: &str) -> Result<String, String> {
+        self.run(ctx, name, arguments).await.map(|r| r.text).map_err(|r| r.text)
     }
 }
 

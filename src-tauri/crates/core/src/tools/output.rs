@@ -9,7 +9,7 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 
-use super::{Offer, Tool, ToolContext};
+use super::{KeptOutput, Offer, Tool, ToolContext, ToolDid, ToolFailure, ToolReply};
 use crate::error::Result;
 use crate::llm::ToolSpec;
 use crate::prompt::render::estimate_tokens;
@@ -33,6 +33,8 @@ pub struct Decided {
     pub sent: String,
     /// The stored whole, to tie to the tool message.
     pub kept: Option<i64>,
+    /// The same, as the tool message's outcome tells it.
+    pub kept_output: Option<KeptOutput>,
 }
 
 /// Decides the form of `tool`'s result, in the transaction that stores its tool message.
@@ -49,7 +51,7 @@ pub fn decide(
     // A skill's procedure is followed, not read as data page by page: it is sent whole (a
     // SKILL.md has a bounded size).
     if tool == NAME || tool == super::skills::LOAD || tokens <= inline_tokens as usize {
-        return Ok(Decided { sent: result, kept: None });
+        return Ok(Decided { sent: result, kept: None, kept_output: None });
     }
     let whole = match result.char_indices().nth(KEPT_MAX_CHARS) {
         Some((cut, _)) => format!("{}\n{}", &result[..cut], super::say(templates, "output_cut", json!({ "max": KEPT_MAX_CHARS }))),
@@ -69,7 +71,9 @@ pub fn decide(
             "preview": lines[..shown].join("\n"),
         }),
     )?;
-    Ok(Decided { sent: sent.trim_end().to_string(), kept: Some(id) })
+    let kept_output =
+        KeptOutput { reference: reference(id), lines: lines.len() as u32, chars: whole.chars().count() as u64, shown: shown as u32 };
+    Ok(Decided { sent: sent.trim_end().to_string(), kept: Some(id), kept_output: Some(kept_output) })
 }
 
 fn reference(id: i64) -> String {
@@ -137,7 +141,7 @@ impl Tool for ReadToolOutput {
         turn.has_files || turn.memory_on || turn.servers || turn.skills
     }
 
-    fn call(&self, ctx: ToolContext, args: Value) -> BoxFuture<'static, Result<String, String>> {
+    fn call(&self, ctx: ToolContext, args: Value) -> BoxFuture<'static, Result<ToolReply, ToolReply>> {
         let templates = self.templates.clone();
         Box::pin(async move {
             let asked = args["ref"].as_str().map(str::trim).unwrap_or_default().to_string();
@@ -145,38 +149,40 @@ impl Tool for ReadToolOutput {
                 .strip_prefix(REF_PREFIX)
                 .unwrap_or(&asked)
                 .parse::<i64>()
-                .map_err(|_| super::say(&templates, "not_a_reference", json!({ "asked": asked })))?;
+                .map_err(|_| super::refuse(&templates, ToolFailure::NotAReference, json!({ "asked": asked })))?;
             let offset = args["offset"].as_u64().unwrap_or(1).max(1) as usize;
             let limit = args["limit"].as_u64().map_or(usize::MAX, |l| l.max(1) as usize);
             let session_id = ctx.session_id;
-            let (output, inline_tokens) = ctx
-                .store
-                .read(move |c| Ok((tool_outputs::get(c, session_id, id)?, settings::load(c)?.tool_output_inline_tokens)))
-                .await
-                .map_err(|e| e.body().message)?;
-            let output = output.ok_or_else(|| super::say(&templates, "no_stored_output", json!({ "asked": asked })))?;
+            let (output, inline_tokens) =
+                ctx.store.read(move |c| Ok((tool_outputs::get(c, session_id, id)?, settings::load(c)?.tool_output_inline_tokens))).await?;
+            let output = output.ok_or_else(|| super::refuse(&templates, ToolFailure::NoStoredOutput, json!({ "asked": asked })))?;
             let lines = lines(&output.content);
             if offset > lines.len() {
-                return Err(super::say(&templates, "offset_past_end", json!({ "ref": reference(id), "lines": lines.len() })));
+                return Err(super::refuse(&templates, ToolFailure::OffsetPastEnd, json!({ "ref": reference(id), "lines": lines.len() })));
             }
             let page = inline_tokens as usize * PAGE_SHARE.0 / PAGE_SHARE.1;
             let n = fitting(&lines, offset - 1, limit, page);
             let to = offset - 1 + n;
-            templates
-                .render(
-                    "tools/read_tool_output_result",
-                    &json!({
-                        "ref": reference(id),
-                        "tool": output.tool,
-                        "from": offset,
-                        "to": to,
-                        "lines": lines.len(),
-                        "next": (to < lines.len()).then_some(to + 1),
-                        "text": lines[offset - 1..to].join("\n"),
-                    }),
-                )
-                .map(|t| t.trim_end().to_string())
-                .map_err(|e| e.body().message)
+            let text = templates.render(
+                "tools/read_tool_output_result",
+                &json!({
+                    "ref": reference(id),
+                    "tool": output.tool,
+                    "from": offset,
+                    "to": to,
+                    "lines": lines.len(),
+                    "next": (to < lines.len()).then_some(to + 1),
+                    "text": lines[offset - 1..to].join("\n"),
+                }),
+            )?;
+            let did = ToolDid::PageRead {
+                reference: reference(id),
+                tool: output.tool,
+                from: offset as u32,
+                to: to as u32,
+                lines: lines.len() as u32,
+            };
+            Ok(ToolReply::new(text.trim_end().to_string(), did))
         })
     }
 }

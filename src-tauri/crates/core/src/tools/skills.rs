@@ -9,7 +9,7 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 
-use super::{say, Offer, Tool, ToolContext};
+use super::{refuse, Offer, Tool, ToolContext, ToolDid, ToolFailure, ToolReply};
 use crate::llm::ToolSpec;
 use crate::prompt::Templates;
 use crate::store::skills;
@@ -84,23 +84,23 @@ impl Tool for SkillTool {
         }
     }
 
-    fn call(&self, ctx: ToolContext, args: Value) -> BoxFuture<'static, Result<String, String>> {
+    fn call(&self, ctx: ToolContext, args: Value) -> BoxFuture<'static, Result<ToolReply, ToolReply>> {
         let (templates, kind) = (self.templates.clone(), self.kind);
         Box::pin(async move {
             if kind == Kind::Search {
                 let query = args["query"].as_str().map(str::trim).unwrap_or_default().to_string();
                 if query.is_empty() {
-                    return Err(say(&templates, "query_required", json!({})));
+                    return Err(refuse(&templates, ToolFailure::QueryRequired, json!({})));
                 }
                 let project_id = ctx.project_id;
-                let offered = ctx.store.read(move |c| super::folder_skills::offered(c, project_id)).await.map_err(|e| e.body().message)?;
+                let offered = ctx.store.read(move |c| super::folder_skills::offered(c, project_id)).await?;
                 let offered: Vec<skills::Skill> = offered.into_iter().map(|o| o.skill).collect();
-                let found: Vec<Value> =
-                    search(&offered, &query).into_iter().map(|s| json!({ "name": s.name, "description": s.description })).collect();
-                return templates
-                    .render("tools/search_skills_result", &json!({ "query": query, "skills": found }))
-                    .map(|t| t.trim_end().to_string())
-                    .map_err(|e| e.body().message);
+                let found = search(&offered, &query);
+                let names: Vec<String> = found.iter().map(|s| s.name.clone()).collect();
+                let found: Vec<Value> = found.into_iter().map(|s| json!({ "name": s.name, "description": s.description })).collect();
+                let text = templates.render("tools/search_skills_result", &json!({ "query": query, "skills": found }))?;
+                let did = if names.is_empty() { ToolDid::NothingFound { query } } else { ToolDid::Skills { names } };
+                return Ok(ToolReply::new(text.trim_end().to_string(), did));
             }
             let name = args["name"].as_str().map(str::trim).unwrap_or_default().to_string();
             let path = args["path"].as_str().map(str::trim).unwrap_or_default().trim_start_matches("./").to_string();
@@ -116,25 +116,30 @@ impl Tool for SkillTool {
                     let files = super::folder_skills::files(c, &skill)?;
                     Ok(Some((skill, files)))
                 })
-                .await
-                .map_err(|e| e.body().message)?;
+                .await?;
             let Some((skill, files)) = found else {
-                return Err(say(&templates, "no_such_skill", json!({ "name": name })));
+                return Err(refuse(&templates, ToolFailure::NoSuchSkill, json!({ "name": name })));
             };
             let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
-            let rendered = if kind == Kind::ReadFile {
+            let (rendered, did) = if kind == Kind::ReadFile {
                 let Some(file) = files.iter().find(|f| f.path == path) else {
-                    return Err(say(
+                    return Err(refuse(
                         &templates,
-                        "no_such_skill_file",
+                        ToolFailure::NoSuchSkillFile,
                         json!({ "name": skill.name, "path": path, "files": paths.join(", ") }),
                     ));
                 };
-                templates.render("tools/read_skill_file_result", &json!({ "name": skill.name, "path": file.path, "content": file.content }))
+                let vars = json!({ "name": skill.name, "path": file.path, "content": file.content });
+                (
+                    templates.render("tools/read_skill_file_result", &vars)?,
+                    ToolDid::SkillFileRead { name: skill.name.clone(), path: file.path.clone() },
+                )
             } else {
-                templates.render("tools/load_skill_result", &json!({ "name": skill.name, "body": skill.body(), "files": paths }))
+                let vars = json!({ "name": skill.name, "body": skill.body(), "files": paths });
+                let did = ToolDid::SkillLoaded { name: skill.name.clone(), files: paths.iter().map(|p| p.to_string()).collect() };
+                (templates.render("tools/load_skill_result", &vars)?, did)
             };
-            rendered.map(|t| t.trim_end().to_string()).map_err(|e| e.body().message)
+            Ok(ToolReply::new(rendered.trim_end().to_string(), did))
         })
     }
 }
