@@ -1,6 +1,5 @@
-//! Maru's integration tests, one module per area, in one test binary: each binary links the whole
-//! stack, so one binary is linked once instead of once per area (the cold `make test` is the
-//! better part of ten minutes shorter).
+//! Maru's integration tests, one module per area, in one test binary: every test binary links the
+//! whole stack (~100 MB each), so the areas share one build and one link instead of one per area.
 //!
 //! A new area is a file in this folder and its `mod` line below, in order. The tiers that need
 //! something set up first pick their modules by name (scripts/test.sh): `real_server::` (one at
