@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The smallest MCP tool server over stdio (newline-delimited JSON-RPC), for the fast test tier,
 which has no npm packages: one tool, `echo`. The real third-party servers are tested in the
-tool-server tier (tests/tests/tool_servers.rs).
+tool-server tier (tests/tests/it/tool_servers.rs).
 
 Scripted by its arguments (any other argument is ignored, so a test can mark its command line):
   --log PATH     append a line to PATH for each request: `initialize`, `call <tool>`…

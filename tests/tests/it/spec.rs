@@ -308,7 +308,7 @@ async fn every_answer_matches_the_document() {
 
     // Tool servers: one that cannot start (its command does not exist), a small real one whose
     // calls are approved and denied, and calls that no longer wait. The third-party servers are
-    // in tests/tool_servers.rs.
+    // in tool_servers.rs.
     let server = json!({ "name": "missing", "transport": "stdio", "command": "no-such-command-maru-test", "env": { "TOKEN": "x" } });
     let missing = c.ok(M::POST, "/api/tool-servers", Some(server)).await["id"].clone();
     let (status, failed) = c.call(M::GET, &format!("/api/tool-servers/{missing}/tools"), None).await;
@@ -528,7 +528,7 @@ async fn every_answer_matches_the_document() {
         assert_eq!(st, expected, "{v}");
     }
     // A restore: its answer (the restart that follows is `maru serve`'s, in
-    // src-tauri/tests/serve_restore.rs; in process, the restored folder just waits beside).
+    // src-tauri/tests/it/serve_restore.rs; in process, the restored folder just waits beside).
     let backup = s.http.get(s.url("/api/backup")).bearer_auth(&s.token).send().await.unwrap().bytes().await.unwrap();
     for bytes in [b"not a zip".to_vec(), backup.to_vec()] {
         let form = reqwest::multipart::Form::new().part("file", reqwest::multipart::Part::bytes(bytes).file_name("backup.zip"));

@@ -35,8 +35,12 @@ async fn a_killed_process_leaves_interrupted_text() {
     let fake = FakeOpenAi::start().await;
     fake.push(Reply::text((0..400).map(|i| format!("word{i} "))).piece_delay(25));
     let data = tempfile::tempdir().unwrap();
+    // The helper's name as this binary lists it (`crash::child_server_process`): its path
+    // without the binary's own name.
+    let path = concat!(module_path!(), "::child_server_process");
+    let child_test = path.split_once("::").map_or(path, |(_, name)| name);
     let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child_server_process", "--include-ignored", "--nocapture"])
+        .args(["--exact", child_test, "--include-ignored", "--nocapture"])
         .env(CHILD_ENV, data.path())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

@@ -3,7 +3,7 @@
 
 #![cfg(unix)]
 
-mod support;
+use crate::support;
 
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
