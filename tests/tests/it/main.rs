@@ -27,6 +27,7 @@ mod skills;
 mod spec;
 mod titles;
 mod token_counts;
+mod tool_outcomes_as_data;
 mod tool_outputs;
 mod tool_servers;
 mod versions;
