@@ -144,9 +144,9 @@ function fromStored(o: StoredOutcome, content: string): ToolOutcome {
     case 'skills':
       return { kind: 'skills', names: d.names };
     case 'skill_loaded':
-      return { kind: 'skillLoaded', name: d.name, files: d.files, text: content.trim() };
+      return { kind: 'skillLoaded', name: d.name, files: d.files, text: skillBody(content) };
     case 'skill_file_read':
-      return { kind: 'skillFile', name: d.name, path: d.path, text: content.trim() };
+      return { kind: 'skillFile', name: d.name, path: d.path, text: skillBody(content) };
     case 'page_read':
       return { kind: 'page', reference: d.reference, from: d.from, to: d.to, lines: d.lines, text: content.trim() };
     case 'denied':
@@ -206,8 +206,14 @@ const SKILL_TOOLS: ReadonlySet<string> = new Set(['load_skill', 'read_skill_file
 /** prompts/tools/load_skill_result.md and read_skill_file_result.md less their lines for the model
  *  (`[Skill name]`, and which tool reads the reference files): the procedure loaded, or the file read. */
 function readSkillResult(text: string): ToolOutcome {
-  const body = text.replace(/^\[Skill [^\n]*\]\n?/, '').replace(/\n*Reference files \(read one with read_skill_file\): [^\n]*$/, '');
-  return { kind: 'text', text: body.trim() };
+  return { kind: 'text', text: skillBody(text) };
+}
+
+/** What a chip shows of a skill or a skill file: the text less the bundled template's lines for the
+ *  model, when they are there (what the call did comes from its outcome; a rewritten template's
+ *  lines are shown as they are). */
+function skillBody(text: string): string {
+  return text.replace(/^\[Skill [^\n]*\]\n?/, '').replace(/\n*Reference files \(read one with read_skill_file\): [^\n]*$/, '').trim();
 }
 
 /** prompts/tools/search_attachment_result.md, read back: `[name, page p, lines a-b]` and the passage. */
