@@ -43,7 +43,7 @@ const CASES: [string, ToolDid, string, string][] = [
   ['remember', { kind: 'proposed', id: 5, fact: 'Prefers tea.' }, 'proposed', '제안함'],
   ['remember', { kind: 'saved', id: 5, fact: 'Prefers tea.' }, 'saved', '저장함'],
   ['remember', { kind: 'merged', id: 5, fact: 'Prefers green tea.', pending: false }, 'already known', '이미 있음'],
-  ['remember', { kind: 'change_proposed', id: 5, was: 'Prefers tea.', fact: 'Prefers green tea.' }, 'already known', '이미 있음'],
+  ['remember', { kind: 'change_proposed', id: 5, was: 'Prefers tea.', fact: 'Prefers green tea.' }, 'change proposed', '변경 제안함'],
   ['update_memory', { kind: 'updated', id: 5, fact: 'Prefers coffee.' }, 'updated', '고침'],
   ['forget', { kind: 'forgotten', id: 5 }, 'forgotten', '잊음'],
   ['forget', { kind: 'needs_review', id: 5 }, 'for you to change', '직접 고칠 내용'],

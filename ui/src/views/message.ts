@@ -291,6 +291,8 @@ function statusText(o: ToolOutcome): string {
   if (o.kind === 'facts') return t('toolFound', { n: o.facts.length });
   if (o.kind === 'passages') return t('toolFound', { n: o.passages.length });
   if (o.kind === 'skills') return t('toolFound', { n: o.names.length });
+  // New words for a fact already kept, waiting for the user: a change proposed, not a fact known.
+  if (o.kind === 'merged' && o.pending) return t('toolChangeProposed');
   return t(STATUS[o.kind]);
 }
 
