@@ -5,8 +5,9 @@
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
-use super::{found, now_ms, terms};
+use super::{found, now_ms};
 use crate::error::{Code, Error, Reason, Result};
+use maru_retrieval::analysis;
 
 pub use maru_types::attachments::*;
 
@@ -40,8 +41,10 @@ pub struct NewPassage<'a> {
     pub page: Option<i64>,
     pub line_start: i64,
     pub line_end: i64,
+    /// The headings the passage sits under (`maru_retrieval::chunks`).
+    pub heading: Option<&'a str>,
     pub text: &'a str,
-    /// The text as the index reads it (see `attachments::terms`).
+    /// The text as the index reads it (`maru_retrieval::analysis`).
     pub terms: &'a str,
 }
 
@@ -53,6 +56,7 @@ pub struct Hit {
     pub page: Option<i64>,
     pub line_start: i64,
     pub line_end: i64,
+    pub heading: Option<String>,
     pub text: String,
     /// BM25: lower is better.
     pub rank: f64,
@@ -269,11 +273,12 @@ pub fn add_passages(conn: &Connection, sha256: &str, run: i64, first: i64, passa
     if !run_current(conn, sha256, run)? {
         return Ok(false);
     }
-    let mut add =
-        conn.prepare_cached("INSERT INTO passages (blob_sha256, seq, page, line_start, line_end, text) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")?;
+    let mut add = conn.prepare_cached(
+        "INSERT INTO passages (blob_sha256, seq, page, line_start, line_end, heading, text) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?;
     let mut index = conn.prepare_cached("INSERT INTO passages_fts (rowid, terms) VALUES (?1, ?2)")?;
     for (seq, p) in (first..).zip(passages) {
-        add.execute(params![sha256, seq, p.page, p.line_start, p.line_end, p.text])?;
+        add.execute(params![sha256, seq, p.page, p.line_start, p.line_end, p.heading, p.text])?;
         index.execute(params![conn.last_insert_rowid(), p.terms])?;
     }
     Ok(true)
@@ -354,7 +359,7 @@ pub fn images_in_scope(conn: &Connection, ids: &[i64], session_id: i64, project_
 pub fn search(conn: &Connection, asked: &str, session_id: i64, project_id: i64, file: Option<&str>, limit: usize) -> Result<Vec<Hit>> {
     let deadline = std::time::Instant::now() + super::SEARCH_BUDGET;
     let mut hits = vec![];
-    for query in [terms::query_all(asked), terms::query(asked)].into_iter().flatten() {
+    for query in [analysis::query_all(asked), analysis::query(asked)].into_iter().flatten() {
         for candidates in [(limit * 40).max(200) as i64, -1] {
             let among = |ranked| search_among(conn, &query, session_id, project_id, file, limit, candidates, ranked);
             for hit in super::ranked_or_not(conn, deadline, among)? {
@@ -390,7 +395,7 @@ fn search_among(
     // MATERIALIZED: bm25() only works where FTS5 computes the match, not in a flattened join.
     let mut stmt = conn.prepare_cached(&format!(
         "WITH hits AS MATERIALIZED ({matches})
-         SELECT a.id, a.name, p.page, p.line_start, p.line_end, p.text, min(h.rank) AS best
+         SELECT a.id, a.name, p.page, p.line_start, p.line_end, p.heading, p.text, min(h.rank) AS best
          FROM hits h
          JOIN passages p ON p.id = h.id
          JOIN attachments a ON a.blob_sha256 = p.blob_sha256
@@ -407,8 +412,9 @@ fn search_among(
                 page: r.get(2)?,
                 line_start: r.get(3)?,
                 line_end: r.get(4)?,
-                text: r.get(5)?,
-                rank: r.get(6)?,
+                heading: r.get(5)?,
+                text: r.get(6)?,
+                rank: r.get(7)?,
             })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;

@@ -30,7 +30,6 @@ pub mod settings;
 pub mod skills;
 pub mod snapshots;
 pub mod summaries;
-pub mod terms;
 #[cfg(test)]
 mod tests;
 pub mod text;
@@ -366,7 +365,7 @@ fn connect(path: &Path) -> Result<Connection> {
         "maru_terms",
         1,
         rusqlite::functions::FunctionFlags::SQLITE_DETERMINISTIC | rusqlite::functions::FunctionFlags::SQLITE_UTF8,
-        |ctx| Ok(terms::index_terms(&ctx.get::<String>(0)?)),
+        |ctx| Ok(maru_retrieval::analysis::index_terms(&ctx.get::<String>(0)?)),
     )?;
     Ok(conn)
 }

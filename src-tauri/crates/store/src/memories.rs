@@ -185,7 +185,7 @@ fn duplicate_of(conn: &Connection, content: &str) -> Result<Option<Memory>> {
 /// A fact's terms as attachment search reads text (`terms`): Hangul as syllable bigrams, so a
 /// particle does not hide a word (서울에 and 서울에서 share 서울), other words in lower case.
 fn word_set(text: &str) -> HashSet<String> {
-    super::terms::words(&super::terms::index_terms(text)).into_iter().map(str::to_lowercase).collect()
+    maru_retrieval::analysis::words(&maru_retrieval::analysis::index_terms(text)).into_iter().map(str::to_lowercase).collect()
 }
 
 /// Accepted facts matching `query`, best first: for the ones ⑤ had no room for.

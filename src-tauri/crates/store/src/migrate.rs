@@ -44,6 +44,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!(22, "0022_reply_server"),
     migration!(23, "0023_memory_changes"),
     migration!(24, "0024_tool_outcomes"),
+    migration!(25, "0025_passage_headings"),
 ];
 
 pub fn latest_version() -> i64 {

@@ -6,8 +6,8 @@ use std::time::Instant;
 
 use rusqlite::{params, Connection};
 
-use super::terms;
 use crate::error::Result;
+use maru_retrieval::analysis;
 
 pub use maru_types::search::*;
 
@@ -17,9 +17,9 @@ const CONTEXT_CHARS: usize = 60;
 /// Up to `limit` sessions matching `query`, in every project, within [`super::SEARCH_BUDGET`];
 /// with `versions`, earlier versions of messages count too.
 pub fn chats(conn: &Connection, query: &str, limit: usize, versions: bool) -> Result<Vec<ChatHit>> {
-    let Some(any) = terms::query(query) else { return Ok(vec![]) };
-    let all = terms::query_all(query).unwrap_or_else(|| any.clone());
-    let words = Words::new(&terms::query_words(query));
+    let Some(any) = analysis::query(query) else { return Ok(vec![]) };
+    let all = analysis::query_all(query).unwrap_or_else(|| any.clone());
+    let words = Words::new(&analysis::query_words(query));
     let deadline = Instant::now() + super::SEARCH_BUDGET;
     let mut hits = message_hits(conn, &all, &words, limit, versions, deadline)?;
     if hits.len() < limit && all != any {
@@ -75,10 +75,10 @@ fn message_hits(conn: &Connection, fts: &str, words: &Words, limit: usize, versi
 /// Up to `limit` files of every chat and project whose text matches `query`, best first, each
 /// with its best passage, within [`super::SEARCH_BUDGET`].
 pub fn files(conn: &Connection, query: &str, limit: usize) -> Result<Vec<FileHit>> {
-    let words = Words::new(&terms::query_words(query));
+    let words = Words::new(&analysis::query_words(query));
     let deadline = Instant::now() + super::SEARCH_BUDGET;
     let mut hits: Vec<FileHit> = vec![];
-    for fts in [terms::query_all(query), terms::query(query)].into_iter().flatten() {
+    for fts in [analysis::query_all(query), analysis::query(query)].into_iter().flatten() {
         let rows = super::ranked_or_not(conn, deadline, |ranked| {
             let candidates = match ranked {
                 true => "SELECT rowid AS id, rank FROM passages_fts WHERE passages_fts MATCH ?1 ORDER BY rank LIMIT 2000",

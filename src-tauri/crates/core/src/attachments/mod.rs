@@ -1,19 +1,16 @@
 //! Files attached to a session or a project: checked, stored once by content, their text read
 //! and split into passages in the background, and searched by the model through
-//! `search_attachment`. No embeddings: a keyword index the model queries itself.
+//! `search_attachment`. A keyword index the model queries itself; how text is cut into passages
+//! and analysed for the index is `maru_retrieval`'s.
 //!
 //! - `kinds`: what a file is, and what is refused before anything is stored
 //! - `blobs`: the files on disk, by sha256
 //! - `extract`: a file's text (PDFs in a child process)
-//! - `passages`: text → passages with page and line ranges
-
 //! - `tool`: `search_attachment`
 
 pub mod blobs;
 pub mod extract;
 pub mod kinds;
-pub mod passages;
-
 pub mod tool;
 
 use std::path::Path;
@@ -21,10 +18,10 @@ use std::path::Path;
 use crate::error::{Code, Error, Result};
 pub use crate::store::attachments::Kind;
 use crate::store::attachments::{self as table, Attachment, NewAttachment, NewPassage};
-use crate::store::terms;
 use crate::store::{projects, sessions, Store};
 use blobs::Blobs;
 use extract::PdfReader;
+use maru_retrieval::{analysis, chunks};
 
 /// All files of one session, or of one project, together.
 pub const SCOPE_MAX_BYTES: i64 = 1 << 30;
@@ -180,17 +177,19 @@ impl Files {
         let indexing = async {
             // (the content is still there, it has any passage): stops as soon as it is gone.
             let (mut batch, mut size, mut seq) = (vec![], 0, 0i64);
+            // Headings are Markdown's (an HTML page is read as Markdown); in code a `#` is a comment.
+            let mut chunker = chunks::Chunker::new(matches!(kind, Kind::Markdown | Kind::Html));
             while let Some(piece) = arriving.recv().await {
                 size += piece.text.len();
                 batch.push(piece);
                 if size >= BATCH_BYTES {
                     size = 0;
-                    if !add_batch(store, sha256, run, &mut seq, std::mem::take(&mut batch)).await? {
+                    if !add_batch(store, sha256, run, &mut seq, &mut chunker, std::mem::take(&mut batch)).await? {
                         return Ok::<_, crate::error::Error>((false, seq > 0));
                     }
                 }
             }
-            let there = batch.is_empty() || add_batch(store, sha256, run, &mut seq, batch).await?;
+            let there = batch.is_empty() || add_batch(store, sha256, run, &mut seq, &mut chunker, batch).await?;
             Ok((there, seq > 0))
         };
         let (read, indexed) = tokio::join!(reading, indexing);
@@ -222,19 +221,41 @@ const BATCH_BYTES: usize = 256 * 1024;
 
 /// Splits `pieces` into passages and adds them to the index as passages `seq`, `seq + 1`, …;
 /// false when the run is over (the content was deleted while it was read).
-async fn add_batch(store: &Store, sha256: &str, run: i64, seq: &mut i64, pieces: Vec<extract::Piece>) -> Result<bool> {
-    let found = tokio::task::spawn_blocking(move || {
-        pieces.iter().flat_map(passages::split).map(|p| (terms::index_terms(&p.text), p)).collect::<Vec<_>>()
+async fn add_batch(
+    store: &Store,
+    sha256: &str,
+    run: i64,
+    seq: &mut i64,
+    chunker: &mut chunks::Chunker,
+    pieces: Vec<extract::Piece>,
+) -> Result<bool> {
+    // The chunker goes to the blocking thread and comes back with the headings it has seen.
+    let mut cutting = std::mem::take(chunker);
+    let (found, cutting) = tokio::task::spawn_blocking(move || {
+        let found = pieces
+            .iter()
+            .flat_map(|piece| cutting.split(&piece.text, piece.page, piece.first_line))
+            .map(|p| (analysis::index_terms(&analysis::passage_terms(p.heading.as_deref(), &p.text)), p))
+            .collect::<Vec<_>>();
+        (found, cutting)
     })
     .await
     .map_err(|e| anyhow::anyhow!("splitting a file failed: {e}"))?;
+    *chunker = cutting;
     let (first, sha) = (*seq, sha256.to_string());
     *seq += found.len() as i64;
     store
         .write(move |tx| {
             let rows: Vec<NewPassage> = found
                 .iter()
-                .map(|(terms, p)| NewPassage { page: p.page, line_start: p.line_start, line_end: p.line_end, text: &p.text, terms })
+                .map(|(terms, p)| NewPassage {
+                    page: p.page,
+                    line_start: p.line_start,
+                    line_end: p.line_end,
+                    heading: p.heading.as_deref(),
+                    text: &p.text,
+                    terms,
+                })
                 .collect();
             table::add_passages(tx, &sha, run, first, &rows)
         })

@@ -11,8 +11,8 @@ use serde_json::{json, Value};
 use crate::llm::ToolSpec;
 use crate::prompt::Templates;
 use crate::store::attachments as table;
-use crate::store::terms;
 use crate::tools::{self, FoundPassage, Offer, Tool, ToolContext, ToolDid, ToolFailure, ToolReply};
+use maru_retrieval::analysis;
 
 pub const NAME: &str = "search_attachment";
 const LIMIT_DEFAULT: usize = 5;
@@ -59,7 +59,7 @@ impl Tool for SearchAttachment {
                 .ok_or_else(|| tools::refuse(&templates, ToolFailure::QueryRequired, json!({})))?;
             let file = args["file"].as_str().map(str::trim).filter(|f| !f.is_empty()).map(str::to_string);
             let limit = args["limit"].as_u64().map_or(LIMIT_DEFAULT, |l| (l as usize).clamp(1, LIMIT_MAX));
-            if terms::query(query).is_none() {
+            if analysis::query(query).is_none() {
                 return Err(tools::refuse(&templates, ToolFailure::NoSearchWords, json!({ "query": query })));
             }
             let asked = query.to_string();
@@ -108,7 +108,7 @@ const NAMED_MAX: usize = 30;
 fn files_to_name(mut files: Vec<String>, query: &str) -> (Vec<String>, usize) {
     // Short words ("a", "do") are in nearly every name: only words that say something count.
     let telling = |w: &&str| w.chars().count() >= if w.is_ascii() { 3 } else { 2 };
-    let words: Vec<String> = terms::query_words(query).into_iter().filter(telling).map(str::to_lowercase).collect();
+    let words: Vec<String> = analysis::query_words(query).into_iter().filter(telling).map(str::to_lowercase).collect();
     let named_in = |name: &String| {
         let name = name.to_lowercase();
         !words.iter().any(|w| name.contains(w.as_str()))

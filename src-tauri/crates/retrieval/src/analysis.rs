@@ -60,6 +60,28 @@ fn bigrams(run: &[char]) -> Vec<String> {
     run.windows(2).map(|w| w.iter().collect()).collect()
 }
 
+/// What the index reads for a passage: the headings it sits under, then its text. A question in
+/// the words of a section's title finds the section's paragraphs, not only its first one.
+pub fn passage_terms(heading: Option<&str>, text: &str) -> String {
+    match heading {
+        Some(h) => format!("{h}\n{text}"),
+        None => text.to_string(),
+    }
+}
+
+/// English words that ask rather than say what is asked about ("how do I pin a Python version").
+/// A query leaves them out unless nothing else is left: required, they keep a passage that has
+/// the words that matter from matching; in any order, they match most of the index.
+const STOP_WORDS: &[&str] = &[
+    "a", "about", "an", "and", "are", "as", "at", "be", "by", "can", "could", "did", "do", "does", "for", "from", "get", "how", "i", "if",
+    "in", "is", "it", "its", "me", "my", "of", "on", "or", "our", "should", "so", "that", "the", "there", "this", "to", "use", "was", "we",
+    "what", "when", "where", "which", "who", "why", "will", "with", "would", "you", "your",
+];
+
+fn telling(word: &str) -> bool {
+    !STOP_WORDS.contains(&word.to_ascii_lowercase().as_str())
+}
+
 /// A query uses at most this many distinct words; the rest are ignored. Each word is one more
 /// phrase for FTS5 to match and rank and one more needle in the excerpt, so without a bound a
 /// pasted paragraph of a query costs seconds; past a dozen words ranking gains nothing.
@@ -126,7 +148,11 @@ pub fn query_all(input: &str) -> Option<String> {
 
 fn phrases(input: &str) -> Option<Vec<String>> {
     let mut parts = vec![];
-    for word in query_words(input) {
+    let mut words = query_words(input);
+    if words.iter().any(|w| telling(w)) {
+        words.retain(|w| telling(w));
+    }
+    for word in words {
         let mut pieces: Vec<String> = vec![];
         let mut run: Vec<char> = vec![];
         let mut other = String::new();
@@ -173,8 +199,25 @@ mod tests {
         assert_eq!(query("회의록").as_deref(), Some("\"회의\" OR \"의록\""), "an ending may differ: any bigram counts");
         assert_eq!(query_all("회의록").as_deref(), Some("\"회의 의록\""), "all of a word, where every word is required");
         assert_eq!(query("일정 meeting").as_deref(), Some("\"일정\" OR \"meeting\""));
-        assert_eq!(query("NEAR(\"a\" OR b)*").as_deref(), Some("\"NEAR\" OR \"a\" OR \"OR\" OR \"b\""));
+        assert_eq!(query("NEAR(\"x\" NOT y)*").as_deref(), Some("\"NEAR\" OR \"x\" OR \"NOT\" OR \"y\""), "operators typed are words");
         assert_eq!(query(" !? "), None);
+    }
+
+    #[test]
+    fn words_that_only_ask_are_left_out_unless_nothing_else_is_left() {
+        assert_eq!(
+            query_all("how do I pin a Python version").as_deref(),
+            Some("\"pin\" AND \"Python\" AND \"version\""),
+            "a passage about pinning need not also say 'how', 'do', 'I' and 'a'"
+        );
+        assert_eq!(query("What is it").as_deref(), Some("\"What\" OR \"is\" OR \"it\""), "a query of only such words is searched as typed");
+    }
+
+    #[test]
+    fn a_passage_is_found_by_the_words_of_its_headings() {
+        let terms = passage_terms(Some("설치 › 버전 고정"), "The `.python-version` file is read.");
+        assert!(index_terms(&terms).contains("고정"), "the heading's words are indexed with the passage");
+        assert_eq!(passage_terms(None, "text"), "text");
     }
 
     #[test]

@@ -1,0 +1,9 @@
+//! Retrieval: how Maru reads text to find it again. Pure functions, no I/O: the store writes
+//! and queries the index with them, and attachments, linked folders, chat search and memory all
+//! use the same analysis, so a word found in one place is found in every other.
+//!
+//! - `analysis`: text → index terms, and what was typed → a full-text query
+//! - `chunks`: a file's text → passages that follow its headings and paragraphs
+
+pub mod analysis;
+pub mod chunks;
