@@ -1,26 +1,34 @@
-//! Retrieval benchmark: how often what `search_attachment` gives the model holds the answer, on a
-//! public question-answering set nobody here wrote, beside plain BM25 baselines given the same
-//! number of characters. Prints, for each half of the set:
+//! Retrieval benchmark: how often what `search_attachment` gives the model holds the answer, on
+//! question sets nobody here wrote, beside plain BM25 baselines given the same number of
+//! characters. Prints, for each half of each set:
 //! - answer-in-result: the share of questions whose tool result (what the model reads) contains
 //!   one of the question's answers;
 //! - the mean characters of a result, and p50/p99 of the search itself;
 //! - indexing speed (MB/s, from upload until every file is searchable);
-//! - the baselines (`retrieval_baselines.py`: BM25 from `bm25s` over whitespace tokens and over
-//!   Kiwi morphemes from `kiwipiepy`, paragraphs taken best first up to each question's character
-//!   budget, which is Maru's own result length for that question), and Maru / the best of them.
+//! - the baselines (`retrieval_baselines.py`: BM25 from `bm25s` over whitespace tokens, over Kiwi
+//!   morphemes from `kiwipiepy` (Korean) or over Snowball stems from `PyStemmer` (English), the
+//!   same paragraphs (for documentation, sections with their page's title and heading) taken
+//!   best first up to each question's character budget, which is Maru's own result length for
+//!   that question), and Maru / the best of them.
 //!
-//! Data: KorQuAD 1.0 dev (`../shared/data/korquad/`, read as it is, CC BY-ND 2.0 KR, LG CNS).
-//! Articles 0–69 are the half to tune on; 70–139 are held out and only reported.
+//! The sets:
+//! - Korean: KorQuAD 1.0 dev (`../shared/data/korquad/`, read as it is, CC BY-ND 2.0 KR, LG CNS),
+//!   questions written by people over Wikipedia articles. Articles 0–69 are the half to tune on;
+//!   70–139 are held out and only reported.
+//! - English: npm's own documentation as the `npm` package ships it (10.9.2, from the npm
+//!   registry, Artistic-2.0): each section heading of a page asked with the page's name
+//!   ("npm install: Algorithm"), its answer the first sentence of the section's text. Pages in
+//!   even places (by path) are the half to tune on; the others are held out.
 //!
 //! Every question goes through a real turn over HTTP: Maru serving (this process, built with the
-//! bench profile, the shipped build's optimisation), each article uploaded as a project file, a
+//! bench profile, the shipped build's optimisation), each document uploaded as a project file, a
 //! scripted model calling `search_attachment` with the question as its query and `limit` 5.
 //!
 //! Run with `make bench` or `cargo bench -p maru-tests --bench retrieval`. MARU_BENCH_QUESTIONS
-//! caps the questions of each half (all of them by default: 2,915 + 2,859), MARU_BENCH_HALF=tuning
-//! measures only the tuning half; MARU_KORQUAD names
-//! another copy of the set; MARU_BENCH_PYTHON a Python with `bm25s` and `kiwipiepy` (else the
-//! baselines get a virtual environment of their own under ~/.cache/maru/bench-venv).
+//! caps the questions of each half (all of them by default), MARU_BENCH_HALF=tuning measures
+//! only the tuning halves, MARU_BENCH_SET=korean|english one set; MARU_KORQUAD names another
+//! copy of KorQuAD; MARU_BENCH_PYTHON a Python with `bm25s`, `kiwipiepy` and `PyStemmer` (else
+//! the baselines get a virtual environment of their own under ~/.cache/maru/bench-venv).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -30,40 +38,69 @@ use maru_tests::fake_openai::Reply;
 use maru_tests::server::with_fake_model;
 use serde_json::{json, Value};
 
-/// A question of the set, with what counts as its answer.
+/// A question of a set, with what counts as its answer.
 struct Question {
     text: String,
     answers: Vec<String>,
 }
 
+/// One half of a set: the files a user would attach, the same text as paragraphs for the
+/// baselines, and the questions.
 struct Half {
-    name: &'static str,
-    articles: std::ops::Range<usize>,
+    name: String,
+    /// The baselines' analysis besides whitespace tokens: "kiwi" or "stem".
+    analysis: &'static str,
+    files: Vec<(String, String)>,
+    paragraphs: Vec<String>,
+    questions: Vec<Question>,
 }
-
-const HALVES: [Half; 2] =
-    [Half { name: "tuning (articles 0-69)", articles: 0..70 }, Half { name: "held out (articles 70-139)", articles: 70..140 }];
 
 fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
-    let set = korquad();
     let cap: usize = std::env::var("MARU_BENCH_QUESTIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(usize::MAX);
-    // MARU_BENCH_HALF=tuning measures only the half tuned on (while tuning).
+    // MARU_BENCH_HALF=tuning measures only the halves tuned on (while tuning).
     let only = std::env::var("MARU_BENCH_HALF").ok();
-    for half in HALVES.iter().filter(|h| only.as_deref().is_none_or(|o| h.name.starts_with(o))) {
-        let measured = runtime.block_on(measure(&set, half, cap));
-        let baselines = baselines(half, &measured.budgets);
-        report(half, &measured, &baselines);
+    let set = std::env::var("MARU_BENCH_SET").ok();
+    let mut halves = vec![];
+    if set.as_deref().is_none_or(|s| s == "korean") {
+        halves.extend(korquad());
+    }
+    if set.as_deref().is_none_or(|s| s == "english") {
+        halves.extend(npm_docs());
+    }
+    for mut half in halves.into_iter().filter(|h| only.as_deref().is_none_or(|o| h.name.contains(o))) {
+        half.questions.truncate(cap);
+        let measured = runtime.block_on(measure(&half));
+        let baselines = baselines(&half, &measured.budgets);
+        report(&half, &measured, &baselines);
     }
 }
 
-fn korquad() -> Value {
+fn korquad() -> Vec<Half> {
     let path = std::env::var_os("MARU_KORQUAD")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/korquad/KorQuAD_v1.0_dev.json"));
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("the retrieval benchmark reads KorQuAD 1.0 dev at {} ({e}); set MARU_KORQUAD", path.display()));
-    serde_json::from_str(&text).expect("KorQuAD is JSON")
+    let set: Value = serde_json::from_str(&text).expect("KorQuAD is JSON");
+    let articles = set["data"].as_array().unwrap();
+    [("KorQuAD 1.0 dev, tuning (articles 0-69)", 0..70), ("KorQuAD 1.0 dev, held out (articles 70-139)", 70..140)]
+        .into_iter()
+        .map(|(name, range)| {
+            let articles = &articles[range];
+            Half {
+                name: name.into(),
+                analysis: "kiwi",
+                files: articles.iter().map(article_file).collect(),
+                paragraphs: articles
+                    .iter()
+                    .flat_map(|a| a["paragraphs"].as_array().unwrap())
+                    .map(|p| p["context"].as_str().unwrap().into())
+                    .collect(),
+                questions: articles.iter().flat_map(article_questions).collect(),
+            }
+        })
+        .collect()
 }
 
 /// An article as the user would have it: one Markdown file, its title a heading, a paragraph
@@ -75,12 +112,120 @@ fn article_file(article: &Value) -> (String, String) {
     (name, format!("# {title}\n\n{}\n", paragraphs.join("\n\n")))
 }
 
-fn questions(article: &Value) -> Vec<Question> {
+fn article_questions(article: &Value) -> Vec<Question> {
     let mut out = vec![];
     for p in article["paragraphs"].as_array().unwrap() {
         for qa in p["qas"].as_array().unwrap() {
             let answers = qa["answers"].as_array().unwrap().iter().filter_map(|a| a["text"].as_str().map(str::to_string)).collect();
             out.push(Question { text: qa["question"].as_str().unwrap().to_string(), answers });
+        }
+    }
+    out
+}
+
+/// The npm package whose documentation is the English set.
+const NPM: &str = "npm@10.9.2";
+
+/// npm's documentation pages (docs/content/**/*.md), fetched once from the npm registry.
+fn npm_pages() -> Vec<(String, String)> {
+    let home = std::env::var("HOME").unwrap();
+    let dir = Path::new(&home).join(".cache/maru/bench-data").join(NPM);
+    let docs = dir.join("package/docs/content");
+    if !docs.is_dir() {
+        std::fs::create_dir_all(&dir).unwrap();
+        eprintln!("== {NPM}'s documentation from the npm registry into {}", dir.display());
+        let packed = std::process::Command::new("npm").args(["pack", NPM, "--silent"]).current_dir(&dir).output().expect("npm pack");
+        assert!(packed.status.success(), "npm pack {NPM}: {}", String::from_utf8_lossy(&packed.stderr));
+        let tarball = String::from_utf8_lossy(&packed.stdout).trim().to_string();
+        let untar = std::process::Command::new("tar").args(["xzf", &tarball]).current_dir(&dir).status().unwrap();
+        assert!(untar.success(), "unpacking {tarball}");
+    }
+    let mut pages = vec![];
+    for area in std::fs::read_dir(&docs).unwrap() {
+        let area = area.unwrap().path();
+        for page in std::fs::read_dir(&area).unwrap() {
+            let page = page.unwrap().path();
+            if page.extension().is_some_and(|e| e == "md") {
+                let name = page.strip_prefix(&docs).unwrap().to_string_lossy().into_owned();
+                pages.push((name, std::fs::read_to_string(&page).unwrap()));
+            }
+        }
+    }
+    pages.sort();
+    pages
+}
+
+fn npm_docs() -> Vec<Half> {
+    let pages = npm_pages();
+    [("npm 10.9.2 docs, tuning (pages in even places)", 0), ("npm 10.9.2 docs, held out (pages in odd places)", 1)]
+        .into_iter()
+        .map(|(name, parity)| {
+            let files: Vec<(String, String)> = pages.iter().enumerate().filter(|(i, _)| i % 2 == parity).map(|(_, p)| p.clone()).collect();
+            // The baselines get sections, each with its page's title and its heading: the usual
+            // way to cut documentation, and what a question asked by its heading needs.
+            let paragraphs = files.iter().flat_map(|(_, text)| sections(text)).collect();
+            let questions = files.iter().flat_map(|(_, text)| section_questions(text)).collect();
+            Half { name: name.into(), analysis: "stem", files, paragraphs, questions }
+        })
+        .collect()
+}
+
+/// A documentation page's sections: the page's title, then from one heading to the next.
+fn sections(page: &str) -> Vec<String> {
+    let title = page.lines().find_map(|l| l.strip_prefix("title: ")).unwrap_or("");
+    let mut out = vec![];
+    let mut current = String::new();
+    let mut in_fence = false;
+    for line in page.lines() {
+        if line.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+        }
+        if !in_fence && line.starts_with('#') && !current.trim().is_empty() {
+            out.push(format!("{title}\n{}", std::mem::take(&mut current).trim()));
+        }
+        current.push_str(line);
+        current.push('\n');
+    }
+    if !current.trim().is_empty() {
+        out.push(format!("{title}\n{}", current.trim()));
+    }
+    out
+}
+
+/// A question per section of a documentation page: its heading with the page's title
+/// ("npm install: Algorithm"), answered by the first sentence of the section's own prose.
+fn section_questions(page: &str) -> Vec<Question> {
+    let title = page.lines().find_map(|l| l.strip_prefix("title: ")).unwrap_or("").replace('-', " ");
+    let mut out = vec![];
+    let mut lines = page.lines().peekable();
+    let mut in_fence = false;
+    while let Some(line) = lines.next() {
+        if line.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+        }
+        let heading = match line.strip_prefix('#') {
+            Some(rest) if !in_fence && rest.trim_start_matches('#').starts_with(' ') => {
+                rest.trim_start_matches('#').trim().replace('`', "")
+            }
+            _ => continue,
+        };
+        // The section's first paragraph of prose (not code, not a list, not a link list).
+        let mut answer = None;
+        while let Some(next) = lines.peek() {
+            if next.starts_with('#') {
+                break;
+            }
+            let next = lines.next().unwrap().trim();
+            if next.starts_with("```") {
+                in_fence = !in_fence;
+                continue;
+            }
+            if !in_fence && answer.is_none() && next.len() >= 40 && next.chars().next().is_some_and(char::is_alphabetic) {
+                answer = Some(next.chars().take(60).collect::<String>());
+            }
+        }
+        if let Some(answer) = answer {
+            out.push(Question { text: format!("{title}: {heading}"), answers: vec![answer] });
         }
     }
     out
@@ -97,18 +242,18 @@ struct Measured {
     budgets: Vec<usize>,
 }
 
-async fn measure(set: &Value, half: &Half, cap: usize) -> Measured {
+async fn measure(half: &Half) -> Measured {
     let (s, fake) = with_fake_model().await;
     // Only the search is measured: no facts are looked for after each turn.
     s.patch("/api/settings", json!({ "memory_mode": "off" })).await;
-    let project = s.project("KorQuAD").await;
-    let articles = &set["data"].as_array().unwrap()[half.articles.clone()];
+    let project = s.project("Documents").await;
     let started = Instant::now();
     let mut bytes = 0usize;
-    for article in articles {
-        let (name, text) = article_file(article);
+    for (path, text) in &half.files {
         bytes += text.len();
-        let (status, body) = s.upload("project_id", project, &name, text.into_bytes()).await;
+        // A file is uploaded by its own name, as a user drops it in.
+        let name = path.rsplit('/').next().unwrap();
+        let (status, body) = s.upload("project_id", project, name, text.clone().into_bytes()).await;
         assert!(status.is_success(), "uploading {name}: {body}");
     }
     loop {
@@ -122,7 +267,7 @@ async fn measure(set: &Value, half: &Half, cap: usize) -> Measured {
     }
     let indexed_mb_s = bytes as f64 / 1e6 / started.elapsed().as_secs_f64();
 
-    let questions: Vec<Question> = articles.iter().flat_map(questions).take(cap).collect();
+    let questions = &half.questions;
     let (mut answered, mut chars, mut search, mut budgets) = (0, 0usize, vec![], vec![]);
     for (i, q) in questions.iter().enumerate() {
         // A chat a question: the history stays one exchange long, as a first question's is.
@@ -160,15 +305,14 @@ async fn measure(set: &Value, half: &Half, cap: usize) -> Measured {
 fn baselines(half: &Half, budgets: &[usize]) -> Vec<(String, f64)> {
     let python = std::env::var("MARU_BENCH_PYTHON").unwrap_or_else(|_| venv());
     let dir = tempfile::tempdir().unwrap();
-    let budgets_file = dir.path().join("budgets.json");
-    std::fs::write(&budgets_file, serde_json::to_vec(budgets).unwrap()).unwrap();
+    let input = dir.path().join("half.json");
+    let questions: Vec<Value> = half.questions.iter().map(|q| json!({ "question": q.text, "answers": q.answers })).collect();
+    let body = json!({ "analysis": half.analysis, "paragraphs": half.paragraphs, "questions": questions, "budgets": budgets });
+    std::fs::write(&input, serde_json::to_vec(&body).unwrap()).unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/retrieval_baselines.py");
-    let korquad = std::env::var("MARU_KORQUAD")
-        .unwrap_or_else(|_| format!("{}/../../shared/data/korquad/KorQuAD_v1.0_dev.json", env!("CARGO_MANIFEST_DIR")));
     let out = std::process::Command::new(&python)
         .arg(&script)
-        .args([&korquad, &half.articles.start.to_string(), &half.articles.end.to_string()])
-        .arg(&budgets_file)
+        .arg(&input)
         .output()
         .unwrap_or_else(|e| panic!("running the baselines with {python}: {e}"));
     assert!(out.status.success(), "the baselines failed: {}", String::from_utf8_lossy(&out.stderr));
@@ -181,13 +325,14 @@ fn venv() -> String {
     let home = std::env::var("HOME").unwrap();
     let venv = Path::new(&home).join(".cache/maru/bench-venv");
     let python = venv.join("bin/python");
-    let ready = std::process::Command::new(&python).args(["-c", "import bm25s, kiwipiepy"]).status().is_ok_and(|s| s.success());
+    let ready = std::process::Command::new(&python).args(["-c", "import bm25s, kiwipiepy, Stemmer"]).status().is_ok_and(|s| s.success());
     if !ready {
-        eprintln!("== the baselines' Python packages (bm25s, kiwipiepy) into {}", venv.display());
+        eprintln!("== the baselines' Python packages (bm25s, kiwipiepy, PyStemmer) into {}", venv.display());
         let made = std::process::Command::new("python3").arg("-m").arg("venv").arg(&venv).status().unwrap();
         assert!(made.success(), "python3 -m venv");
-        let pip = std::process::Command::new(venv.join("bin/pip")).args(["install", "-q", "bm25s", "kiwipiepy"]).status().unwrap();
-        assert!(pip.success(), "pip install bm25s kiwipiepy");
+        let pip =
+            std::process::Command::new(venv.join("bin/pip")).args(["install", "-q", "bm25s", "kiwipiepy", "PyStemmer"]).status().unwrap();
+        assert!(pip.success(), "pip install bm25s kiwipiepy PyStemmer");
     }
     python.to_string_lossy().into_owned()
 }
@@ -195,7 +340,7 @@ fn venv() -> String {
 fn report(half: &Half, m: &Measured, baselines: &[(String, f64)]) {
     let pct = |d: &[Duration], p: f64| d.get(((d.len() as f64 * p) as usize).min(d.len().saturating_sub(1))).copied().unwrap_or_default();
     let rate = m.answered as f64 / m.questions.max(1) as f64;
-    println!("\nKorQuAD 1.0 dev, {}: {} questions", half.name, m.questions);
+    println!("\n{}: {} questions", half.name, m.questions);
     println!(
         "  {:<45} answer in result {:>5.1}%   mean {:>5.0} chars   search p50 {:?} p99 {:?}   indexing {:.1} MB/s",
         "Maru search_attachment",

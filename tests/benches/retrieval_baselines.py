@@ -1,50 +1,53 @@
-"""Baselines for the retrieval benchmark (retrieval.rs): plain BM25 over the same KorQuAD half.
+"""Baselines for the retrieval benchmark (retrieval.rs): plain BM25 over the same half of a set.
 
-Usage: retrieval_baselines.py KORQUAD_JSON FIRST_ARTICLE END_ARTICLE BUDGETS_JSON
+Usage: retrieval_baselines.py HALF_JSON
 
-The passages are the set's paragraphs. For each question (in the order retrieval.rs asks them),
-paragraphs are taken best first until they fill that question's character budget (Maru's own
-result length for it; the last one cut at the budget), and the question counts when one of its
-answers is inside. Also the top five paragraphs whole, whatever their length. Prints one JSON
-object: name -> share of questions answered.
+HALF_JSON holds `paragraphs` (the half's text, a paragraph each), `questions` (each with its
+`question` and `answers`, in the order retrieval.rs asked them), `budgets` (Maru's result length
+for each question) and `analysis` ("kiwi" for Korean, "stem" for English). For each question,
+paragraphs are taken best first until they fill that question's budget (the last one cut at the
+budget), and the question counts when one of its answers is inside. Also the top five paragraphs
+whole, whatever their length. Prints one JSON object: name -> share of questions answered.
 """
 
 import json
+import re
 import sys
 
 import bm25s
-from kiwipiepy import Kiwi
 
 
-def main():
-    path, first, end, budgets_path = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-    with open(path, encoding="utf-8") as f:
-        articles = json.load(f)["data"][first:end]
-    with open(budgets_path, encoding="utf-8") as f:
-        budgets = json.load(f)
-    paragraphs, questions = [], []
-    for article in articles:
-        for p in article["paragraphs"]:
-            paragraphs.append(p["context"])
-            for qa in p["qas"]:
-                questions.append((qa["question"], [a["text"] for a in qa["answers"]]))
-    questions = questions[: len(budgets)]
-
-    kiwi = Kiwi()
-
+def analyses(kind):
     def whitespace(text):
         return text.lower().split()
 
-    def morphemes(text):
-        return [t.form.lower() for t in kiwi.tokenize(text)]
+    out = [("BM25, whitespace tokens", whitespace)]
+    if kind == "kiwi":
+        from kiwipiepy import Kiwi
 
+        kiwi = Kiwi()
+        out.append(("BM25, Kiwi morphemes", lambda text: [t.form.lower() for t in kiwi.tokenize(text)]))
+    elif kind == "stem":
+        import Stemmer
+
+        stemmer = Stemmer.Stemmer("english")
+        out.append(("BM25, Snowball stems", lambda text: stemmer.stemWords(re.findall(r"(?u)\b\w\w+\b", text.lower()))))
+    return out
+
+
+def main():
+    with open(sys.argv[1], encoding="utf-8") as f:
+        half = json.load(f)
+    paragraphs, budgets = half["paragraphs"], half["budgets"]
+    questions = half["questions"][: len(budgets)]
     out = {}
-    for name, tokenize in (("BM25, whitespace tokens", whitespace), ("BM25, Kiwi morphemes", morphemes)):
+    for name, tokenize in analyses(half["analysis"]):
         retriever = bm25s.BM25()
         retriever.index([tokenize(p) for p in paragraphs], show_progress=False)
         within, top5 = 0, 0
-        for (question, answers), budget in zip(questions, budgets):
-            tokens = tokenize(question) or [""]
+        for q, budget in zip(questions, budgets):
+            answers = q["answers"]
+            tokens = tokenize(q["question"]) or [""]
             ranked, _ = retriever.retrieve([tokens], k=min(len(paragraphs), 20), show_progress=False)
             ranked = [paragraphs[i] for i in ranked[0]]
             taken, left = [], budget

@@ -36,6 +36,10 @@ pub struct Chunker {
     structured: bool,
     headings: Vec<(usize, String)>,
     in_fence: bool,
+    /// Inside a YAML front matter block at the top of a Markdown file (`---` … `---`).
+    in_front_matter: bool,
+    /// No line of the file has been read yet.
+    at_start: bool,
 }
 
 /// A paragraph: consecutive non-blank lines, cut into pieces of at most TARGET_CHARS, or a
@@ -50,7 +54,7 @@ struct Para {
 
 impl Chunker {
     pub fn new(structured: bool) -> Chunker {
-        Chunker { structured, ..Chunker::default() }
+        Chunker { structured, at_start: true, ..Chunker::default() }
     }
 
     /// The passages of `text`, which starts on line `first_line` of `page` (or of the file).
@@ -95,10 +99,20 @@ impl Chunker {
         (!titles.is_empty()).then(|| titles.join(HEADING_SEPARATOR))
     }
 
-    /// `line` as a Markdown heading: its level and title.
+    /// `line` as a Markdown heading: its level and title. A front matter's `title:` (Jekyll,
+    /// Hugo, Docusaurus pages, npm's own docs) is the page's title, above every `#` heading.
     fn heading(&mut self, line: &str) -> Option<(usize, String)> {
         if !self.structured {
             return None;
+        }
+        let first = std::mem::take(&mut self.at_start);
+        if line.trim_end() == "---" && (first || self.in_front_matter) {
+            self.in_front_matter = first;
+            return None;
+        }
+        if self.in_front_matter {
+            let title = line.strip_prefix("title:")?.trim().trim_matches(['"', '\'']);
+            return (!title.is_empty()).then(|| (0, cut(title, HEADING_MAX).to_string()));
         }
         let trimmed = line.trim_start();
         if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
@@ -264,6 +278,16 @@ mod tests {
         chunker.split("# Guide\n\n## Setup\n\nfirst part", None, 1);
         let later = chunker.split("second part of the setup", None, 6);
         assert_eq!(later[0].heading.as_deref(), Some("Guide › Setup"), "the headings carry over from piece to piece");
+    }
+
+    #[test]
+    fn a_front_matter_title_heads_the_page() {
+        let page = "---\ntitle: npm-install\nsection: 1\n---\n\n### Synopsis\n\n```bash\nnpm install\n```\n";
+        let out = markdown(page);
+        let synopsis = out.iter().find(|p| p.text.contains("Synopsis")).unwrap();
+        assert_eq!(synopsis.heading.as_deref(), Some("npm-install › Synopsis"), "the page's title is part of every section's path");
+        let out = markdown("text\n\n---\n\ntitle: not front matter\n");
+        assert!(out.iter().all(|p| p.heading.is_none()), "a rule later in the text does not open a front matter");
     }
 
     #[test]
