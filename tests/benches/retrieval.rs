@@ -24,9 +24,13 @@
 //! bench profile, the shipped build's optimisation), each document uploaded as a project file, a
 //! scripted model calling `search_attachment` with the question as its query and `limit` 5.
 //!
+//! Then a real repository linked as a project folder (uv's source as PyPI ships it, 0.13.10:
+//! about 1,050 files, 40 MB; MARU_BENCH_FOLDER names another folder): the time until every file
+//! is mirrored and searchable, and what a plain question finds in it.
+//!
 //! Run with `make bench` or `cargo bench -p maru-tests --bench retrieval`. MARU_BENCH_QUESTIONS
 //! caps the questions of each half (all of them by default), MARU_BENCH_HALF=tuning measures
-//! only the tuning halves, MARU_BENCH_SET=korean|english one set; MARU_KORQUAD names another
+//! only the tuning halves, MARU_BENCH_SET=korean|english|folder one set; MARU_KORQUAD names another
 //! copy of KorQuAD; MARU_BENCH_PYTHON a Python with `bm25s`, `kiwipiepy` and `PyStemmer` (else
 //! the baselines get a virtual environment of their own under ~/.cache/maru/bench-venv).
 
@@ -67,6 +71,9 @@ fn main() {
     }
     if set.as_deref().is_none_or(|s| s == "english") {
         halves.extend(npm_docs());
+    }
+    if set.as_deref().is_none_or(|s| s == "folder") {
+        runtime.block_on(linked_folder());
     }
     for mut half in halves.into_iter().filter(|h| only.as_deref().is_none_or(|o| h.name.contains(o))) {
         half.questions.truncate(cap);
@@ -229,6 +236,74 @@ fn section_questions(page: &str) -> Vec<Question> {
         }
     }
     out
+}
+
+/// uv's source distribution from PyPI, unpacked once.
+fn uv_source() -> PathBuf {
+    const URL: &str =
+        "https://files.pythonhosted.org/packages/e2/21/32b8c2f5b9198d8b4db5ea395430b8c9b4839bc34403353a2e7cd5dcd58f/uv-0.13.10.tar.gz";
+    let home = std::env::var("HOME").unwrap();
+    let dir = Path::new(&home).join(".cache/maru/bench-data");
+    let source = dir.join("uv-0.13.10");
+    if !source.is_dir() {
+        std::fs::create_dir_all(&dir).unwrap();
+        eprintln!("== uv 0.13.10's source from PyPI into {}", dir.display());
+        let got = std::process::Command::new("curl").args(["-sSfL", "-o", "uv.tar.gz", URL]).current_dir(&dir).status().unwrap();
+        assert!(got.success(), "downloading {URL}");
+        let untar = std::process::Command::new("tar").args(["xzf", "uv.tar.gz"]).current_dir(&dir).status().unwrap();
+        assert!(untar.success(), "unpacking uv's source");
+    }
+    source
+}
+
+/// Links a real repository as a project folder: how long until it is mirrored and searchable,
+/// and what a natural question with words that only ask finds first.
+async fn linked_folder() {
+    let folder = std::env::var_os("MARU_BENCH_FOLDER").map(PathBuf::from).unwrap_or_else(uv_source);
+    let (s, fake) = with_fake_model().await;
+    s.patch("/api/settings", json!({ "memory_mode": "off" })).await;
+    let project = s.project("Repository").await;
+    let started = Instant::now();
+    let (status, body) = s.patch(&format!("/api/projects/{project}"), json!({ "folder": folder.to_str().unwrap() })).await;
+    assert!(status.is_success(), "linking {}: {body}", folder.display());
+    // Done when no file is waiting to be read and the count has stopped growing.
+    let (mut last, mut files, mut bytes) = (usize::MAX, 0, 0u64);
+    let mut done = started.elapsed();
+    loop {
+        let (_, list) = s.get(&format!("/api/attachments?project_id={project}")).await;
+        let list = list.as_array().unwrap();
+        let waiting = list.iter().any(|f| f["status"] == "indexing");
+        if !waiting && list.len() == last && last > 0 {
+            break;
+        }
+        if !waiting && list.len() != last {
+            done = started.elapsed();
+        }
+        (last, files) = (list.len(), list.len());
+        bytes = list.iter().map(|f| f["size"].as_u64().unwrap_or(0)).sum();
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    println!("\nLinked folder {}:", folder.display());
+    println!(
+        "  {files} files, {:.1} MB mirrored and searchable in {:.1} s ({:.0} files/s, {:.1} MB/s)",
+        bytes as f64 / 1e6,
+        done.as_secs_f64(),
+        files as f64 / done.as_secs_f64(),
+        bytes as f64 / 1e6 / done.as_secs_f64()
+    );
+    for question in ["how do I pin a Python version", "파이썬 버전을 고정하려면 어떻게 해?"] {
+        let session = s.session(Some(project), "q").await;
+        fake.push(Reply::tool_call("search_attachment", json!({ "query": question, "limit": 5 }).to_string()));
+        fake.push(Reply::text(["ok"]));
+        let events = s.say(session, question).await;
+        let result = events.iter().find(|e| e.name == "tool_result").expect("the tool ran");
+        let text = result.data["content"].as_str().unwrap_or_default();
+        let found: Vec<&str> = text.lines().filter(|l| l.starts_with('[')).collect();
+        match found.is_empty() {
+            true => println!("  \"{question}\": {} chars, no passage: {:.120}…", text.chars().count(), text),
+            false => println!("  \"{question}\": {} chars, passages:\n    {}", text.chars().count(), found.join("\n    ")),
+        }
+    }
 }
 
 /// What Maru did on one half.

@@ -170,7 +170,7 @@ async fn main() {
         let t = Instant::now();
         let hits = app.store.read_now(|c| table::search(c, &q, session, project, None, 5)).unwrap();
         times.push(t.elapsed());
-        found += usize::from(!hits.is_empty());
+        found += usize::from(!hits.hits.is_empty());
     }
     let (p50, p99) = pct(&mut times);
     println!("search_attachment over that index: p50 {p50:.1?}, p99 {p99:.1?} (500 queries, {found} with passages, up to 5 each)");

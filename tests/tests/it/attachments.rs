@@ -275,3 +275,26 @@ async fn indexing_cut_short_by_a_crash_is_done_at_the_next_start() {
     let found = model_searches(&s, &fake, sess, json!({ "query": "boat" })).await;
     assert!(found.contains("August"), "{found}");
 }
+
+#[tokio::test]
+async fn a_plain_question_finds_the_section_it_names_and_says_where_it_is() {
+    let (s, fake) = setup().await;
+    let sess = s.session(None, "docs").await;
+    // The shape of uv's docs page: the answer sits under a heading, in words other than the
+    // question's; beside it, a licence full of the words that only ask ("how", "do", "a", "I").
+    let page = "# Python versions\n\nA Python version is composed of an interpreter and a standard library.\n\n\
+        ## Requesting a version\n\nA specific version can be requested with the `--python` flag.\n\n\
+        ### Pinning a version\n\nThe `.python-version` file sets the default for the project; `uv python pin 3.12` writes it.\n";
+    let licence = "How you do it is up to you, and I do not warrant that a use of it is fit for a purpose. ".repeat(40);
+    let doc = attach(&s, "session_id", sess, "python-versions.md", page).await;
+    let lic = attach(&s, "session_id", sess, "LICENSE", licence).await;
+    indexed(&s, &doc["id"]).await;
+    indexed(&s, &lic["id"]).await;
+
+    let found = model_searches(&s, &fake, sess, json!({ "query": "how do I pin a Python version", "limit": 1 })).await;
+    assert!(found.contains("uv python pin 3.12"), "the question's section comes first, not the licence: {found}");
+    assert!(
+        found.contains("[python-versions.md › Python versions › Requesting a version › Pinning a version, lines 9-11]"),
+        "the model is told which section of which file the passage is from: {found}"
+    );
+}

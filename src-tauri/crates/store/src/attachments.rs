@@ -356,23 +356,34 @@ pub fn images_in_scope(conn: &Connection, ids: &[i64], session_id: i64, project_
 /// them searched. The index holds every file of every project: the best-ranked candidates are
 /// taken first (a bounded sort inside FTS5) and filtered by scope, and only when that leaves too
 /// few is the whole match list filtered.
-pub fn search(conn: &Connection, asked: &str, session_id: i64, project_id: i64, file: Option<&str>, limit: usize) -> Result<Vec<Hit>> {
+pub fn search(conn: &Connection, asked: &str, session_id: i64, project_id: i64, file: Option<&str>, limit: usize) -> Result<Found> {
     let deadline = std::time::Instant::now() + super::SEARCH_BUDGET;
-    let mut hits = vec![];
+    let mut found = Found { hits: vec![], unranked: false };
     for query in [analysis::query_all(asked), analysis::query(asked)].into_iter().flatten() {
         for candidates in [(limit * 40).max(200) as i64, -1] {
             let among = |ranked| search_among(conn, &query, session_id, project_id, file, limit, candidates, ranked);
-            for hit in super::ranked_or_not(conn, deadline, among)? {
-                if hits.len() < limit && !hits.iter().any(|h: &Hit| h.text == hit.text && h.name == hit.name) {
-                    hits.push(hit);
+            let (hits, ranked) = super::ranked_or_said(conn, deadline, among)?;
+            for hit in hits {
+                if found.hits.len() < limit && !found.hits.iter().any(|h: &Hit| h.text == hit.text && h.name == hit.name) {
+                    found.hits.push(hit);
+                    found.unranked |= !ranked;
                 }
             }
-            if hits.len() >= limit || std::time::Instant::now() >= deadline {
-                return Ok(hits);
+            if found.hits.len() >= limit || std::time::Instant::now() >= deadline {
+                return Ok(found);
             }
         }
     }
-    Ok(hits)
+    Ok(found)
+}
+
+/// What a search found.
+#[derive(Debug, Default)]
+pub struct Found {
+    pub hits: Vec<Hit>,
+    /// Some passages were taken as they matched, not best first: ranking every match of common
+    /// words would have taken longer than a search may. The model is told so.
+    pub unranked: bool,
 }
 
 /// `search` over the `candidates` best matches (-1: all of them), or the first ones in the

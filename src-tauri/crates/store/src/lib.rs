@@ -393,10 +393,19 @@ const RANKING_BUDGET: Duration = Duration::from_millis(30);
 /// `find(true)`, the ranked matches, when they come within [`RANKING_BUDGET`] (and `deadline`);
 /// else `find(false)`, unranked ones, until `deadline`; else nothing.
 pub fn ranked_or_not<T: Default>(conn: &Connection, deadline: std::time::Instant, find: impl Fn(bool) -> rusqlite::Result<T>) -> Result<T> {
+    Ok(ranked_or_said(conn, deadline, find)?.0)
+}
+
+/// [`ranked_or_not`], and whether what it found is ranked (false: the budget ran out first).
+pub fn ranked_or_said<T: Default>(
+    conn: &Connection,
+    deadline: std::time::Instant,
+    find: impl Fn(bool) -> rusqlite::Result<T>,
+) -> Result<(T, bool)> {
     let ranking = deadline.min(std::time::Instant::now() + RANKING_BUDGET);
     match until(conn, ranking, || find(true))? {
-        Some(found) => Ok(found),
-        None => Ok(until(conn, deadline, || find(false))?.unwrap_or_default()),
+        Some(found) => Ok((found, true)),
+        None => Ok((until(conn, deadline, || find(false))?.unwrap_or_default(), false)),
     }
 }
 

@@ -806,3 +806,20 @@ async fn every_write_changes_the_version_and_reading_does_not() {
     other.execute("UPDATE sessions SET title = 'renamed' WHERE id = ?1", [sid]).unwrap();
     assert_ne!(store.version(), Some(now), "a write by another connection changes it too");
 }
+
+#[test]
+fn a_search_past_its_ranking_budget_says_its_matches_are_unranked() {
+    let conn = rusqlite::Connection::open_in_memory().unwrap();
+    // Ranking that would take seconds (a query of common words over a large index) is cut at its
+    // budget; the cheap unranked matches come back instead, marked so the model is told.
+    let slow = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000000) SELECT count(*) FROM n";
+    let find = |ranked: bool| conn.query_row(if ranked { slow } else { "SELECT 7" }, [], |r| r.get::<_, i64>(0));
+    let deadline = std::time::Instant::now() + super::SEARCH_BUDGET;
+    let (found, ranked) = super::ranked_or_said(&conn, deadline, find).unwrap();
+    assert_eq!((found, ranked), (7, false), "matches past the ranking budget are still found, and said to be unranked");
+    let (found, ranked) = super::ranked_or_said(&conn, std::time::Instant::now() + super::SEARCH_BUDGET, |_| {
+        conn.query_row("SELECT 3", [], |r| r.get::<_, i64>(0))
+    })
+    .unwrap();
+    assert_eq!((found, ranked), (3, true), "a ranking within its budget is said to be ranked");
+}

@@ -64,15 +64,15 @@ impl Tool for SearchAttachment {
             }
             let asked = query.to_string();
             let (session_id, project_id) = (ctx.session_id, ctx.project_id);
-            let (hits, files) = ctx
+            let (found, files) = ctx
                 .store
                 .read(move |c| {
-                    let hits = table::search(c, &asked, session_id, project_id, file.as_deref(), limit)?;
-                    let files = match hits.is_empty() {
+                    let found = table::search(c, &asked, session_id, project_id, file.as_deref(), limit)?;
+                    let files = match found.hits.is_empty() {
                         true => table::in_scope(c, session_id, project_id)?.into_iter().map(|a| a.name).collect::<Vec<_>>(),
                         false => vec![],
                     };
-                    Ok((hits, files))
+                    Ok((found, files))
                 })
                 .await
                 .map_err(|e| {
@@ -83,12 +83,20 @@ impl Tool for SearchAttachment {
             let (named, more) = files_to_name(files, query);
             let text = templates.render(
                 "tools/search_attachment_result",
-                &json!({ "hits": hits, "query": query, "file": file, "files": named.join(", "), "more": more }),
+                &json!({
+                    "hits": found.hits,
+                    "unranked": found.unranked,
+                    "query": query,
+                    "file": file,
+                    "files": named.join(", "),
+                    "more": more
+                }),
             )?;
-            let did = match hits.is_empty() {
+            let did = match found.hits.is_empty() {
                 true => ToolDid::NothingFound { query: query.to_string() },
                 false => ToolDid::Passages {
-                    passages: hits
+                    passages: found
+                        .hits
                         .into_iter()
                         .map(|h| FoundPassage { file: h.name, page: h.page, line_start: h.line_start, line_end: h.line_end, text: h.text })
                         .collect(),
