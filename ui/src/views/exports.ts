@@ -3,12 +3,12 @@
 
 import type { App } from '../app';
 import { ApiError, errorMessage, type DownloadedFile } from '../backend/backend';
-import { inDesktop } from '../backend/ipc';
 import type { ChatExport, ExportFormat, ImportedProject, Project, RestoredBackup, Session } from '../backend/types';
 import { copyText } from '../lib/clipboard';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { count, dateTime } from '../lib/format';
 import { errorText, t } from '../lib/i18n';
+import { inDesktop } from '../lib/platform';
 import { saveBlob } from '../lib/save';
 import { confirmDialog, openDialog } from './dialog';
 import { toast } from './toast';

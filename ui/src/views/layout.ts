@@ -4,7 +4,7 @@
 import type { App } from '../app';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { t } from '../lib/i18n';
-import { shortcutOf, type Shortcut } from '../lib/shortcuts';
+import { shortcutOf, type Action } from '../lib/shortcuts';
 import { mountChat } from './chat';
 import { mountContextPanel } from './contextPanel';
 import { mountFilesPanel } from './files';
@@ -13,9 +13,6 @@ import { mountServerBanner } from './serverBanner';
 import { openSettingsDialog } from './settingsDialog';
 import { toggleShortcuts } from './shortcuts';
 import { mountSidebar } from './sidebar';
-
-/** What the window can be asked to do from outside the page (the desktop app's menu). */
-export type Action = Shortcut | 'settings';
 
 export function mountLayout(app: App, root: HTMLElement): { perform: (action: Action) => boolean } {
   const sidebar = h('aside', { class: 'sidebar', 'aria-label': t('projects') });

@@ -3,10 +3,9 @@
 
 import type { App } from '../app';
 import { errorMessage } from '../backend/backend';
-import { inDesktop } from '../backend/ipc';
 import type { Project } from '../backend/types';
-import { pickFolder } from '../desktop';
 import { h, icon, replaceChildren } from '../lib/dom';
+import { inDesktop, pickFolder } from '../lib/platform';
 import { t } from '../lib/i18n';
 import { openDialog } from './dialog';
 import { projectFilesSection } from './files';
