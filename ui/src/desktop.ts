@@ -47,9 +47,9 @@ export function mountDesktop(app: App, perform: (action: Action) => boolean): vo
   });
 
   app.on('replyEnded', () => {
-    const live = app.lastEnded;
+    const live = app.chat.lastEnded;
     if (!live || live.attached || performance.now() - live.startedAt < LONG_REPLY_MS || document.hasFocus()) return;
-    const title = app.findSession(live.sessionId)?.title || t('newChat');
+    const title = app.sessions.findSession(live.sessionId)?.title || t('newChat');
     // The desktop side shows it only while the window is not focused.
     void invoke('notify', { title: live.error ? t('replyFailedNotice') : t('replyReady'), body: title }).catch(() => {});
   });

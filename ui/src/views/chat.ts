@@ -32,15 +32,15 @@ const SETTINGS_CODES = new Set(['invalid_url', 'unreachable', 'dns', 'timeout_co
  * preset only.
  */
 function setupControl(app: App, presetValue: string, session: Session | null): HTMLElement {
-  const preset = app.presets.find((p) => p.key === presetValue);
+  const preset = app.config.presets.find((p) => p.key === presetValue);
   const presetLabel = !presetValue ? t('basePrompt') : preset ? presetName(preset) : presetValue;
   const label = session ? chatModelLabel(app, session) : null;
   const summary = label ? t('presetAndModelIs', { preset: presetLabel, model: label.whole }) : t('presetIs', { preset: presetLabel });
   const menu = (): MenuItem[] => {
-    const builtin = app.presets.filter((p) => p.builtin);
-    const mine = app.presets.filter((p) => !p.builtin);
+    const builtin = app.config.presets.filter((p) => p.builtin);
+    const mine = app.config.presets.filter((p) => !p.builtin);
     const presetItem = (key: string, label: string, title?: string): MenuItem => ({
-      label, title, icon: 'layers', checked: key === presetValue, onSelect: () => void app.setPreset(key || null),
+      label, title, icon: 'layers', checked: key === presetValue, onSelect: () => void app.chat.setPreset(key || null),
     });
     const items: MenuItem[] = [
       { label: t('preset'), heading: true },
@@ -56,7 +56,7 @@ function setupControl(app: App, presetValue: string, session: Session | null): H
     if (!session) return;
     // Each server's models come in as it answers, into the menu while it is open.
     const off = app.on('servers', () => (shown.open ? shown.update(menu()) : off()));
-    void app.loadModelLists();
+    void app.servers.loadModelLists();
   };
   return h('button', {
     class: 'btn setup-btn', type: 'button', 'data-testid': 'chat-setup', 'aria-haspopup': 'menu',
@@ -82,7 +82,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
   const composerRoot = h('footer', { class: 'composer-wrap' });
   root.append(head, h('div', { class: 'scroll-area' }, scroller, jump), composerRoot);
   const composer = mountComposer(app, composerRoot);
-  mountDropZone(root, () => t('dropFiles'), (files) => void app.attachToChat(files));
+  mountDropZone(root, () => t('dropFiles'), (files) => void app.attachments.attachToChat(files));
 
   let editingId: number | null = null;
   let liveEl: HTMLElement | null = null;
@@ -95,7 +95,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
   };
   /** Shown while a reply is being written and its end is out of view (or not drawn: older messages are read). */
   const updateJump = () => {
-    jump.hidden = !app.currentLive() || (endId === null && nearBottom());
+    jump.hidden = !app.chat.currentLive() || (endId === null && nearBottom());
     jumpLabel.textContent = t('jumpToLatest');
   };
   const jumpToLatest = () => {
@@ -126,21 +126,21 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
 
   let headSig = '';
   const renderHead = () => {
-    const s = app.session;
-    const project = app.currentProject();
-    const presetValue = s ? s.preset ?? '' : app.draftPreset ?? '';
+    const s = app.chat.session;
+    const project = app.chat.currentProject();
+    const presetValue = s ? s.preset ?? '' : app.chat.draftPreset ?? '';
     // Redrawn only when something it shows changed (a redraw would close an open picker).
-    const files = app.chatFiles();
+    const files = app.attachments.chatFiles();
     const fileCount = files.own.length + files.project.length;
-    const server = s ? app.chatConnection(s) : undefined;
-    const sig = JSON.stringify([s?.id, s?.title, s?.model, s?.connection_id, server?.name, server?.is_default, app.settings?.model, presetValue, project?.id, project?.name, app.panel, app.presets.map((p) => [p.key, p.name]), t('preset'), files.own.length, files.project.length, app.pendingCount]);
+    const server = s ? app.servers.chatConnection(s) : undefined;
+    const sig = JSON.stringify([s?.id, s?.title, s?.model, s?.connection_id, server?.name, server?.is_default, app.config.settings?.model, presetValue, project?.id, project?.name, app.panels.panel, app.config.presets.map((p) => [p.key, p.name]), t('preset'), files.own.length, files.project.length, app.memory.pendingCount]);
     if (sig === headSig) return;
     headSig = sig;
     document.title = s ? `${sessionTitle(s)} · ${t('appName')}` : t('appName');
     replaceChildren(head,
       h('button', { class: 'icon-btn sidebar-toggle', type: 'button', 'aria-label': t('projects'), onClick: toggleSidebar }, icon('menu')),
       h('div', { class: 'crumbs' },
-        project ? h('span', { class: 'crumb-project', 'data-testid': 'chat-project', title: app.projectName(project) }, icon('folder'), h('span', null, app.projectName(project))) : null,
+        project ? h('span', { class: 'crumb-project', 'data-testid': 'chat-project', title: app.sessions.projectName(project) }, icon('folder'), h('span', null, app.sessions.projectName(project))) : null,
         h('span', { class: 'crumb-sep' }, '/'),
         s
           ? h('button', { class: 'chat-title', type: 'button', title: t('rename'), 'data-testid': 'chat-title', onClick: () => void renameSession(app, s) }, sessionTitle(s),
@@ -150,20 +150,20 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
       h('div', { class: 'head-actions' },
         setupControl(app, presetValue, s),
         h('button', {
-          class: ['btn', 'btn-ghost', 'files-btn', app.panel === 'files' && 'active'], type: 'button', 'data-testid': 'open-files',
-          'aria-pressed': String(app.panel === 'files'),
+          class: ['btn', 'btn-ghost', 'files-btn', app.panels.panel === 'files' && 'active'], type: 'button', 'data-testid': 'open-files',
+          'aria-pressed': String(app.panels.panel === 'files'),
           'aria-label': t('filesCount', { n: fileCount, own: files.own.length, project: files.project.length }),
           title: t('filesCount', { n: fileCount, own: files.own.length, project: files.project.length }),
-          onClick: () => app.togglePanel('files'),
+          onClick: () => app.panels.togglePanel('files'),
         }, icon('paperclip'), h('span', { class: 'label' }, t('files')), h('span', { class: ['files-count', fileCount > 0 && 'some'], 'data-testid': 'files-count' }, String(fileCount))),
         h('button', {
-          class: ['btn', 'btn-ghost', app.panel === 'context' && 'active'], type: 'button', 'data-testid': 'open-context',
-          'aria-pressed': String(app.panel === 'context'), title: t('contextInspector'), onClick: () => app.togglePanel('context'),
+          class: ['btn', 'btn-ghost', app.panels.panel === 'context' && 'active'], type: 'button', 'data-testid': 'open-context',
+          'aria-pressed': String(app.panels.panel === 'context'), title: t('contextInspector'), onClick: () => app.panels.togglePanel('context'),
         }, icon('eye'), h('span', { class: 'label' }, t('context'))),
         h('button', {
-          class: ['btn', 'btn-ghost', 'memory-btn', app.panel === 'memory' && 'active'], type: 'button', 'data-testid': 'open-memory',
-          'aria-pressed': String(app.panel === 'memory'), title: app.pendingCount ? t('memoryPending', { n: app.pendingCount }) : t('memoryTitle'),
-          onClick: () => app.togglePanel('memory'),
+          class: ['btn', 'btn-ghost', 'memory-btn', app.panels.panel === 'memory' && 'active'], type: 'button', 'data-testid': 'open-memory',
+          'aria-pressed': String(app.panels.panel === 'memory'), title: app.memory.pendingCount ? t('memoryPending', { n: app.memory.pendingCount }) : t('memoryTitle'),
+          onClick: () => app.panels.togglePanel('memory'),
         }, icon('brain'), h('span', { class: 'label' }, t('memory')), pendingBadge(app)),
         s ? h('button', {
           class: 'icon-btn chat-menu-btn', type: 'button', 'aria-label': t('chatMenu'), title: t('chatMenu'), 'data-testid': 'chat-menu', 'aria-haspopup': 'menu',
@@ -187,7 +187,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
   const bottomSentinel = h('div', { class: 'newer', 'aria-hidden': 'true' });
 
   /** The open chat's entries: a reply with all its rounds (tool calls, results, what followed) is one. */
-  const shown = (): Entry[] => groupReplies(app.shownMessages());
+  const shown = (): Entry[] => groupReplies(app.chat.shownMessages());
   /** The entry that is, or holds, message `id`. */
   const indexOf = (visible: Entry[], id: number | null) => (id === null ? -1 : visible.findIndex((e) => e.id === id || e.parts.some((m) => m.id === id)));
 
@@ -217,7 +217,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
   };
 
   const renderList = () => {
-    const s = app.session;
+    const s = app.chat.session;
     const opened = shownSession !== (s?.id ?? null);
     if (opened) {
       for (const d of drawn.values()) d.el.remove();
@@ -226,15 +226,15 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
       liveEl = null;
     }
     shownSession = s?.id ?? null;
-    const live = app.currentLive();
+    const live = app.chat.currentLive();
     const visible = shown();
     if (editingId !== null && !visible.some((e) => e.id === editingId)) editingId = null;
 
     if (visible.length === 0 && !live) {
       liveEl = null;
       drawn.clear();
-      const project = app.currentProject();
-      replaceChildren(list, app.loadingMessages && s
+      const project = app.chat.currentProject();
+      replaceChildren(list, app.chat.loadingMessages && s
         ? h('div', { class: 'empty' }, t('loading'))
         : h('div', { class: 'empty' },
             h('div', { class: 'empty-mark', title: '마루' }, icon('logo')),
@@ -253,9 +253,9 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
       startId = visible[Math.max(0, visible.length - 2 * STEP)].id;
     }
     // A message a search result points at, outside the window: the window moves to it.
-    const focusAt = indexOf(visible, app.focusMessageId);
+    const focusAt = indexOf(visible, app.chat.focusMessageId);
     // Shown as part of its reply: the reply is what is brought into view.
-    if (focusAt !== -1) app.focusMessageId = visible[focusAt].id;
+    if (focusAt !== -1) app.chat.focusMessageId = visible[focusAt].id;
     if (focusAt !== -1 && !drawn.has(visible[focusAt].id)) {
       startId = visible[Math.max(0, focusAt - STEP)].id;
       endId = focusAt + STEP >= visible.length ? null : visible[focusAt + STEP].id;
@@ -269,8 +269,8 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
     const last = visible[visible.length - 1];
     const wanted: HTMLElement[] = [];
     const keep = new Set<number>();
-    const chatFiles = app.chatFiles();
-    const sentFiles = filesSentWith(visible, chatFiles.own, app.olderBefore === null);
+    const chatFiles = app.attachments.chatFiles();
+    const sentFiles = filesSentWith(visible, chatFiles.own, app.chat.olderBefore === null);
     const fileNames = new Map([...chatFiles.own, ...chatFiles.project].map((a) => [a.id, a.name]));
     for (let i = start; i < end; i++) {
       const entry = visible[i];
@@ -284,7 +284,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
       // a turn running disables buttons: in the message edited, the one Regenerate answers and those
       // with versions they are drawn again, elsewhere (Edit, marked `idle-only`) switched below.
       const tail = entry.parts[entry.parts.length - 1];
-      const key = [regenerable, editing, (editing || regenerable || m.versions.length > 1) && !!live, lang, app.replyErrors.get(tail.id), filesKey, ...entry.parts];
+      const key = [regenerable, editing, (editing || regenerable || m.versions.length > 1) && !!live, lang, app.chat.replyErrors.get(tail.id), filesKey, ...entry.parts];
       let d = drawn.get(m.id);
       if (!d || d.key.length !== key.length || d.key.some((v, j) => v !== key[j])) {
         d?.el.remove();
@@ -332,7 +332,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
       cursor = next;
     }
     for (const b of list.querySelectorAll<HTMLButtonElement>('.idle-only')) b.disabled = !!live;
-    const more = start > 0 || app.olderBefore !== null;
+    const more = start > 0 || app.chat.olderBefore !== null;
     topSentinel.hidden = !more;
     olderButton.textContent = t('loadOlder');
 
@@ -344,7 +344,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
 
   /** A reply that failed for a reason the settings fix (address, key, model, timeouts): a button to them. */
   const offerSettings = (el: HTMLElement, m: Message) => {
-    const code = m.error_code ?? app.replyErrors.get(m.id)?.code;
+    const code = m.error_code ?? app.chat.replyErrors.get(m.id)?.code;
     const box = el.querySelector('.msg-error');
     if (!box || !code || !SETTINGS_CODES.has(code)) return;
     box.append(h('button', {
@@ -355,16 +355,16 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
 
   /** Near the top: more of the loaded messages are drawn, or else the older page is loaded. */
   const extendTop = async () => {
-    if (extending || !app.session) return;
+    if (extending || !app.chat.session) return;
     extending = true;
     let changed = false;
     try {
       let visible = shown();
       let [start, end] = bounds(visible);
-      if (start === 0 && app.olderBefore !== null) {
-        const sid = app.session.id;
-        await app.loadOlder();
-        if (app.session?.id !== sid) return;
+      if (start === 0 && app.chat.olderBefore !== null) {
+        const sid = app.chat.session.id;
+        await app.chat.loadOlder();
+        if (app.chat.session?.id !== sid) return;
         visible = shown();
         [start, end] = bounds(visible);
       }
@@ -413,18 +413,18 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
 
   /** A message a search result pointed at: brought into view and flashed once it is shown. */
   const showFocused = () => {
-    const id = app.focusMessageId;
+    const id = app.chat.focusMessageId;
     if (id === null) return;
     const el = list.querySelector<HTMLElement>(`[data-message-id="${id}"]`);
     if (!el) return;
-    app.focusMessageId = null;
+    app.chat.focusMessageId = null;
     el.scrollIntoView({ block: 'center' });
     el.classList.add('flash');
     window.setTimeout(() => el.classList.remove('flash'), 2600);
   };
 
   const renderLive = () => {
-    const live = app.currentLive();
+    const live = app.chat.currentLive();
     if (!live || !liveEl) {
       // A reply being written while older messages are read: drawn once the window reaches the end.
       if (live && endId !== null) return;
@@ -434,7 +434,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
     if (frame) return;
     frame = requestAnimationFrame(() => {
       frame = 0;
-      const current = app.currentLive();
+      const current = app.chat.currentLive();
       if (!current || !liveEl) return;
       const stick = nearBottom();
       updateLiveNode(liveEl, current, app);

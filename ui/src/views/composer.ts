@@ -15,7 +15,7 @@ export function mountComposer(app: App, root: HTMLElement): { focus(): void } {
   let draftKey = key();
 
   function key(): string {
-    return app.session ? String(app.session.id) : `new:${app.draftProjectId ?? ''}`;
+    return app.chat.session ? String(app.chat.session.id) : `new:${app.chat.draftProjectId ?? ''}`;
   }
 
   const area = h('textarea', {
@@ -27,15 +27,15 @@ export function mountComposer(app: App, root: HTMLElement): { focus(): void } {
   });
   const button = h('button', { class: 'send-btn', type: 'button' });
   const hint = h('div', { class: 'composer-hint' });
-  const picker = filePicker((files) => void app.attachToChat(files), 'attach-input');
+  const picker = filePicker((files) => void app.attachments.attachToChat(files), 'attach-input');
   const attach = h('button', {
     class: 'icon-btn attach-btn', type: 'button', 'data-testid': 'attach', onClick: () => picker.open(),
   }, icon('paperclip'));
   const chips = h('ul', { class: 'chips', 'data-testid': 'upload-chips', hidden: true });
 
   const renderChips = () => {
-    const sid = app.session?.id;
-    const mine = sid === undefined ? [] : app.uploads.filter((u) => u.sessionId === sid);
+    const sid = app.chat.session?.id;
+    const mine = sid === undefined ? [] : app.attachments.uploads.filter((u) => u.sessionId === sid);
     chips.hidden = mine.length === 0;
     replaceChildren(chips, mine.map((u) => uploadChip(app, u)));
   };
@@ -47,7 +47,7 @@ export function mountComposer(app: App, root: HTMLElement): { focus(): void } {
     const files = filesToAttach(Array.from(data.items).filter((i) => i.kind === 'file').map((i) => i.getAsFile()).filter((f): f is File => !!f), true);
     if (files.length === 0) return;
     if (!data.types.includes('text/plain')) e.preventDefault();
-    void app.attachToChat(files);
+    void app.attachments.attachToChat(files);
   });
 
   const resize = () => {
@@ -56,14 +56,14 @@ export function mountComposer(app: App, root: HTMLElement): { focus(): void } {
   };
 
   const send = async () => {
-    if (app.currentLive()) return;
+    if (app.chat.currentLive()) return;
     const text = area.value;
     if (!text.trim()) return;
     const sentFrom = key();
     area.value = '';
     drafts.delete(sentFrom);
     resize();
-    const ok = await app.send(text);
+    const ok = await app.chat.send(text);
     // Refused: the text comes back, unless something new was typed meanwhile.
     if (!ok && !area.value) {
       area.value = text;
@@ -83,7 +83,7 @@ export function mountComposer(app: App, root: HTMLElement): { focus(): void } {
   });
 
   const renderButton = () => {
-    const live = app.currentLive();
+    const live = app.chat.currentLive();
     if (live) {
       replaceChildren(button, icon('stop'), h('span', null, t('stop')));
       button.className = 'send-btn stop';
@@ -104,7 +104,7 @@ export function mountComposer(app: App, root: HTMLElement): { focus(): void } {
     attach.setAttribute('aria-label', t('attachFiles'));
   };
   button.addEventListener('click', () => {
-    if (app.currentLive()) void app.stop();
+    if (app.chat.currentLive()) void app.chat.stop();
     else void send();
   });
 
@@ -114,7 +114,7 @@ export function mountComposer(app: App, root: HTMLElement): { focus(): void } {
     const keep = app.chat.keepDraft;
     if (k !== draftKey) {
       // A new chat that just got created keeps what is being typed; otherwise swap drafts.
-      const wasNew = draftKey.startsWith('new:') && app.session && app.messages.length <= 1;
+      const wasNew = draftKey.startsWith('new:') && app.chat.session && app.chat.messages.length <= 1;
       if (keep && area.value) {
         drafts.set(k, area.value);
       } else if (!wasNew) {

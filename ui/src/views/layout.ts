@@ -29,16 +29,16 @@ export function mountLayout(app: App, root: HTMLElement): { perform: (action: Ac
   const side = mountSidebar(app, sidebar);
   mountChat(app, chat, toggleSidebar);
   mountServerBanner(app, serverBanner);
-  const renderContext = mountContextPanel(app, panel, () => app.closePanel());
-  const renderMemory = mountMemoryPanel(app, panel, () => app.closePanel());
-  const renderFiles = mountFilesPanel(app, panel, () => app.closePanel());
+  const renderContext = mountContextPanel(app, panel, () => app.panels.closePanel());
+  const renderMemory = mountMemoryPanel(app, panel, () => app.panels.closePanel());
+  const renderFiles = mountFilesPanel(app, panel, () => app.panels.closePanel());
 
   const renderPanel = () => {
-    panel.hidden = app.panel === null;
-    shell.dataset.panel = app.panel ?? '';
-    if (app.panel === 'context') renderContext();
-    else if (app.panel === 'memory') renderMemory();
-    else if (app.panel === 'files') renderFiles();
+    panel.hidden = app.panels.panel === null;
+    shell.dataset.panel = app.panels.panel ?? '';
+    if (app.panels.panel === 'context') renderContext();
+    else if (app.panels.panel === 'memory') renderMemory();
+    else if (app.panels.panel === 'files') renderFiles();
     else panel.replaceChildren();
   };
   app.on('panel', renderPanel);
@@ -93,7 +93,7 @@ export function mountLayout(app: App, root: HTMLElement): { perform: (action: Ac
         return true;
       case 'newChat':
         if (dialogOpen) return false;
-        app.newChat(app.currentProject()?.id);
+        app.chat.newChat(app.chat.currentProject()?.id);
         return true;
       case 'shortcuts':
         // Pressed again, it closes the list; over another dialog it waits.
@@ -106,8 +106,8 @@ export function mountLayout(app: App, root: HTMLElement): { perform: (action: Ac
         return true;
       case 'stop':
         // Not when Escape already did something (closed a dialog or a menu, cleared the search).
-        if (handled || dialogOpen || document.querySelector('.menu') || !app.currentLive()) return false;
-        void app.stop();
+        if (handled || dialogOpen || document.querySelector('.menu') || !app.chat.currentLive()) return false;
+        void app.chat.stop();
         return false;
     }
   };

@@ -37,7 +37,7 @@ export function mountMemoryPanel(app: App, root: HTMLElement, onClose: () => voi
     const content = addArea.value.trim();
     if (!content) return;
     // Refused (a secret, say): the text stays so the user can fix it.
-    if (await app.addMemory(content)) addArea.value = '';
+    if (await app.memory.addMemory(content)) addArea.value = '';
     else addArea.focus();
   };
   addArea.addEventListener('keydown', (e) => {
@@ -51,7 +51,7 @@ export function mountMemoryPanel(app: App, root: HTMLElement, onClose: () => voi
   const source = (m: Memory): HTMLElement | null => {
     const sid = m.source_session_id;
     if (sid == null) return null;
-    const title = app.sourceTitle(sid);
+    const title = app.memory.sourceTitle(sid);
     const mid = m.source_message_id;
     return h('a', {
       class: 'memory-source', href: `#/chat/${sid}`, 'data-testid': 'memory-source',
@@ -59,7 +59,7 @@ export function mountMemoryPanel(app: App, root: HTMLElement, onClose: () => voi
       title: mid != null ? t('openSourceMessage') : t('openSource'),
       onClick: (e: Event) => {
         e.preventDefault();
-        void app.openSession(sid, true, mid ?? null);
+        void app.chat.openSession(sid, true, mid ?? null);
       },
     }, icon('chat'), h('span', null, title ? t('fromChatTitled', { title }) : t('fromChat', { id: sid })));
   };
@@ -104,24 +104,24 @@ export function mountMemoryPanel(app: App, root: HTMLElement, onClose: () => voi
   };
 
   const proposal = (m: Memory): HTMLElement => {
-    if (editing?.id === m.id) return editor(m, 'saveAndAccept', (text) => app.acceptMemory(m.id, text));
+    if (editing?.id === m.id) return editor(m, 'saveAndAccept', (text) => app.memory.acceptMemory(m.id, text));
     // A change to a saved fact shows what it changes, word by word, against the fact as it is.
-    const saved = m.replaces != null ? app.memories.find((f) => f.id === m.replaces) : undefined;
+    const saved = m.replaces != null ? app.memory.memories.find((f) => f.id === m.replaces) : undefined;
     return h('li', { class: 'memory proposal', 'data-testid': 'memory-proposal', dataset: { memoryId: String(m.id), ...(m.replaces != null ? { replaces: String(m.replaces) } : {}) } },
       saved ? h('div', { class: 'memory-change-label' }, icon('edit'), t('proposedChange')) : null,
       saved ? changeDiff(saved.content, m.content) : h('div', { class: 'memory-text' }, m.content),
       h('div', { class: 'memory-meta' }, source(m), when(m)),
       h('div', { class: 'proposal-actions' },
-        h('button', { class: 'btn btn-small btn-ghost', type: 'button', 'data-testid': 'memory-dismiss', onClick: () => void app.dismissMemory(m.id) }, icon('close'), t('dismiss')),
+        h('button', { class: 'btn btn-small btn-ghost', type: 'button', 'data-testid': 'memory-dismiss', onClick: () => void app.memory.dismissMemory(m.id) }, icon('close'), t('dismiss')),
         h('button', { class: 'btn btn-small btn-ghost', type: 'button', 'data-testid': 'memory-edit', onClick: () => { editing = { id: m.id, text: m.content }; render(); } }, icon('edit'), t('editProposal')),
-        h('button', { class: 'btn btn-small btn-primary', type: 'button', 'data-testid': 'memory-accept', onClick: () => void app.acceptMemory(m.id) }, icon('check'), t('accept')),
+        h('button', { class: 'btn btn-small btn-primary', type: 'button', 'data-testid': 'memory-accept', onClick: () => void app.memory.acceptMemory(m.id) }, icon('check'), t('accept')),
       ),
     );
   };
 
   const fact = (m: Memory): HTMLElement => {
     if (editing?.id === m.id) {
-      return editor(m, 'save', async (text) => text.trim() === m.content || app.updateMemory(m.id, { content: text }));
+      return editor(m, 'save', async (text) => text.trim() === m.content || app.memory.updateMemory(m.id, { content: text }));
     }
     return h('li', { class: ['memory', m.pinned && 'pinned'], 'data-testid': 'memory', dataset: { memoryId: String(m.id) } },
       h('div', { class: 'memory-text' }, m.content),
@@ -130,12 +130,12 @@ export function mountMemoryPanel(app: App, root: HTMLElement, onClose: () => voi
         source(m),
         when(m),
         h('span', { class: 'spacer' }),
-        h('button', { class: ['icon-btn', m.pinned && 'active'], type: 'button', title: m.pinned ? t('unpin') : t('pin'), 'aria-label': m.pinned ? t('unpin') : t('pin'), 'aria-pressed': String(m.pinned), onClick: () => void app.updateMemory(m.id, { pinned: !m.pinned }) }, icon('pin')),
+        h('button', { class: ['icon-btn', m.pinned && 'active'], type: 'button', title: m.pinned ? t('unpin') : t('pin'), 'aria-label': m.pinned ? t('unpin') : t('pin'), 'aria-pressed': String(m.pinned), onClick: () => void app.memory.updateMemory(m.id, { pinned: !m.pinned }) }, icon('pin')),
         h('button', { class: 'icon-btn', type: 'button', title: t('edit'), 'aria-label': t('edit'), onClick: () => { editing = { id: m.id, text: m.content }; render(); } }, icon('edit')),
         h('button', {
           class: 'icon-btn danger', type: 'button', title: t('delete'), 'aria-label': t('delete'),
           onClick: async () => {
-            if (await confirmDialog({ title: t('deleteMemoryTitle'), body: m.content, confirm: t('delete'), danger: true })) await app.deleteMemory(m.id);
+            if (await confirmDialog({ title: t('deleteMemoryTitle'), body: m.content, confirm: t('delete'), danger: true })) await app.memory.deleteMemory(m.id);
           },
         }, icon('trash')),
       ),
@@ -143,7 +143,7 @@ export function mountMemoryPanel(app: App, root: HTMLElement, onClose: () => voi
   };
 
   const modeLine = (): HTMLElement | null => {
-    const mode = app.settings?.memory_mode;
+    const mode = app.config.settings?.memory_mode;
     if (!mode) return null;
     return h('p', { class: ['memory-mode', `memory-mode-${mode}`], 'data-testid': 'memory-mode-line' },
       h('span', null, t(MODE_LINES[mode])), ' ',
@@ -153,8 +153,8 @@ export function mountMemoryPanel(app: App, root: HTMLElement, onClose: () => voi
   const render = () => {
     addArea.placeholder = t('memoryAddPlaceholder');
     // A proposal accepted or dismissed elsewhere (another window) is no longer edited here.
-    if (editing && ![...app.pendingMemories, ...app.memories].some((m) => m.id === editing!.id)) editing = null;
-    const pending = app.pendingMemories;
+    if (editing && ![...app.memory.pendingMemories, ...app.memory.memories].some((m) => m.id === editing!.id)) editing = null;
+    const pending = app.memory.pendingMemories;
     // Redrawn when a reply finishes too: what the user is typing keeps its focus.
     const typing = document.activeElement === addArea ? [addArea.selectionStart, addArea.selectionEnd] as const : null;
     replaceChildren(root,
@@ -171,12 +171,12 @@ export function mountMemoryPanel(app: App, root: HTMLElement, onClose: () => voi
               h('p', { class: 'hint' }, t('memoryProposedHint')),
               h('ul', { class: 'memory-list' }, pending.map(proposal)))
           : null,
-        pending.length ? h('h3', { class: 'memory-heading' }, t('memorySaved', { n: app.memories.length })) : null,
+        pending.length ? h('h3', { class: 'memory-heading' }, t('memorySaved', { n: app.memory.memories.length })) : null,
         h('div', { class: 'memory-add' }, addArea, h('button', { class: 'btn btn-primary', type: 'button', 'data-testid': 'memory-add', onClick: () => void add() }, icon('plus'), t('add'))),
-        !app.memoriesLoaded && app.memoriesError ? h('div', { class: 'msg-error' }, icon('warn'), h('span', null, app.memoriesError))
-          : !app.memoriesLoaded ? h('p', { class: 'hint' }, t('loading'))
-          : app.memories.length === 0 ? h('p', { class: 'empty-note' }, t('memoryEmpty'))
-          : h('ul', { class: 'memory-list', 'data-testid': 'memory-facts' }, app.memories.map(fact)),
+        !app.memory.memoriesLoaded && app.memory.memoriesError ? h('div', { class: 'msg-error' }, icon('warn'), h('span', null, app.memory.memoriesError))
+          : !app.memory.memoriesLoaded ? h('p', { class: 'hint' }, t('loading'))
+          : app.memory.memories.length === 0 ? h('p', { class: 'empty-note' }, t('memoryEmpty'))
+          : h('ul', { class: 'memory-list', 'data-testid': 'memory-facts' }, app.memory.memories.map(fact)),
       ),
     );
     if (typing) {
@@ -185,10 +185,10 @@ export function mountMemoryPanel(app: App, root: HTMLElement, onClose: () => voi
     }
     // A fact a tool call's chip pointed at: brought into view and flashed once listed (a redraw
     // meanwhile, as the lists load again, goes on with the flash where it was).
-    const focus = app.focusMemoryId;
+    const focus = app.memory.focusMemoryId;
     const found = focus !== null ? root.querySelector<HTMLElement>(`[data-memory-id="${focus}"]`) : null;
     if (found) {
-      app.focusMemoryId = null;
+      app.memory.focusMemoryId = null;
       flashing = { id: focus!, since: performance.now() };
       found.scrollIntoView({ block: 'center' });
     }
@@ -202,7 +202,7 @@ export function mountMemoryPanel(app: App, root: HTMLElement, onClose: () => voi
     }
   };
   const redraw = () => {
-    if (app.panel === 'memory') render();
+    if (app.panels.panel === 'memory') render();
   };
   app.on('memories', redraw);
   app.on('settings', redraw);
@@ -211,7 +211,7 @@ export function mountMemoryPanel(app: App, root: HTMLElement, onClose: () => voi
 
 /** The count of proposals waiting, for the Memory buttons (nothing when there are none). */
 export function pendingBadge(app: App): HTMLElement | null {
-  const n = app.pendingCount;
+  const n = app.memory.pendingCount;
   if (n === 0) return null;
   return h('span', { class: 'pending-count', 'data-testid': 'memory-pending-count', title: t('memoryPending', { n }), 'aria-label': t('memoryPending', { n }) }, String(n));
 }

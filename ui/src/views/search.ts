@@ -6,7 +6,7 @@
 // messages too (remembered for the page's life), each such hit marked.
 
 import type { App } from '../app';
-import { errorMessage } from '../backend/backend';
+import { errorMessage } from '../lib/apiError';
 import type { ChatHit, FileHit } from '../backend/types';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { t } from '../lib/i18n';
@@ -100,7 +100,7 @@ export function mountSearch(app: App, onActive: () => void): SearchBox {
     const mine = ++seq;
     loading = true;
     render();
-    const [chats, inFiles] = await Promise.allSettled([app.searchChats(q, LIMIT, withVersions), app.searchFiles(q, LIMIT)]);
+    const [chats, inFiles] = await Promise.allSettled([app.search.searchChats(q, LIMIT, withVersions), app.search.searchFiles(q, LIMIT)]);
     if (mine !== seq) return;
     hits = chats.status === 'fulfilled' ? chats.value : [];
     error = chats.status === 'rejected' ? errorMessage(chats.reason) : null;
@@ -142,16 +142,16 @@ export function mountSearch(app: App, onActive: () => void): SearchBox {
 
   const openFile = (hit: FileHit) => {
     if (hit.session_id !== null) {
-      void app.openSession(hit.session_id, true);
+      void app.chat.openSession(hit.session_id, true);
       return;
     }
-    const project = app.entry(hit.project_id)?.project;
+    const project = app.sessions.entry(hit.project_id)?.project;
     if (project) openProjectFilesDialog(app, project);
   };
 
   /** Opens the `i`th result of both groups. */
   const open = (i: number) => {
-    if (i < hits.length) void app.openHit(hits[i]);
+    if (i < hits.length) void app.search.openHit(hits[i]);
     else if (i < count()) openFile(files[i - hits.length]);
   };
 
@@ -187,11 +187,11 @@ export function mountSearch(app: App, onActive: () => void): SearchBox {
   });
 
   const hitNode = (hit: ChatHit, i: number): HTMLElement => {
-    const project = app.entry(hit.project_id)?.project;
+    const project = app.sessions.entry(hit.project_id)?.project;
     const title = hit.title.trim() || t('untitled');
     return h('li', null,
       h('button', {
-        class: ['search-hit', i === selected && 'selected', app.session?.id === hit.session_id && 'current'],
+        class: ['search-hit', i === selected && 'selected', app.chat.session?.id === hit.session_id && 'current'],
         type: 'button',
         'data-testid': 'search-hit',
         // Not data-session-id / data-message-id: those name the chats and messages themselves.
@@ -204,7 +204,7 @@ export function mountSearch(app: App, onActive: () => void): SearchBox {
         h('span', { class: 'hit-top' },
           h('span', { class: 'hit-title' }, title),
           hit.earlier_version ? h('span', { class: 'hit-badge', 'data-testid': 'earlier-version', title: t('earlierVersionHint') }, t('earlierVersion')) : null,
-          project ? h('span', { class: 'hit-project', title: app.projectName(project) }, icon('folder'), h('span', null, app.projectName(project))) : null,
+          project ? h('span', { class: 'hit-project', title: app.sessions.projectName(project) }, icon('folder'), h('span', null, app.sessions.projectName(project))) : null,
         ),
         h('span', { class: 'hit-snippet', 'data-testid': 'search-snippet' },
           hit.message_id === null ? h('span', { class: 'hit-kind' }, `${t('titleMatch')}: `) : null,
@@ -214,14 +214,14 @@ export function mountSearch(app: App, onActive: () => void): SearchBox {
 
   /** A passage of a file, `i` counted after the chats' hits. */
   const fileNode = (hit: FileHit, i: number): HTMLElement => {
-    const project = app.entry(hit.project_id)?.project;
+    const project = app.sessions.entry(hit.project_id)?.project;
     // Its chat's title (the sidebar's, or a chat hit's), else its project's name.
     const chat = hit.session_id === null ? undefined
-      : (app.findSession(hit.session_id)?.title ?? hits.find((c) => c.session_id === hit.session_id)?.title);
-    const where = hit.session_id !== null && chat !== undefined ? (chat.trim() || t('untitled')) : project ? app.projectName(project) : null;
+      : (app.sessions.findSession(hit.session_id)?.title ?? hits.find((c) => c.session_id === hit.session_id)?.title);
+    const where = hit.session_id !== null && chat !== undefined ? (chat.trim() || t('untitled')) : project ? app.sessions.projectName(project) : null;
     return h('li', null,
       h('button', {
-        class: ['search-hit', i === selected && 'selected', hit.session_id !== null && app.session?.id === hit.session_id && 'current'],
+        class: ['search-hit', i === selected && 'selected', hit.session_id !== null && app.chat.session?.id === hit.session_id && 'current'],
         type: 'button',
         'data-testid': 'search-file-hit',
         onClick: () => {

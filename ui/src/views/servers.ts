@@ -4,8 +4,9 @@
 // changes. Servers are added (or found on the usual local ports), edited, made the default,
 // turned off and removed, the default one excepted. Changes are saved as they are made.
 
-import type { App, ModelList } from '../app';
-import { ApiError, errorMessage } from '../backend/backend';
+import type { App } from '../app';
+import type { ModelList } from '../state/connections';
+import { ApiError, errorMessage } from '../lib/apiError';
 import type { ConnectionPatch, ConnectionView, FoundServer } from '../backend/types';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { t, type Key } from '../lib/i18n';
@@ -50,7 +51,7 @@ export function mountServers(app: App, root: HTMLElement): void {
 
   const edit = (which: number | 'new' | null) => {
     editing = which;
-    form = which === null ? null : serverForm(which === 'new' ? null : app.connections.find((c) => c.id === which) ?? null);
+    form = which === null ? null : serverForm(which === 'new' ? null : app.servers.connections.find((c) => c.id === which) ?? null);
     render();
   };
 
@@ -62,7 +63,7 @@ export function mountServers(app: App, root: HTMLElement): void {
       await change();
     } catch (e) {
       problems.set(id, e);
-      await app.loadConnections();
+      await app.servers.loadConnections();
     }
     render();
   };
@@ -99,14 +100,14 @@ export function mountServers(app: App, root: HTMLElement): void {
       try {
         const base = address.value.trim();
         if (!server) {
-          await app.addConnection({ name: name.value.trim() || addressName(base), base_url: base, ...(key.value ? { api_key: key.value } : {}) });
+          await app.servers.addConnection({ name: name.value.trim() || addressName(base), base_url: base, ...(key.value ? { api_key: key.value } : {}) });
         } else {
           const patch: ConnectionPatch = {};
           if (name.value.trim() !== server.name) patch.name = name.value.trim();
           if (base !== server.base_url) patch.base_url = base;
           if (key.value) patch.api_key = key.value;
           else if (removeKey.checked) patch.api_key = null;
-          if (Object.keys(patch).length) await app.editConnection(server.id, patch);
+          if (Object.keys(patch).length) await app.servers.editConnection(server.id, patch);
         }
       } catch (err) {
         saveBtn.disabled = false;
@@ -135,10 +136,10 @@ export function mountServers(app: App, root: HTMLElement): void {
 
   const item = (c: ConnectionView): HTMLElement => {
     if (editing === c.id && form) return h('li', { class: 'tool-server server editing', 'data-testid': 'server', dataset: { name: c.name, id: String(c.id) } }, form);
-    const list = app.modelLists.get(c.id);
+    const list = app.servers.modelLists.get(c.id);
     const badge = status(c, list);
     const enabled = h('input', { type: 'checkbox', checked: c.enabled, disabled: c.is_default, 'data-testid': 'server-enabled' });
-    enabled.addEventListener('change', () => void quick(c.id, () => app.editConnection(c.id, { enabled: enabled.checked })));
+    enabled.addEventListener('change', () => void quick(c.id, () => app.servers.editConnection(c.id, { enabled: enabled.checked })));
     const problem = problems.get(c.id);
     const models = list?.models ?? [];
     return h('li', { class: ['tool-server', 'server', !c.enabled && 'off'], 'data-testid': 'server', dataset: { name: c.name, id: String(c.id) } },
@@ -151,14 +152,14 @@ export function mountServers(app: App, root: HTMLElement): void {
         h('label', { class: 'switch', title: c.is_default ? t('defaultAlwaysOn') : t('serverEnabledHint') }, enabled, h('span', null, t('serverEnabled'))),
         !c.is_default && c.enabled ? h('button', {
           class: 'btn btn-small', type: 'button', title: t('makeDefaultHint'), 'data-testid': 'server-make-default',
-          onClick: () => void quick(c.id, () => app.editConnection(c.id, { is_default: true })),
+          onClick: () => void quick(c.id, () => app.servers.editConnection(c.id, { is_default: true })),
         }, t('makeDefault')) : null,
         h('button', { class: 'icon-btn', type: 'button', title: t('edit'), 'aria-label': t('edit'), 'data-testid': 'server-edit', onClick: () => edit(c.id) }, icon('edit')),
         c.is_default ? null : h('button', {
           class: 'icon-btn danger', type: 'button', title: t('removeServer'), 'aria-label': t('removeServer'), 'data-testid': 'server-remove',
           onClick: async () => {
             if (await confirmDialog({ title: t('removeServerTitle', { name: c.name }), body: t('removeServerBody'), confirm: t('removeServer'), danger: true })) {
-              await quick(c.id, () => app.removeConnection(c.id));
+              await quick(c.id, () => app.servers.removeConnection(c.id));
             }
           },
         }, icon('trash')),
@@ -166,9 +167,9 @@ export function mountServers(app: App, root: HTMLElement): void {
       h('code', { class: 'tool-server-what', 'data-testid': 'server-url' }, c.base_url),
       c.enabled ? h('div', { class: 'server-models' },
         list?.error
-          ? h('p', { class: 'field-error tool-server-error', 'data-testid': 'server-error' }, app.serverError(list.error))
+          ? h('p', { class: 'field-error tool-server-error', 'data-testid': 'server-error' }, app.servers.serverError(list.error))
           : h('p', { class: 'hint', 'data-testid': 'server-models' }, models.length > 4 ? `${models.slice(0, 4).map((m) => m.id).join(', ')}…` : models.map((m) => m.id).join(', ')),
-        h('button', { class: 'btn btn-small btn-ghost', type: 'button', disabled: !!list?.asking, 'data-testid': 'server-check', onClick: () => void app.loadModelList(c.id) }, icon('refresh'), t('checkAgain')),
+        h('button', { class: 'btn btn-small btn-ghost', type: 'button', disabled: !!list?.asking, 'data-testid': 'server-check', onClick: () => void app.servers.loadModelList(c.id) }, icon('refresh'), t('checkAgain')),
       ) : null,
       problem ? h('p', { class: 'field-error tool-server-error', role: 'alert', 'data-testid': 'server-problem' }, errorMessage(problem)) : null,
     );
@@ -178,7 +179,7 @@ export function mountServers(app: App, root: HTMLElement): void {
     found = 'looking';
     render();
     try {
-      found = await app.backend.probeServers();
+      found = await app.servers.probeServers();
     } catch (e) {
       found = { error: e };
     }
@@ -191,7 +192,7 @@ export function mountServers(app: App, root: HTMLElement): void {
     if ('error' in found) return h('ul', { class: 'found-servers' }, h('li', { class: 'field-error' }, errorMessage(found.error)));
     if (found.length === 0) return h('ul', { class: 'found-servers' }, h('li', { class: 'hint' }, t('noServersFound')));
     return h('ul', { class: 'found-servers', 'data-testid': 'found-servers' }, found.map((srv) => {
-      const added = app.connections.some((c) => sameAddress(c.base_url, srv.base_url));
+      const added = app.servers.connections.some((c) => sameAddress(c.base_url, srv.base_url));
       return h('li', { dataset: { url: srv.base_url } },
         h('div', null, h('strong', null, srv.kind_guess), ' ', h('code', null, srv.base_url)),
         h('div', { class: 'hint' }, srv.needs_api_key ? t('needsKey') : srv.models.slice(0, 4).join(', ')),
@@ -201,7 +202,7 @@ export function mountServers(app: App, root: HTMLElement): void {
               class: 'btn btn-small', type: 'button', 'data-testid': 'add-found-server',
               onClick: async () => {
                 try {
-                  const view = await app.addFoundServer(srv);
+                  const view = await app.servers.addFoundServer(srv);
                   // It wants a key: its form is where to type it.
                   if (srv.needs_api_key) edit(view.id);
                 } catch (e) {
@@ -221,8 +222,8 @@ export function mountServers(app: App, root: HTMLElement): void {
   const newSlot = h('div');
   const head = h('div');
   const renderRows = () => {
-    const wanted = app.connections.map((c) => {
-      const list = app.modelLists.get(c.id);
+    const wanted = app.servers.connections.map((c) => {
+      const list = app.servers.modelLists.get(c.id);
       const sig = editing === c.id ? 'editing' : JSON.stringify([c, list?.models?.map((m) => m.id), list?.asking, list && errorMessage(list.error), errorMessage(problems.get(c.id) ?? ''), t('serverEnabled')]);
       let row = rows.get(c.id);
       if (!row || row.sig !== sig || (sig === 'editing' && !row.el.contains(form))) {
@@ -233,7 +234,7 @@ export function mountServers(app: App, root: HTMLElement): void {
       return row.el;
     });
     for (const [id, row] of rows) {
-      if (app.connections.some((c) => c.id === id)) continue;
+      if (app.servers.connections.some((c) => c.id === id)) continue;
       row.el.remove();
       rows.delete(id);
     }
@@ -256,8 +257,8 @@ export function mountServers(app: App, root: HTMLElement): void {
       ),
       h('p', { class: 'hint' }, t('serversHint')),
       foundList(),
-      app.connectionsError ? h('p', { class: 'field-error', 'data-testid': 'servers-error' }, errorMessage(app.connectionsError)) : null,
-      !app.connectionsLoaded && !app.connectionsError ? h('p', { class: 'hint' }, t('loading')) : null,
+      app.servers.connectionsError ? h('p', { class: 'field-error', 'data-testid': 'servers-error' }, errorMessage(app.servers.connectionsError)) : null,
+      !app.servers.connectionsLoaded && !app.servers.connectionsError ? h('p', { class: 'hint' }, t('loading')) : null,
     );
     const newForm = editing === 'new' ? form : null;
     if (newSlot.firstChild !== newForm) replaceChildren(newSlot, newForm);
@@ -270,7 +271,7 @@ export function mountServers(app: App, root: HTMLElement): void {
     else off();
   });
   render();
-  void app.loadModelLists();
+  void app.servers.loadModelLists();
 }
 
 function field(label: string, control: HTMLElement, hint?: string | null): HTMLElement {

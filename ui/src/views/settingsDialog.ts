@@ -33,7 +33,7 @@ const MEMORY_MODES: { mode: MemoryMode; label: Key; hint: Key }[] = [
 const CUSTOM_MODEL = '\u0000custom';
 
 export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
-  const s = app.settings;
+  const s = app.config.settings;
   if (!s) {
     toast(t('offlineBody'), 'error');
     return;
@@ -77,8 +77,8 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
 
   // ---- the default model: among what the default server lists (the servers pane asks them)
   const defaultModels = (): ModelInfo[] => {
-    const d = app.defaultConnection();
-    return (d && app.modelLists.get(d.id)?.models) || [];
+    const d = app.servers.defaultConnection();
+    return (d && app.servers.modelLists.get(d.id)?.models) || [];
   };
   const fillModels = (selected: string) => {
     const models = defaultModels();
@@ -101,9 +101,9 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
   const modelLabel = h('span', { class: 'field-label' });
   /** The default server's name and answer, drawn again as its list comes (the choice is kept). */
   const showDefaultModels = () => {
-    const d = app.defaultConnection();
+    const d = app.servers.defaultConnection();
     modelLabel.textContent = d ? t('defaultModelOn', { server: d.name }) : t('model');
-    const list = d && app.modelLists.get(d.id);
+    const list = d && app.servers.modelLists.get(d.id);
     const listed = defaultModels().map((m) => m.id).join('\n');
     if (listed !== shownModels) {
       shownModels = listed;
@@ -111,7 +111,7 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
     }
     modelStatus.className = list?.error ? 'field-hint field-error' : 'field-hint';
     modelStatus.textContent = !d || !list || (list.asking && !list.models) ? t('modelsLoading')
-      : list.error ? t('modelsFailed', { error: app.serverError(list.error) })
+      : list.error ? t('modelsFailed', { error: app.servers.serverError(list.error) })
       : t('modelsFound', { n: list.models?.length ?? 0, url: d.base_url });
   };
   let shownModels = '';
@@ -131,8 +131,8 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
         h('div', { class: 'row' }, modelSelect, h('button', {
           class: 'btn', type: 'button', title: t('checkServer'), 'data-testid': 'check-server',
           onClick: () => {
-            const d = app.defaultConnection();
-            if (d) void app.loadModelList(d.id);
+            const d = app.servers.defaultConnection();
+            if (d) void app.servers.loadModelList(d.id);
           },
         }, icon('refresh'), t('refreshModels'))),
         modelText, modelStatus, h('span', { class: 'field-hint' }, t('defaultModelHint'))),
@@ -170,7 +170,7 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
         class: 'btn btn-ghost', type: 'button',
         onClick: () => {
           handle.close();
-          if (app.panel !== 'memory') app.togglePanel('memory');
+          if (app.panels.panel !== 'memory') app.panels.togglePanel('memory');
         },
       }, icon('brain'), t('manageMemory')),
     ),
@@ -219,10 +219,10 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
         custom_instructions: instructions.value,
         memory_mode: memoryMode(),
         theme: theme.value as Theme,
-      }, app.settings);
+      }, app.config.settings);
       if (language.value !== languageShown) patch.language = language.value as Language;
       saveBtn.disabled = true;
-      const ok = Object.keys(patch).length === 0 || (await app.saveSettings(patch));
+      const ok = Object.keys(patch).length === 0 || (await app.config.saveSettings(patch));
       saveBtn.disabled = false;
       if (ok) {
         saved = true;
@@ -240,7 +240,7 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
     footer: [h('button', { class: 'btn', type: 'button', onClick: () => handle.close() }, t('cancel')), saveBtn],
     onClose: () => {
       // A previewed theme goes back if the dialog closes unsaved.
-      if (!saved && app.settings) applyTheme(app.settings.theme);
+      if (!saved && app.config.settings) applyTheme(app.config.settings.theme);
     },
   });
   showTab(tab);

@@ -7,7 +7,7 @@
 // other text files. Changes are saved as they are made (no Save button), like tool servers.
 
 import type { App } from '../app';
-import { errorMessage } from '../backend/backend';
+import { errorMessage } from '../lib/apiError';
 import type { SkillFile, SkillView } from '../backend/types';
 import { h, icon, replaceChildren, type Child } from '../lib/dom';
 import { count } from '../lib/format';
@@ -29,7 +29,7 @@ interface Importing {
   skills: (FolderSkill & { error: string | null })[];
 }
 
-export function mountSkillsPane(app: App, root: HTMLElement, store = new SkillsStore(app.backend)): SkillsStore {
+export function mountSkillsPane(app: App, root: HTMLElement, store = app.skillsStore()): SkillsStore {
   /** The skill being edited: its id, "new", or none. Its form is kept while the list redraws. */
   let editing: number | 'new' | null = null;
   let form: HTMLElement | null = null;
@@ -41,14 +41,14 @@ export function mountSkillsPane(app: App, root: HTMLElement, store = new SkillsS
   const problems = new Map<number, string>();
 
   const projectLabel = (id: number) => {
-    const entry = app.projects.find((p) => p.project.id === id);
-    return entry ? app.projectName(entry.project) : `#${id}`;
+    const entry = app.sessions.projects.find((p) => p.project.id === id);
+    return entry ? app.sessions.projectName(entry.project) : `#${id}`;
   };
 
   /** Where a new skill or an imported one goes: global, or one of the projects. */
   const whereSelect = (testid: string) => h('select', { class: 'input', 'data-testid': testid },
     h('option', { value: '' }, t('skillWhereGlobal')),
-    app.projects.map(({ project }) => h('option', { value: String(project.id) }, app.projectName(project))));
+    app.sessions.projects.map(({ project }) => h('option', { value: String(project.id) }, app.sessions.projectName(project))));
   const whereValue = (select: HTMLSelectElement): number | undefined => (select.value === '' ? undefined : Number(select.value));
 
   const edit = (which: number | 'new' | null) => {
@@ -256,15 +256,15 @@ export function mountSkillsPane(app: App, root: HTMLElement, store = new SkillsS
       h('p', { class: 'hint skill-sizes', title: t('skillSizesHint'), 'data-testid': 'skill-sizes' },
         t('skillSizes', { listed: count(sizes.listed), body: count(sizes.body), files: t('skillFileCount', { n: s.files.length }) })),
       s.files.length ? h('ul', { class: 'skill-file-names', 'data-testid': 'skill-files' }, s.files.map((f) => h('li', null, h('code', null, f.path)))) : null,
-      s.project_id === null && app.projects.length ? h('div', { class: 'skill-section' },
+      s.project_id === null && app.sessions.projects.length ? h('div', { class: 'skill-section' },
         h('h4', null, t('skillOnInProjects')),
-        h('div', { class: 'skill-projects', 'data-testid': 'skill-projects' }, app.projects.map(({ project }) => {
+        h('div', { class: 'skill-projects', 'data-testid': 'skill-projects' }, app.sessions.projects.map(({ project }) => {
           const box = h('input', { type: 'checkbox', checked: !s.off_in.includes(project.id), disabled: !s.enabled, dataset: { projectId: String(project.id) } });
           box.addEventListener('change', () => {
             const off = s.off_in.filter((id) => id !== project.id);
             void quick(s.id, { off_in: box.checked ? off : [...off, project.id] });
           });
-          return h('label', { class: 'check', 'data-testid': 'skill-project' }, box, app.projectName(project));
+          return h('label', { class: 'check', 'data-testid': 'skill-project' }, box, app.sessions.projectName(project));
         })),
       ) : null,
     );
@@ -283,7 +283,7 @@ export function mountSkillsPane(app: App, root: HTMLElement, store = new SkillsS
     const all = store.skills;
     const global = all.filter((s) => s.project_id === null);
     // Projects in the sidebar's order, then any the sidebar does not list.
-    const order = [...app.projects.map((p) => p.project.id), ...all.map((s) => s.project_id).filter((id): id is number => id !== null)];
+    const order = [...app.sessions.projects.map((p) => p.project.id), ...all.map((s) => s.project_id).filter((id): id is number => id !== null)];
     const projects = [...new Set(order)].filter((id) => all.some((s) => s.project_id === id));
     const newForm = editing === 'new' && form ? form : null;
     replaceChildren(root,

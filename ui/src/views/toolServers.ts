@@ -6,7 +6,7 @@
 // Changes are saved as they are made (no Save button), like presets.
 
 import type { App } from '../app';
-import { ApiError, errorMessage } from '../backend/backend';
+import { ApiError, errorMessage } from '../lib/apiError';
 import type { NewToolServer, ServerStatus, ToolServerPatch, ToolServerView, Transport } from '../backend/types';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { t, type Key } from '../lib/i18n';
@@ -58,7 +58,7 @@ export function mountToolServers(app: App, root: HTMLElement): void {
 
   const edit = (which: number | 'new' | null) => {
     editing = which;
-    form = which === null ? null : serverForm(which === 'new' ? null : app.toolServers.find((s) => s.id === which) ?? null);
+    form = which === null ? null : serverForm(which === 'new' ? null : app.tooling.toolServers.find((s) => s.id === which) ?? null);
     render();
   };
 
@@ -117,7 +117,7 @@ export function mountToolServers(app: App, root: HTMLElement): void {
           const values = Object.fromEntries(secrets.pairs);
           if (tr === 'stdio') Object.assign(made, { command: command.value.trim(), args: lines(args.value), env: values });
           else Object.assign(made, { url: url.value.trim(), headers: values });
-          await app.addToolServer(made);
+          await app.tooling.addToolServer(made);
         } else {
           const patch: ToolServerPatch = {};
           if (name.value.trim() !== server.name) patch.name = name.value.trim();
@@ -132,7 +132,7 @@ export function mountToolServers(app: App, root: HTMLElement): void {
             const changed = secretsPatch(secrets.pairs, server.header_keys);
             if (changed) patch.headers = changed;
           }
-          if (Object.keys(patch).length) await app.editToolServer(server.id, patch);
+          if (Object.keys(patch).length) await app.tooling.editToolServer(server.id, patch);
         }
       } catch (e) {
         saveBtn.disabled = false;
@@ -162,11 +162,11 @@ export function mountToolServers(app: App, root: HTMLElement): void {
 
   const item = (s: ToolServerView): HTMLElement => {
     if (editing === s.id && form) return h('li', { class: 'tool-server editing', 'data-testid': 'tool-server', dataset: { name: s.name } }, form);
-    const starting = app.startingServers.has(s.id);
+    const starting = app.tooling.startingServers.has(s.id);
     const status = !s.enabled ? { key: 'serverStatusOff' as Key, cls: 'badge-absent' } : starting ? STATUS.starting : STATUS[s.status];
     const enabled = h('input', { type: 'checkbox', checked: s.enabled, 'data-testid': 'tool-server-enabled' });
-    enabled.addEventListener('change', () => void app.patchToolServer(s.id, { enabled: enabled.checked }));
-    const problem = s.status === 'failed' && s.error ? t('toolServerFailedWith', { error: s.error }) : app.toolsProblems.get(s.id) ?? null;
+    enabled.addEventListener('change', () => void app.tooling.patchToolServer(s.id, { enabled: enabled.checked }));
+    const problem = s.status === 'failed' && s.error ? t('toolServerFailedWith', { error: s.error }) : app.tooling.toolsProblems.get(s.id) ?? null;
     const allowed = s.always_allowed;
     const secrets = s.transport === 'stdio' ? s.env_keys : s.header_keys;
     return h('li', { class: ['tool-server', !s.enabled && 'off'], 'data-testid': 'tool-server', dataset: { name: s.name, id: String(s.id) } },
@@ -181,7 +181,7 @@ export function mountToolServers(app: App, root: HTMLElement): void {
           class: 'icon-btn danger', type: 'button', title: t('removeToolServer'), 'aria-label': t('removeToolServer'), 'data-testid': 'tool-server-remove',
           onClick: async () => {
             if (await confirmDialog({ title: t('removeToolServerTitle', { name: s.name }), body: t('removeToolServerBody'), confirm: t('removeToolServer'), danger: true })) {
-              await app.removeToolServer(s.id);
+              await app.tooling.removeToolServer(s.id);
             }
           },
         }, icon('trash')),
@@ -194,7 +194,7 @@ export function mountToolServers(app: App, root: HTMLElement): void {
           h('h4', null, t('toolServerTools')),
           h('button', {
             class: 'btn btn-small', type: 'button', disabled: starting, 'data-testid': 'tool-server-load',
-            onClick: () => void app.listServerTools(s.id),
+            onClick: () => void app.tooling.listServerTools(s.id),
           }, icon('refresh'), t(starting ? 'toolServerStarting' : s.status === 'running' ? 'toolServerRefreshTools' : 'toolServerLoadTools')),
         ),
         s.tools.length
@@ -204,7 +204,7 @@ export function mountToolServers(app: App, root: HTMLElement): void {
                 ? h('span', { class: 'badge badge-present' }, t('runsWithoutAsking'))
                 : h('button', {
                     class: 'btn btn-small', type: 'button', title: t('alwaysAllowHint'), 'data-testid': 'server-tool-allow',
-                    onClick: () => void app.patchToolServer(s.id, { always_allowed: [...allowed, tool.name] }),
+                    onClick: () => void app.tooling.patchToolServer(s.id, { always_allowed: [...allowed, tool.name] }),
                   }, t('alwaysAllow')),
               tool.description ? h('p', { class: 'hint server-tool-description' }, tool.description) : null,
             )))
@@ -217,27 +217,27 @@ export function mountToolServers(app: App, root: HTMLElement): void {
               h('code', null, tool),
               h('button', {
                 class: 'icon-btn', type: 'button', title: t('askAgain', { tool }), 'aria-label': t('askAgain', { tool }), 'data-testid': 'always-allowed-remove',
-                onClick: () => void app.patchToolServer(s.id, { always_allowed: allowed.filter((x) => x !== tool) }),
+                onClick: () => void app.tooling.patchToolServer(s.id, { always_allowed: allowed.filter((x) => x !== tool) }),
               }, icon('close')),
             )))
           : h('p', { class: 'hint' }, t('alwaysAllowedNone')),
       ),
-      app.projects.length ? h('div', { class: 'tool-server-section' },
+      app.sessions.projects.length ? h('div', { class: 'tool-server-section' },
         h('h4', null, t('toolServerProjects')),
-        h('div', { class: 'server-projects', 'data-testid': 'tool-server-projects' }, app.projects.map(({ project }) => {
+        h('div', { class: 'server-projects', 'data-testid': 'tool-server-projects' }, app.sessions.projects.map(({ project }) => {
           const box = h('input', { type: 'checkbox', checked: !s.off_in.includes(project.id), disabled: !s.enabled, dataset: { projectId: String(project.id) } });
           box.addEventListener('change', () => {
             const off = s.off_in.filter((id) => id !== project.id);
-            void app.patchToolServer(s.id, { off_in: box.checked ? off : [...off, project.id] });
+            void app.tooling.patchToolServer(s.id, { off_in: box.checked ? off : [...off, project.id] });
           });
-          return h('label', { class: 'check', 'data-testid': 'tool-server-project' }, box, app.projectName(project));
+          return h('label', { class: 'check', 'data-testid': 'tool-server-project' }, box, app.sessions.projectName(project));
         })),
       ) : null,
     );
   };
 
   const render = () => {
-    const list = app.toolServers;
+    const list = app.tooling.toolServers;
     const newForm = editing === 'new' && form ? form : null;
     replaceChildren(root,
       h('div', { class: 'row-between' },
@@ -246,8 +246,8 @@ export function mountToolServers(app: App, root: HTMLElement): void {
       ),
       h('p', { class: 'hint' }, t('toolServersHint')),
       newForm,
-      app.toolServersError ? h('p', { class: 'field-error' }, app.toolServersError) : null,
-      !app.toolServersLoaded ? h('p', { class: 'hint' }, t('loading'))
+      app.tooling.toolServersError ? h('p', { class: 'field-error' }, app.tooling.toolServersError) : null,
+      !app.tooling.toolServersLoaded ? h('p', { class: 'hint' }, t('loading'))
         : list.length ? h('ul', { class: 'tool-server-list', 'data-testid': 'tool-servers' }, list.map(item))
           : newForm ? null : h('p', { class: 'hint', 'data-testid': 'no-tool-servers' }, t('noToolServers')),
     );
@@ -259,7 +259,7 @@ export function mountToolServers(app: App, root: HTMLElement): void {
     else offs.forEach((off) => off());
   };
   render();
-  void app.loadToolServers();
+  void app.tooling.loadToolServers();
 }
 
 /** An argument as a shell would need it to read as one. */
