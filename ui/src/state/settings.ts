@@ -44,7 +44,7 @@ export class SettingsState {
   constructor(private readonly app: SettingsNeeds) {}
 
   /** The settings from the server; the language shown is the user's choice, else the browser's
-   *  (see `uiLanguage` in lib/i18n.ts). */
+   *  (see `uiLanguage` in lib/i18n/index.ts). */
   applySettings(s: SettingsView): void {
     this.settings = s;
     // A choice noted here follows the server's setting when it changed elsewhere, so the next

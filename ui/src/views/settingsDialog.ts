@@ -65,7 +65,7 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
   theme.addEventListener('change', () => applyTheme(theme.value as Theme)); // preview
   const language = h('select', { class: 'input', name: 'language' }, h('option', { value: 'en' }, 'English'), h('option', { value: 'ko' }, '한국어'));
   // The language the UI shows, which may be the browser's rather than the setting's (see
-  // `uiLanguage` in lib/i18n.ts): the user changing it is their choice, and is sent.
+  // `uiLanguage` in lib/i18n/index.ts): the user changing it is their choice, and is sent.
   const languageShown = shownLanguage();
   language.value = languageShown;
   const memoryModes = MEMORY_MODES.map(({ mode, label, hint }) => {
