@@ -1,8 +1,8 @@
 // Getting data out and back in, as the settings' Data tab and the sidebar's menus ask for it: a
 // chat or a project exported, a chat or a project imported, a backup made and restored.
 
-import type { ChatExport, ExportFormat, ImportedProject, RestoredBackup, Session } from '../backend/types';
 import type { DownloadedFile } from '../backend/backend';
+import type { ChatExport, ExportFormat, ImportedProject, RestoredBackup, Session } from '../backend/types';
 import type { Core } from './core';
 
 export class ExportsState {

@@ -8,10 +8,10 @@ import { t } from '../lib/i18n';
 import { presetDescription, presetName } from '../lib/presets';
 import { mountComposer } from './composer';
 import { mountDropZone } from './files';
-import { showMenu, type MenuItem } from './menu';
 import { pendingBadge } from './memoryPanel';
-import { chatModelItems, chatModelLabel } from './modelMenu';
+import { showMenu, type MenuItem } from './menu';
 import { MessageList } from './messageList';
+import { chatModelItems, chatModelLabel } from './modelMenu';
 import { openSettingsDialog } from './settingsDialog';
 import { renameSession, sessionMenu, sessionTitle } from './sidebar';
 

@@ -5,8 +5,8 @@
 // long chat's older turns.
 
 import type { App } from '../app';
-import { errorMessage } from '../lib/apiError';
 import type { ContextView, InstructionFiles, SectionReport, SkillOffered, Summary, Tally, TemplateInfo, TokenPlan, ToolOffered } from '../backend/types';
+import { errorMessage } from '../lib/apiError';
 import { copyText } from '../lib/clipboard';
 import { h, icon, replaceChildren, type Child } from '../lib/dom';
 import { count, dateTime, ms, percent, rate, relative, shortSha } from '../lib/format';

@@ -3,13 +3,13 @@
 // of files just attached in the composer, the drop zone, and picking files from disk.
 
 import type { App } from '../app';
-import { scopeKey, type FileToAttach, type Upload } from '../state/files';
 import type { Attachment, Kind, Project } from '../backend/types';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { dateTime, fileSize } from '../lib/format';
 import { language, t, type Key } from '../lib/i18n';
 import { reasonText } from '../lib/reasons';
 import { saveBlob } from '../lib/save';
+import { scopeKey, type FileToAttach, type Upload } from '../state/files';
 import { confirmDialog, openDialog } from './dialog';
 import { toast } from './toast';
 

@@ -6,7 +6,6 @@
 // resent) has ‹ 2 / 3 › to switch between them.
 
 import type { App } from '../app';
-import type { ApprovalAnswer, LiveApproval, LiveTurn } from '../state/chat';
 import type { Attachment, Message, ToolFailure } from '../backend/types';
 import { copyText } from '../lib/clipboard';
 import { h, icon, replaceChildren, type Child } from '../lib/dom';
@@ -14,6 +13,7 @@ import { count, dateTime, fileSize, ms, rate } from '../lib/format';
 import { errorText, t, type Key } from '../lib/i18n';
 import { MarkdownStream, renderMarkdown, type RenderOptions } from '../lib/markdown';
 import { clip, MEMORY_TOOLS, serverTool, shortArgs, toolKept, toolOutcome, type ToolCallView, type ToolOutcome } from '../lib/tools';
+import type { ApprovalAnswer, LiveApproval, LiveTurn } from '../state/chat';
 import { openDialog } from './dialog';
 import { downloadFile } from './files';
 import { toast } from './toast';

@@ -2,11 +2,11 @@
 // disk it follows, and its files.
 
 import type { App } from '../app';
-import { errorMessage } from '../lib/apiError';
 import type { Project } from '../backend/types';
+import { errorMessage } from '../lib/apiError';
 import { h, icon, replaceChildren } from '../lib/dom';
-import { inDesktop, pickFolder } from '../lib/platform';
 import { t } from '../lib/i18n';
+import { inDesktop, pickFolder } from '../lib/platform';
 import { openDialog } from './dialog';
 import { projectFilesSection } from './files';
 

@@ -6,8 +6,8 @@
 // messages too (remembered for the page's life), each such hit marked.
 
 import type { App } from '../app';
-import { errorMessage } from '../lib/apiError';
 import type { ChatHit, FileHit } from '../backend/types';
+import { errorMessage } from '../lib/apiError';
 import { h, icon, replaceChildren, type Child } from '../lib/dom';
 import { t } from '../lib/i18n';
 import { openProjectFilesDialog } from './files';

@@ -5,12 +5,11 @@
 // turned off and removed, the default one excepted. Changes are saved as they are made.
 
 import type { App } from '../app';
-import type { ModelList } from '../state/connections';
-import { ApiError, errorMessage } from '../lib/apiError';
 import type { ConnectionPatch, ConnectionView, FoundServer } from '../backend/types';
+import { ApiError, errorMessage } from '../lib/apiError';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { t, type Key } from '../lib/i18n';
-import { sameAddress } from '../state/connections';
+import { sameAddress, type ModelList } from '../state/connections';
 import { confirmDialog } from './dialog';
 
 /** `model_server.*` codes that mean the server does not answer at all. */

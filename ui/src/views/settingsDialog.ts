@@ -16,9 +16,9 @@ import { applyTheme } from '../lib/theme';
 import { openDialog } from './dialog';
 import { dataPane } from './exports';
 import { mountPresetEditor } from './presetEditor';
+import { mountServers } from './servers';
 import { mountSkillsPane } from './skillsPane';
 import { toast } from './toast';
-import { mountServers } from './servers';
 import { mountToolServers } from './toolServers';
 
 export type Tab = 'server' | 'instructions' | 'presets' | 'memory' | 'tools' | 'skills' | 'appearance' | 'data';

@@ -3,18 +3,18 @@
 // another project to move them. While there is a query, its results replace the projects.
 
 import type { App } from '../app';
-import type { ProjectEntry } from '../state/sessions';
 import type { Session } from '../backend/types';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { t } from '../lib/i18n';
 import { isMac } from '../lib/shortcuts';
+import type { ProjectEntry } from '../state/sessions';
 import { confirmDialog, promptDialog } from './dialog';
-import { showMenu, type MenuItem } from './menu';
-import { openProjectFilesDialog } from './files';
 import { exportChat, exportProject } from './exports';
+import { openProjectFilesDialog } from './files';
+import { pendingBadge } from './memoryPanel';
+import { showMenu, type MenuItem } from './menu';
 import { openProjectDialog } from './projectDialog';
 import { mountSearch } from './search';
-import { pendingBadge } from './memoryPanel';
 import { openSettingsDialog } from './settingsDialog';
 import { toggleShortcuts } from './shortcuts';
 

@@ -7,8 +7,8 @@
 // other text files. Changes are saved as they are made (no Save button), like tool servers.
 
 import type { App } from '../app';
-import { errorMessage } from '../lib/apiError';
 import type { SkillFile, SkillView } from '../backend/types';
+import { errorMessage } from '../lib/apiError';
 import { h, icon, replaceChildren, type Child } from '../lib/dom';
 import { count } from '../lib/format';
 import { t, type Key } from '../lib/i18n';

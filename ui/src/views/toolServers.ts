@@ -6,8 +6,8 @@
 // Changes are saved as they are made (no Save button), like presets.
 
 import type { App } from '../app';
-import { ApiError, errorMessage } from '../lib/apiError';
 import type { NewToolServer, ServerStatus, ToolServerPatch, ToolServerView, Transport } from '../backend/types';
+import { ApiError, errorMessage } from '../lib/apiError';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { t, type Key } from '../lib/i18n';
 import { confirmDialog } from './dialog';
