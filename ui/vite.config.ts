@@ -32,5 +32,7 @@ export default defineConfig({
   test: {
     environment: 'happy-dom',
     include: ['test/**/*.test.ts'],
+    // What main.ts wires at start, for every test.
+    setupFiles: ['test/setup.ts'],
   },
 });

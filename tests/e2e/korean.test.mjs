@@ -3,7 +3,7 @@
 // panel with a file that could not be read, the memory panel, every settings tab, the shortcuts
 // list, a project dialog and error toasts (a duplicate project name, an empty file). Every visible text node
 // and every aria-label, title and placeholder is compared with the English dictionary
-// (ui/src/lib/i18n.ts, and the server's reasons in ui/src/lib/reasons.ts): a string that differs
+// (ui/src/lib/i18n/, and the server's reasons in ui/src/lib/reasons.ts): a string that differs
 // from its Korean one must not show, whole or as a run of words inside a longer text.
 //
 // User content is Korean by construction (project, chat, message, fact, reply), and what the
@@ -52,9 +52,15 @@ function reasonEntries(source) {
  * looked for as a whole text only (a word alone is too common to judge inside a longer one).
  */
 function englishPhrases() {
-  const i18n = fs.readFileSync(path.join(repo, 'ui/src/lib/i18n.ts'), 'utf8');
-  const en = entries(i18n, 'const en = {', '} as const;');
-  const ko = entries(i18n, 'const ko: Dict = {', '\n};');
+  // One file per area of the UI, each with its `en` and `ko` (index.ts merges them).
+  const dir = path.join(repo, 'ui/src/lib/i18n');
+  const en = new Map();
+  const ko = new Map();
+  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.ts') && f !== 'index.ts' && f !== 'words.ts')) {
+    const area = fs.readFileSync(path.join(dir, file), 'utf8');
+    for (const [k, v] of entries(area, 'const en = {', '} as const;')) en.set(k, v);
+    for (const [k, v] of entries(area, 'const ko: Words<typeof en> = {', '\n};')) ko.set(k, v);
+  }
   assert.ok(en.size > 300 && ko.size > 300, `the dictionaries were read (${en.size} English, ${ko.size} Korean entries)`);
   const reasons = reasonEntries(fs.readFileSync(path.join(repo, 'ui/src/lib/reasons.ts'), 'utf8'));
   assert.ok(reasons.en.size > 20, 'the reasons were read');

@@ -1,151 +1,105 @@
-// The UI's state and every action on it, composed from one module per domain (`state/`): the
-// sidebar's projects and chats, the open chat, files, memory, search, settings, the model servers,
-// the tool servers, the side panels. Views read the state, call the actions (through `App`, which forwards them),
-// and redraw when a topic they listen to is emitted. Nothing here touches the DOM except the
-// address bar.
+// The UI's state, composed from one module per domain (`state/`): the sidebar's projects and
+// chats, the open chat, files, memory, search, settings, the model servers, the tool servers, the
+// side panels. Views read a domain's state (`app.chat.messages`), call its actions
+// (`app.sessions.renameSession(…)`), and draw again when a topic they listen to is emitted. Each
+// domain is given this app as what it needs of the others (an interface it declares), so no
+// state module imports this one.
 
-import { ApiError, errorMessage, type Backend } from './backend/backend';
+import type { Backend } from './backend/backend';
+import { onAddressChange } from './lib/router';
 import { ChangesFeed } from './state/changes';
 import { ChatState } from './state/chat';
 import { ConnectionsState } from './state/connections';
+import type { Core } from './state/core';
+import { Errors } from './state/errors';
+import { Events, type Topic } from './state/events';
+import { ExportsState } from './state/exports';
 import { FilesState } from './state/files';
 import { MemoryState } from './state/memory';
 import { PanelsState } from './state/panels';
 import { SearchState } from './state/search';
 import { SessionsState } from './state/sessions';
 import { SettingsState } from './state/settings';
+import { SkillsStore } from './state/skills';
 import { ToolServersState } from './state/toolServers';
 import { Undoable } from './state/undo';
-import { toast } from './views/toast';
 
-export type { ApprovalAnswer, LiveApproval, LiveTool, LiveTurn } from './state/chat';
-export { scopeKey, type FileToAttach, type Upload } from './state/files';
-export type { Panel } from './state/panels';
-export type { ProjectEntry } from './state/sessions';
-export type { ServerOffer } from './state/settings';
-export type { ModelList } from './state/connections';
+export type { Topic } from './state/events';
 
-export type Topic = 'sidebar' | 'chat' | 'live' | 'panel' | 'settings' | 'presets' | 'memories' | 'context' | 'connection' | 'serverOffer' | 'files'
-  | 'replyEnded' | 'toolServers' | 'servers'
-  // Asks for the settings' servers tab (a notice's button in a view-less module).
-  | 'showServerSettings';
-
-// What `App` forwards from each domain (checked against the domain's public members).
-const SESSIONS = ['projects', 'defaultProjectId', 'entry', 'refreshProjects', 'toggleProject', 'expandProject', 'createProject', 'updateProject', 'linkFolder', 'deleteProject',
-  'loadSessions', 'loadMoreSessions', 'findSession', 'sessionChanged', 'renameSession', 'moveSession', 'deleteSession', 'projectName'] as const satisfies readonly (keyof SessionsState)[];
-const CHAT = ['session', 'draftProjectId', 'draftPreset', 'messages', 'olderBefore', 'loadingMessages', 'live', 'replyErrors', 'focusMessageId',
-  'openSession', 'newChat', 'currentProject', 'setPreset', 'setChatModel', 'loadMessages', 'shownMessages', 'loadOlder', 'send', 'ensureSession', 'regenerate',
-  'resend', 'chooseVersion', 'stop', 'currentLive', 'lastEnded', 'answerToolCall'] as const satisfies readonly (keyof ChatState)[];
-const FILES = ['files', 'uploads', 'chatFiles', 'loadChatFiles', 'loadFiles', 'attachToChat', 'attachToProject', 'deleteFile', 'dismissUpload'] as const satisfies readonly (keyof FilesState)[];
-const MEMORY = ['memories', 'pendingMemories', 'memoriesLoaded', 'memoriesError', 'sourceTitles', 'loadMemories', 'pendingCount', 'sourceTitle',
-  'addMemory', 'updateMemory', 'acceptMemory', 'dismissMemory', 'deleteMemory', 'focusMemoryId', 'showMemory'] as const satisfies readonly (keyof MemoryState)[];
-const SEARCH = ['searchChats', 'searchFiles', 'openHit'] as const satisfies readonly (keyof SearchState)[];
-const SETTINGS = ['settings', 'presets', 'serverOffer', 'version', 'saveSettings', 'checkModelServer', 'useServer', 'startDemo', 'dismissServerOffer',
-  'refreshPresets', 'createPreset', 'updatePreset', 'deletePreset', 'presetName'] as const satisfies readonly (keyof SettingsState)[];
-const TOOL_SERVERS = ['toolServers', 'toolServersLoaded', 'toolServersError', 'startingServers', 'toolsProblems', 'loadToolServers', 'addToolServer',
-  'editToolServer', 'patchToolServer', 'removeToolServer', 'listServerTools'] as const satisfies readonly (keyof ToolServersState)[];
-const CONNECTIONS = ['connections', 'connectionsLoaded', 'connectionsError', 'modelLists', 'loadConnections', 'defaultConnection', 'chatConnection',
-  'loadModelList', 'loadModelLists', 'serverError', 'addConnection', 'editConnection', 'removeConnection', 'addFoundServer'] as const satisfies readonly (keyof ConnectionsState)[];
-const PANELS = ['panel', 'context', 'contextError', 'contextLoading', 'togglePanel', 'openPanel', 'closePanel', 'contextChanged', 'loadContext'] as const satisfies readonly (keyof PanelsState)[];
-
-export interface App extends Pick<SessionsState, (typeof SESSIONS)[number]>, Pick<ChatState, (typeof CHAT)[number]>,
-  Pick<FilesState, (typeof FILES)[number]>, Pick<MemoryState, (typeof MEMORY)[number]>, Pick<SearchState, (typeof SEARCH)[number]>,
-  Pick<SettingsState, (typeof SETTINGS)[number]>, Pick<PanelsState, (typeof PANELS)[number]>, Pick<ToolServersState, (typeof TOOL_SERVERS)[number]>,
-  Pick<ConnectionsState, (typeof CONNECTIONS)[number]> {}
-
-export class App {
-  readonly sessions = new SessionsState(this);
-  readonly chat = new ChatState(this);
-  readonly attachments = new FilesState(this);
-  readonly memory = new MemoryState(this);
-  readonly search = new SearchState(this);
-  readonly config = new SettingsState(this);
-  readonly panels = new PanelsState(this);
-  readonly tooling = new ToolServersState(this);
-  readonly servers = new ConnectionsState(this);
+export class App implements Core {
+  readonly events = new Events();
+  /** The server out of reach, the token refused, a failure told. */
+  readonly errors = new Errors(this.events, async () => {
+    await this.backend.health();
+    await this.reload();
+  });
+  readonly sessions: SessionsState = new SessionsState(this);
+  readonly chat: ChatState = new ChatState(this);
+  readonly attachments: FilesState = new FilesState(this);
+  readonly memory: MemoryState = new MemoryState(this);
+  readonly search: SearchState = new SearchState(this);
+  readonly config: SettingsState = new SettingsState(this);
+  readonly panels: PanelsState = new PanelsState(this);
+  readonly tooling: ToolServersState = new ToolServersState(this);
+  readonly servers: ConnectionsState = new ConnectionsState(this);
+  readonly exports: ExportsState = new ExportsState(this);
   /** Deletes waiting a few seconds for Undo. */
   readonly undo = new Undoable();
   /** What other tabs and the API change, heard as it happens (`GET /api/events`). */
-  readonly changes = new ChangesFeed(this);
-
-  reachable = true;
-  unauthorized = false;
-
-  private listeners = new Map<Topic, Set<() => void>>();
-  private healthTimer: number | undefined;
+  readonly changes: ChangesFeed = new ChangesFeed(this);
 
   constructor(readonly backend: Backend) {
-    forward(this, this.sessions, SESSIONS);
-    forward(this, this.chat, CHAT);
-    forward(this, this.attachments, FILES);
-    forward(this, this.memory, MEMORY);
-    forward(this, this.search, SEARCH);
-    forward(this, this.config, SETTINGS);
-    forward(this, this.panels, PANELS);
-    forward(this, this.tooling, TOOL_SERVERS);
-    forward(this, this.servers, CONNECTIONS);
+    // Closing or reloading the page sends the deletes still waiting; a page kept in the
+    // back-forward cache keeps them waiting (it may come back with its Undo still showing).
+    if (typeof window !== 'undefined') {
+      window.addEventListener('pagehide', (e) => {
+        if (!e.persisted) this.undo.flush();
+      });
+    }
   }
 
-  // ---- change notification
+  /** A fresh list of skills for the settings' Skills tab. */
+  skillsStore(): SkillsStore {
+    return new SkillsStore(this.backend);
+  }
+
+  // ---- change notification and failures (what every domain is given)
 
   /** Listens to a topic; returns what stops listening. */
   on(topic: Topic, fn: () => void): () => void {
-    if (!this.listeners.has(topic)) this.listeners.set(topic, new Set());
-    this.listeners.get(topic)!.add(fn);
-    return () => this.listeners.get(topic)?.delete(fn);
+    return this.events.on(topic, fn);
   }
 
   emit(...topics: Topic[]): void {
-    for (const topic of new Set(topics)) for (const fn of this.listeners.get(topic) ?? []) fn();
+    this.events.emit(...topics);
   }
 
   /** Runs an action; a failure is shown to the user and reported as `undefined`. */
-  async attempt<T>(fn: () => Promise<T>): Promise<T | undefined> {
-    try {
-      return await fn();
-    } catch (e) {
-      this.fail(e);
-      return undefined;
-    }
+  attempt<T>(fn: () => Promise<T>): Promise<T | undefined> {
+    return this.errors.attempt(fn);
   }
 
   fail(e: unknown): void {
-    if (e instanceof ApiError && e.status === 401) {
-      this.unauthorized = true;
-      this.emit('connection');
-      return;
-    }
-    if (e instanceof ApiError && e.offline) {
-      this.setReachable(false);
-      return;
-    }
-    toast(errorMessage(e), 'error');
+    this.errors.fail(e);
+  }
+
+  get reachable(): boolean {
+    return this.errors.reachable;
+  }
+
+  get unauthorized(): boolean {
+    return this.errors.unauthorized;
   }
 
   /** Called by the backend on every request: shows or clears the "server is down" banner. */
   setReachable(reachable: boolean): void {
-    if (this.reachable === reachable) return;
-    this.reachable = reachable;
-    this.emit('connection');
-    if (!reachable) this.watchHealth();
-  }
-
-  private watchHealth(): void {
-    window.clearTimeout(this.healthTimer);
-    this.healthTimer = window.setTimeout(async () => {
-      try {
-        await this.backend.health();
-        await this.reload();
-      } catch {
-        if (!this.reachable) this.watchHealth();
-      }
-    }, 3000);
+    this.errors.setReachable(reachable);
   }
 
   // ---- start
 
   async start(): Promise<void> {
-    window.addEventListener('popstate', () => void this.chat.route());
+    onAddressChange(() => void this.chat.route());
     // Opened first: what changes while everything is read is heard too.
     this.changes.start();
     try {
@@ -156,8 +110,8 @@ export class App {
       return;
     }
     // The servers' names, for the chat header's label (their models are asked when the picker opens).
-    void this.loadConnections();
-    void this.checkModelServer();
+    void this.servers.loadConnections();
+    void this.config.checkModelServer();
   }
 
   /** Everything from the server: at start, and again after the server came back. */
@@ -171,37 +125,18 @@ export class App {
     this.config.version = health.version;
     this.config.applySettings(settings);
     this.config.presets = presets;
-    const first = this.projects.length === 0;
+    const first = this.sessions.projects.length === 0;
     // The first list opens the projects open when Maru was last used.
     this.sessions.setProjects(projects);
     this.setReachable(true);
     this.emit('sidebar', 'settings', 'presets', 'chat');
     if (initial || first) await this.chat.route();
-    else if (this.session) await this.loadMessages(this.session.id);
-    if (!initial && !first) void this.loadChatFiles();
+    else if (this.chat.session) await this.chat.loadMessages(this.chat.session.id);
+    if (!initial && !first) void this.attachments.loadChatFiles();
     // The Memory buttons count the proposals waiting, so they are loaded at start.
-    if (this.panel !== 'memory') void this.loadMemories(true);
-    await Promise.all(this.projects.filter((p) => p.expanded).map((p) => this.loadSessions(p.project.id)));
-    if (this.panel === 'context') await this.loadContext();
-    if (this.panel === 'memory') await this.loadMemories();
-  }
-}
-
-/** Makes `names` of `store` readable (and writable) on `app`: methods bound, state by accessor. */
-function forward<S extends object>(app: App, store: S, names: readonly (keyof S)[]): void {
-  for (const name of names) {
-    const value = store[name];
-    if (typeof value === 'function') {
-      Object.defineProperty(app, name, { value: value.bind(store), configurable: true });
-    } else {
-      Object.defineProperty(app, name, {
-        get: () => store[name],
-        set: (v: S[keyof S]) => {
-          store[name] = v;
-        },
-        configurable: true,
-        enumerable: true,
-      });
-    }
+    if (this.panels.panel !== 'memory') void this.memory.loadMemories(true);
+    await Promise.all(this.sessions.projects.filter((p) => p.expanded).map((p) => this.sessions.loadSessions(p.project.id)));
+    if (this.panels.panel === 'context') await this.panels.loadContext();
+    if (this.panels.panel === 'memory') await this.memory.loadMemories();
   }
 }

@@ -6,7 +6,7 @@ import { invoke } from '@tauri-apps/api/core';
 import { listen } from '@tauri-apps/api/event';
 import type { App } from './app';
 import { language, t, type Key } from './lib/i18n';
-import type { Action } from './views/layout';
+import type { Action } from './lib/shortcuts';
 
 /** The menu's items by their id in the desktop app, and their words. */
 const LABELS: Record<string, Key> = {
@@ -47,15 +47,10 @@ export function mountDesktop(app: App, perform: (action: Action) => boolean): vo
   });
 
   app.on('replyEnded', () => {
-    const live = app.lastEnded;
+    const live = app.chat.lastEnded;
     if (!live || live.attached || performance.now() - live.startedAt < LONG_REPLY_MS || document.hasFocus()) return;
-    const title = app.findSession(live.sessionId)?.title || t('newChat');
+    const title = app.sessions.findSession(live.sessionId)?.title || t('newChat');
     // The desktop side shows it only while the window is not focused.
     void invoke('notify', { title: live.error ? t('replyFailedNotice') : t('replyReady'), body: title }).catch(() => {});
   });
-}
-
-/** Asks the user for a folder in the system's picker: its absolute path, or null when cancelled. */
-export function pickFolder(title: string): Promise<string | null> {
-  return invoke<string | null>('pick_folder', { title });
 }

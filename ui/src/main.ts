@@ -9,9 +9,13 @@ import { takeToken } from './backend/token';
 import { mountDesktop } from './desktop';
 import { setLanguage, startLanguage } from './lib/i18n';
 import { applyTheme, rememberedTheme } from './lib/theme';
+import { renderNotices } from './state/notices';
 import { mountLayout, mountNoToken } from './views/layout';
+import { toast } from './views/toast';
 
 applyTheme(rememberedTheme());
+// What the state tells the user shows as the window's notices.
+renderNotices(toast);
 // Until the settings arrive (and on the page without a token): the language chosen here, else
 // the browser's.
 setLanguage(startLanguage());

@@ -58,11 +58,11 @@ async function chatWith(methods: Partial<Backend>, stored: Message[] = [msg({ id
   const root = document.createElement('main');
   document.body.append(root);
   mountChat(fake.app, root, () => {});
-  await fake.app.openSession(5, false);
+  await fake.app.chat.openSession(5, false);
   return {
     ...fake, root,
     send: async () => {
-      void fake.app.send('Echo it');
+      void fake.app.chat.send('Echo it');
       await sleep(5);
     },
     emit: async (...events: TurnEvent[]) => {
@@ -241,7 +241,7 @@ describe('a window opened while a call waits (a reload, a second tab)', () => {
     }, waiting);
     await sleep(30);
     expect(calls.filter((c) => c.method === 'attach').map((c) => c.args[0]), 'the chat ends between two rounds: its turn is followed').toEqual([5]);
-    expect(app.shownMessages().map((m) => m.id), 'the stored call is the live reply’s, not shown twice').toEqual([1]);
+    expect(app.chat.shownMessages().map((m) => m.id), 'the stored call is the live reply’s, not shown twice').toEqual([1]);
     expect(card(root)?.querySelector('[data-testid=approval-title]')?.textContent).toBe('Allow mini to run echo?');
     buttons(root)[0].click();
     await sleep(30);

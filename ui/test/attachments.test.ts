@@ -58,8 +58,8 @@ describe("a message's attachments", () => {
 
   it('shows its images as thumbnails that open large, and its files as chips with their size', async () => {
     const { app, calls } = appInProject({ downloadAttachment: async () => new Blob(['png'], { type: 'image/png' }) }, PROJECT, { sessions: [SESSION] });
-    app.session = SESSION;
-    app.files.set('s:5', [file({ id: 13, name: 'beach.png', kind: 'image' }), file({ id: 11, name: 'budget.csv', size: 1500 })]);
+    app.chat.session = SESSION;
+    app.attachments.files.set('s:5', [file({ id: 13, name: 'beach.png', kind: 'image' }), file({ id: 11, name: 'budget.csv', size: 1500 })]);
     const m = message({ id: 3, role: 'user', content: 'What does this cost?', images: [13] });
     const node = entryNode(app, { id: 3, parts: [m] }, { ...CTX, sentFiles: [file({ id: 11, name: 'budget.csv', size: 1500 })] });
     document.body.append(node);

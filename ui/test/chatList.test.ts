@@ -62,12 +62,12 @@ describe('a long chat', () => {
 
   it('sending and the end of the reply redraw only the messages concerned', async () => {
     const chat = longChat(120);
-    await chat.app.openSession(5, false);
+    await chat.app.chat.openSession(5, false);
     await sleep(10);
     const before = elements(chat.root);
     expect(before.length, 'the newest page is drawn').toBe(50);
 
-    const sent = chat.app.send('One more question');
+    const sent = chat.app.chat.send('One more question');
     await sleep(10);
     // Earlier elements are the same nodes (but the last, which loses its Regenerate button).
     const sending = elements(chat.root);
@@ -96,10 +96,10 @@ describe('a long chat', () => {
 
   it('keeps at most 200 message elements, however many are loaded', async () => {
     const chat = longChat(400);
-    await chat.app.openSession(5, false);
-    for (let i = 0; i < 7; i++) await chat.app.loadOlder();
+    await chat.app.chat.openSession(5, false);
+    for (let i = 0; i < 7; i++) await chat.app.chat.loadOlder();
     await sleep(10);
-    expect(chat.app.messages.length).toBe(400);
+    expect(chat.app.chat.messages.length).toBe(400);
     const drawn = elements(chat.root);
     expect(drawn.length, 'the page holds a bounded window of messages').toBeLessThanOrEqual(200);
     expect(drawn.at(-1)?.dataset.messageId, 'the window stays on the newest messages').toBe('400');
@@ -122,7 +122,7 @@ describe('a long chat', () => {
     expect(chat.root.querySelector('[data-testid=older]')?.hasAttribute('hidden'), 'nothing older is offered at the top').toBe(true);
 
     // Sending from up there goes back to the end, drawing only the newest messages.
-    void chat.app.send('Back to the present');
+    void chat.app.chat.send('Back to the present');
     await sleep(10);
     now = elements(chat.root);
     expect(now.at(-1)?.textContent, 'the message sent is shown').toContain('Back to the present');
@@ -141,9 +141,9 @@ describe('a reply that failed', () => {
     const chat = longChat(2);
     chat.stored.push(msg(3, { role: 'user' }), msg(4, { role: 'assistant', status: 'error', content: '', error: 'Nothing is listening at http://127.0.0.1:8080/v1' }));
     chat.stored.push(msg(5, { role: 'user' }), msg(6, { role: 'assistant', status: 'error', content: '', error: 'The model server failed' }));
-    chat.app.replyErrors.set(4, { code: 'model_server.unreachable', message: 'Nothing is listening at http://127.0.0.1:8080/v1' });
-    chat.app.replyErrors.set(6, { code: 'model_server.server_error', message: 'The model server failed' });
-    await chat.app.openSession(5, false);
+    chat.app.chat.replyErrors.set(4, { code: 'model_server.unreachable', message: 'Nothing is listening at http://127.0.0.1:8080/v1' });
+    chat.app.chat.replyErrors.set(6, { code: 'model_server.server_error', message: 'The model server failed' });
+    await chat.app.chat.openSession(5, false);
     await sleep(10);
     const unreachable = chat.root.querySelector('[data-message-id="4"]');
     expect(unreachable?.querySelector('[data-testid=reply-server-settings]')?.textContent, 'a way to the settings').toBe('Model server settings');
@@ -157,8 +157,8 @@ describe('a reply that failed', () => {
     const chat = longChat(2);
     const error = 'Laptop: Cannot reach the model server at http://192.168.1.20:1234/v1: connection refused';
     chat.stored.push(msg(3, { role: 'user' }), msg(4, { role: 'assistant', status: 'error', content: '', error, error_code: 'model_server.unreachable' }));
-    chat.app.connections = [connection(), connection({ id: 2, name: 'Laptop', base_url: 'http://192.168.1.20:1234/v1', is_default: false })];
-    await chat.app.openSession(5, false);
+    chat.app.servers.connections = [connection(), connection({ id: 2, name: 'Laptop', base_url: 'http://192.168.1.20:1234/v1', is_default: false })];
+    await chat.app.chat.openSession(5, false);
     await sleep(10);
     const text = () => chat.root.querySelector('[data-message-id="4"] .msg-error span')?.textContent;
     expect(text(), 'with several servers, which one failed is half the news').toBe(error);

@@ -16,14 +16,14 @@ function open(view: ContextView) {
 async function openWith(methods: Parameters<typeof fakeBackend>[0], settings = settingsView()) {
   const fake = fakeBackend(methods);
   const app = new App(fake.backend);
-  app.settings = settings;
-  app.session = SESSION;
-  app.panel = 'context';
+  app.config.settings = settings;
+  app.chat.session = SESSION;
+  app.panels.panel = 'context';
   const root = document.createElement('aside');
   document.body.replaceChildren(root);
-  const render = mountContextPanel(app, root, () => app.closePanel());
+  const render = mountContextPanel(app, root, () => app.panels.closePanel());
   render();
-  await app.loadContext();
+  await app.panels.loadContext();
   return { app, root, ...fake };
 }
 
@@ -202,7 +202,7 @@ describe('the context inspector', () => {
     });
     root.querySelector<HTMLButtonElement>('[data-testid=compact-now]')!.click();
     await new Promise((r) => setTimeout(r, 0));
-    await app.loadContext();
+    await app.panels.loadContext();
     expect(calls.map((c) => c.method), 'the chat is compacted on the server, then the inspector reloads').toContain('compact');
     expect(root.querySelector('[data-testid=context-summaries]'), 'and the new summary shows').not.toBeNull();
     expect(document.body.textContent, 'a toast says what happened').toContain('older turns are summarised');
@@ -223,7 +223,7 @@ describe('the context inspector', () => {
       expect(button?.textContent, 'a summarised chat offers the way back to sending every message').toBe(lang === 'en' ? 'Send the whole chat again' : '대화 전체를 다시 보내기');
       button!.click();
       await new Promise((r) => setTimeout(r, 0));
-      await app.loadContext();
+      await app.panels.loadContext();
       expect(calls.filter((c) => c.method === 'uncompact').map((c) => c.args), 'the summaries of this chat are deleted on the server').toEqual([[SESSION.id]]);
       expect(root.querySelector('[data-testid=context-summaries]'), 'with no summary left, the card and its button go').toBeNull();
       expect(document.body.textContent, 'a toast says the next request sends the whole chat').toContain(lang === 'en' ? 'the next request sends the whole chat' : '다음 요청은 대화 전체를 보냅니다');

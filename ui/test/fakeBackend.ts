@@ -29,9 +29,9 @@ export function appInProject(
 ): { app: App; backend: Backend; calls: Calls } {
   const fake = fakeBackend(methods);
   const app = new App(fake.backend);
-  app.settings = settingsView(opts.settings);
-  app.projects = [{ project, sessions: opts.sessions ?? [], nextCursor: null, loaded: true, loading: false, expanded: true }];
-  app.draftProjectId = project.id;
+  app.config.settings = settingsView(opts.settings);
+  app.sessions.projects = [{ project, sessions: opts.sessions ?? [], nextCursor: null, loaded: true, loading: false, expanded: true }];
+  app.chat.draftProjectId = project.id;
   return { app, ...fake };
 }
 

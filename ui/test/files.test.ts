@@ -42,15 +42,15 @@ describe('attaching files to a chat', () => {
     document.body.append(root);
     mountComposer(app, root);
 
-    const done = app.attachToChat([
+    const done = app.attachments.attachToChat([
       { blob: new Blob(['one']), name: 'notes.txt' },
       { blob: new Blob(['%PDF']), name: 'scan.pdf' },
     ]);
     // Attaching more at once (a drop while the first is under way) still makes one chat.
-    const more = app.attachToChat([{ blob: new Blob(['two']), name: 'more.md' }]);
+    const more = app.attachments.attachToChat([{ blob: new Blob(['two']), name: 'more.md' }]);
     await Promise.all([done, more]);
     expect(calls.filter((c) => c.method === 'createSession').length).toBe(1);
-    expect(app.session?.id).toBe(5);
+    expect(app.chat.session?.id).toBe(5);
     const uploads = calls.filter((c) => c.method === 'uploadAttachment');
     expect(uploads.map((c) => c.args[2]).sort()).toEqual(['more.md', 'notes.txt', 'scan.pdf']);
     expect(uploads.every((c) => (c.args[0] as AttachmentScope).session_id === 5)).toBe(true);
@@ -65,20 +65,20 @@ describe('attaching files to a chat', () => {
     expect(byName('notes.txt').textContent).toContain('Ready');
     expect(byName('scan.pdf').dataset.status).toBe('failed');
     expect(byName('scan.pdf').title).toContain('the PDF has no text layer');
-    expect(app.chatFiles().own.map((a) => a.status).sort()).toEqual(['failed', 'ready', 'ready']);
+    expect(app.attachments.chatFiles().own.map((a) => a.status).sort()).toEqual(['failed', 'ready', 'ready']);
   });
 
   it('lists a new chat once when the sidebar read the list again while the chat was being created', async () => {
     const { app } = appWith({
       createSession: async () => {
         // The change feed's reload answers before the create does.
-        await app.loadSessions(PROJECT.id);
+        await app.sessions.loadSessions(PROJECT.id);
         return SESSION;
       },
       listSessions: async () => ({ sessions: [SESSION], next_cursor: null }),
     });
-    await app.ensureSession();
-    expect(app.entry(PROJECT.id)!.sessions.map((s) => s.id), 'the sidebar shows each chat once').toEqual([SESSION.id]);
+    await app.chat.ensureSession();
+    expect(app.sessions.entry(PROJECT.id)!.sessions.map((s) => s.id), 'the sidebar shows each chat once').toEqual([SESSION.id]);
   });
 
   it("says why a file was refused in the server's words, and drops its chip", async () => {
@@ -87,19 +87,19 @@ describe('attaching files to a chat', () => {
         throw new ApiError('binary_file', 'bin.dat is a binary file with no text Maru can read', 400);
       },
     });
-    app.session = SESSION;
+    app.chat.session = SESSION;
     const root = document.createElement('footer');
     document.body.append(root);
     mountComposer(app, root);
-    await app.attachToChat([{ blob: new Blob(['\u0000\u0001']), name: 'bin.dat' }]);
+    await app.attachments.attachToChat([{ blob: new Blob(['\u0000\u0001']), name: 'bin.dat' }]);
     expect(document.querySelector('.toast-error')?.textContent).toContain('bin.dat is a binary file with no text Maru can read');
     expect(root.querySelector('[data-testid=upload-chip]')).toBeNull();
   });
 
   it('refuses a file over the size limit without sending it', async () => {
     const { app, calls } = appWith({});
-    app.session = SESSION;
-    await app.attachToChat([{ blob: new Blob([new Uint8Array(1024 * 1024 + 1)]), name: 'huge.txt' }]);
+    app.chat.session = SESSION;
+    await app.attachments.attachToChat([{ blob: new Blob([new Uint8Array(1024 * 1024 + 1)]), name: 'huge.txt' }]);
     expect(calls.filter((c) => c.method === 'uploadAttachment')).toEqual([]);
     expect(document.querySelector('.toast-error')?.textContent).toContain('huge.txt is larger than the 1 MB limit');
   });
@@ -114,13 +114,13 @@ describe('the files panel', () => {
     const { app } = appWith({
       listAttachments: async (scope: AttachmentScope) => (scope.session_id ? [own] : [shared]),
     });
-    app.session = SESSION;
-    app.panel = 'files';
+    app.chat.session = SESSION;
+    app.panels.panel = 'files';
     const root = document.createElement('aside');
     document.body.replaceChildren(root);
     const render = mountFilesPanel(app, root, () => {});
     render();
-    await app.loadChatFiles();
+    await app.attachments.loadChatFiles();
     const rows = [...root.querySelectorAll<HTMLElement>('[data-testid=file]')];
     expect(rows.map((r) => r.dataset.scope)).toEqual(['chat', 'project']);
     expect(rows[0].querySelector('[data-testid=file-name]')?.textContent).toBe('<b>notes</b>.txt');

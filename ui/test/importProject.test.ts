@@ -33,8 +33,8 @@ function setup(answer: () => ImportedProject) {
     listSessions: async (q) => ({ sessions: q.project_id === 7 ? CHATS : [], next_cursor: null }),
   });
   const app = new App(backend);
-  app.settings = settingsView();
-  app.projects = [{ project: DEFAULT, sessions: [], nextCursor: null, loaded: true, loading: false, expanded: true }];
+  app.config.settings = settingsView();
+  app.sessions.projects = [{ project: DEFAULT, sessions: [], nextCursor: null, loaded: true, loading: false, expanded: true }];
   const root = document.createElement('aside');
   document.body.replaceChildren(root);
   mountSidebar(app, root);
@@ -78,8 +78,8 @@ describe('importing a project', () => {
     const row = root.querySelector<HTMLElement>('[data-project-id="7"]');
     expect(row, 'the new project is listed without a reload').not.toBeNull();
     expect(row!.textContent).toContain('Trip (2)');
-    expect(app.entry(7)?.expanded, 'the new project is open').toBe(true);
-    expect(app.currentProject()?.id, 'and selected: a new chat goes into it').toBe(7);
+    expect(app.sessions.entry(7)?.expanded, 'the new project is open').toBe(true);
+    expect(app.chat.currentProject()?.id, 'and selected: a new chat goes into it').toBe(7);
     expect([...root.querySelectorAll('[data-session-id]')].map((el) => el.textContent).join(' '), 'its chats are listed').toMatch(/Flights.*Hotels.*Budget/);
     expect(notices()).toEqual(['Imported “Trip (2)”: 3 chats, 5 files']);
   });

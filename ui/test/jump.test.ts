@@ -40,9 +40,9 @@ async function chatWithReply(height = 500, content = 3000) {
   Object.defineProperty(scroller, 'scrollHeight', { configurable: true, get: () => content });
   Object.defineProperty(scroller, 'clientHeight', { configurable: true, get: () => height });
   Object.defineProperty(scroller, 'scrollTop', { configurable: true, get: () => top, set: (v: number) => (top = Math.max(0, Math.min(v, content - height))) });
-  await app.openSession(5, false);
+  await app.chat.openSession(5, false);
   await sleep(10);
-  const sent = app.send('Tell me about Jeju');
+  const sent = app.chat.send('Tell me about Jeju');
   await sleep(10);
   sink({ type: 'token', text: 'Jeju is' });
   await sleep(30);

@@ -127,7 +127,7 @@ describe('the UI language on first run and after a choice', () => {
     const { app, patches, server } = appWithServer();
     app.config.applySettings(settingsView());
     expect(language()).toBe('en');
-    expect(await app.saveSettings({ language: 'ko' })).toBe(true);
+    expect(await app.config.saveSettings({ language: 'ko' })).toBe(true);
     expect(patches()).toEqual([{ language: 'ko' }]);
     expect(server().language).toBe('ko');
     expect(chosenLanguage()).toBe('ko');

@@ -98,8 +98,8 @@ async function live() {
   mountSidebar(app, sidebar);
   mountChat(app, main, () => {});
   await app.reload(true);
-  app.toggleProject(2);
-  await app.openSession(5, false);
+  app.sessions.toggleProject(2);
+  await app.chat.openSession(5, false);
   app.changes.start({ backoffMs: [20] });
   await feed.opened();
   await sleep(10);
@@ -151,7 +151,7 @@ describe('the sidebar follows what changes elsewhere', () => {
     t.server.chats.find((c) => c.id === 6)!.project_id = 2;
     // A read of Work's chats under way (as after moving Taxes there), and meanwhile the change
     // feed says the projects changed, so they are read again.
-    const reading = t.app.loadSessions(2);
+    const reading = t.app.sessions.loadSessions(2);
     t.feed.push({ type: 'projects_changed' });
     await until(() => callsOf(t.calls, 'listProjects') > 0, 'the projects are read again during the list read');
     await sleep(20);
@@ -184,14 +184,14 @@ describe('the sidebar follows what changes elsewhere', () => {
     t.server.chats = t.server.chats.filter((c) => c.id !== 6);
     t.feed.push({ type: 'session_deleted', session_id: 6 });
     expect(titles(t.sidebar, 1), 'a chat deleted elsewhere goes from the list at once').toEqual(['Groceries']);
-    expect(t.app.session?.id, 'deleting another chat leaves the open one open').toBe(5);
+    expect(t.app.chat.session?.id, 'deleting another chat leaves the open one open').toBe(5);
     expect(toasts().some((x) => x.includes('deleted elsewhere')), 'no notice for a chat that was not open').toBe(false);
 
     t.server.chats = t.server.chats.filter((c) => c.id !== 5);
     t.feed.push({ type: 'session_deleted', session_id: 5 });
     expect(titles(t.sidebar, 1), 'the open chat goes from the list').toEqual([]);
-    expect(t.app.session, 'a new chat is shown instead, as after deleting it here').toBeNull();
-    expect(t.app.draftProjectId, 'in the project the deleted chat was in').toBe(1);
+    expect(t.app.chat.session, 'a new chat is shown instead, as after deleting it here').toBeNull();
+    expect(t.app.chat.draftProjectId, 'in the project the deleted chat was in').toBe(1);
     expect(toasts().some((x) => x.includes('This chat was deleted elsewhere')), 'a notice says why the chat went').toBe(true);
     expect(composer.value, 'what the user was typing is not lost').toBe('half a thought');
   });
@@ -199,7 +199,7 @@ describe('the sidebar follows what changes elsewhere', () => {
   it('keeps a delete waiting for Undo here hidden, lets Undo bring it back, and says nothing when its own delete is heard', async () => {
     const t = await live();
     app = t.app;
-    await t.app.deleteSession(6);
+    await t.app.sessions.deleteSession(6);
     expect(titles(t.sidebar, 1)).toEqual(['Groceries']);
     // The chat changes meanwhile (a reply ending in it, say): it must not come back while Undo is offered.
     t.feed.push({ type: 'session_changed', session_id: 6 });
@@ -210,7 +210,7 @@ describe('the sidebar follows what changes elsewhere', () => {
     undo.click();
     await until(() => titles(t.sidebar, 1).includes('Taxes'), 'Undo brings the chat back');
 
-    await t.app.deleteSession(6);
+    await t.app.sessions.deleteSession(6);
     t.app.undo.flush();
     await until(() => callsOf(t.calls, 'deleteSession', 6) === 1, 'the delete is sent once Undo is no longer offered');
     t.feed.push({ type: 'session_deleted', session_id: 6 });
@@ -243,7 +243,7 @@ describe('the sidebar follows what changes elsewhere', () => {
     t.feed.push({ type: 'resync' });
     await until(() => !!t.sidebar.querySelector('[data-testid=project][data-project-id="3"]'), 'a project the missed changes made is listed');
     await until(() => titles(t.sidebar, 2).includes('Roadmap 2027'), 'an expanded project’s chats are read again');
-    await until(() => t.app.messages.some((m) => m.content === 'And eggs?'), 'the open chat’s messages are read again');
+    await until(() => t.app.chat.messages.some((m) => m.content === 'And eggs?'), 'the open chat’s messages are read again');
     expect(t.main.querySelector('[data-testid=chat-title]')?.textContent, 'and the open chat itself').toContain('Groceries and more');
   });
 
@@ -287,7 +287,7 @@ describe('the sidebar follows what changes elsewhere', () => {
     expect(t.main.querySelector('[data-message-id="4"]')?.textContent).toContain('Eggs too.');
 
     // A turn this tab starts is followed by its own stream, not attached to a second time.
-    const sent = t.app.send('Bread?');
+    const sent = t.app.chat.send('Bread?');
     await sleep(10);
     t.feed.push({ type: 'turn_started', session_id: 5 });
     await sleep(20);
@@ -300,7 +300,7 @@ describe('the sidebar follows what changes elsewhere', () => {
     const t = await live();
     app = t.app;
     t.server.chats.find((c) => c.id === 5)!.updated_at = 99;
-    const sent = t.app.send('Bread?');
+    const sent = t.app.chat.send('Bread?');
     await sleep(10);
     // The turn's first transaction changed the chat; the model is reading the prompt.
     t.feed.push({ type: 'turn_started', session_id: 5 }, { type: 'session_changed', session_id: 5 });
@@ -321,7 +321,7 @@ describe('the sidebar follows what changes elsewhere', () => {
     const t = await live();
     app = t.app;
     t.server.chats.find((c) => c.id === 5)!.title = 'Groceries (asked)';
-    const sent = t.app.regenerate();
+    const sent = t.app.chat.regenerate();
     await sleep(10);
     t.feed.push({ type: 'session_changed', session_id: 5 });
     await sleep(50);

@@ -47,10 +47,10 @@ function setupWith(more: ReturnType<typeof memory> | null, extra: Partial<Backen
     ...extra,
   }, PROJECT);
   const app = fake.app;
-  app.panel = 'memory';
+  app.panels.panel = 'memory';
   const root = document.createElement('aside');
   document.body.replaceChildren(root);
-  const render = mountMemoryPanel(app, root, () => app.closePanel());
+  const render = mountMemoryPanel(app, root, () => app.panels.closePanel());
   render();
   return { root, routes, ...fake, ...routes };
 }
@@ -68,7 +68,7 @@ describe('the memory panel', () => {
 
   it('lists the proposals above the saved facts, each with the chat it came from', async () => {
     const { app, root, calls } = setup();
-    await app.loadMemories();
+    await app.memory.loadMemories();
     await sleep(10);
     expect(calls.filter((c) => c.method === 'listMemories').map((c) => c.args[0])).toEqual([undefined, 'pending']);
     const section = root.querySelector('[data-testid=memory-proposals]')!;
@@ -96,7 +96,7 @@ describe('the memory panel', () => {
 
   it('accepts a proposal: it becomes a saved fact', async () => {
     const { app, root, calls, store } = setup();
-    await app.loadMemories();
+    await app.memory.loadMemories();
     click(proposals(root)[0].querySelector('[data-testid=memory-accept]'));
     await sleep(10);
     expect(calls.filter((c) => c.method === 'acceptMemory').map((c) => c.args)).toEqual([[1]]);
@@ -107,7 +107,7 @@ describe('the memory panel', () => {
     // A saved fact still says where it came from.
     const accepted = facts(root).find((f) => f.dataset.memoryId === '1')!;
     expect(accepted.querySelector('[data-testid=memory-source]')?.textContent).toBe('from “Weekend <i>plans</i>”');
-    expect(app.pendingCount).toBe(1);
+    expect(app.memory.pendingCount).toBe(1);
   });
 
   it('shows a change to a saved fact as a diff beside it; accepting rewrites the fact, dismissing keeps it', async () => {
@@ -116,7 +116,7 @@ describe('the memory panel', () => {
       vi.useFakeTimers();
       try {
         const { app, root, routes } = setupWith(change);
-        await app.loadMemories();
+        await app.memory.loadMemories();
         const shown = proposals(root).find((p) => p.dataset.memoryId === '7')!;
         expect(shown.dataset.replaces, 'the change says which fact it changes').toBe('3');
         expect([...shown.querySelectorAll('[data-testid=memory-diff-removed]')].map((e) => e.textContent), 'the words it takes out are shown struck').toEqual(['Seoul']);
@@ -138,12 +138,12 @@ describe('the memory panel', () => {
     vi.useFakeTimers();
     try {
       const { app, root, calls } = setup();
-      await app.loadMemories();
+      await app.memory.loadMemories();
       const deletes = () => calls.filter((c) => c.method === 'deleteMemory').map((c) => c.args[0]);
       click(proposals(root)[1].querySelector('[data-testid=memory-dismiss]'));
       await vi.advanceTimersByTimeAsync(10);
       expect(texts(proposals(root)), 'a dismissed proposal goes at once').toEqual(['Prefers answers in Korean.']);
-      expect(app.pendingCount).toBe(1);
+      expect(app.memory.pendingCount).toBe(1);
       expect(deletes(), 'nothing is deleted while Undo is offered').toEqual([]);
       const undo = document.querySelector<HTMLElement>('[data-testid=toast-action]');
       expect(undo?.textContent).toBe('Undo');
@@ -161,7 +161,7 @@ describe('the memory panel', () => {
       expect(deletes(), 'once Undo is gone, each is deleted').toEqual([2, 1]);
       expect([...root.querySelectorAll('h3')].length).toBe(0);
       expect(texts(facts(root))).toEqual(['Lives in Seoul.']);
-      expect(app.pendingCount).toBe(0);
+      expect(app.memory.pendingCount).toBe(0);
     } finally {
       vi.useRealTimers();
     }
@@ -171,8 +171,8 @@ describe('the memory panel', () => {
     vi.useFakeTimers();
     try {
       const { app, root } = setup({ deleteMemory: async () => { throw new ApiError('internal', 'the disk is full', 500); } });
-      await app.loadMemories();
-      await app.deleteMemory(3);
+      await app.memory.loadMemories();
+      await app.memory.deleteMemory(3);
       await vi.advanceTimersByTimeAsync(10);
       expect(texts(facts(root))).toEqual([]);
       await vi.advanceTimersByTimeAsync(UNDO_MS + 100);
@@ -185,7 +185,7 @@ describe('the memory panel', () => {
 
   it('edits a proposal, then accepts it with the new words; a secret in the edit is refused and stays to fix', async () => {
     const { app, root, calls, store } = setup();
-    await app.loadMemories();
+    await app.memory.loadMemories();
     click(proposals(root)[0].querySelector('[data-testid=memory-edit]'));
     let area = root.querySelector<HTMLTextAreaElement>('[data-testid=memory-edit-input]')!;
     expect(area.value).toBe('Prefers answers in Korean.');
@@ -217,22 +217,22 @@ describe('the memory panel', () => {
 
   it("opens the chat a proposal came from, at its message", async () => {
     const { app, root, calls } = setup();
-    await app.loadMemories();
+    await app.memory.loadMemories();
     await sleep(10);
     click(proposals(root)[0].querySelector('[data-testid=memory-source]'));
     await sleep(10);
-    expect(app.session?.id).toBe(9);
+    expect(app.chat.session?.id).toBe(9);
     expect(window.location.hash).toBe('#/chat/9');
     expect(calls.filter((c) => c.method === 'listMessages').map((c) => c.args[0])).toEqual([9]);
     // The chat view brings this message into view and flashes it.
-    expect(app.focusMessageId).toBe(41);
+    expect(app.chat.focusMessageId).toBe(41);
     // The panel stays open beside the chat.
-    expect(app.panel).toBe('memory');
+    expect(app.panels.panel).toBe('memory');
   });
 
   it("says why a fact typed by hand was refused, in the server's words, and keeps the text", async () => {
     const { app, root, store } = setup();
-    await app.loadMemories();
+    await app.memory.loadMemories();
     const input = root.querySelector<HTMLTextAreaElement>('[data-testid=memory-input]')!;
     input.value = 'API key: sk-live-123456';
     click(root.querySelector('[data-testid=memory-add]'));
@@ -251,7 +251,7 @@ describe('the memory panel', () => {
   it('speaks Korean', async () => {
     setLanguage('ko');
     const { app, root } = setup();
-    await app.loadMemories();
+    await app.memory.loadMemories();
     await sleep(10);
     expect(root.querySelector('[data-testid=memory-proposals] h3')?.textContent).toBe('제안됨 (2)');
     const first = proposals(root)[0];
@@ -287,7 +287,7 @@ describe('the pending count on the Memory buttons', () => {
         sink({ type: 'done', message: inWeekend({ id: 50, role: 'assistant' }) });
       },
     }, PROJECT, { sessions: [WEEKEND] });
-    app.session = WEEKEND;
+    app.chat.session = WEEKEND;
     const side = document.createElement('aside');
     const main = document.createElement('main');
     document.body.replaceChildren(side, main);
@@ -296,19 +296,19 @@ describe('the pending count on the Memory buttons', () => {
     const badges = () => [...document.querySelectorAll('[data-testid=memory-pending-count]')].map((b) => b.textContent);
     expect(badges()).toEqual([]);
 
-    await app.loadMemories(true);
+    await app.memory.loadMemories(true);
     expect(badges()).toEqual(['1', '1']);
     expect(document.querySelector('[data-testid=open-memory]')?.getAttribute('title')).toBe('1 proposed fact waits for review');
 
     const before = calls.filter((c) => c.method === 'listMemories').length;
-    await app.send('I have a dog named 보리.');
+    await app.chat.send('I have a dog named 보리.');
     await sleep(20);
     expect(calls.filter((c) => c.method === 'listMemories').length).toBeGreaterThan(before);
     expect(badges()).toEqual(['2', '2']);
 
     // Accepting them all clears the count.
-    await app.acceptMemory(1);
-    await app.acceptMemory(7);
+    await app.memory.acceptMemory(1);
+    await app.memory.acceptMemory(7);
     expect(badges()).toEqual([]);
   });
 
@@ -320,9 +320,9 @@ describe('the pending count on the Memory buttons', () => {
       sendMessage: async (_sid: number, _content: string, sink: (e: TurnEvent) => void) => sink({ type: 'done', message: inWeekend({ id: 50, role: 'assistant' }) }),
     });
     const app = new App(backend);
-    app.projects = [{ project: PROJECT, sessions: [WEEKEND], nextCursor: null, loaded: true, loading: false, expanded: true }];
-    app.session = WEEKEND;
-    expect(await app.send('hello')).toBe(true);
+    app.sessions.projects = [{ project: PROJECT, sessions: [WEEKEND], nextCursor: null, loaded: true, loading: false, expanded: true }];
+    app.chat.session = WEEKEND;
+    expect(await app.chat.send('hello')).toBe(true);
     await sleep(20);
     expect(document.querySelector('.toast-error')).toBeNull();
   });
@@ -340,7 +340,7 @@ describe('the memory setting', () => {
       updateSettings: async (patch) => settingsView({ ...(patch as object), memory_mode: patch.memory_mode ?? 'review' }),
     });
     const app = new App(backend);
-    app.settings = settingsView();
+    app.config.settings = settingsView();
     openSettingsDialog(app, 'memory');
     const dialog = document.querySelector('dialog')!;
     const group = dialog.querySelector<HTMLElement>('[data-testid=memory-mode]')!;
@@ -357,14 +357,14 @@ describe('the memory setting', () => {
     click(dialog.querySelector('[data-testid=save-settings]'));
     await sleep(10);
     expect(calls.filter((c) => c.method === 'updateSettings').map((c) => c.args[0])).toEqual([{ memory_mode: 'auto' }]);
-    expect(app.settings?.memory_mode).toBe('auto');
+    expect(app.config.settings?.memory_mode).toBe('auto');
   });
 
   it('speaks Korean', () => {
     setLanguage('ko');
     const { backend } = fakeBackend({ listModels: async () => [] });
     const app = new App(backend);
-    app.settings = settingsView({ language: 'ko', memory_mode: 'off' });
+    app.config.settings = settingsView({ language: 'ko', memory_mode: 'off' });
     openSettingsDialog(app, 'memory');
     const group = document.querySelector<HTMLElement>('[data-testid=memory-mode]')!;
     expect([...group.querySelectorAll('.choice-label')].map((c) => c.firstChild?.textContent)).toEqual(['끄기', '먼저 검토', '자동']);

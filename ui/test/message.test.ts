@@ -90,8 +90,8 @@ describe('a reply that called tools', () => {
     const open = result.querySelector<HTMLElement>('[data-testid=tool-open-memory]')!;
     expect(open.textContent).toBe('Review in Memory');
     open.click();
-    expect(app.panel, 'the memory panel opens').toBe('memory');
-    expect(app.focusMemoryId, 'at the proposal').toBe(5);
+    expect(app.panels.panel, 'the memory panel opens').toBe('memory');
+    expect(app.memory.focusMemoryId, 'at the proposal').toBe(5);
   });
 
   it('a search shows what it found: the passages and their files', () => {
@@ -137,7 +137,7 @@ describe('a failed reply', () => {
     setLanguage('ko');
     const app = new App(fakeBackend({}).backend);
     const text = 'cannot reach the model server at http://127.0.0.1:8080';
-    app.replyErrors.set(8, { code: 'model_server.unreachable', message: text });
+    app.chat.replyErrors.set(8, { code: 'model_server.unreachable', message: text });
     expect(messageNode(app, failed(8, text), ctx).querySelector('.msg-error')?.textContent)
       .toBe('모델 서버에 연결할 수 없습니다. 서버가 켜져 있는지, 설정의 주소가 맞는지 확인하세요. (http://127.0.0.1:8080)');
     expect(messageNode(app, failed(9, text), ctx).querySelector('.msg-error')?.textContent).toBe(text);

@@ -38,7 +38,7 @@ function chatWithServers(session: Session = SESSION) {
     updateSession: async (_id: number, patch: object) => (current = { ...current, ...(patch as Partial<Session>) }),
   }, PROJECT, { sessions: [session], settings: { model: 'gemma-2-9b' } });
   const { app } = fake;
-  app.session = session;
+  app.chat.session = session;
   const root = document.createElement('main');
   document.body.replaceChildren(root);
   mountChat(app, root, () => {});
@@ -58,7 +58,7 @@ describe('the chat’s model picker with several servers', () => {
 
   it('groups the models by server as each answers: a server that is slow, then down, never holds up the other', async () => {
     const { app, root, calls, release, items, item } = chatWithServers();
-    await app.loadConnections();
+    await app.servers.loadConnections();
     root.querySelector<HTMLElement>('[data-testid=chat-setup]')!.click();
     await sleep(10);
     const asked = calls.filter((c) => c.method === 'listModels').map((c) => c.args[0]);
@@ -102,7 +102,7 @@ describe('the chat’s model picker with several servers', () => {
 
   it('still shows a chat’s model its server no longer lists, and the chat’s server even when it is off', async () => {
     const gone = chatWithServers({ ...SESSION, connection_id: 2, model: 'mistral-7b' });
-    await gone.app.loadConnections();
+    await gone.app.servers.loadConnections();
     gone.root.querySelector<HTMLElement>('[data-testid=chat-setup]')!.click();
     await sleep(10);
     const laptop = gone.items().slice(gone.items().findIndex((i) => i.text === 'Laptop'));
@@ -110,7 +110,7 @@ describe('the chat’s model picker with several servers', () => {
     document.body.replaceChildren();
 
     const off = chatWithServers({ ...SESSION, connection_id: 3, model: 'old-model' });
-    await off.app.loadConnections();
+    await off.app.servers.loadConnections();
     expect(off.root.querySelector('[data-testid=chat-server]')?.textContent).toBe('Old box');
     off.root.querySelector<HTMLElement>('[data-testid=chat-setup]')!.click();
     await sleep(10);
@@ -122,7 +122,7 @@ describe('the chat’s model picker with several servers', () => {
   it('speaks Korean', async () => {
     setLanguage('ko');
     const { app, root, release, items } = chatWithServers({ ...SESSION, connection_id: 2, model: null });
-    await app.loadConnections();
+    await app.servers.loadConnections();
     expect(root.querySelector('[data-testid=chat-model]')?.textContent).toBe('서버의 첫 모델');
     root.querySelector<HTMLElement>('[data-testid=chat-setup]')!.click();
     release();
@@ -151,7 +151,7 @@ describe('a chat whose server is turned off', () => {
           listMessages: async () => ({ messages: [], next_before: null }),
           sendMessage: async () => Promise.reject(refusal),
         }, PROJECT, { sessions: [session] });
-        fake.app.session = session;
+        fake.app.chat.session = session;
         const main = document.createElement('main');
         document.body.append(main);
         mountChat(fake.app, main, () => {});
@@ -170,7 +170,7 @@ describe('a chat whose server is turned off', () => {
       action.click();
       expect(asked, 'the button asks for the servers tab').toBe(1);
       expect(composer.value, 'nothing typed is lost').toBe('Are you there?');
-      expect(app.messages, 'nothing was stored, so nothing shows as sent').toEqual([]);
+      expect(app.chat.messages, 'nothing was stored, so nothing shows as sent').toEqual([]);
     }
   });
 });

@@ -66,7 +66,7 @@ describe("a project's folder in its dialog", () => {
     expect(patches(), 'the server is asked to link the path as typed, without the spaces around it').toEqual([[2, { folder: '/home/me/site' }]]);
     expect(q('folder-current')?.textContent, 'the dialog shows the folder now linked').toBe('/home/me/site');
     expect(q<HTMLInputElement>('folder-input')!.value, 'the field is emptied for another path').toBe('');
-    expect(app.entry(2)?.project.folder, 'the sidebar’s project follows, for the next dialog').toBe('/home/me/site');
+    expect(app.sessions.entry(2)?.project.folder, 'the sidebar’s project follows, for the next dialog').toBe('/home/me/site');
     expect(q('folder-error')!.hidden, 'nothing went wrong').toBe(true);
   });
 

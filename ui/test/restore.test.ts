@@ -25,8 +25,8 @@ const original = { ...afterRestore };
 function setup(methods: Partial<Backend>) {
   const { backend, calls } = fakeBackend(methods);
   const app = new App(backend);
-  app.settings = settingsView();
-  app.projects = [{ project: DEFAULT, sessions: [], nextCursor: null, loaded: true, loading: false, expanded: true }];
+  app.config.settings = settingsView();
+  app.sessions.projects = [{ project: DEFAULT, sessions: [], nextCursor: null, loaded: true, loading: false, expanded: true }];
   const reload = vi.fn();
   Object.assign(afterRestore, { reload, desktop: () => false });
   const sent = () => calls.filter((c) => c.method === 'restoreBackup');

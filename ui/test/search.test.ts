@@ -63,7 +63,7 @@ describe('searching from the sidebar', () => {
       listSessions: async () => ({ sessions: [session], next_cursor: null }),
     });
     const app = new App(backend);
-    app.projects = projects.map((project) => ({ project, sessions: [], nextCursor: null, loaded: true, loading: false, expanded: false }));
+    app.sessions.projects = projects.map((project) => ({ project, sessions: [], nextCursor: null, loaded: true, loading: false, expanded: false }));
     const root = document.createElement('aside');
     document.body.replaceChildren(root);
     const side = mountSidebar(app, root);
@@ -95,8 +95,8 @@ describe('searching from the sidebar', () => {
     input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter' }));
     await new Promise((r) => setTimeout(r, 20));
     expect(calls.find((c) => c.method === 'getSession')?.args).toEqual([9]);
-    expect(app.session?.id).toBe(9);
-    expect(app.focusMessageId).toBeNull(); // not among the (empty) messages: simply opened
+    expect(app.chat.session?.id).toBe(9);
+    expect(app.chat.focusMessageId).toBeNull(); // not among the (empty) messages: simply opened
 
     // Escape clears the query and the projects come back.
     input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape' }));
@@ -142,7 +142,7 @@ describe('searching earlier versions', () => {
       listSessions: async () => ({ sessions: [session], next_cursor: null }),
     });
     const app = new App(fake.backend);
-    app.projects = projects.map((project) => ({ project, sessions: [], nextCursor: null, loaded: true, loading: false, expanded: false }));
+    app.sessions.projects = projects.map((project) => ({ project, sessions: [], nextCursor: null, loaded: true, loading: false, expanded: false }));
     const root = document.createElement('aside');
     document.body.replaceChildren(root);
     mountSidebar(app, root);
@@ -178,7 +178,7 @@ describe('searching earlier versions', () => {
     // Opening an earlier version opens its chat as usual.
     root.querySelectorAll<HTMLButtonElement>('[data-testid=search-hit]')[1].click();
     await new Promise((r) => setTimeout(r, 20));
-    expect(app.session?.id, 'the hit opens the chat it was found in').toBe(5);
+    expect(app.chat.session?.id, 'the hit opens the chat it was found in').toBe(5);
 
     // A search box mounted again (same page) still searches earlier versions.
     const again = mount();
@@ -232,7 +232,7 @@ describe('searching inside files', () => {
       ...methods,
     });
     const app = new App(fake.backend);
-    app.projects = projects.map((project) => ({ project, sessions: project.id === 1 ? [trip] : [], nextCursor: null, loaded: true, loading: false, expanded: false }));
+    app.sessions.projects = projects.map((project) => ({ project, sessions: project.id === 1 ? [trip] : [], nextCursor: null, loaded: true, loading: false, expanded: false }));
     const root = document.createElement('aside');
     document.body.replaceChildren(root);
     mountSidebar(app, root);
@@ -274,7 +274,7 @@ describe('searching inside files', () => {
     expect(fileHits(root)[0].classList.contains('selected'), 'after the one chat comes the first file').toBe(true);
     input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter' }));
     await new Promise((r) => setTimeout(r, 20));
-    expect(app.session?.id, 'the file’s chat opens').toBe(7);
+    expect(app.chat.session?.id, 'the file’s chat opens').toBe(7);
     input.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowDown' }));
     input.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowDown' }));
     expect(root.querySelector('[data-testid=search-hit]')!.classList.contains('selected'), 'past the last file, back to the first chat').toBe(true);
@@ -287,7 +287,7 @@ describe('searching inside files', () => {
     await new Promise((r) => setTimeout(r, 20));
     const dialog = document.querySelector<HTMLDialogElement>('dialog[open]');
     expect(dialog?.querySelector('h2')?.textContent, 'the project’s files dialog').toBe('Files of “Taxes”');
-    expect(app.session, 'no chat is opened for a project’s file').toBeNull();
+    expect(app.chat.session, 'no chat is opened for a project’s file').toBeNull();
     dialog?.close();
   });
 

@@ -13,7 +13,7 @@ const unreachable = () => Promise.reject(new ApiError('model_server.unreachable'
 function setup(methods: Parameters<typeof fakeBackend>[0], settings = settingsView()) {
   const { backend, calls } = fakeBackend(methods);
   const app = new App(backend);
-  app.settings = settings;
+  app.config.settings = settings;
   const el = document.createElement('div');
   document.body.replaceChildren(el);
   mountServerBanner(app, el);
@@ -27,7 +27,7 @@ describe('offering a local model server at start', () => {
     const routes = connectionRoutes([connection()]);
     const { app, el, calls } = setup({ ...routes.methods, listModels: unreachable, probeServers: async () => [LLAMA] });
     expect(el.hidden).toBe(true);
-    await app.checkModelServer();
+    await app.config.checkModelServer();
     expect(el.hidden).toBe(false);
     expect(el.textContent).toContain('The model server at http://127.0.0.1:8080/v1 does not answer.');
     const offer = el.querySelector('[data-testid=server-offer]')!;
@@ -39,8 +39,8 @@ describe('offering a local model server at start', () => {
     expect(routes.store[1].default_model, 'its first model is its default model').toBe('SmolLM2-135M-Instruct');
     expect(calls.filter((c) => c.method === 'updateConnection').map((c) => c.args), 'made the default with its model in one request: the settings never show the new address with the old model')
       .toEqual([[2, { is_default: true, default_model: 'SmolLM2-135M-Instruct' }]]);
-    expect([app.settings?.endpoint_url, app.settings?.model], 'the settings’ address and model are the new default server’s').toEqual(['http://127.0.0.1:8000/v1', 'SmolLM2-135M-Instruct']);
-    expect(app.serverOffer).toBeNull();
+    expect([app.config.settings?.endpoint_url, app.config.settings?.model], 'the settings’ address and model are the new default server’s').toEqual(['http://127.0.0.1:8000/v1', 'SmolLM2-135M-Instruct']);
+    expect(app.config.serverOffer).toBeNull();
     expect(el.hidden).toBe(true);
     expect(calls.map((c) => c.method).filter((m) => m !== 'listModels')).toEqual(['probeServers', 'listConnections', 'createConnection', 'updateConnection']);
   });
@@ -48,7 +48,7 @@ describe('offering a local model server at start', () => {
   it('Use it never adds a server twice: one with the address already is made the default (and on), and a double click adds one', async () => {
     const routes = connectionRoutes([connection(), connection({ id: 2, name: 'My llama', base_url: 'http://127.0.0.1:8000/v1/', enabled: false, is_default: false })]);
     const { app, el, calls } = setup({ ...routes.methods, listModels: unreachable, probeServers: async () => [LLAMA] });
-    await app.checkModelServer();
+    await app.config.checkModelServer();
     const use = el.querySelector<HTMLButtonElement>('[data-testid=use-server]')!;
     use.click();
     use.click();
@@ -61,7 +61,7 @@ describe('offering a local model server at start', () => {
     // A server not known yet, asked twice before the first answer: one server.
     const fresh = connectionRoutes([connection()]);
     const second = setup({ ...fresh.methods, listModels: unreachable, probeServers: async () => [LLAMA] });
-    await second.app.checkModelServer();
+    await second.app.config.checkModelServer();
     const twice = second.el.querySelector<HTMLButtonElement>('[data-testid=use-server]')!;
     twice.click();
     twice.click();
@@ -78,70 +78,70 @@ describe('offering a local model server at start', () => {
       demoModel: async () => ({ available: true, base_url: null, model: 'SmolLM2-135M-demo' }),
       startDemoModel: async () => ({ available: true, base_url: 'http://127.0.0.1:41000/v1', model: 'SmolLM2-135M-demo' }),
     });
-    await app.checkModelServer();
+    await app.config.checkModelServer();
     expect(el.textContent, 'the offer says plainly it is a tiny demo and how to connect a real server').toContain('tiny demo model');
     expect(el.textContent).toContain('vLLM, Ollama or LM Studio');
     (el.querySelector('[data-testid=start-demo]') as HTMLButtonElement).click();
     await sleep(10);
     expect(routes.store.find((c) => c.is_default)?.base_url, 'the next message goes to the demo model').toBe('http://127.0.0.1:41000/v1');
-    expect(app.settings?.model, 'and its model').toBe('SmolLM2-135M-demo');
-    expect(app.serverOffer, 'once it runs, the banner goes').toBeNull();
+    expect(app.config.settings?.model, 'and its model').toBe('SmolLM2-135M-demo');
+    expect(app.config.serverOffer, 'once it runs, the banner goes').toBeNull();
     expect(calls.map((c) => c.method).filter((m) => m !== 'listModels')).toEqual(['probeServers', 'demoModel', 'startDemoModel', 'listConnections', 'createConnection', 'updateConnection']);
   });
 
   it('does not offer the demo model when it is not on this machine', async () => {
     const { app, el } = setup({ listModels: unreachable, probeServers: async () => [], demoModel: async () => ({ available: false, base_url: null, model: 'm' }) });
-    await app.checkModelServer();
+    await app.config.checkModelServer();
     expect(el.querySelector('[data-testid=start-demo]')).toBeNull();
   });
 
   it('says so when nothing answers on the usual ports, in Korean too', async () => {
     const { app, el } = setup({ listModels: unreachable, probeServers: async () => [] });
-    await app.checkModelServer();
+    await app.config.checkModelServer();
     expect(el.textContent).toContain('No model server found on the usual ports (8000, 8080, 11434, 1234). Start one, or set its address in Settings.');
     expect(el.querySelector('[data-testid=server-banner-settings]')?.textContent).toBe('Settings');
     expect(el.querySelector('[data-testid=server-offer]')).toBeNull();
     setLanguage('ko');
     app.emit('settings');
     expect(el.textContent).toContain('모델 서버를 찾지 못했습니다');
-    app.dismissServerOffer();
+    app.config.dismissServerOffer();
     expect(el.hidden).toBe(true);
   });
 
   it('leaves the configured server out of the offers', async () => {
     const here: FoundServer = { ...LLAMA, base_url: 'http://127.0.0.1:8080/v1' };
     const { app, el } = setup({ listModels: unreachable, probeServers: async () => [here] });
-    await app.checkModelServer();
+    await app.config.checkModelServer();
     expect(el.querySelector('[data-testid=server-offer]')).toBeNull();
     expect(el.textContent).toContain('No model server found');
   });
 
   it('does nothing when the configured server lists models', async () => {
     const { app, el, calls } = setup({ listModels: async () => [{ id: 'm', context_length: null, owned_by: null }] });
-    await app.checkModelServer();
-    expect(app.serverOffer).toBeNull();
+    await app.config.checkModelServer();
+    expect(app.config.serverOffer).toBeNull();
     expect(el.hidden).toBe(true);
     expect(calls.map((c) => c.method)).toEqual(['listModels']);
   });
 
   it('does not probe for errors other than an unreachable server', async () => {
     const { app, calls } = setup({ listModels: () => Promise.reject(new ApiError('model_server.unauthorized', 'The server requires an API key', 502)) });
-    await app.checkModelServer();
-    expect(app.serverOffer).toBeNull();
+    await app.config.checkModelServer();
+    expect(app.config.serverOffer).toBeNull();
     expect(calls.map((c) => c.method)).toEqual(['listModels']);
   });
 
   it('offers another server when no model is set and the configured one lists none', async () => {
     const { app, el } = setup({ listModels: async () => [], probeServers: async () => [LLAMA] });
-    await app.checkModelServer();
+    await app.config.checkModelServer();
     expect(el.textContent).toContain('No model is set, and the server at http://127.0.0.1:8080/v1 lists none.');
     expect(el.querySelectorAll('[data-testid=server-offer]')).toHaveLength(1);
   });
 
   it('stays quiet when a model is set even if none is listed', async () => {
     const { app, calls } = setup({ listModels: async () => [] }, settingsView({ model: 'my-model' }));
-    await app.checkModelServer();
-    expect(app.serverOffer).toBeNull();
+    await app.config.checkModelServer();
+    expect(app.config.serverOffer).toBeNull();
     expect(calls.map((c) => c.method)).toEqual(['listModels']);
   });
 });

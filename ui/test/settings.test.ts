@@ -188,7 +188,7 @@ describe('settings: the model servers', () => {
     await sleep(10);
     expect(sent('updateConnection')).toEqual([[1, { name: '127.0.0.1:8080', base_url: GOOD }]]);
     expect(text(row('127.0.0.1:8080'), 'server-status'), 'no other click: the new address is checked').toBe('1 model');
-    expect(app.settings?.endpoint_url, 'the settings’ address is the default server’s').toBe(GOOD);
+    expect(app.config.settings?.endpoint_url, 'the settings’ address is the default server’s').toBe(GOOD);
     expect(text(dialog(), 'models-status')).toBe('1 model at http://127.0.0.1:8080/v1');
     const options = [...dialog().querySelectorAll<HTMLOptionElement>('[data-testid=model-select] option')].map((o) => o.value);
     expect(options, 'the new address’s model is offered as the default model').toContain('qwen2.5-7b');
@@ -209,7 +209,7 @@ describe('settings: the model servers', () => {
     expect(rowNames()).toEqual(['Laptop', '127.0.0.1:1']);
     expect(text(row('Laptop'), 'server-default')).toBe('Default');
     expect(row('127.0.0.1:1').querySelector('[data-testid=server-remove]'), 'the server that was the default can be removed now').not.toBeNull();
-    expect(app.settings?.endpoint_url).toBe(LAPTOP_URL);
+    expect(app.config.settings?.endpoint_url).toBe(LAPTOP_URL);
     const label = [...dialog().querySelectorAll('.field-label')].map((l) => l.textContent).find((l) => l?.startsWith('Default model'));
     expect(label, 'the default model is the default server’s, and the label says which').toBe('Default model, on Laptop');
     const options = [...dialog().querySelectorAll<HTMLOptionElement>('[data-testid=model-select] option')].map((o) => o.value);
@@ -241,7 +241,7 @@ describe('settings: the model servers', () => {
 
   it('turns a server off and on, and removes one: its chats go back to the default server', async () => {
     const { app, sent, routes } = appWithServers();
-    app.session = { id: 5, project_id: 1, title: 'On the laptop', preset: null, model: 'phi-4', connection_id: 2, created_at: 0, updated_at: 0, imported_at: null };
+    app.chat.session = { id: 5, project_id: 1, title: 'On the laptop', preset: null, model: 'phi-4', connection_id: 2, created_at: 0, updated_at: 0, imported_at: null };
     openSettingsDialog(app, 'server');
     await sleep(10);
     row('Laptop').querySelector<HTMLInputElement>('[data-testid=server-enabled]')!.click();
@@ -257,8 +257,8 @@ describe('settings: the model servers', () => {
     expect(sent('deleteConnection')).toEqual([[2]]);
     expect(rowNames()).toEqual(['127.0.0.1:1']);
     expect(routes.store.map((c: ConnectionView) => c.id)).toEqual([1]);
-    expect(app.session?.connection_id, 'the open chat is on the default server again, as the server moved it').toBeNull();
-    expect(app.session?.model).toBeNull();
+    expect(app.chat.session?.connection_id, 'the open chat is on the default server again, as the server moved it').toBeNull();
+    expect(app.chat.session?.model).toBeNull();
   });
 
   it('labels the default model list’s button, with a tooltip, in both languages', () => {
@@ -292,7 +292,7 @@ describe('settings: the words of hints and tooltips', () => {
     for (const lang of ['en', 'ko']) {
       setLanguage(lang);
       const { app } = appInProject({ listModels: async () => [], probeServers: async () => [] }, project);
-      const item = projectMenu(app, app.projects[0]).find((i) => i.label === t('editInstructions'))!;
+      const item = projectMenu(app, app.sessions.projects[0]).find((i) => i.label === t('editInstructions'))!;
       openSettingsDialog(app, 'instructions');
       const tab = dialog().querySelector<HTMLElement>('[role=tab][aria-selected=true]')!.textContent!;
       const settingsTitle = dialog().querySelector('h2')!.textContent!;

@@ -68,7 +68,7 @@ describe('keyboard shortcuts', () => {
     const root = document.createElement('div');
     document.body.append(root);
     mountLayout(app, root);
-    await app.openSession(5, false);
+    await app.chat.openSession(5, false);
 
     document.dispatchEvent(key({ key: '/', ctrlKey: true }));
     const list = document.querySelector('dialog[open] [data-testid=shortcuts]');
@@ -78,16 +78,16 @@ describe('keyboard shortcuts', () => {
     document.dispatchEvent(key({ key: '/', ctrlKey: true }));
     expect(document.querySelector('dialog[open]'), 'Ctrl+/ again closes it').toBeNull();
 
-    void app.send('Hello');
+    void app.chat.send('Hello');
     await sleep(10);
     sink({ type: 'token', text: 'Hi' });
-    expect(app.currentLive()).toBeDefined();
+    expect(app.chat.currentLive()).toBeDefined();
     document.dispatchEvent(key({ key: 'Escape' }));
     await sleep(10);
     expect(calls.some((c) => c.method === 'stop' && c.args[0] === 5), 'Esc asks the server to stop the reply').toBe(true);
 
     document.dispatchEvent(key({ key: 'O', ctrlKey: true, shiftKey: true }));
-    expect(app.session, 'Ctrl+Shift+O leaves the chat for a new one').toBeNull();
-    expect(app.draftProjectId, 'in the same project').toBe(2);
+    expect(app.chat.session, 'Ctrl+Shift+O leaves the chat for a new one').toBeNull();
+    expect(app.chat.draftProjectId, 'in the same project').toBe(2);
   });
 });

@@ -88,7 +88,7 @@ function skillRoutes(initial: SkillView[]) {
 function setUp(initial: SkillView[], over: Partial<Backend> = {}) {
   const routes = skillRoutes(initial);
   const { app, calls } = appInProject({ ...routes.methods, listModels: async () => [], probeServers: async () => [], listToolServers: async () => [], ...over }, DEFAULT);
-  app.projects = [DEFAULT, WORK].map((project) => ({ project, sessions: [], nextCursor: null, loaded: true, loading: false, expanded: false }));
+  app.sessions.projects = [DEFAULT, WORK].map((project) => ({ project, sessions: [], nextCursor: null, loaded: true, loading: false, expanded: false }));
   const sent = (method: string) => calls.filter((c) => c.method === method).map((c) => c.args);
   return { app, calls, sent, ...routes };
 }
@@ -422,13 +422,13 @@ describe('the inspector: skills offered', () => {
   async function open(skills: ReturnType<typeof contextView>['skills']) {
     const fake = fakeBackend({ context: async () => contextView({ skills }) });
     const app = new App(fake.backend);
-    app.settings = settingsView();
-    app.session = SESSION;
-    app.panel = 'context';
+    app.config.settings = settingsView();
+    app.chat.session = SESSION;
+    app.panels.panel = 'context';
     const root = document.createElement('aside');
     document.body.replaceChildren(root);
-    mountContextPanel(app, root, () => app.closePanel())();
-    await app.loadContext();
+    mountContextPanel(app, root, () => app.panels.closePanel())();
+    await app.panels.loadContext();
     return byTest(root, 'context-skills');
   }
 

@@ -60,20 +60,20 @@ describe('a reply still being written', () => {
     document.body.append(root);
     mountChat(app, root, () => {});
 
-    await app.openSession(5, false);
+    await app.chat.openSession(5, false);
     await turn.started;
     expect(calls.find((c) => c.method === 'attach')?.args[0]).toBe(5);
     turn.emit('Hel');
     turn.emit('lo');
-    expect(app.currentLive()?.text).toBe('Hello');
+    expect(app.chat.currentLive()?.text).toBe('Hello');
     // The saved copy marked "Writing…" is not shown next to the live reply.
-    expect(app.shownMessages().map((m) => m.id)).toEqual([1]);
+    expect(app.chat.shownMessages().map((m) => m.id)).toEqual([1]);
     expect(root.querySelectorAll('[data-testid=message-assistant]').length).toBe(0);
     expect(root.querySelectorAll('[data-testid=message-live]').length).toBe(1);
     // Stop is offered and asks the server.
     const stopBtn = root.querySelector<HTMLButtonElement>('[data-testid=stop]');
     expect(stopBtn).not.toBeNull();
-    await app.stop();
+    await app.chat.stop();
     expect(calls.some((c) => c.method === 'stop' && c.args[0] === 5)).toBe(true);
 
     const listed = calls.filter((c) => c.method === 'listMessages').length;
@@ -81,8 +81,8 @@ describe('a reply still being written', () => {
     turn.end();
     await sleep(20);
     expect(calls.filter((c) => c.method === 'listMessages').length).toBe(listed + 1);
-    expect(app.currentLive()).toBeUndefined();
-    expect(app.shownMessages().map((m) => m.status)).toEqual(['complete', 'stopped']);
+    expect(app.chat.currentLive()).toBeUndefined();
+    expect(app.chat.shownMessages().map((m) => m.status)).toEqual(['complete', 'stopped']);
     expect(root.querySelectorAll('[data-testid=message-assistant]').length).toBe(1);
   });
 
@@ -100,12 +100,12 @@ describe('a reply still being written', () => {
         throw new ApiError('no_turn_running', 'no reply is being written in this chat', 409);
       },
     });
-    await app.openSession(5, false);
+    await app.chat.openSession(5, false);
     await sleep(20);
     expect(calls.filter((c) => c.method === 'attach').length).toBe(1);
     expect(calls.filter((c) => c.method === 'listMessages').length).toBe(2);
-    expect(app.currentLive()).toBeUndefined();
-    expect(app.messages.at(-1)?.status).toBe('complete');
+    expect(app.chat.currentLive()).toBeUndefined();
+    expect(app.chat.messages.at(-1)?.status).toBe('complete');
   });
 
   it('sent here, then the chat left and opened again: one reply (the live one), and the title and count refreshed', async () => {
@@ -132,23 +132,23 @@ describe('a reply still being written', () => {
         return turn.run(sink);
       },
     });
-    const sent = app.send('Plan a trip');
+    const sent = app.chat.send('Plan a trip');
     await turn.started;
     await sleep(10);
     // Creating the chat asked for the projects again: Temp counts it.
-    expect(app.entry(2)?.project.session_count).toBe(1);
+    expect(app.sessions.entry(2)?.project.session_count).toBe(1);
     turn.emit('Hel');
     await sleep(10);
     // The first message is stored: the sidebar shows the chat's title, not "New chat".
-    expect(app.findSession(5)?.title).toBe('Plan a trip');
+    expect(app.sessions.findSession(5)?.title).toBe('Plan a trip');
 
-    await app.openSession(6, false);
-    await app.openSession(5, false);
+    await app.chat.openSession(6, false);
+    await app.chat.openSession(5, false);
     await sleep(10);
     // Still the same turn: not attached to again, and its saved copy is hidden.
     expect(calls.some((c) => c.method === 'attach')).toBe(false);
-    expect(app.shownMessages().map((m) => m.id)).toEqual([1]);
-    expect(app.currentLive()?.text).toBe('Hel');
+    expect(app.chat.shownMessages().map((m) => m.id)).toEqual([1]);
+    expect(app.chat.currentLive()?.text).toBe('Hel');
     turn.end();
     await sent;
   });
@@ -170,14 +170,14 @@ describe('a reply still being written', () => {
     const root = document.createElement('main');
     document.body.append(root);
     mountChat(app, root, () => {});
-    await app.openSession(5, false);
+    await app.chat.openSession(5, false);
     const area = root.querySelector<HTMLTextAreaElement>('textarea')!;
     area.value = 'second question';
     area.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, cancelable: true }));
     await sleep(30);
     expect(area.value, 'the person still has the message, to send again').toBe('second question');
-    expect(app.shownMessages().map((m) => m.content), 'the chat shows what it holds: not the refused message').toEqual(['first question', 'first answer']);
-    expect(app.currentLive(), 'no reply is shown as being written').toBeUndefined();
+    expect(app.chat.shownMessages().map((m) => m.content), 'the chat shows what it holds: not the refused message').toEqual(['first question', 'first answer']);
+    expect(app.chat.currentLive(), 'no reply is shown as being written').toBeUndefined();
     const toasts = [...document.querySelectorAll('[data-testid=toast]')].map((t) => t.textContent);
     expect(toasts.some((t) => t?.includes('went wrong')), `the error is told: ${toasts.join(' | ')}`).toBe(true);
   });

@@ -99,7 +99,7 @@ function toolServerRoutes(initial: ToolServerView[], opts: { tools?: Record<stri
 function setUp(initial: ToolServerView[], opts: Parameters<typeof toolServerRoutes>[1] = {}) {
   const routes = toolServerRoutes(initial, opts);
   const { app, calls } = appInProject({ ...routes.methods, listModels: async () => [], probeServers: async () => [] }, DEFAULT);
-  app.projects = [DEFAULT, WORK].map((project) => ({ project, sessions: [], nextCursor: null, loaded: true, loading: false, expanded: false }));
+  app.sessions.projects = [DEFAULT, WORK].map((project) => ({ project, sessions: [], nextCursor: null, loaded: true, loading: false, expanded: false }));
   const patches = () => calls.filter((c) => c.method === 'updateToolServer').map((c) => c.args[1] as ToolServerPatch);
   return { app, calls, patches, ...routes };
 }

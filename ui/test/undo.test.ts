@@ -30,8 +30,8 @@ function setup() {
     listMessages: async () => ({ messages: [], next_before: null }),
     listAttachments: async () => [],
   }, DEFAULT, { sessions: [TRIP, DINNER] });
-  fake.app.projects.push({ project: WORK, sessions: [], nextCursor: null, loaded: true, loading: false, expanded: false });
-  const listed = () => fake.app.projects.flatMap((e) => e.sessions.map((s) => s.title));
+  fake.app.sessions.projects.push({ project: WORK, sessions: [], nextCursor: null, loaded: true, loading: false, expanded: false });
+  const listed = () => fake.app.sessions.projects.flatMap((e) => e.sessions.map((s) => s.title));
   const deletes = (method: string) => fake.calls.filter((c) => c.method === method).map((c) => c.args);
   const undo = () => document.querySelector<HTMLElement>('[data-testid=toast-action]');
   return { ...fake, listed, deletes, undo };
@@ -47,9 +47,9 @@ describe('deleting a chat', () => {
 
   it('hides it at once and deletes it only once Undo is no longer offered', async () => {
     const { app, listed, deletes, undo } = setup();
-    await app.deleteSession(9);
+    await app.sessions.deleteSession(9);
     expect(listed(), 'gone from the sidebar at once').toEqual(['Dinner']);
-    expect(app.projects[0].project.session_count).toBe(1);
+    expect(app.sessions.projects[0].project.session_count).toBe(1);
     expect(deletes('deleteSession'), 'not deleted yet: Undo is offered').toEqual([]);
     expect(undo()?.closest('[data-testid=toast]')?.textContent).toContain('Deleted “Trip to Busan”');
     await vi.advanceTimersByTimeAsync(UNDO_MS + 50);
@@ -60,19 +60,19 @@ describe('deleting a chat', () => {
 
   it('Undo brings it back, reopened when it was open, and nothing is deleted', async () => {
     const { app, listed, deletes, undo } = setup();
-    app.session = TRIP;
-    await app.deleteSession(9);
-    expect(app.session, 'the open chat leaves the view').toBeNull();
+    app.chat.session = TRIP;
+    await app.sessions.deleteSession(9);
+    expect(app.chat.session, 'the open chat leaves the view').toBeNull();
     undo()!.click();
     await vi.advanceTimersByTimeAsync(UNDO_MS + 50);
     expect(deletes('deleteSession'), 'a misclick loses nothing').toEqual([]);
     expect(listed().sort()).toEqual(['Dinner', 'Trip to Busan']);
-    expect(app.session?.id, 'and it is open again').toBe(9);
+    expect(app.chat.session?.id, 'and it is open again').toBe(9);
   });
 
   it('is sent as the page closes, to outlive it; not when the page is only put in the back-forward cache', async () => {
     const { app, deletes } = setup();
-    await app.deleteSession(9);
+    await app.sessions.deleteSession(9);
     window.dispatchEvent(Object.assign(new Event('pagehide'), { persisted: true }));
     expect(deletes('deleteSession'), 'a cached page may come back with its Undo').toEqual([]);
     window.dispatchEvent(Object.assign(new Event('pagehide'), { persisted: false }));
@@ -93,16 +93,16 @@ describe('deleting a project', () => {
 
   it('hides it at once, offers Undo, and deletes it after', async () => {
     const { app, deletes, undo } = setup();
-    await app.deleteProject(2);
-    expect(app.projects.map((e) => e.project.name)).toEqual(['Default']);
+    await app.sessions.deleteProject(2);
+    expect(app.sessions.projects.map((e) => e.project.name)).toEqual(['Default']);
     expect(deletes('deleteProject')).toEqual([]);
     undo()!.click();
     await vi.advanceTimersByTimeAsync(UNDO_MS + 50);
     expect(deletes('deleteProject'), 'undone: not deleted').toEqual([]);
-    expect(app.projects.map((e) => e.project.name), 'and listed again').toEqual(['Default', 'Work']);
-    await app.deleteProject(2);
+    expect(app.sessions.projects.map((e) => e.project.name), 'and listed again').toEqual(['Default', 'Work']);
+    await app.sessions.deleteProject(2);
     await vi.advanceTimersByTimeAsync(UNDO_MS + 50);
     expect(deletes('deleteProject')).toEqual([[2, false]]);
-    expect(app.projects.map((e) => e.project.name)).toEqual(['Default']);
+    expect(app.sessions.projects.map((e) => e.project.name)).toEqual(['Default']);
   });
 });

@@ -6,7 +6,7 @@
 
 import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from './api.generated';
-import { ApiError } from './backend';
+import { ApiError } from '../lib/apiError';
 
 export type { paths };
 export type Api = Client<paths>;

@@ -5,9 +5,9 @@
 // Server-Sent Events answering a POST (or the GET of `/events`), read from the response's body,
 // since EventSource cannot POST.
 
-import type { Change, ChatHit, ExportFormat, FileHit, TurnEvent } from './types';
+import type { Change, ChatHit, DownloadedFile, ExportFormat, FileHit, TurnEvent, TurnSink } from './types';
 import { createApi, present, type Body, type Ok, type Query } from './api';
-import { ApiError, type DownloadedFile, type TurnSink } from './backend';
+import { ApiError } from '../lib/apiError';
 import { readSse } from './sse';
 
 export interface HttpBackendOptions {

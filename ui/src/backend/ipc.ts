@@ -3,14 +3,13 @@
 // above it (the generated paths, errors, event streams) is what the browser runs, so the two cannot
 // drift; the desktop's Rust side hands the request to the same router `maru serve` uses.
 
-import { Channel, invoke, isTauri } from '@tauri-apps/api/core';
+import { Channel, invoke } from '@tauri-apps/api/core';
+import { inDesktop } from '../lib/platform';
+
+export { inDesktop };
 
 /** A placeholder origin: requests never leave the process, only their path and query matter. */
 export const DESKTOP_ORIGIN = 'http://maru.desktop';
-
-export function inDesktop(): boolean {
-  return isTauri();
-}
 
 /** What the `api` and `api_stream` commands reject with: the HTTP status and the JSON error. */
 interface Failed {

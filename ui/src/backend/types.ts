@@ -3,7 +3,7 @@
 // re-exports them and adds the few names only the UI uses. Never hand-copy a Rust type here.
 // Times are Unix milliseconds. `null` is how an absent Option<T> arrives.
 
-import type { PresetView, SettingsView } from './generated';
+import type { PresetView, SettingsView, TurnEvent } from './generated';
 
 export type * from './generated';
 
@@ -15,3 +15,12 @@ export type Theme = SettingsView['theme'];
 
 /** Whether the model may save facts, and whether they wait for the user's review. */
 export type MemoryMode = SettingsView['memory_mode'];
+
+/** A file the server sent to save: its bytes and the name it gave (Content-Disposition). */
+export interface DownloadedFile {
+  blob: Blob;
+  name: string;
+}
+
+/** Receives a turn's events as they arrive. */
+export type TurnSink = (event: TurnEvent) => void;

@@ -1,6 +1,6 @@
 // The UI's words for every error code the server (or the UI itself) can send. The server's
 // `message` is English; the UI shows its own sentence for the code in Korean, and the server's
-// message in English (it is more specific). See `errorText` in i18n.ts.
+// message in English (it is more specific). See `errorText` in i18n/index.ts.
 //
 // The tables are checked against the server's lists of codes (`Code`, `UpstreamCode`, generated
 // from Rust): a code without words here, or words for a code the server no longer sends, is a

@@ -3,7 +3,7 @@
 // folder and says where.
 
 import { invoke } from '@tauri-apps/api/core';
-import { inDesktop } from '../backend/ipc';
+import { inDesktop } from './platform';
 
 /** Saves `blob` as `name`; answers the path when the desktop app wrote it, else null. */
 export async function saveBlob(blob: Blob, name: string): Promise<string | null> {

@@ -5,6 +5,9 @@ import { t, type Key } from './i18n';
 /** The shortcuts that work anywhere in the window. */
 export type Shortcut = 'search' | 'newChat' | 'shortcuts' | 'stop';
 
+/** What the window can be asked to do from outside the page (the desktop app's menu). */
+export type Action = Shortcut | 'settings';
+
 export function isMac(): boolean {
   return /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent);
 }

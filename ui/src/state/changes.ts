@@ -4,10 +4,23 @@
 // change reads again only what it names: the chat, its project's list, the projects. A burst (a
 // turn changes its chat several times) is read at most once per DEBOUNCE_MS per thing.
 
-import type { App } from '../app';
-import { ApiError } from '../backend/backend';
-import type { Change } from '../backend/types';
+import type { Change, Session } from '../backend/types';
+import { ApiError } from '../lib/apiError';
+import type { Core } from './core';
+import type { SessionsState } from './sessions';
 import { alreadyGone } from './undo';
+
+/** What the feed reads again, of the rest of the state. */
+export interface ChangesNeeds extends Core {
+  readonly sessions: Pick<SessionsState, 'refetchSession' | 'sessionGone' | 'refreshProjects' | 'turnStarted' | 'turnEnded' | 'writing'
+    | 'entry' | 'loadSessions' | 'projects' | 'sessionChanged'>;
+  readonly chat: {
+    readonly session: Session | null;
+    replyBegun(sessionId: number): Promise<void> | null;
+    followTurn(sessionId: number): Promise<void>;
+    loadMessages(sessionId: number): Promise<void>;
+  };
+}
 
 /** The least time between two reads of the same thing. */
 export const DEBOUNCE_MS = 250;
@@ -34,7 +47,7 @@ export class ChangesFeed {
   private retry: number | undefined;
   private readonly slots = new Map<string, Slot>();
 
-  constructor(private readonly app: App) {}
+  constructor(private readonly app: ChangesNeeds) {}
 
   /** Opens the stream (once; later calls change nothing). */
   start(opts: FeedOptions = {}): void {
@@ -123,7 +136,7 @@ export class ChangesFeed {
   /** A project's list of chats, read again (when it is shown). */
   private relist(projectId: number): void {
     this.later(`list:${projectId}`, async () => {
-      if (this.app.entry(projectId)?.loaded) await this.app.loadSessions(projectId);
+      if (this.app.sessions.entry(projectId)?.loaded) await this.app.sessions.loadSessions(projectId);
     });
   }
 
@@ -138,11 +151,11 @@ export class ChangesFeed {
     }
     // A turn's end may have been missed: its chat no longer shows as being written.
     app.sessions.writing.clear();
-    await app.refreshProjects();
-    for (const e of app.projects) if (!e.expanded) e.loaded = false;
-    const open = app.session;
+    await app.sessions.refreshProjects();
+    for (const e of app.sessions.projects) if (!e.expanded) e.loaded = false;
+    const open = app.chat.session;
     await Promise.all([
-      ...app.projects.filter((e) => e.expanded).map((e) => app.loadSessions(e.project.id)),
+      ...app.sessions.projects.filter((e) => e.expanded).map((e) => app.sessions.loadSessions(e.project.id)),
       open ? this.reopen(open.id) : Promise.resolve(),
     ]);
   }
@@ -152,13 +165,13 @@ export class ChangesFeed {
     const app = this.app;
     try {
       const s = await app.backend.getSession(id);
-      if (app.session?.id !== id) return;
-      app.sessionChanged(s);
+      if (app.chat.session?.id !== id) return;
+      app.sessions.sessionChanged(s);
     } catch (e) {
       if (alreadyGone(e)) return app.sessions.sessionGone(id);
       throw e;
     }
-    await app.loadMessages(id);
+    await app.chat.loadMessages(id);
   }
 
   /** Reads `key` again now, or as soon as DEBOUNCE_MS have passed since its last read began. */

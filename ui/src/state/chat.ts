@@ -1,11 +1,14 @@
 // The open chat: which one it is (or a draft), its messages, and the replies being written.
 
-import type { App } from '../app';
-import { ApiError, errorMessage } from '../backend/backend';
-import type { Decision, Message, Project, Session, ToolOutcome, TurnEvent, Usage } from '../backend/types';
+import type { Attachment, ContextView, Decision, Message, Project, Session, ToolOutcome, TurnEvent, Usage } from '../backend/types';
+import { ApiError, errorMessage } from '../lib/apiError';
 import { t } from '../lib/i18n';
-import { toast } from '../views/toast';
-import { scopeKey } from './files';
+import { routedChat, showChatInAddress } from '../lib/router';
+import type { Core } from './core';
+import { scopeKey, type Upload } from './files';
+import { notify } from './notices';
+import type { Panel } from './panels';
+import type { ProjectEntry } from './sessions';
 
 export interface LiveTool {
   id: string;
@@ -64,6 +67,22 @@ const FIND_PAGES = 10;
 const MESSAGE_PAGE = 50;
 const POLL_MS = 1500;
 
+/** What the open chat needs of the rest of the state. */
+export interface ChatNeeds extends Core {
+  readonly sessions: {
+    defaultProjectId(): number | null;
+    entry(projectId: number): ProjectEntry | undefined;
+    expandProject(id: number): ProjectEntry | undefined;
+    loadSessions(projectId: number): Promise<void>;
+    refreshProjects(): Promise<void>;
+    findSession(id: number): Session | undefined;
+    sessionChanged(s: Session): void;
+  };
+  readonly attachments: { readonly files: Map<string, Attachment[]>; uploads: Upload[]; loadChatFiles(): Promise<void> };
+  readonly panels: { readonly panel: Panel; context: ContextView | null; loadContext(): Promise<void>; contextChanged(): void };
+  readonly memory: { loadMemories(quiet?: boolean): Promise<void> };
+}
+
 export class ChatState {
   /** The open chat, or null for a new chat not yet sent (a draft). */
   session: Session | null = null;
@@ -89,21 +108,15 @@ export class ChatState {
   private creating: Promise<Session | undefined> | null = null;
   private loadingOlder: Promise<void> | null = null;
 
-  constructor(private readonly app: App) {}
+  constructor(private readonly app: ChatNeeds) {}
 
   // ---- navigation
 
+  /** Opens the chat the address names (a new chat when it names none). */
   async route(): Promise<void> {
-    const m = /^#\/chat\/(\d+)$/.exec(window.location.hash);
-    if (m) await this.openSession(Number(m[1]), false);
+    const id = routedChat();
+    if (id !== null) await this.openSession(id, false);
     else this.newChat(this.draftProjectId ?? undefined, false);
-  }
-
-  private setUrl(sessionId: number | null, push: boolean): void {
-    const url = window.location.pathname + window.location.search + (sessionId ? `#/chat/${sessionId}` : '');
-    if (url === window.location.pathname + window.location.search + window.location.hash) return;
-    if (push) history.pushState(null, '', url);
-    else history.replaceState(null, '', url);
   }
 
   /** Opens a chat; `focusMessageId` (from a search result) is brought into view once shown. */
@@ -117,22 +130,22 @@ export class ChatState {
       this.messages = [];
       this.olderBefore = null;
       this.focusMessageId = focusMessageId;
-      this.setUrl(id, push);
-      void app.loadChatFiles();
-      const entry = app.entry(session.project_id);
+      showChatInAddress(id, push);
+      void app.attachments.loadChatFiles();
+      const entry = app.sessions.entry(session.project_id);
       // The open chat's project is always open, whatever was remembered.
       if (entry && !entry.expanded) {
-        app.expandProject(entry.project.id);
-        if (!entry.loaded) void app.loadSessions(entry.project.id);
+        app.sessions.expandProject(entry.project.id);
+        if (!entry.loaded) void app.sessions.loadSessions(entry.project.id);
       }
       app.emit('chat', 'sidebar');
       await this.loadMessages(id);
       if (focusMessageId !== null) await this.loadUntil(id, focusMessageId);
-      if (app.panel === 'context') void app.loadContext();
+      if (app.panels.panel === 'context') void app.panels.loadContext();
     } catch (e) {
       if (e instanceof ApiError && e.code === 'not_found') {
         this.newChat(undefined, false);
-        toast(errorMessage(e), 'error');
+        notify(errorMessage(e), 'error');
         return;
       }
       app.fail(e);
@@ -158,18 +171,18 @@ export class ChatState {
     this.messages = [];
     this.olderBefore = null;
     this.focusMessageId = null;
-    this.draftProjectId = projectId ?? app.defaultProjectId();
+    this.draftProjectId = projectId ?? app.sessions.defaultProjectId();
     this.draftPreset = null;
-    app.context = null;
-    this.setUrl(null, push);
+    app.panels.context = null;
+    showChatInAddress(null, push);
     app.emit('chat', 'sidebar', 'context');
-    void app.loadChatFiles();
+    void app.attachments.loadChatFiles();
   }
 
   /** The project the open chat (or draft) belongs to. */
   currentProject(): Project | null {
     const id = this.session ? this.session.project_id : this.draftProjectId;
-    return this.app.entry(id ?? -1)?.project ?? null;
+    return this.app.sessions.entry(id ?? -1)?.project ?? null;
   }
 
   async setPreset(key: string | null): Promise<void> {
@@ -181,8 +194,8 @@ export class ChatState {
     }
     const id = this.session.id;
     await app.attempt(async () => {
-      app.sessionChanged(await app.backend.updateSession(id, { preset: key }));
-      app.contextChanged();
+      app.sessions.sessionChanged(await app.backend.updateSession(id, { preset: key }));
+      app.panels.contextChanged();
     });
   }
 
@@ -193,8 +206,8 @@ export class ChatState {
     if (!this.session) return;
     const id = this.session.id;
     await app.attempt(async () => {
-      app.sessionChanged(await app.backend.updateSession(id, { connection_id: connectionId, model }));
-      app.contextChanged();
+      app.sessions.sessionChanged(await app.backend.updateSession(id, { connection_id: connectionId, model }));
+      app.panels.contextChanged();
     });
   }
 
@@ -426,7 +439,7 @@ export class ChatState {
     for (const wait of [1500, 5000]) {
       setTimeout(() => {
         void this.app.backend.getSession(sid).then((s) => {
-          if (s.title !== title) this.app.sessionChanged(s);
+          if (s.title !== title) this.app.sessions.sessionChanged(s);
         }, () => {});
       }, wait);
     }
@@ -441,7 +454,7 @@ export class ChatState {
     try {
       if (this.session?.id === sid) {
         const session = await app.backend.getSession(sid);
-        app.sessionChanged(session);
+        app.sessions.sessionChanged(session);
         await this.loadMessages(sid, false, live.cutAfter);
         // After the first exchange the model writes the chat's title, in the background.
         if (this.messages.filter((m) => m.role === 'user').length === 1) this.followTitle(sid, session.title);
@@ -452,24 +465,24 @@ export class ChatState {
     if (this.live.get(sid) === live) this.live.delete(sid);
     app.emit('chat', 'sidebar');
     // The model may have proposed (or, in automatic mode, saved) a fact during the turn.
-    void app.loadMemories(true);
+    void app.memory.loadMemories(true);
     if (this.session?.id === sid) {
       // A reply followed from elsewhere that still shows as being written is asked again later.
       if (live.attached) this.pollIfStreaming(sid);
       else void this.followIfStreaming(sid);
     }
-    const s = app.findSession(sid);
-    if (s) void app.attempt(() => app.loadSessions(s.project_id));
-    if (this.session?.id === sid) app.contextChanged();
+    const s = app.sessions.findSession(sid);
+    if (s) void app.attempt(() => app.sessions.loadSessions(s.project_id));
+    if (this.session?.id === sid) app.panels.contextChanged();
   }
 
   private refused(sid: number, e: unknown): void {
     this.live.get(sid)?.markBegun();
     this.live.delete(sid);
-    if (e instanceof ApiError && e.code === 'turn_running') toast(t('turnRunning'), 'error');
+    if (e instanceof ApiError && e.code === 'turn_running') notify(t('turnRunning'), 'error');
     // The chat's server is off: the way to turn it on, beside the words.
     else if (e instanceof ApiError && e.code === 'connection_off') {
-      toast(errorMessage(e), 'error', { action: { label: t('serverSettings'), run: () => this.app.emit('showServerSettings') } });
+      notify(errorMessage(e), 'error', { action: { label: t('serverSettings'), run: () => this.app.emit('showServerSettings') } });
     } else this.app.fail(e);
     this.app.emit('chat', 'sidebar');
   }
@@ -478,19 +491,19 @@ export class ChatState {
   async send(content: string): Promise<boolean> {
     const app = this.app;
     if (!content.trim()) {
-      toast(t('nothingToSend'), 'error');
+      notify(t('nothingToSend'), 'error');
       return false;
     }
     const session = await this.ensureSession();
     if (!session) return false;
     const sid = session.id;
     if (this.live.has(sid)) {
-      toast(t('turnRunning'), 'error');
+      notify(t('turnRunning'), 'error');
       return false;
     }
     // Images uploaded in the composer go with the message (the model sees them); other files are
     // read by the model through search.
-    const images = app.uploads
+    const images = app.attachments.uploads
       .filter((u) => u.sessionId === sid && u.attachment?.kind === 'image' && u.attachment.status === 'ready')
       .map((u) => u.attachment!.id);
     const pending = pendingMessage(sid, content, images);
@@ -505,7 +518,7 @@ export class ChatState {
       // The message is stored: its files show on it now, no longer as chips in the composer.
       if (!accepted) {
         accepted = true;
-        app.uploads = app.uploads.filter((u) => u.sessionId !== sid);
+        app.attachments.uploads = app.attachments.uploads.filter((u) => u.sessionId !== sid);
         app.emit('files');
       }
       if (untitled) {
@@ -527,8 +540,8 @@ export class ChatState {
   /** A new chat's first message is stored: its title and its project's count are shown. */
   private async firstMessageStored(sid: number): Promise<void> {
     try {
-      this.app.sessionChanged(await this.app.backend.getSession(sid));
-      await this.app.refreshProjects();
+      this.app.sessions.sessionChanged(await this.app.backend.getSession(sid));
+      await this.app.sessions.refreshProjects();
     } catch {
       // Shown again when the reply ends.
     }
@@ -552,15 +565,15 @@ export class ChatState {
       return s;
     });
     if (!created) return undefined;
-    const e = app.entry(created.project_id);
+    const e = app.sessions.entry(created.project_id);
     if (e) {
       // The list may have been read again while it was created (a change heard from the
       // server): then it holds the chat already.
       if (!e.sessions.some((s) => s.id === created.id)) e.sessions.unshift(created);
-      app.expandProject(e.project.id);
+      app.sessions.expandProject(e.project.id);
     }
     // The project counts it.
-    void app.attempt(() => app.refreshProjects());
+    void app.attempt(() => app.sessions.refreshProjects());
     // Another chat was opened meanwhile: this one exists now, but is not the one shown.
     if (token !== this.openToken) {
       app.emit('sidebar');
@@ -568,8 +581,8 @@ export class ChatState {
     }
     this.session = created;
     this.messages = [];
-    app.files.set(scopeKey({ session_id: created.id }), []);
-    this.setUrl(created.id, true);
+    app.attachments.files.set(scopeKey({ session_id: created.id }), []);
+    showChatInAddress(created.id, true);
     app.emit('chat', 'sidebar', 'files');
     return created;
   }
@@ -597,7 +610,7 @@ export class ChatState {
     const s = this.session;
     if (!s || this.live.has(s.id)) return false;
     if (!content.trim()) {
-      toast(t('nothingToSend'), 'error');
+      notify(t('nothingToSend'), 'error');
       return false;
     }
     const original = this.messages.find((m) => m.id === messageId);
@@ -626,7 +639,7 @@ export class ChatState {
     // What precedes the message is the same on every version: only the rest is read again.
     const parent = m?.parent_id ?? 0;
     await this.loadMessages(s.id, false, parent);
-    app.contextChanged();
+    app.panels.contextChanged();
   }
 
   /**

@@ -3,10 +3,19 @@
 // the models each one lists, asked one server at a time so that a slow or absent one holds up
 // no other. The default server is the settings' `endpoint_url` too: kept in step here.
 
-import type { App } from '../app';
-import type { ConnectionPatch, ConnectionView, FoundServer, ModelInfo, NewConnection, Session } from '../backend/types';
+import type { ConnectionPatch, ConnectionView, FoundServer, ModelInfo, NewConnection, Session, SettingsView } from '../backend/types';
+import { errorMessage } from '../lib/apiError';
 import { errorText, language } from '../lib/i18n';
-import { errorMessage } from '../backend/backend';
+import type { Core } from './core';
+import type { ProjectEntry } from './sessions';
+
+/** What the servers need of the rest of the state. */
+export interface ConnectionsNeeds extends Core {
+  readonly chat: { session: Session | null };
+  readonly sessions: { readonly projects: ProjectEntry[] };
+  readonly config: { settings: SettingsView | null; dismissServerOffer(): void };
+  readonly panels: { contextChanged(): void };
+}
 
 /** What a server's models are known as: its last answer (kept while it is asked again), or why it gave none. */
 export interface ModelList {
@@ -50,7 +59,7 @@ export class ConnectionsState {
   /** Found servers being added, by address: a second click waits for the first, never adds twice. */
   private readonly adding = new Map<string, Promise<ConnectionView>>();
 
-  constructor(private readonly app: App) {}
+  constructor(private readonly app: ConnectionsNeeds) {}
 
   async loadConnections(): Promise<boolean> {
     try {
@@ -121,6 +130,11 @@ export class ConnectionsState {
     return `${named}: ${errorText({ ...e, message: e.message.slice(named.length + 2) })}`;
   }
 
+  /** What answers on the usual local ports (8000, 8080, 11434, 1234). */
+  probeServers(): Promise<FoundServer[]> {
+    return this.app.backend.probeServers();
+  }
+
   /** Adds a server and asks it for its models; rejects with the server's error (the form shows it). */
   async addConnection(connection: NewConnection): Promise<ConnectionView> {
     const view = this.changed(await this.app.backend.createConnection(connection));
@@ -144,10 +158,10 @@ export class ConnectionsState {
     this.connections = this.connections.filter((c) => c.id !== id);
     this.modelLists.delete(id);
     const back = (s: Session): Session => (s.connection_id === id ? { ...s, connection_id: null, model: null } : s);
-    for (const e of app.projects) e.sessions = e.sessions.map(back);
-    if (app.session) app.session = back(app.session);
+    for (const e of app.sessions.projects) e.sessions = e.sessions.map(back);
+    if (app.chat.session) app.chat.session = back(app.chat.session);
     app.emit('servers', 'chat', 'sidebar');
-    app.contextChanged();
+    app.panels.contextChanged();
   }
 
   /** A server found on a usual local port, as a server of the user's: the one with its address,
@@ -183,18 +197,18 @@ export class ConnectionsState {
     this.connections = [...others, view].sort((a, b) => Number(b.is_default) - Number(a.is_default) || a.id - b.id);
     if (view.is_default) this.mirrorDefault(view);
     this.app.emit('servers');
-    this.app.contextChanged();
+    this.app.panels.contextChanged();
     return view;
   }
 
   /** The settings' `endpoint_url`, `api_key_set` and `model` are the default server's, as the server shows them. */
   private mirrorDefault(view: ConnectionView): void {
     const app = this.app;
-    const s = app.settings;
+    const s = app.config.settings;
     if (!s || (s.endpoint_url === view.base_url && s.api_key_set === view.api_key_set && s.model === view.default_model)) return;
     // Another default server, or another address: the offer of a found one is answered.
-    if (s.endpoint_url !== view.base_url) app.dismissServerOffer();
-    app.settings = { ...s, endpoint_url: view.base_url, api_key_set: view.api_key_set, model: view.default_model };
+    if (s.endpoint_url !== view.base_url) app.config.dismissServerOffer();
+    app.config.settings = { ...s, endpoint_url: view.base_url, api_key_set: view.api_key_set, model: view.default_model };
     app.emit('settings');
   }
 }

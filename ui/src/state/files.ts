@@ -1,11 +1,11 @@
 // Files: a chat's own and its project's, the chips of files given to the open chat, and the
 // watch on files being indexed.
 
-import type { App } from '../app';
-import { ApiError } from '../backend/backend';
-import type { Attachment, AttachmentScope } from '../backend/types';
+import type { Attachment, AttachmentScope, Project, Session, SettingsView } from '../backend/types';
+import { ApiError } from '../lib/apiError';
 import { t } from '../lib/i18n';
-import { toast } from '../views/toast';
+import type { Core } from './core';
+import { notify } from './notices';
 
 /** A file given to the open chat from this window, shown as a chip until the next message is sent. */
 export interface Upload {
@@ -33,6 +33,18 @@ export function scopeKey(scope: AttachmentScope): string {
 const INDEX_POLL_MS = [400, 2000];
 const INDEX_WATCH_MAX_MS = 30 * 60_000;
 
+/** What files need of the rest of the state. */
+export interface FilesNeeds extends Core {
+  readonly chat: {
+    readonly session: Session | null;
+    readonly draftProjectId: number | null;
+    currentProject(): Project | null;
+    ensureSession(): Promise<Session | undefined>;
+  };
+  readonly config: { readonly settings: SettingsView | null };
+  readonly panels: { contextChanged(): void };
+}
+
 export class FilesState {
   /** Files by scope (`scopeKey`): a chat's own, a project's. Missing until loaded. */
   files = new Map<string, Attachment[]>();
@@ -42,13 +54,13 @@ export class FilesState {
   private watched = new Set<number>();
   private uploadKey = 0;
 
-  constructor(private readonly app: App) {}
+  constructor(private readonly app: FilesNeeds) {}
 
   /** The open chat's own files and its project's (as far as loaded). */
   chatFiles(): { own: Attachment[]; project: Attachment[] } {
     const app = this.app;
-    const own = app.session ? this.files.get(scopeKey({ session_id: app.session.id })) ?? [] : [];
-    const projectId = app.currentProject()?.id;
+    const own = app.chat.session ? this.files.get(scopeKey({ session_id: app.chat.session.id })) ?? [] : [];
+    const projectId = app.chat.currentProject()?.id;
     const project = projectId !== undefined ? this.files.get(scopeKey({ project_id: projectId })) ?? [] : [];
     return { own, project };
   }
@@ -57,8 +69,8 @@ export class FilesState {
   async loadChatFiles(): Promise<void> {
     const app = this.app;
     const scopes: AttachmentScope[] = [];
-    if (app.session) scopes.push({ session_id: app.session.id });
-    const projectId = app.currentProject()?.id ?? app.draftProjectId;
+    if (app.chat.session) scopes.push({ session_id: app.chat.session.id });
+    const projectId = app.chat.currentProject()?.id ?? app.chat.draftProjectId;
     if (projectId != null) scopes.push({ project_id: projectId });
     await Promise.all(scopes.map((scope) => this.loadFiles(scope)));
   }
@@ -82,7 +94,7 @@ export class FilesState {
   async attachToChat(files: FileToAttach[]): Promise<void> {
     const app = this.app;
     if (files.length === 0) return;
-    const session = await app.ensureSession();
+    const session = await app.chat.ensureSession();
     if (!session) return;
     const uploads = files.map((f): Upload => ({ key: ++this.uploadKey, sessionId: session.id, name: f.name, size: f.blob.size, attachment: null }));
     this.uploads.push(...uploads);
@@ -93,21 +105,21 @@ export class FilesState {
       else this.uploads = this.uploads.filter((u) => u !== uploads[i]);
       app.emit('files');
     }
-    app.contextChanged();
+    app.panels.contextChanged();
   }
 
   /** Attaches files to a project: every chat in it sees them. */
   async attachToProject(projectId: number, files: FileToAttach[]): Promise<void> {
     for (const f of files) await this.upload({ project_id: projectId }, f);
-    this.app.contextChanged();
+    this.app.panels.contextChanged();
   }
 
   private async upload(scope: AttachmentScope, f: FileToAttach): Promise<Attachment | undefined> {
     const app = this.app;
     // Refused here rather than after sending it all: the server would refuse it too.
-    const maxMb = app.settings?.attachment_max_mb ?? 0;
+    const maxMb = app.config.settings?.attachment_max_mb ?? 0;
     if (maxMb > 0 && f.blob.size > maxMb * 1024 * 1024) {
-      toast(t('fileTooLarge', { name: f.name, mb: maxMb }), 'error');
+      notify(t('fileTooLarge', { name: f.name, mb: maxMb }), 'error');
       return undefined;
     }
     const a = await app.attempt(() => app.backend.uploadAttachment(scope, f.blob, f.name));
@@ -132,8 +144,13 @@ export class FilesState {
     this.uploads = this.uploads.filter((u) => u.attachment?.id !== a.id);
     this.watched.delete(a.id);
     app.emit('files');
-    app.contextChanged();
+    app.panels.contextChanged();
     return true;
+  }
+
+  /** A file's bytes (the route needs the access token: fetched, never linked). */
+  download(id: number): Promise<Blob> {
+    return this.app.backend.downloadAttachment(id);
   }
 
   /** Drops a chip without touching its file (it stays in the chat's files). */
@@ -160,7 +177,7 @@ export class FilesState {
         this.fileChanged(now);
         if (now.status !== 'indexing') {
           this.watched.delete(a.id);
-          this.app.contextChanged();
+          this.app.panels.contextChanged();
           return;
         }
       } catch (e) {

@@ -1,12 +1,20 @@
 // Long-term memory: the accepted facts, the model's proposals waiting for the user, and the
 // titles of the chats they came from.
 
-import type { App } from '../app';
-import { ApiError, errorMessage } from '../backend/backend';
-import type { Memory, MemoryPatch } from '../backend/types';
+import type { Memory, MemoryPatch, Session } from '../backend/types';
+import { ApiError, errorMessage } from '../lib/apiError';
 import { t } from '../lib/i18n';
-import { toast } from '../views/toast';
-import { alreadyGone } from './undo';
+import type { Core } from './core';
+import { notify } from './notices';
+import type { Panel } from './panels';
+import { alreadyGone, type Undoable } from './undo';
+
+/** What memory needs of the rest of the state. */
+export interface MemoryNeeds extends Core {
+  readonly sessions: { findSession(id: number): Session | undefined };
+  readonly panels: { openPanel(panel: Exclude<Panel, null>): void; contextChanged(): void };
+  readonly undo: Undoable;
+}
 
 export class MemoryState {
   /** The accepted facts (section ⑤ uses them). */
@@ -24,7 +32,7 @@ export class MemoryState {
 
   private memoriesAsked = 0;
 
-  constructor(private readonly app: App) {}
+  constructor(private readonly app: MemoryNeeds) {}
 
   /**
    * The accepted facts and the proposals waiting. `quiet` (at start, after a turn): a failure
@@ -57,7 +65,7 @@ export class MemoryState {
 
   /** The title of the chat a fact came from: from the sidebar's lists, else asked once. */
   sourceTitle(sessionId: number): string | null {
-    const s = this.app.findSession(sessionId);
+    const s = this.app.sessions.findSession(sessionId);
     if (s) return s.title.trim() || t('untitled');
     return this.sourceTitles.get(sessionId) ?? null;
   }
@@ -67,7 +75,7 @@ export class MemoryState {
     const ids = new Set<number>();
     for (const m of [...this.pendingMemories, ...this.memories]) {
       const id = m.source_session_id;
-      if (id != null && !app.findSession(id) && !this.sourceTitles.has(id)) ids.add(id);
+      if (id != null && !app.sessions.findSession(id) && !this.sourceTitles.has(id)) ids.add(id);
     }
     if (ids.size === 0) return;
     await Promise.all([...ids].slice(0, 30).map(async (id) => {
@@ -87,7 +95,7 @@ export class MemoryState {
     const ok = await this.memoryAction(async () => {
       await this.app.backend.createMemory({ content, source_session_id: null });
     });
-    if (ok) this.app.contextChanged();
+    if (ok) this.app.panels.contextChanged();
     return ok;
   }
 
@@ -95,7 +103,7 @@ export class MemoryState {
     const ok = await this.memoryAction(async () => {
       await this.app.backend.updateMemory(id, patch);
     });
-    if (ok) this.app.contextChanged();
+    if (ok) this.app.panels.contextChanged();
     return ok;
   }
 
@@ -109,7 +117,7 @@ export class MemoryState {
       if (content !== undefined && content.trim() !== current?.content) await this.app.backend.updateMemory(id, { content });
       await this.app.backend.acceptMemory(id);
     });
-    if (ok) this.app.contextChanged();
+    if (ok) this.app.panels.contextChanged();
     return ok;
   }
 
@@ -150,7 +158,7 @@ export class MemoryState {
       this.hidden.delete(id);
       if (closing) return;
       await this.loadMemories(true);
-      app.contextChanged();
+      app.panels.contextChanged();
     }, restore);
   }
 
@@ -159,12 +167,12 @@ export class MemoryState {
   async showMemory(id: number): Promise<void> {
     const app = this.app;
     this.focusMemoryId = id;
-    app.openPanel('memory');
+    app.panels.openPanel('memory');
     await this.loadMemories();
     if (this.focusMemoryId !== id) return;
     if (![...this.pendingMemories, ...this.memories].some((m) => m.id === id)) {
       this.focusMemoryId = null;
-      toast(t('memoryGone'));
+      notify(t('memoryGone'));
     }
   }
 
@@ -174,7 +182,7 @@ export class MemoryState {
       await fn();
     } catch (e) {
       // A fact that looks like a secret: the server says why, in its words.
-      if (e instanceof ApiError && e.code === 'secret_refused') toast(errorMessage(e), 'error');
+      if (e instanceof ApiError && e.code === 'secret_refused') notify(errorMessage(e), 'error');
       else this.app.fail(e);
       if (!(e instanceof ApiError && (e.offline || e.status === 401))) await this.loadMemories(true);
       return false;

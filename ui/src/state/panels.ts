@@ -1,10 +1,17 @@
 // The side panels (context inspector, memory, files) and what the context inspector shows.
 
-import type { App } from '../app';
-import { ApiError, errorMessage } from '../backend/backend';
-import type { ContextView } from '../backend/types';
+import type { ContextView, Session } from '../backend/types';
+import { ApiError, errorMessage } from '../lib/apiError';
+import type { Core } from './core';
 
 export type Panel = 'context' | 'memory' | 'files' | null;
+
+/** What the panels need of the rest of the state. */
+export interface PanelsNeeds extends Core {
+  readonly chat: { readonly session: Session | null };
+  readonly memory: { loadMemories(quiet?: boolean): Promise<void> };
+  readonly attachments: { loadChatFiles(): Promise<void> };
+}
 
 export class PanelsState {
   panel: Panel = null;
@@ -12,14 +19,14 @@ export class PanelsState {
   contextError: string | null = null;
   contextLoading = false;
 
-  constructor(private readonly app: App) {}
+  constructor(private readonly app: PanelsNeeds) {}
 
   togglePanel(panel: Exclude<Panel, null>): void {
     this.panel = this.panel === panel ? null : panel;
     this.app.emit('panel');
     if (this.panel === 'context') void this.loadContext();
-    if (this.panel === 'memory') void this.app.loadMemories();
-    if (this.panel === 'files') void this.app.loadChatFiles();
+    if (this.panel === 'memory') void this.app.memory.loadMemories();
+    if (this.panel === 'files') void this.app.attachments.loadChatFiles();
   }
 
   /** Opens a panel (left open when it is). */
@@ -37,9 +44,19 @@ export class PanelsState {
     if (this.panel === 'context') void this.loadContext();
   }
 
+  /** Summarises everything but the open chat's last turn now; whether there was anything to. */
+  async compact(sessionId: number): Promise<boolean> {
+    return (await this.app.backend.compact(sessionId)).compacted;
+  }
+
+  /** Drops the chat's summaries: the next request sends every message again. */
+  async uncompact(sessionId: number): Promise<void> {
+    await this.app.backend.uncompact(sessionId);
+  }
+
   async loadContext(): Promise<void> {
     const app = this.app;
-    const s = app.session;
+    const s = app.chat.session;
     if (!s) {
       this.context = null;
       this.contextError = null;
@@ -50,7 +67,7 @@ export class PanelsState {
     app.emit('context');
     try {
       const view = await app.backend.context(s.id);
-      if (app.session?.id !== s.id) return;
+      if (app.chat.session?.id !== s.id) return;
       this.context = view;
       this.contextError = null;
     } catch (e) {

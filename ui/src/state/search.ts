@@ -1,11 +1,17 @@
 // Search over every chat and the files attached to chats and projects, and opening a result at
 // its message (a file's: its chat).
 
-import type { App } from '../app';
 import type { ChatHit, FileHit } from '../backend/types';
+import type { Core } from './core';
+
+/** What search needs of the rest of the state. */
+export interface SearchNeeds extends Core {
+  readonly sessions: { readonly hiddenSessions: ReadonlySet<number> };
+  readonly chat: { openSession(id: number, push?: boolean, focusMessageId?: number | null): Promise<void> };
+}
 
 export class SearchState {
-  constructor(private readonly app: App) {}
+  constructor(private readonly app: SearchNeeds) {}
 
   /** Chats in every project matching the words, best first; `versions`: in earlier versions of
    *  messages too (a reply regenerated since, a message edited and resent). */
@@ -25,6 +31,6 @@ export class SearchState {
   /** Opens a search result's chat, at its message when it has one (an earlier version is not
    *  among the messages shown: the chat simply opens). */
   openHit(hit: ChatHit): Promise<void> {
-    return this.app.openSession(hit.session_id, true, hit.message_id);
+    return this.app.chat.openSession(hit.session_id, true, hit.message_id);
   }
 }

@@ -1,12 +1,12 @@
 // Projects and their chats, as the sidebar lists them.
 
-import type { App } from '../app';
-import type { DeletedProject, Project, ProjectPatch, Session } from '../backend/types';
+import type { Attachment, DeletedProject, Project, ProjectPatch, Session } from '../backend/types';
 import { rememberedExpanded, rememberExpanded } from '../lib/expandedProjects';
 import { t } from '../lib/i18n';
-import { toast } from '../views/toast';
+import type { Core } from './core';
 import { scopeKey } from './files';
-import { alreadyGone } from './undo';
+import { notify } from './notices';
+import { alreadyGone, type Undoable } from './undo';
 
 export interface ProjectEntry {
   project: Project;
@@ -21,6 +21,20 @@ export interface ProjectEntry {
 
 const SESSION_PAGE = 30;
 
+/** What the sidebar's lists need of the rest of the state. */
+export interface SessionsNeeds extends Core {
+  readonly chat: {
+    session: Session | null;
+    draftProjectId: number | null;
+    keepDraft: boolean;
+    newChat(projectId?: number): void;
+    openSession(id: number): Promise<void>;
+  };
+  readonly attachments: { readonly files: Map<string, Attachment[]>; loadChatFiles(): Promise<void> };
+  readonly panels: { contextChanged(): void };
+  readonly undo: Undoable;
+}
+
 export class SessionsState {
   projects: ProjectEntry[] = [];
   /** Chats and projects deleted a moment ago, whose delete waits for Undo: not listed meanwhile. */
@@ -29,7 +43,7 @@ export class SessionsState {
   /** Chats a reply is being written in, as the changes told (`turn_started` until `turn_ended`). */
   readonly writing = new Set<number>();
 
-  constructor(private readonly app: App) {}
+  constructor(private readonly app: SessionsNeeds) {}
 
   defaultProjectId(): number | null {
     return this.projects.find((p) => p.project.is_default)?.project.id ?? null;
@@ -55,8 +69,8 @@ export class SessionsState {
   async refreshProjects(): Promise<void> {
     this.setProjects(await this.app.backend.listProjects());
     // A new chat's project deleted (elsewhere): it goes to Default.
-    const draft = this.app.draftProjectId;
-    if (!this.app.session && draft !== null && !this.entry(draft) && !this.hiddenProjects.has(draft)) this.app.draftProjectId = this.defaultProjectId();
+    const draft = this.app.chat.draftProjectId;
+    if (!this.app.chat.session && draft !== null && !this.entry(draft) && !this.hiddenProjects.has(draft)) this.app.chat.draftProjectId = this.defaultProjectId();
     this.app.emit('sidebar', 'chat');
   }
 
@@ -100,7 +114,7 @@ export class SessionsState {
       await this.refreshProjects();
       return true;
     });
-    if (ok) this.app.contextChanged();
+    if (ok) this.app.panels.contextChanged();
     return !!ok;
   }
 
@@ -111,7 +125,7 @@ export class SessionsState {
   async linkFolder(id: number, folder: string | null): Promise<Project> {
     const project = await this.app.backend.updateProject(id, { folder });
     await this.app.attempt(() => this.refreshProjects());
-    this.app.contextChanged();
+    this.app.panels.contextChanged();
     return project;
   }
 
@@ -125,7 +139,7 @@ export class SessionsState {
     if (!e || e.project.is_default || this.hiddenProjects.has(id)) return;
     this.hiddenProjects.add(id);
     this.projects = this.projects.filter((x) => x.project.id !== id);
-    if (app.draftProjectId === id && !app.session) app.draftProjectId = this.defaultProjectId();
+    if (app.chat.draftProjectId === id && !app.chat.session) app.chat.draftProjectId = this.defaultProjectId();
     app.emit('sidebar', 'chat');
     const restore = () => {
       this.hiddenProjects.delete(id);
@@ -148,18 +162,18 @@ export class SessionsState {
       }
       this.hiddenProjects.delete(id);
       if (closing) return;
-      toast(t('deleteProjectDone', { n: res.moved_sessions }));
+      notify(t('deleteProjectDone', { n: res.moved_sessions }));
       await app.attempt(async () => {
-        if (app.draftProjectId === id) app.draftProjectId = res.default_project_id;
+        if (app.chat.draftProjectId === id) app.chat.draftProjectId = res.default_project_id;
         await this.refreshProjects();
         await this.loadSessions(res.default_project_id);
-        app.files.delete(scopeKey({ project_id: id }));
-        if (app.session && app.session.project_id === id) {
-          app.session = { ...app.session, project_id: res.default_project_id };
+        app.attachments.files.delete(scopeKey({ project_id: id }));
+        if (app.chat.session && app.chat.session.project_id === id) {
+          app.chat.session = { ...app.chat.session, project_id: res.default_project_id };
           app.emit('chat');
-          app.contextChanged();
+          app.panels.contextChanged();
         }
-        void app.loadChatFiles();
+        void app.attachments.loadChatFiles();
       });
     }, restore);
   }
@@ -201,7 +215,7 @@ export class SessionsState {
   }
 
   findSession(id: number): Session | undefined {
-    if (this.app.session?.id === id) return this.app.session;
+    if (this.app.chat.session?.id === id) return this.app.chat.session;
     for (const e of this.projects) {
       const s = e.sessions.find((x) => x.id === id);
       if (s) return s;
@@ -210,7 +224,7 @@ export class SessionsState {
   }
 
   sessionChanged(s: Session): void {
-    if (this.app.session?.id === s.id) this.app.session = s;
+    if (this.app.chat.session?.id === s.id) this.app.chat.session = s;
     for (const e of this.projects) {
       const i = e.sessions.findIndex((x) => x.id === s.id);
       if (i !== -1) e.sessions[i] = s;
@@ -236,10 +250,10 @@ export class SessionsState {
       const target = this.expandProject(projectId);
       await this.refreshProjects();
       await Promise.all([this.loadSessions(before.project_id), this.loadSessions(projectId)]);
-      toast(t('moved', { project: this.projectName(target?.project) }));
-      if (app.session?.id === id) {
-        app.contextChanged();
-        void app.loadChatFiles();
+      notify(t('moved', { project: this.projectName(target?.project) }));
+      if (app.chat.session?.id === id) {
+        app.panels.contextChanged();
+        void app.attachments.loadChatFiles();
       }
     });
   }
@@ -254,13 +268,13 @@ export class SessionsState {
     const s = this.findSession(id);
     if (this.hiddenSessions.has(id)) return;
     this.hiddenSessions.add(id);
-    const wasOpen = app.session?.id === id;
+    const wasOpen = app.chat.session?.id === id;
     for (const e of this.projects) {
       if (!e.sessions.some((x) => x.id === id)) continue;
       e.sessions = e.sessions.filter((x) => x.id !== id);
       e.project = { ...e.project, session_count: Math.max(0, e.project.session_count - 1) };
     }
-    if (wasOpen) app.newChat(s?.project_id);
+    if (wasOpen) app.chat.newChat(s?.project_id);
     app.emit('sidebar');
     const relist = async () => {
       await this.refreshProjects();
@@ -269,7 +283,7 @@ export class SessionsState {
     const restore = () => {
       this.hiddenSessions.delete(id);
       void app.attempt(relist);
-      if (wasOpen && !app.session) void app.openSession(id);
+      if (wasOpen && !app.chat.session) void app.chat.openSession(id);
     };
     app.undo.offer(`session:${id}`, t('chatDeleted', { title: s?.title.trim() || t('untitled') }), async (closing) => {
       try {
@@ -313,11 +327,11 @@ export class SessionsState {
     const left = this.projects.filter((e) => e.project.id !== s.project_id && e.sessions.some((x) => x.id === id));
     for (const e of left) e.sessions = e.sessions.filter((x) => x.id !== id);
     const known = !!this.entry(s.project_id)?.sessions.some((x) => x.id === id);
-    const moved = app.session?.id === id && app.session.project_id !== s.project_id;
+    const moved = app.chat.session?.id === id && app.chat.session.project_id !== s.project_id;
     this.sessionChanged(s);
     if (moved) {
-      app.contextChanged();
-      void app.loadChatFiles();
+      app.panels.contextChanged();
+      void app.attachments.loadChatFiles();
     }
     return { lists: [...left.map((e) => e.project.id), s.project_id], recount: !known || left.length > 0 };
   }
@@ -338,14 +352,14 @@ export class SessionsState {
       e.project = { ...e.project, session_count: Math.max(0, e.project.session_count - 1) };
     }
     // (A chat deleted here is no longer open by the time its delete is sent, after Undo.)
-    if (app.session?.id === id) {
+    if (app.chat.session?.id === id) {
       app.chat.keepDraft = true;
       try {
-        app.newChat(s?.project_id);
+        app.chat.newChat(s?.project_id);
       } finally {
         app.chat.keepDraft = false;
       }
-      toast(t('chatDeletedElsewhere'));
+      notify(t('chatDeletedElsewhere'));
     } else if (listed) {
       app.emit('sidebar');
     }

@@ -1,11 +1,22 @@
 // Settings, presets, and the model server: the offer of one found nearby when the configured one
 // cannot be used.
 
-import type { App } from '../app';
-import { ApiError } from '../backend/backend';
-import type { ConnectionPatch, FoundServer, Preset, PresetPatch, SettingsPatch, SettingsView } from '../backend/types';
+import type { ConnectionPatch, ConnectionView, FoundServer, Preset, PresetPatch, Session, SettingsPatch, SettingsView } from '../backend/types';
+import { ApiError } from '../lib/apiError';
 import { chosenLanguage, language, rememberLanguageChoice, setLanguage, t, uiLanguage } from '../lib/i18n';
 import { applyTheme } from '../lib/theme';
+import type { Core } from './core';
+
+/** What settings need of the rest of the state. */
+export interface SettingsNeeds extends Core {
+  readonly chat: { readonly session: Session | null };
+  readonly sessions: { sessionChanged(s: Session): void };
+  readonly panels: { contextChanged(): void };
+  readonly servers: {
+    addFoundServer(server: FoundServer): Promise<ConnectionView>;
+    editConnection(id: number, patch: ConnectionPatch): Promise<ConnectionView>;
+  };
+}
 
 /** Offered at start when the configured model server cannot be used: what answers nearby. */
 export interface ServerOffer {
@@ -30,10 +41,10 @@ export class SettingsState {
   serverOffer: ServerOffer | null = null;
   version = '';
 
-  constructor(private readonly app: App) {}
+  constructor(private readonly app: SettingsNeeds) {}
 
   /** The settings from the server; the language shown is the user's choice, else the browser's
-   *  (see `uiLanguage` in lib/i18n.ts). */
+   *  (see `uiLanguage` in lib/i18n/index.ts). */
   applySettings(s: SettingsView): void {
     this.settings = s;
     // A choice noted here follows the server's setting when it changed elsewhere, so the next
@@ -58,7 +69,7 @@ export class SettingsState {
     // A new address answers the offer of a found server.
     if (patch.endpoint_url !== undefined) this.dismissServerOffer();
     if (langChanged) app.emit('sidebar', 'chat', 'panel', 'memories', 'context');
-    app.contextChanged();
+    app.panels.contextChanged();
     return true;
   }
 
@@ -125,7 +136,7 @@ export class SettingsState {
   private async switchTo(server: FoundServer): Promise<boolean> {
     const app = this.app;
     const ok = await app.attempt(async () => {
-      const found = await app.addFoundServer(server);
+      const found = await app.servers.addFoundServer(server);
       // One request makes it the default with its model, so the settings never show the new
       // address with the old model. The default server is never off: it is turned on with it.
       const patch: ConnectionPatch = {};
@@ -134,7 +145,7 @@ export class SettingsState {
       // A model of its own that it lists stays; else its first one.
       const model = server.models.includes(found.default_model) ? found.default_model : (server.models[0] ?? '');
       if (model !== found.default_model) patch.default_model = model;
-      if (Object.keys(patch).length > 0) await app.editConnection(found.id, patch);
+      if (Object.keys(patch).length > 0) await app.servers.editConnection(found.id, patch);
       return true;
     });
     if (ok) this.dismissServerOffer();
@@ -166,7 +177,7 @@ export class SettingsState {
       await this.refreshPresets();
       return true;
     }));
-    if (ok) this.app.contextChanged();
+    if (ok) this.app.panels.contextChanged();
     return ok;
   }
 
@@ -175,8 +186,8 @@ export class SettingsState {
     await app.attempt(async () => {
       await app.backend.deletePreset(id);
       await this.refreshPresets();
-      if (app.session) app.sessionChanged(await app.backend.getSession(app.session.id));
-      app.contextChanged();
+      if (app.chat.session) app.sessions.sessionChanged(await app.backend.getSession(app.chat.session.id));
+      app.panels.contextChanged();
     });
   }
 

@@ -3,9 +3,9 @@
 // starts a server). Secrets never reach the UI: a server's view names its variables and headers
 // without their values.
 
-import type { App } from '../app';
-import { errorMessage } from '../backend/backend';
 import type { NewToolServer, ServerTool, ToolServerPatch, ToolServerView } from '../backend/types';
+import { errorMessage } from '../lib/apiError';
+import type { Core } from './core';
 
 export class ToolServersState {
   toolServers: ToolServerView[] = [];
@@ -17,7 +17,7 @@ export class ToolServersState {
   /** What listing a server's tools last said when it failed (not kept once it worked). */
   readonly toolsProblems = new Map<number, string>();
 
-  constructor(private readonly app: App) {}
+  constructor(private readonly app: Core) {}
 
   async loadToolServers(): Promise<void> {
     const app = this.app;

@@ -5,9 +5,9 @@
 // them, and meant them); a page kept in the browser's back-forward cache keeps them waiting, since
 // it may come back with its Undo still showing. A delete lost on close only leaves the thing there.
 
-import { ApiError } from '../backend/backend';
+import { ApiError } from '../lib/apiError';
 import { t } from '../lib/i18n';
-import { toast } from '../views/toast';
+import { notify } from './notices';
 
 /** A delete refused because the thing is gone already (deleted in another window): done. */
 export function alreadyGone(e: unknown): boolean {
@@ -26,14 +26,6 @@ interface Waiting {
 export class Undoable {
   private waiting = new Map<string, Waiting>();
 
-  constructor() {
-    if (typeof window !== 'undefined') {
-      window.addEventListener('pagehide', (e) => {
-        if (!e.persisted) this.flush();
-      });
-    }
-  }
-
   /**
    * Offers to undo a delete the caller has already shown (`message`, the notice's text). After
    * UNDO_MS `commit` runs (`closing`: the page is going, a request must outlive it); Undo instead
@@ -41,7 +33,7 @@ export class Undoable {
    */
   offer(key: string, message: string, commit: (closing: boolean) => Promise<void>, restore: () => void): void {
     if (this.waiting.has(key)) return;
-    const handle = toast(message, 'info', {
+    const handle = notify(message, 'info', {
       ms: UNDO_MS,
       action: {
         label: t('undo'),

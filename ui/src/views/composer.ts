@@ -10,80 +10,114 @@ import { filePicker, filesToAttach, uploadChip } from './files';
 import { keepToastsAbove } from './toast';
 
 export function mountComposer(app: App, root: HTMLElement): { focus(): void } {
-  /** What was typed in each chat and not sent ("new" for a new chat). */
-  const drafts = new Map<string, string>();
-  let draftKey = key();
+  const composer = new Composer(app);
+  app.on('chat', () => composer.onChat());
+  app.on('files', () => composer.renderChips());
+  app.on('live', () => composer.renderButton());
+  app.on('settings', () => composer.renderButton());
+  replaceChildren(root, composer.el, composer.hint);
+  // Notices (an Undo among them) never cover what is being typed, or Send.
+  keepToastsAbove(root);
+  composer.renderButton();
+  composer.renderChips();
+  return { focus: () => composer.area.focus() };
+}
 
-  function key(): string {
-    return app.session ? String(app.session.id) : `new:${app.draftProjectId ?? ''}`;
-  }
-
-  const area = h('textarea', {
+class Composer {
+  readonly area = h('textarea', {
     class: 'composer-input',
     rows: 1,
     placeholder: t('composerPlaceholder'),
     'aria-label': t('composerPlaceholder'),
     'data-testid': 'composer',
   });
-  const button = h('button', { class: 'send-btn', type: 'button' });
-  const hint = h('div', { class: 'composer-hint' });
-  const picker = filePicker((files) => void app.attachToChat(files), 'attach-input');
-  const attach = h('button', {
-    class: 'icon-btn attach-btn', type: 'button', 'data-testid': 'attach', onClick: () => picker.open(),
-  }, icon('paperclip'));
-  const chips = h('ul', { class: 'chips', 'data-testid': 'upload-chips', hidden: true });
+  readonly hint = h('div', { class: 'composer-hint' });
+  /** The chips, the row of the box and its buttons, and the file picker. */
+  readonly el: HTMLElement;
 
-  const renderChips = () => {
-    const sid = app.session?.id;
-    const mine = sid === undefined ? [] : app.uploads.filter((u) => u.sessionId === sid);
-    chips.hidden = mine.length === 0;
-    replaceChildren(chips, mine.map((u) => uploadChip(app, u)));
-  };
+  /** What was typed in each chat and not sent ("new" for a new chat). */
+  private readonly drafts = new Map<string, string>();
+  private draftKey: string;
+  private readonly button = h('button', { class: 'send-btn', type: 'button' });
+  private readonly attach: HTMLElement;
+  private readonly chips = h('ul', { class: 'chips', 'data-testid': 'upload-chips', hidden: true });
 
-  // A pasted image (a screenshot) is attached; pasted text goes in the box as usual.
-  area.addEventListener('paste', (e) => {
-    const data = e.clipboardData;
-    if (!data) return;
-    const files = filesToAttach(Array.from(data.items).filter((i) => i.kind === 'file').map((i) => i.getAsFile()).filter((f): f is File => !!f), true);
-    if (files.length === 0) return;
-    if (!data.types.includes('text/plain')) e.preventDefault();
-    void app.attachToChat(files);
-  });
+  constructor(private readonly app: App) {
+    this.draftKey = this.key();
+    const picker = filePicker((files) => void app.attachments.attachToChat(files), 'attach-input');
+    this.attach = h('button', {
+      class: 'icon-btn attach-btn', type: 'button', 'data-testid': 'attach', onClick: () => picker.open(),
+    }, icon('paperclip'));
+    this.el = h('div', { class: 'composer' }, this.chips, h('div', { class: 'composer-row' }, this.attach, this.area, this.button), picker.input);
+    this.listen();
+  }
 
-  const resize = () => {
+  private key(): string {
+    const chat = this.app.chat;
+    return chat.session ? String(chat.session.id) : `new:${chat.draftProjectId ?? ''}`;
+  }
+
+  private listen(): void {
+    const { app, area } = this;
+    // A pasted image (a screenshot) is attached; pasted text goes in the box as usual.
+    area.addEventListener('paste', (e) => {
+      const data = e.clipboardData;
+      if (!data) return;
+      const files = filesToAttach(Array.from(data.items).filter((i) => i.kind === 'file').map((i) => i.getAsFile()).filter((f): f is File => !!f), true);
+      if (files.length === 0) return;
+      if (!data.types.includes('text/plain')) e.preventDefault();
+      void app.attachments.attachToChat(files);
+    });
+    area.addEventListener('input', () => {
+      this.resize();
+      this.drafts.set(this.draftKey, area.value);
+    });
+    area.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && !e.shiftKey && !e.altKey && !e.isComposing && e.keyCode !== 229) {
+        e.preventDefault();
+        void this.send();
+      }
+    });
+    this.button.addEventListener('click', () => {
+      if (app.chat.currentLive()) void app.chat.stop();
+      else void this.send();
+    });
+  }
+
+  renderChips(): void {
+    const sid = this.app.chat.session?.id;
+    const mine = sid === undefined ? [] : this.app.attachments.uploads.filter((u) => u.sessionId === sid);
+    this.chips.hidden = mine.length === 0;
+    replaceChildren(this.chips, mine.map((u) => uploadChip(this.app, u)));
+  }
+
+  private resize(): void {
+    const area = this.area;
     area.style.height = 'auto';
     area.style.height = `${Math.min(area.scrollHeight, window.innerHeight * 0.4)}px`;
-  };
+  }
 
-  const send = async () => {
-    if (app.currentLive()) return;
+  private async send(): Promise<void> {
+    const { app, area } = this;
+    if (app.chat.currentLive()) return;
     const text = area.value;
     if (!text.trim()) return;
-    const sentFrom = key();
+    const sentFrom = this.key();
     area.value = '';
-    drafts.delete(sentFrom);
-    resize();
-    const ok = await app.send(text);
+    this.drafts.delete(sentFrom);
+    this.resize();
+    const ok = await app.chat.send(text);
     // Refused: the text comes back, unless something new was typed meanwhile.
     if (!ok && !area.value) {
       area.value = text;
-      resize();
+      this.resize();
     }
-  };
+  }
 
-  area.addEventListener('input', () => {
-    resize();
-    drafts.set(draftKey, area.value);
-  });
-  area.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' && !e.shiftKey && !e.altKey && !e.isComposing && e.keyCode !== 229) {
-      e.preventDefault();
-      void send();
-    }
-  });
-
-  const renderButton = () => {
-    const live = app.currentLive();
+  /** Send, or Stop while a reply is written; and the words of the box, in the UI's language. */
+  renderButton(): void {
+    const { button, area, attach } = this;
+    const live = this.app.chat.currentLive();
     if (live) {
       replaceChildren(button, icon('stop'), h('span', null, t('stop')));
       button.className = 'send-btn stop';
@@ -99,44 +133,31 @@ export function mountComposer(app: App, root: HTMLElement): { focus(): void } {
     }
     area.placeholder = t('composerPlaceholder');
     area.setAttribute('aria-label', t('composerPlaceholder'));
-    hint.textContent = t('composerHint');
+    this.hint.textContent = t('composerHint');
     attach.title = t('attachFiles');
     attach.setAttribute('aria-label', t('attachFiles'));
-  };
-  button.addEventListener('click', () => {
-    if (app.currentLive()) void app.stop();
-    else void send();
-  });
+  }
 
-  const onChat = () => {
-    const k = key();
+  /** Another chat shown: its draft in the box (what is typed in a chat just created stays). */
+  onChat(): void {
+    const { app, area } = this;
+    const k = this.key();
     // The open chat was deleted elsewhere: what is typed stays, for the new chat shown instead.
     const keep = app.chat.keepDraft;
-    if (k !== draftKey) {
+    if (k !== this.draftKey) {
       // A new chat that just got created keeps what is being typed; otherwise swap drafts.
-      const wasNew = draftKey.startsWith('new:') && app.session && app.messages.length <= 1;
+      const wasNew = this.draftKey.startsWith('new:') && app.chat.session && app.chat.messages.length <= 1;
       if (keep && area.value) {
-        drafts.set(k, area.value);
+        this.drafts.set(k, area.value);
       } else if (!wasNew) {
-        area.value = drafts.get(k) ?? '';
-        resize();
+        area.value = this.drafts.get(k) ?? '';
+        this.resize();
       }
-      draftKey = k;
+      this.draftKey = k;
       // A chat just opened: ready to type (not on small screens, where it would pop a keyboard).
       if (!document.querySelector('dialog[open]') && window.innerWidth > 760) area.focus();
     }
-    renderButton();
-    renderChips();
-  };
-  app.on('chat', onChat);
-  app.on('files', renderChips);
-  app.on('live', renderButton);
-  app.on('settings', renderButton);
-
-  replaceChildren(root, h('div', { class: 'composer' }, chips, h('div', { class: 'composer-row' }, attach, area, button), picker.input), hint);
-  // Notices (an Undo among them) never cover what is being typed, or Send.
-  keepToastsAbove(root);
-  renderButton();
-  renderChips();
-  return { focus: () => area.focus() };
+    this.renderButton();
+    this.renderChips();
+  }
 }

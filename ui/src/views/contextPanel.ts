@@ -5,8 +5,8 @@
 // long chat's older turns.
 
 import type { App } from '../app';
-import { errorMessage } from '../backend/backend';
 import type { ContextView, InstructionFiles, SectionReport, SkillOffered, Summary, Tally, TemplateInfo, TokenPlan, ToolOffered } from '../backend/types';
+import { errorMessage } from '../lib/apiError';
 import { copyText } from '../lib/clipboard';
 import { h, icon, replaceChildren, type Child } from '../lib/dom';
 import { count, dateTime, ms, percent, rate, relative, shortSha } from '../lib/format';
@@ -21,23 +21,23 @@ const SECTION_TITLES: Record<number, Key> = { 1: 'section1', 2: 'section2', 3: '
 
 export function mountContextPanel(app: App, root: HTMLElement, onClose: () => void): () => void {
   const render = () => {
-    const v = app.context;
+    const v = app.panels.context;
     replaceChildren(root,
       h('header', { class: 'panel-head' },
         h('h2', null, icon('eye'), t('contextInspector')),
-        app.session ? h('button', { class: ['icon-btn', app.contextLoading && 'spin'], type: 'button', title: t('refresh'), 'aria-label': t('refresh'), onClick: () => void app.loadContext() }, icon('refresh')) : null,
+        app.chat.session ? h('button', { class: ['icon-btn', app.panels.contextLoading && 'spin'], type: 'button', title: t('refresh'), 'aria-label': t('refresh'), onClick: () => void app.panels.loadContext() }, icon('refresh')) : null,
         h('button', { class: 'icon-btn', type: 'button', 'aria-label': t('close'), onClick: onClose }, icon('close')),
       ),
       h('div', { class: 'panel-body', 'data-testid': 'context-panel' },
-        !app.session ? h('p', { class: 'hint' }, t('contextDraft'))
-          : app.contextError && !v ? h('div', { class: 'msg-error' }, icon('warn'), h('span', null, app.contextError))
+        !app.chat.session ? h('p', { class: 'hint' }, t('contextDraft'))
+          : app.panels.contextError && !v ? h('div', { class: 'msg-error' }, icon('warn'), h('span', null, app.panels.contextError))
           : !v ? h('p', { class: 'hint' }, t('loading'))
-          : body(app, v, app.contextError),
+          : body(app, v, app.panels.contextError),
       ),
     );
   };
   app.on('context', () => {
-    if (app.panel === 'context') render();
+    if (app.panels.panel === 'context') render();
   });
   return render;
 }
@@ -102,7 +102,7 @@ function body(app: App, v: ContextView, staleError: string | null): Child[] {
         )
       : null,
     h('ol', { class: 'sections', 'data-testid': 'context-sections' }, v.sections.map((s, i) =>
-      section(s, i + 1, presetSourceText(s.source, app.presets, t('preset')), s.id === 'project_instructions' ? instructionFiles(v.instruction_files) : null))),
+      section(s, i + 1, presetSourceText(s.source, app.config.presets, t('preset')), s.id === 'project_instructions' ? instructionFiles(v.instruction_files) : null))),
     toolsOffered(v.tools),
     skillsOffered(app, v.skills),
     summaries(app, v.summaries),
@@ -128,13 +128,13 @@ const PART_LABELS: Record<Part, Key> = { system: 'planSystem', tools: 'planTools
 /** Compact now: everything but the last turn is summarised, and the inspector shows the result. */
 function compactButton(app: App): HTMLElement | null {
   return chatAction(app, 'compact-now', t('compactNow'), t('compactNowHint'),
-    async (id) => ((await app.backend.compact(id)).compacted ? t('compactDone') : t('compactNothing')));
+    async (id) => ((await app.panels.compact(id)) ? t('compactDone') : t('compactNothing')));
 }
 
 /** Undo compaction: the summaries go, and the next request sends every message again. */
 function uncompactButton(app: App): HTMLElement | null {
   return chatAction(app, 'uncompact', t('uncompact'), t('uncompactHint'), async (id) => {
-    await app.backend.uncompact(id);
+    await app.panels.uncompact(id);
     return t('uncompactDone');
   });
 }
@@ -142,7 +142,7 @@ function uncompactButton(app: App): HTMLElement | null {
 /** A button that does `run` to the open chat, toasts what it says (or the error) and reloads the
  *  inspector; it is disabled while it runs, so a double click does it once. */
 function chatAction(app: App, testid: string, label: string, hint: string, run: (sessionId: number) => Promise<string>): HTMLElement | null {
-  const session = app.session;
+  const session = app.chat.session;
   if (!session) return null;
   const button = h('button', {
     class: 'btn btn-small', type: 'button', 'data-testid': testid, title: hint,
@@ -150,7 +150,7 @@ function chatAction(app: App, testid: string, label: string, hint: string, run: 
       button.setAttribute('disabled', '');
       try {
         toast(await run(session.id));
-        await app.loadContext();
+        await app.panels.loadContext();
       } catch (e) {
         toast(errorMessage(e), 'error');
       } finally {

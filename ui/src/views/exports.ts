@@ -2,13 +2,13 @@
 // backup (the settings' Data tab, which also restores a backup and imports a chat or a project).
 
 import type { App } from '../app';
-import { ApiError, errorMessage, type DownloadedFile } from '../backend/backend';
-import { inDesktop } from '../backend/ipc';
-import type { ChatExport, ExportFormat, ImportedProject, Project, RestoredBackup, Session } from '../backend/types';
+import type { ChatExport, DownloadedFile, ExportFormat, ImportedProject, Project, RestoredBackup, Session } from '../backend/types';
+import { ApiError, errorMessage } from '../lib/apiError';
 import { copyText } from '../lib/clipboard';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { count, dateTime } from '../lib/format';
 import { errorText, t } from '../lib/i18n';
+import { inDesktop } from '../lib/platform';
 import { saveBlob } from '../lib/save';
 import { confirmDialog, openDialog } from './dialog';
 import { toast } from './toast';
@@ -23,11 +23,11 @@ async function fetchAndSave(app: App, get: () => Promise<DownloadedFile>): Promi
 }
 
 export function exportChat(app: App, s: Session, format: ExportFormat): Promise<boolean> {
-  return fetchAndSave(app, () => app.backend.exportChat(s.id, format));
+  return fetchAndSave(app, () => app.exports.exportChat(s.id, format));
 }
 
 export function exportProject(app: App, p: Project): Promise<boolean> {
-  return fetchAndSave(app, () => app.backend.exportProject(p.id));
+  return fetchAndSave(app, () => app.exports.exportProject(p.id));
 }
 
 /** Reads a chat Maru exported as JSON and adds it as a new chat, then opens it. */
@@ -39,11 +39,11 @@ export async function importChatFile(app: App, file: File): Promise<void> {
     toast(t('importNotJson'), 'error');
     return;
   }
-  const session = await app.attempt(() => app.backend.importChat(chat));
+  const session = await app.attempt(() => app.exports.importChat(chat));
   if (!session) return;
   toast(t('chatImported', { title: session.title || t('untitled') }));
   await app.attempt(() => app.reload());
-  await app.openSession(session.id);
+  await app.chat.openSession(session.id);
 }
 
 /** How many of the entries left out a notice lists by name. */
@@ -65,15 +65,15 @@ export function importedNotice(imported: ImportedProject, name: string): string 
 /** Adds a project Maru exported as a zip as a new project, then shows it open and selected in
  *  the sidebar (a new chat in it) and says what came in and what was left out. */
 export async function importProjectFile(app: App, file: File): Promise<void> {
-  const imported = await app.attempt(() => app.backend.importProject(file, file.name));
+  const imported = await app.attempt(() => app.exports.importProject(file, file.name));
   if (!imported) return;
   const { project } = imported;
-  await app.attempt(() => app.refreshProjects());
-  const entry = app.expandProject(project.id);
-  app.newChat(project.id);
+  await app.attempt(() => app.sessions.refreshProjects());
+  const entry = app.sessions.expandProject(project.id);
+  app.chat.newChat(project.id);
   app.emit('sidebar');
-  toast(importedNotice(imported, app.projectName(entry?.project ?? project)), 'info', imported.skipped.length ? { ms: 12000 } : {});
-  if (entry) await app.attempt(() => app.loadSessions(project.id));
+  toast(importedNotice(imported, app.sessions.projectName(entry?.project ?? project)), 'info', imported.skipped.length ? { ms: 12000 } : {});
+  if (entry) await app.attempt(() => app.sessions.loadSessions(project.id));
 }
 
 /** The command that restores a backup into a new folder: for backups larger than the upload limit. */
@@ -155,7 +155,7 @@ function showRestored(app: App, restored: RestoredBackup): void {
     return;
   }
   status.textContent = t('restarting');
-  void waitForRestart(() => app.backend.health()).then((back) => {
+  void waitForRestart(() => app.exports.serverAnswers()).then((back) => {
     if (back) return afterRestore.reload();
     replaceChildren(status, t('restartSlow'), ' ',
       h('button', { class: 'link-btn', type: 'button', 'data-testid': 'reload-page', onClick: () => afterRestore.reload() }, t('reloadPage')));
@@ -179,7 +179,7 @@ function restoreFieldset(app: App, closeSettings: () => void): HTMLElement {
     label.textContent = t('restoringBackup');
     refusal.hidden = true;
     try {
-      const restored = await app.backend.restoreBackup(file, file.name);
+      const restored = await app.exports.restoreBackup(file, file.name);
       closeSettings();
       showRestored(app, restored);
     } catch (e) {
@@ -212,7 +212,7 @@ export function dataPane(app: App, closeSettings: () => void): HTMLElement {
     onClick: async () => {
       backupBtn.disabled = true;
       backupBtn.lastChild!.textContent = t('backingUp');
-      await fetchAndSave(app, () => app.backend.backup());
+      await fetchAndSave(app, () => app.exports.backup());
       backupBtn.disabled = false;
       backupBtn.lastChild!.textContent = t('backUpEverything');
     },

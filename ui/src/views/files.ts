@@ -2,13 +2,14 @@
 // The files panel (list, status, download, delete), a project's files (in its dialogs), the chips
 // of files just attached in the composer, the drop zone, and picking files from disk.
 
-import { scopeKey, type App, type FileToAttach, type Upload } from '../app';
+import type { App } from '../app';
 import type { Attachment, Kind, Project } from '../backend/types';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { dateTime, fileSize } from '../lib/format';
 import { language, t, type Key } from '../lib/i18n';
 import { reasonText } from '../lib/reasons';
 import { saveBlob } from '../lib/save';
+import { scopeKey, type FileToAttach, type Upload } from '../state/files';
 import { confirmDialog, openDialog } from './dialog';
 import { toast } from './toast';
 
@@ -29,7 +30,7 @@ export function statusNode(a: Attachment | null): HTMLElement {
 
 /** Saves a file as attached. The route needs the access token, so the bytes come through fetch. */
 export async function downloadFile(app: App, a: Attachment): Promise<void> {
-  const blob = await app.attempt(() => app.backend.downloadAttachment(a.id));
+  const blob = await app.attempt(() => app.attachments.download(a.id));
   if (!blob) return;
   const path = await app.attempt(() => saveBlob(blob, a.name));
   if (path) toast(t('savedTo', { path }));
@@ -49,7 +50,7 @@ export function fileRow(app: App, a: Attachment, opts: { project?: Project | nul
       confirm: t('delete'),
       danger: true,
     });
-    if (ok) await app.deleteFile(a);
+    if (ok) await app.attachments.deleteFile(a);
   };
   return h('li', { class: ['file-row', `file-row-${a.status}`], 'data-testid': 'file', dataset: { fileId: String(a.id), scope: fromProject ? 'project' : 'chat' } },
     h('span', { class: 'file-icon' }, icon(a.kind === 'image' ? 'image' : 'file')),
@@ -57,7 +58,7 @@ export function fileRow(app: App, a: Attachment, opts: { project?: Project | nul
       h('div', { class: 'file-top' },
         h('span', { class: 'file-name', title: `${a.name}\n${dateTime(a.created_at)}`, 'data-testid': 'file-name' }, a.name),
         fromProject && opts.project !== undefined
-          ? h('span', { class: 'badge badge-project', title: t('fromProjectTitle', { project: opts.project ? app.projectName(opts.project) : '' }) }, icon('folder'), t('fromProject'))
+          ? h('span', { class: 'badge badge-project', title: t('fromProjectTitle', { project: opts.project ? app.sessions.projectName(opts.project) : '' }) }, icon('folder'), t('fromProject'))
           : null,
         fromFolder ? h('span', { class: 'badge badge-folder', title: t('fromFolderTitle'), 'data-testid': 'file-from-folder' }, t('fromFolder')) : null,
       ),
@@ -85,7 +86,7 @@ export function uploadChip(app: App, u: Upload): HTMLElement {
     h('button', {
       class: 'icon-btn', type: 'button', disabled: !a, title: t('removeFile', { name: u.name }), 'aria-label': t('removeFile', { name: u.name }),
       onClick: () => {
-        if (a) void app.deleteFile(a);
+        if (a) void app.attachments.deleteFile(a);
       },
     }, icon('close')),
   );
@@ -154,12 +155,12 @@ export function mountDropZone(area: HTMLElement, label: () => string, onFiles: (
 
 /** The files panel: the open chat's own files, then its project's (marked so). */
 export function mountFilesPanel(app: App, root: HTMLElement, onClose: () => void): () => void {
-  const picker = filePicker((files) => void app.attachToChat(files), 'files-panel-input');
+  const picker = filePicker((files) => void app.attachments.attachToChat(files), 'files-panel-input');
   let sig = '';
   const render = (force = false) => {
-    const { own, project } = app.chatFiles();
-    const p = app.currentProject();
-    const next = JSON.stringify([app.session?.id, p?.id, p?.name, own, project, language()]);
+    const { own, project } = app.attachments.chatFiles();
+    const p = app.chat.currentProject();
+    const next = JSON.stringify([app.chat.session?.id, p?.id, p?.name, own, project, language()]);
     if (!force && next === sig) return;
     sig = next;
     replaceChildren(root,
@@ -180,7 +181,7 @@ export function mountFilesPanel(app: App, root: HTMLElement, onClose: () => void
         ),
         p ? h('section', { class: 'files-section' },
           h('div', { class: 'files-section-head' },
-            h('h3', null, t('projectFilesHeading', { project: app.projectName(p) })),
+            h('h3', null, t('projectFilesHeading', { project: app.sessions.projectName(p) })),
             h('button', { class: 'btn btn-small btn-ghost', type: 'button', 'data-testid': 'manage-project-files', onClick: () => openProjectFilesDialog(app, p) }, icon('folder'), t('manageProjectFiles')),
           ),
           project.length
@@ -192,7 +193,7 @@ export function mountFilesPanel(app: App, root: HTMLElement, onClose: () => void
     );
   };
   const update = () => {
-    if (app.panel === 'files') render();
+    if (app.panels.panel === 'files') render();
   };
   app.on('files', update);
   app.on('chat', update);
@@ -204,7 +205,7 @@ export function mountFilesPanel(app: App, root: HTMLElement, onClose: () => void
 export function projectFilesSection(app: App, project: Project): { el: HTMLElement; dispose(): void } {
   const scope = { project_id: project.id };
   const list = h('div', { class: 'project-files-list' });
-  const picker = filePicker((files) => void app.attachToProject(project.id, files), 'project-files-input');
+  const picker = filePicker((files) => void app.attachments.attachToProject(project.id, files), 'project-files-input');
   const el = h('section', { class: 'project-files', 'data-testid': 'project-files-section' },
     h('div', { class: 'files-section-head' },
       h('span', { class: 'field-label' }, t('projectFiles')),
@@ -214,9 +215,9 @@ export function projectFilesSection(app: App, project: Project): { el: HTMLEleme
     list,
     picker.input,
   );
-  mountDropZone(el, () => t('addFiles'), (files) => void app.attachToProject(project.id, files));
+  mountDropZone(el, () => t('addFiles'), (files) => void app.attachments.attachToProject(project.id, files));
   const render = () => {
-    const files = app.files.get(scopeKey(scope));
+    const files = app.attachments.files.get(scopeKey(scope));
     replaceChildren(list, !files
       ? h('p', { class: 'empty-files' }, t('loading'))
       : files.length === 0
@@ -225,7 +226,7 @@ export function projectFilesSection(app: App, project: Project): { el: HTMLEleme
   };
   const off = app.on('files', render);
   render();
-  void app.loadFiles(scope);
+  void app.attachments.loadFiles(scope);
   return { el, dispose: off };
 }
 
@@ -233,7 +234,7 @@ export function projectFilesSection(app: App, project: Project): { el: HTMLEleme
 export function openProjectFilesDialog(app: App, project: Project): void {
   const section = projectFilesSection(app, project);
   const handle = openDialog({
-    title: t('projectFilesTitle', { project: app.projectName(project) }),
+    title: t('projectFilesTitle', { project: app.sessions.projectName(project) }),
     body: section.el,
     footer: h('button', { class: 'btn', type: 'button', onClick: () => handle.close() }, t('close')),
     onClose: section.dispose,

@@ -4,7 +4,7 @@
 import type { App } from '../app';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { t } from '../lib/i18n';
-import { shortcutOf, type Shortcut } from '../lib/shortcuts';
+import { shortcutOf, type Action } from '../lib/shortcuts';
 import { mountChat } from './chat';
 import { mountContextPanel } from './contextPanel';
 import { mountFilesPanel } from './files';
@@ -13,9 +13,6 @@ import { mountServerBanner } from './serverBanner';
 import { openSettingsDialog } from './settingsDialog';
 import { toggleShortcuts } from './shortcuts';
 import { mountSidebar } from './sidebar';
-
-/** What the window can be asked to do from outside the page (the desktop app's menu). */
-export type Action = Shortcut | 'settings';
 
 export function mountLayout(app: App, root: HTMLElement): { perform: (action: Action) => boolean } {
   const sidebar = h('aside', { class: 'sidebar', 'aria-label': t('projects') });
@@ -28,24 +25,10 @@ export function mountLayout(app: App, root: HTMLElement): { perform: (action: Ac
   const shell = h('div', { class: 'app' }, sidebar, scrim, main, panel);
   replaceChildren(root, shell);
 
-  const toggleSidebar = () => shell.classList.toggle('sidebar-open');
   const side = mountSidebar(app, sidebar);
-  mountChat(app, chat, toggleSidebar);
+  mountChat(app, chat, () => shell.classList.toggle('sidebar-open'));
   mountServerBanner(app, serverBanner);
-  const renderContext = mountContextPanel(app, panel, () => app.closePanel());
-  const renderMemory = mountMemoryPanel(app, panel, () => app.closePanel());
-  const renderFiles = mountFilesPanel(app, panel, () => app.closePanel());
-
-  const renderPanel = () => {
-    panel.hidden = app.panel === null;
-    shell.dataset.panel = app.panel ?? '';
-    if (app.panel === 'context') renderContext();
-    else if (app.panel === 'memory') renderMemory();
-    else if (app.panel === 'files') renderFiles();
-    else panel.replaceChildren();
-  };
-  app.on('panel', renderPanel);
-  renderPanel();
+  mountPanels(app, shell, panel);
 
   // On a narrow window the sidebar is a drawer: choosing a chat closes it.
   app.on('chat', () => shell.classList.remove('sidebar-open'));
@@ -55,8 +38,39 @@ export function mountLayout(app: App, root: HTMLElement): { perform: (action: Ac
   });
   // Labels made before the settings (and so the language) arrived follow them.
   app.on('settings', () => sidebar.setAttribute('aria-label', t('projects')));
+  mountBanner(app, banner);
+  ignoreStrayDrops();
 
-  const renderBanner = () => {
+  const perform = windowActions(app, shell, () => side.focusSearch());
+  document.addEventListener('keydown', (e) => {
+    const shortcut = shortcutOf(e);
+    if (shortcut && perform(shortcut, e.defaultPrevented)) e.preventDefault();
+  });
+  return { perform };
+}
+
+/** The side panel: the one open (context inspector, memory, files), or none. */
+function mountPanels(app: App, shell: HTMLElement, panel: HTMLElement): void {
+  const close = () => app.panels.closePanel();
+  const renderContext = mountContextPanel(app, panel, close);
+  const renderMemory = mountMemoryPanel(app, panel, close);
+  const renderFiles = mountFilesPanel(app, panel, close);
+  const renderPanel = () => {
+    const open = app.panels.panel;
+    panel.hidden = open === null;
+    shell.dataset.panel = open ?? '';
+    if (open === 'context') renderContext();
+    else if (open === 'memory') renderMemory();
+    else if (open === 'files') renderFiles();
+    else panel.replaceChildren();
+  };
+  app.on('panel', renderPanel);
+  renderPanel();
+}
+
+/** The banner for a refused access token, or a server that does not answer (with Retry). */
+function mountBanner(app: App, banner: HTMLElement): void {
+  const render = () => {
     if (app.unauthorized) {
       banner.hidden = false;
       banner.className = 'banner banner-error';
@@ -72,10 +86,12 @@ export function mountLayout(app: App, root: HTMLElement): { perform: (action: Ac
       banner.replaceChildren();
     }
   };
-  app.on('connection', renderBanner);
-  renderBanner();
+  app.on('connection', render);
+  render();
+}
 
-  // A file dropped where nothing takes it must not replace the app with the file.
+/** A file dropped where nothing takes it must not replace the app with the file. */
+function ignoreStrayDrops(): void {
   const dragsFiles = (e: DragEvent) => !!e.dataTransfer && Array.from(e.dataTransfer.types).includes('Files');
   window.addEventListener('dragover', (e) => {
     if (dragsFiles(e)) e.preventDefault();
@@ -83,20 +99,23 @@ export function mountLayout(app: App, root: HTMLElement): { perform: (action: Ac
   window.addEventListener('drop', (e) => {
     if (dragsFiles(e)) e.preventDefault();
   });
+}
 
-  /** Runs a window-wide action (a shortcut, or the desktop menu's item); false when it does not apply now. */
-  const perform = (action: Action, handled = false): boolean => {
+/** What runs a window-wide action (a shortcut, or the desktop menu's item); it answers false when
+ *  the action does not apply now. `handled`: Escape already did something. */
+function windowActions(app: App, shell: HTMLElement, focusSearch: () => void): (action: Action, handled?: boolean) => boolean {
+  return (action, handled = false) => {
     const dialogOpen = !!document.querySelector('dialog[open]');
     switch (action) {
       case 'search':
         // Searches every chat; on a narrow window the sidebar slides in.
         if (dialogOpen) return false;
         shell.classList.add('sidebar-open');
-        side.focusSearch();
+        focusSearch();
         return true;
       case 'newChat':
         if (dialogOpen) return false;
-        app.newChat(app.currentProject()?.id);
+        app.chat.newChat(app.chat.currentProject()?.id);
         return true;
       case 'shortcuts':
         // Pressed again, it closes the list; over another dialog it waits.
@@ -109,16 +128,11 @@ export function mountLayout(app: App, root: HTMLElement): { perform: (action: Ac
         return true;
       case 'stop':
         // Not when Escape already did something (closed a dialog or a menu, cleared the search).
-        if (handled || dialogOpen || document.querySelector('.menu') || !app.currentLive()) return false;
-        void app.stop();
+        if (handled || dialogOpen || document.querySelector('.menu') || !app.chat.currentLive()) return false;
+        void app.chat.stop();
         return false;
     }
   };
-  document.addEventListener('keydown', (e) => {
-    const shortcut = shortcutOf(e);
-    if (shortcut && perform(shortcut, e.defaultPrevented)) e.preventDefault();
-  });
-  return { perform };
 }
 
 /** Shown instead of the app when the page was opened without a token. */

@@ -5,7 +5,7 @@
 // written while a turn streams looks the same. An entry with versions (regenerated, edited and
 // resent) has ‹ 2 / 3 › to switch between them.
 
-import type { App, ApprovalAnswer, LiveApproval, LiveTurn } from '../app';
+import type { App } from '../app';
 import type { Attachment, Message, ToolFailure } from '../backend/types';
 import { copyText } from '../lib/clipboard';
 import { h, icon, replaceChildren, type Child } from '../lib/dom';
@@ -13,6 +13,7 @@ import { count, dateTime, fileSize, ms, rate } from '../lib/format';
 import { errorText, t, type Key } from '../lib/i18n';
 import { MarkdownStream, renderMarkdown, type RenderOptions } from '../lib/markdown';
 import { clip, MEMORY_TOOLS, serverTool, shortArgs, toolKept, toolOutcome, type ToolCallView, type ToolOutcome } from '../lib/tools';
+import type { ApprovalAnswer, LiveApproval, LiveTurn } from '../state/chat';
 import { openDialog } from './dialog';
 import { downloadFile } from './files';
 import { toast } from './toast';
@@ -121,7 +122,7 @@ function userNode(app: App, m: Message, ctx: MessageContext): HTMLElement {
       // `idle-only`: the chat enables it again when the reply ends, without drawing the message again.
       h('button', { class: 'act idle-only', type: 'button', disabled: ctx.busy, title: t('editAndResend'), 'aria-label': t('editAndResend'), onClick: ctx.onEdit }, icon('edit'), h('span', { class: 'act-label' }, t('edit'))),
       copyButton(() => m.content),
-      ctx.regenerable ? h('button', { class: 'act', type: 'button', disabled: ctx.busy, title: t('answerAgain'), onClick: () => void app.regenerate() }, icon('refresh'), h('span', { class: 'act-label' }, t('answerAgain'))) : null,
+      ctx.regenerable ? h('button', { class: 'act', type: 'button', disabled: ctx.busy, title: t('answerAgain'), onClick: () => void app.chat.regenerate() }, icon('refresh'), h('span', { class: 'act-label' }, t('answerAgain'))) : null,
     ),
   );
 }
@@ -132,7 +133,7 @@ const imageUrls = new Map<number, Promise<string>>();
 function imageUrl(app: App, id: number): Promise<string> {
   let url = imageUrls.get(id);
   if (!url) {
-    url = app.backend.downloadAttachment(id).then((blob) => URL.createObjectURL(blob));
+    url = app.attachments.download(id).then((blob) => URL.createObjectURL(blob));
     // Failed (deleted since, offline): asked again the next time it is drawn.
     url.catch(() => imageUrls.delete(id));
     imageUrls.set(id, url);
@@ -144,7 +145,7 @@ function imageUrl(app: App, id: number): Promise<string> {
  *  and its files as chips (a click saves the file). */
 function attachmentsNode(app: App, m: Message, files: Attachment[]): HTMLElement | null {
   if (m.images.length === 0 && files.length === 0) return null;
-  const { own, project } = app.chatFiles();
+  const { own, project } = app.attachments.chatFiles();
   const known = new Map([...own, ...project].map((a) => [a.id, a]));
   return h('div', { class: 'msg-attachments', role: 'group', 'aria-label': t('sentWithMessage'), 'data-testid': 'message-attachments' },
     m.images.map((id) => imageThumb(app, id, known.get(id) ?? null)),
@@ -196,7 +197,7 @@ function editorNode(app: App, m: Message, ctx: MessageContext): HTMLElement {
   const submit = async () => {
     const content = area.value;
     ctx.onCancelEdit();
-    await app.resend(m.id, content);
+    await app.chat.resend(m.id, content);
   };
   area.addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing && e.keyCode !== 229) {
@@ -229,7 +230,7 @@ function versionsNode(app: App, m: Message, busy: boolean): HTMLElement | null {
   if (total < 2 || at === -1) return null;
   const step = (to: number, label: string, flip: boolean) => h('button', {
     class: ['act', 'version-step', flip && 'flip'], type: 'button', disabled: busy || to < 0 || to >= total, title: label, 'aria-label': label,
-    onClick: () => void app.chooseVersion(m.versions[to]),
+    onClick: () => void app.chat.chooseVersion(m.versions[to]),
   }, icon('chevron'));
   return h('span', { class: 'versions', role: 'group', 'aria-label': t('versions'), 'data-testid': 'versions' },
     step(at - 1, t('previousVersion'), true),
@@ -361,7 +362,7 @@ function resultNode(o: ToolOutcome, app: App | null): HTMLElement {
   const fact = (text: string) => h('blockquote', { class: 'tool-fact', 'data-testid': 'tool-fact' }, text);
   const open = (id: number, key: Key) => app ? h('button', {
     class: 'btn btn-small tool-open-memory', type: 'button', 'data-testid': 'tool-open-memory', dataset: { memoryId: String(id) },
-    onClick: () => void app.showMemory(id),
+    onClick: () => void app.memory.showMemory(id),
   }, icon('brain'), t(key)) : null;
   switch (o.kind) {
     case 'running':
@@ -458,8 +459,8 @@ function liveMarkdownNode(el: HTMLElement, text: string): HTMLElement {
 /** A failed reply's text in the UI's language, by its stored code (or the one it failed with in
  *  this window, for a reply stored before codes were kept). */
 function replyError(app: App, m: Message): string {
-  const code = m.error_code ?? app.replyErrors.get(m.id)?.code;
-  return code ? app.serverError({ code, message: m.error ?? '' }) : m.error ?? '';
+  const code = m.error_code ?? app.chat.replyErrors.get(m.id)?.code;
+  return code ? app.servers.serverError({ code, message: m.error ?? '' }) : m.error ?? '';
 }
 
 /** The figures of a reply's rounds: the last round's prompt, cache and speed (its prompt holds
@@ -502,7 +503,7 @@ function replyNode(app: App, parts: readonly Message[], ctx: MessageContext): HT
       h('div', { class: 'msg-actions' },
         versionsNode(app, head, ctx.busy),
         texts.length ? copyButton(() => texts.join('\n\n')) : null,
-        ctx.regenerable ? h('button', { class: 'act', type: 'button', disabled: ctx.busy, title: t('regenerate'), 'data-testid': 'regenerate', onClick: () => void app.regenerate() }, icon('refresh'), h('span', { class: 'act-label' }, t('regenerate'))) : null,
+        ctx.regenerable ? h('button', { class: 'act', type: 'button', disabled: ctx.busy, title: t('regenerate'), 'data-testid': 'regenerate', onClick: () => void app.chat.regenerate() }, icon('refresh'), h('span', { class: 'act-label' }, t('regenerate'))) : null,
       ),
     ),
   );
@@ -566,7 +567,7 @@ export function updateLiveNode(el: HTMLElement, live: LiveTurn, app: App | null 
   const focusId = focused?.dataset.testid;
   const scrolled = new Map([...el.querySelectorAll<HTMLElement>('.approval-args')].map((p) => [p.closest<HTMLElement>('.approval')?.dataset.approval, p.scrollTop]));
   const approvals = live.tools.flatMap((c) => (c.approval ? [c.approval] : []));
-  const answer = (id: string) => (a: ApprovalAnswer) => void app?.answerToolCall(id, a);
+  const answer = (id: string) => (a: ApprovalAnswer) => void app?.chat.answerToolCall(id, a);
   const waiting = !live.text && !live.reasoning && live.tools.length === 0 && !live.error;
   const usage = live.usage;
   replaceChildren(el,
@@ -582,7 +583,7 @@ export function updateLiveNode(el: HTMLElement, live: LiveTurn, app: App | null 
     approvals.length ? h('div', { class: 'approvals' }, approvals.map((a) => approvalCard(a, answer(a.id)))) : null,
     waiting ? h('div', { class: 'typing' }, h('span'), h('span'), h('span')) : null,
     live.text ? liveMarkdownNode(el, live.text) : null,
-    live.error ? h('div', { class: 'msg-error', role: 'alert' }, icon('warn'), h('span', null, app ? app.serverError(live.error) : errorText(live.error))) : null,
+    live.error ? h('div', { class: 'msg-error', role: 'alert' }, icon('warn'), h('span', null, app ? app.servers.serverError(live.error) : errorText(live.error))) : null,
     usage ? h('div', { class: 'msg-foot' }, figures({ model: null, server: null, prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, cached_tokens: usage.cached_tokens, ttft_ms: null, tokens_per_second: null })) : null,
   );
   for (const d of el.querySelectorAll<HTMLDetailsElement>('.tool-chip')) if (opened.has(d.dataset.callId)) d.open = true;

@@ -19,8 +19,8 @@ export function mountPresetEditor(app: App, root: HTMLElement): void {
     queueMicrotask(() => name.focus());
     const save = async () => {
       const ok = p && p.id !== null
-        ? await app.updatePreset(p.id, { name: name.value, description: description.value, prompt: prompt.value })
-        : await app.createPreset(name.value, description.value, prompt.value);
+        ? await app.config.updatePreset(p.id, { name: name.value, description: description.value, prompt: prompt.value })
+        : await app.config.createPreset(name.value, description.value, prompt.value);
       if (ok) {
         editing = null;
         render();
@@ -49,7 +49,7 @@ export function mountPresetEditor(app: App, root: HTMLElement): void {
           h('button', {
             class: 'icon-btn danger', type: 'button', title: t('delete'), 'aria-label': t('delete'),
             onClick: async () => {
-              if (await confirmDialog({ title: t('deletePresetTitle', { name: p.name }), body: t('deletePresetBody'), confirm: t('delete'), danger: true })) await app.deletePreset(p.id!);
+              if (await confirmDialog({ title: t('deletePresetTitle', { name: p.name }), body: t('deletePresetBody'), confirm: t('delete'), danger: true })) await app.config.deletePreset(p.id!);
             },
           }, icon('trash')),
         ],
@@ -60,8 +60,8 @@ export function mountPresetEditor(app: App, root: HTMLElement): void {
   };
 
   const render = () => {
-    const mine = app.presets.filter((p) => !p.builtin);
-    const builtin = app.presets.filter((p) => p.builtin);
+    const mine = app.config.presets.filter((p) => !p.builtin);
+    const builtin = app.config.presets.filter((p) => p.builtin);
     replaceChildren(root,
       h('div', { class: 'row-between' },
         h('h3', null, t('yourPresets')),

@@ -2,12 +2,11 @@
 // disk it follows, and its files.
 
 import type { App } from '../app';
-import { errorMessage } from '../backend/backend';
-import { inDesktop } from '../backend/ipc';
 import type { Project } from '../backend/types';
-import { pickFolder } from '../desktop';
+import { errorMessage } from '../lib/apiError';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { t } from '../lib/i18n';
+import { inDesktop, pickFolder } from '../lib/platform';
 import { openDialog } from './dialog';
 import { projectFilesSection } from './files';
 
@@ -30,11 +29,11 @@ export function openProjectDialog(app: App, project?: Project, focus: 'name' | '
         const patch: { name?: string; instructions?: string } = {};
         if (name.value.trim() !== project.name) patch.name = name.value;
         if (instructions.value !== project.instructions) patch.instructions = instructions.value;
-        ok = Object.keys(patch).length === 0 || (await app.updateProject(project.id, patch));
+        ok = Object.keys(patch).length === 0 || (await app.sessions.updateProject(project.id, patch));
       } else {
-        const created = await app.createProject(name.value, instructions.value);
+        const created = await app.sessions.createProject(name.value, instructions.value);
         ok = !!created;
-        if (created) app.newChat(created.id);
+        if (created) app.chat.newChat(created.id);
       }
       saveBtn.disabled = false;
       if (ok) handle.close();
@@ -53,7 +52,7 @@ export function openProjectDialog(app: App, project?: Project, focus: 'name' | '
   // The Default project cannot follow a folder (the server refuses it).
   const folder = project && !project.is_default ? folderSection(app, project, () => reloadAsFolderSyncs(app, project.id, () => closed)) : null;
   const handle = openDialog({
-    title: project ? app.projectName(project) : t('newProject'),
+    title: project ? app.sessions.projectName(project) : t('newProject'),
     body: [form, folder, files?.el],
     onClose: () => {
       closed = true;
@@ -66,9 +65,9 @@ export function openProjectDialog(app: App, project?: Project, focus: 'name' | '
 
 /** The project's files now, and again once the server had time to mirror (or drop) the folder's. */
 function reloadAsFolderSyncs(app: App, projectId: number, closed: () => boolean): void {
-  void app.loadFiles({ project_id: projectId });
+  void app.attachments.loadFiles({ project_id: projectId });
   window.setTimeout(() => {
-    if (!closed()) void app.loadFiles({ project_id: projectId });
+    if (!closed()) void app.attachments.loadFiles({ project_id: projectId });
   }, FOLDER_SYNC_MS);
 }
 
@@ -101,7 +100,7 @@ function folderSection(app: App, project: Project, onChanged: () => void): HTMLE
     problem.hidden = true;
     for (const b of buttons()) b.disabled = true;
     try {
-      linked = (await app.linkFolder(project.id, folder)).folder;
+      linked = (await app.sessions.linkFolder(project.id, folder)).folder;
       path.value = '';
       show();
       onChanged();
@@ -114,7 +113,7 @@ function folderSection(app: App, project: Project, onChanged: () => void): HTMLE
   };
 
   const choose = async () => {
-    const picked = await app.attempt(() => pickFolder(t('chooseFolderTitle', { project: app.projectName(project) })));
+    const picked = await app.attempt(() => pickFolder(t('chooseFolderTitle', { project: app.sessions.projectName(project) })));
     if (!picked) return;
     path.value = picked;
     await link(picked);

@@ -6,9 +6,9 @@
 // messages too (remembered for the page's life), each such hit marked.
 
 import type { App } from '../app';
-import { errorMessage } from '../backend/backend';
 import type { ChatHit, FileHit } from '../backend/types';
-import { h, icon, replaceChildren } from '../lib/dom';
+import { errorMessage } from '../lib/apiError';
+import { h, icon, replaceChildren, type Child } from '../lib/dom';
 import { t } from '../lib/i18n';
 import { openProjectFilesDialog } from './files';
 
@@ -55,230 +55,250 @@ export interface SearchBox {
 }
 
 export function mountSearch(app: App, onActive: () => void): SearchBox {
-  const input = h('input', {
+  return new Search(app, onActive);
+}
+
+class Search implements SearchBox {
+  readonly box: HTMLElement;
+  readonly results = h('div', { class: 'search-results', 'data-testid': 'search-results' });
+
+  private readonly input = h('input', {
     class: 'search-input', type: 'search', autocomplete: 'off', spellcheck: 'false', 'data-testid': 'search',
     enterkeyhint: 'search',
   });
-  const keys = h('kbd', { class: 'search-keys' });
-  const box = h('div', { class: 'search-box', role: 'search' }, icon('search'), input, keys);
-  const results = h('div', { class: 'search-results', 'data-testid': 'search-results' });
+  private readonly keys = h('kbd', { class: 'search-keys' });
   // Made once, so that redrawing the results keeps its focus.
-  const versionsBox = h('input', { type: 'checkbox', checked: withVersions, 'data-testid': 'search-versions' });
-  const versionsText = h('span');
-  const versionsToggle = h('label', { class: 'search-toggle' }, versionsBox, versionsText);
-  versionsBox.addEventListener('change', () => {
-    withVersions = versionsBox.checked;
-    if (!query) return;
-    window.clearTimeout(timer);
-    timer = 0;
-    void run(query);
-  });
+  private readonly versionsBox = h('input', { type: 'checkbox', checked: withVersions, 'data-testid': 'search-versions' });
+  private readonly versionsText = h('span');
+  private readonly versionsToggle = h('label', { class: 'search-toggle' }, this.versionsBox, this.versionsText);
 
-  let query = '';
-  let hits: ChatHit[] = [];
-  let error: string | null = null;
-  let files: FileHit[] = [];
+  private query = '';
+  private hits: ChatHit[] = [];
+  private error: string | null = null;
+  private files: FileHit[] = [];
   /** Why the files could not be searched: said in their group, the chats still shown. */
-  let filesError: string | null = null;
-  let loading = false;
-  let selected = 0;
-  let seq = 0;
-  let timer = 0;
+  private filesError: string | null = null;
+  private loading = false;
+  private selected = 0;
+  private seq = 0;
+  private timer = 0;
   /** The search under way, if any. */
-  let pending: Promise<void> | null = null;
+  private pending: Promise<void> | null = null;
 
-  const active = () => query !== '';
-
-  const run = (q: string): Promise<void> => {
-    pending = search(q).finally(() => {
-      pending = null;
+  constructor(private readonly app: App, private readonly onActive: () => void) {
+    this.box = h('div', { class: 'search-box', role: 'search' }, icon('search'), this.input, this.keys);
+    this.versionsBox.addEventListener('change', () => {
+      withVersions = this.versionsBox.checked;
+      if (!this.query) return;
+      window.clearTimeout(this.timer);
+      this.timer = 0;
+      void this.run(this.query);
     });
-    return pending;
-  };
+    this.input.addEventListener('input', () => this.setQuery(this.input.value));
+    this.input.addEventListener('keydown', (e) => this.onKey(e));
+    this.render();
+  }
 
-  const search = async (q: string) => {
-    const mine = ++seq;
-    loading = true;
-    render();
-    const [chats, inFiles] = await Promise.allSettled([app.searchChats(q, LIMIT, withVersions), app.searchFiles(q, LIMIT)]);
-    if (mine !== seq) return;
-    hits = chats.status === 'fulfilled' ? chats.value : [];
-    error = chats.status === 'rejected' ? errorMessage(chats.reason) : null;
-    files = inFiles.status === 'fulfilled' ? inFiles.value : [];
-    filesError = inFiles.status === 'rejected' ? errorMessage(inFiles.reason) : null;
-    loading = false;
-    selected = 0;
-    render();
-  };
+  active(): boolean {
+    return this.query !== '';
+  }
 
-  const setQuery = (q: string) => {
-    const was = active();
-    query = q.trim();
-    window.clearTimeout(timer);
-    if (!query) {
-      seq++;
-      hits = [];
-      error = null;
-      files = [];
-      filesError = null;
-      loading = false;
+  focus(): void {
+    this.input.focus();
+    this.input.select();
+  }
+
+  private run(q: string): Promise<void> {
+    this.pending = this.search(q).finally(() => {
+      this.pending = null;
+    });
+    return this.pending;
+  }
+
+  private async search(q: string): Promise<void> {
+    const mine = ++this.seq;
+    this.loading = true;
+    this.render();
+    const [chats, inFiles] = await Promise.allSettled([this.app.search.searchChats(q, LIMIT, withVersions), this.app.search.searchFiles(q, LIMIT)]);
+    if (mine !== this.seq) return;
+    this.hits = chats.status === 'fulfilled' ? chats.value : [];
+    this.error = chats.status === 'rejected' ? errorMessage(chats.reason) : null;
+    this.files = inFiles.status === 'fulfilled' ? inFiles.value : [];
+    this.filesError = inFiles.status === 'rejected' ? errorMessage(inFiles.reason) : null;
+    this.loading = false;
+    this.selected = 0;
+    this.render();
+  }
+
+  private setQuery(q: string): void {
+    const was = this.active();
+    this.query = q.trim();
+    window.clearTimeout(this.timer);
+    if (!this.query) {
+      this.seq++;
+      this.hits = [];
+      this.error = null;
+      this.files = [];
+      this.filesError = null;
+      this.loading = false;
     } else {
-      timer = window.setTimeout(() => {
-        timer = 0;
-        void run(query);
+      this.timer = window.setTimeout(() => {
+        this.timer = 0;
+        void this.run(this.query);
       }, DEBOUNCE_MS);
     }
-    if (was !== active()) onActive();
-    render();
-  };
+    if (was !== this.active()) this.onActive();
+    this.render();
+  }
 
-  const clear = () => {
-    input.value = '';
-    setQuery('');
-  };
+  private clear(): void {
+    this.input.value = '';
+    this.setQuery('');
+  }
 
   /** The chats' hits, then the files': what the arrows and Enter run over. */
-  const count = () => hits.length + files.length;
+  private count(): number {
+    return this.hits.length + this.files.length;
+  }
 
-  const openFile = (hit: FileHit) => {
+  private openFile(hit: FileHit): void {
     if (hit.session_id !== null) {
-      void app.openSession(hit.session_id, true);
+      void this.app.chat.openSession(hit.session_id, true);
       return;
     }
-    const project = app.entry(hit.project_id)?.project;
-    if (project) openProjectFilesDialog(app, project);
-  };
+    const project = this.app.sessions.entry(hit.project_id)?.project;
+    if (project) openProjectFilesDialog(this.app, project);
+  }
 
   /** Opens the `i`th result of both groups. */
-  const open = (i: number) => {
-    if (i < hits.length) void app.openHit(hits[i]);
-    else if (i < count()) openFile(files[i - hits.length]);
-  };
+  private open(i: number): void {
+    if (i < this.hits.length) void this.app.search.openHit(this.hits[i]);
+    else if (i < this.count()) this.openFile(this.files[i - this.hits.length]);
+  }
 
-  input.addEventListener('input', () => setQuery(input.value));
-  input.addEventListener('keydown', (e) => {
+  private onKey(e: KeyboardEvent): void {
     if (e.isComposing || e.keyCode === 229) return;
     if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-      const n = count();
+      const n = this.count();
       if (!n) return;
       e.preventDefault();
-      selected = (selected + (e.key === 'ArrowDown' ? 1 : n - 1)) % n;
-      render();
-      results.querySelector('.search-hit.selected')?.scrollIntoView({ block: 'nearest' });
+      this.selected = (this.selected + (e.key === 'ArrowDown' ? 1 : n - 1)) % n;
+      this.render();
+      this.results.querySelector('.search-hit.selected')?.scrollIntoView({ block: 'nearest' });
     } else if (e.key === 'Enter') {
       e.preventDefault();
-      if (!query) return;
+      if (!this.query) return;
       // Typed faster than the debounce, or the answer is on its way: the first result of this query.
-      if (timer) {
-        window.clearTimeout(timer);
-        timer = 0;
-        void run(query).then(() => open(selected));
-      } else if (pending) {
-        void pending.then(() => open(selected));
+      if (this.timer) {
+        window.clearTimeout(this.timer);
+        this.timer = 0;
+        void this.run(this.query).then(() => this.open(this.selected));
+      } else if (this.pending) {
+        void this.pending.then(() => this.open(this.selected));
       } else {
-        open(selected);
+        this.open(this.selected);
       }
     } else if (e.key === 'Escape') {
       e.preventDefault();
       e.stopPropagation();
-      if (input.value) clear();
-      else input.blur();
+      if (this.input.value) this.clear();
+      else this.input.blur();
     }
-  });
+  }
 
-  const hitNode = (hit: ChatHit, i: number): HTMLElement => {
-    const project = app.entry(hit.project_id)?.project;
-    const title = hit.title.trim() || t('untitled');
+  /** A result's button: chosen, and opened, on a click. */
+  private hitButton(i: number, testid: string, current: boolean, extra: { dataset?: Record<string, string> }, ...children: Child[]): HTMLElement {
     return h('li', null,
       h('button', {
-        class: ['search-hit', i === selected && 'selected', app.session?.id === hit.session_id && 'current'],
+        class: ['search-hit', i === this.selected && 'selected', current && 'current'],
         type: 'button',
-        'data-testid': 'search-hit',
-        // Not data-session-id / data-message-id: those name the chats and messages themselves.
-        dataset: { hitSession: String(hit.session_id), hitMessage: hit.message_id === null ? '' : String(hit.message_id) },
+        'data-testid': testid,
+        ...extra,
         onClick: () => {
-          selected = i;
-          open(i);
+          this.selected = i;
+          this.open(i);
         },
-      },
-        h('span', { class: 'hit-top' },
-          h('span', { class: 'hit-title' }, title),
-          hit.earlier_version ? h('span', { class: 'hit-badge', 'data-testid': 'earlier-version', title: t('earlierVersionHint') }, t('earlierVersion')) : null,
-          project ? h('span', { class: 'hit-project', title: app.projectName(project) }, icon('folder'), h('span', null, app.projectName(project))) : null,
-        ),
-        h('span', { class: 'hit-snippet', 'data-testid': 'search-snippet' },
-          hit.message_id === null ? h('span', { class: 'hit-kind' }, `${t('titleMatch')}: `) : null,
-          highlightedSnippet(hit.snippet, hit.highlights)),
-      ));
-  };
+      }, ...children));
+  }
+
+  private hitNode(hit: ChatHit, i: number): HTMLElement {
+    const app = this.app;
+    const project = app.sessions.entry(hit.project_id)?.project;
+    const title = hit.title.trim() || t('untitled');
+    // Not data-session-id / data-message-id: those name the chats and messages themselves.
+    const dataset = { hitSession: String(hit.session_id), hitMessage: hit.message_id === null ? '' : String(hit.message_id) };
+    return this.hitButton(i, 'search-hit', app.chat.session?.id === hit.session_id, { dataset },
+      h('span', { class: 'hit-top' },
+        h('span', { class: 'hit-title' }, title),
+        hit.earlier_version ? h('span', { class: 'hit-badge', 'data-testid': 'earlier-version', title: t('earlierVersionHint') }, t('earlierVersion')) : null,
+        project ? h('span', { class: 'hit-project', title: app.sessions.projectName(project) }, icon('folder'), h('span', null, app.sessions.projectName(project))) : null,
+      ),
+      h('span', { class: 'hit-snippet', 'data-testid': 'search-snippet' },
+        hit.message_id === null ? h('span', { class: 'hit-kind' }, `${t('titleMatch')}: `) : null,
+        highlightedSnippet(hit.snippet, hit.highlights)),
+    );
+  }
 
   /** A passage of a file, `i` counted after the chats' hits. */
-  const fileNode = (hit: FileHit, i: number): HTMLElement => {
-    const project = app.entry(hit.project_id)?.project;
+  private fileNode(hit: FileHit, i: number): HTMLElement {
+    const app = this.app;
+    const project = app.sessions.entry(hit.project_id)?.project;
     // Its chat's title (the sidebar's, or a chat hit's), else its project's name.
     const chat = hit.session_id === null ? undefined
-      : (app.findSession(hit.session_id)?.title ?? hits.find((c) => c.session_id === hit.session_id)?.title);
-    const where = hit.session_id !== null && chat !== undefined ? (chat.trim() || t('untitled')) : project ? app.projectName(project) : null;
-    return h('li', null,
-      h('button', {
-        class: ['search-hit', i === selected && 'selected', hit.session_id !== null && app.session?.id === hit.session_id && 'current'],
-        type: 'button',
-        'data-testid': 'search-file-hit',
-        onClick: () => {
-          selected = i;
-          open(i);
-        },
-      },
-        h('span', { class: 'hit-top' },
-          h('span', { class: 'hit-title', title: hit.name }, hit.name),
-          where !== null ? h('span', { class: 'hit-project', title: where }, icon(hit.session_id === null ? 'folder' : 'chat'), h('span', null, where)) : null,
-        ),
-        h('span', { class: 'hit-snippet', 'data-testid': 'search-snippet' },
-          h('span', { class: 'hit-kind', 'data-testid': 'file-location' }, hit.page !== null ? t('filePage', { page: hit.page }) : t('fileLine', { line: hit.line })),
-          h('span', { class: 'hit-kind' }, ': '),
-          highlightedSnippet(hit.snippet, hit.highlights)),
-      ));
-  };
+      : (app.sessions.findSession(hit.session_id)?.title ?? this.hits.find((c) => c.session_id === hit.session_id)?.title);
+    const where = hit.session_id !== null && chat !== undefined ? (chat.trim() || t('untitled')) : project ? app.sessions.projectName(project) : null;
+    return this.hitButton(i, 'search-file-hit', hit.session_id !== null && app.chat.session?.id === hit.session_id, {},
+      h('span', { class: 'hit-top' },
+        h('span', { class: 'hit-title', title: hit.name }, hit.name),
+        where !== null ? h('span', { class: 'hit-project', title: where }, icon(hit.session_id === null ? 'folder' : 'chat'), h('span', null, where)) : null,
+      ),
+      h('span', { class: 'hit-snippet', 'data-testid': 'search-snippet' },
+        h('span', { class: 'hit-kind', 'data-testid': 'file-location' }, hit.page !== null ? t('filePage', { page: hit.page }) : t('fileLine', { line: hit.line })),
+        h('span', { class: 'hit-kind' }, ': '),
+        highlightedSnippet(hit.snippet, hit.highlights)),
+    );
+  }
 
-  const render = () => {
+  /** Redraws the box's words and the results (a chat opened, the language changed). */
+  render(): void {
+    const { input, keys } = this;
     input.placeholder = t('searchChats');
     input.setAttribute('aria-label', t('searchLabel', { keys: shortcut() }));
     input.title = t('searchLabel', { keys: shortcut() });
     keys.textContent = shortcut();
-    keys.hidden = active();
-    versionsBox.checked = withVersions;
-    versionsText.textContent = t('searchVersions');
-    if (!active()) {
-      results.replaceChildren();
+    keys.hidden = this.active();
+    this.versionsBox.checked = withVersions;
+    this.versionsText.textContent = t('searchVersions');
+    if (!this.active()) {
+      this.results.replaceChildren();
       return;
     }
-    replaceChildren(results,
+    replaceChildren(this.results,
       h('div', { class: 'section-head' },
         h('span', null, t('searchResults')),
-        h('button', { class: 'icon-btn', type: 'button', title: t('clearSearch'), 'aria-label': t('clearSearch'), 'data-testid': 'search-clear', onClick: () => { clear(); input.focus(); } }, icon('close')),
+        h('button', { class: 'icon-btn', type: 'button', title: t('clearSearch'), 'aria-label': t('clearSearch'), 'data-testid': 'search-clear', onClick: () => { this.clear(); input.focus(); } }, icon('close')),
       ),
-      versionsToggle,
-      error ? h('p', { class: 'search-note field-error' }, error)
-        : loading && hits.length === 0 ? h('p', { class: 'search-note' }, t('searching'))
-        : hits.length === 0 ? h('p', { class: 'search-note' }, t('searchNone', { q: query }))
-        : h('ul', { class: ['search-list', loading && 'stale'] }, hits.map(hitNode)),
-      files.length || filesError ? h('div', { class: 'search-group', 'data-testid': 'search-files' },
-        h('div', { class: 'section-head' }, h('span', null, t('inFiles'))),
-        filesError ? h('p', { class: 'search-note field-error' }, filesError)
-          : h('ul', { class: ['search-list', loading && 'stale'] }, files.map((f, j) => fileNode(f, hits.length + j))),
-      ) : null,
+      this.versionsToggle,
+      this.chatGroup(),
+      this.fileGroup(),
     );
-  };
+  }
 
-  render();
-  return {
-    box,
-    results,
-    active,
-    focus: () => {
-      input.focus();
-      input.select();
-    },
-    render,
-  };
+  private chatGroup(): HTMLElement {
+    const { error, loading, hits } = this;
+    return error ? h('p', { class: 'search-note field-error' }, error)
+      : loading && hits.length === 0 ? h('p', { class: 'search-note' }, t('searching'))
+      : hits.length === 0 ? h('p', { class: 'search-note' }, t('searchNone', { q: this.query }))
+      : h('ul', { class: ['search-list', loading && 'stale'] }, hits.map((hit, i) => this.hitNode(hit, i)));
+  }
+
+  private fileGroup(): HTMLElement | null {
+    const { files, filesError, loading, hits } = this;
+    if (!files.length && !filesError) return null;
+    return h('div', { class: 'search-group', 'data-testid': 'search-files' },
+      h('div', { class: 'section-head' }, h('span', null, t('inFiles'))),
+      filesError ? h('p', { class: 'search-note field-error' }, filesError)
+        : h('ul', { class: ['search-list', loading && 'stale'] }, files.map((f, j) => this.fileNode(f, hits.length + j))),
+    );
+  }
 }

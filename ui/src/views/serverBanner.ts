@@ -7,10 +7,10 @@ import { h, icon, replaceChildren } from '../lib/dom';
 import { t } from '../lib/i18n';
 import { openSettingsDialog } from './settingsDialog';
 
-/** Draws `app.serverOffer` into `el` now and whenever it (or the language) changes. */
+/** Draws `app.config.serverOffer` into `el` now and whenever it (or the language) changes. */
 export function mountServerBanner(app: App, el: HTMLElement): void {
   const render = () => {
-    const offer = app.serverOffer;
+    const offer = app.config.serverOffer;
     if (!offer) {
       el.hidden = true;
       el.replaceChildren();
@@ -26,14 +26,14 @@ export function mountServerBanner(app: App, el: HTMLElement): void {
           h('p', { class: 'muted' }, t('demoExplained')),
           h('button', {
             class: 'btn btn-small btn-primary', type: 'button', 'data-testid': 'start-demo', disabled: !!offer.demoStarting,
-            onClick: () => void app.startDemo(),
+            onClick: () => void app.config.startDemo(),
           }, offer.demoStarting ? t('demoStarting') : t('demoStart')))
         : h('p', null, t('noServerFound'));
     replaceChildren(el,
       icon('search'),
       h('div', { class: 'banner-body' }, h('strong', null, title), body),
       offer.servers.length ? null : h('button', { class: 'btn btn-small', type: 'button', 'data-testid': 'server-banner-settings', onClick: () => openSettingsDialog(app, 'server') }, t('settings')),
-      h('button', { class: 'icon-btn', type: 'button', title: t('close'), 'aria-label': t('close'), onClick: () => app.dismissServerOffer() }, icon('close')),
+      h('button', { class: 'icon-btn', type: 'button', title: t('close'), 'aria-label': t('close'), onClick: () => app.config.dismissServerOffer() }, icon('close')),
     );
   };
   app.on('serverOffer', render);
@@ -43,7 +43,7 @@ export function mountServerBanner(app: App, el: HTMLElement): void {
 
 function offerItem(app: App, srv: FoundServer): HTMLElement {
   const use = async () => {
-    if (!(await app.useServer(srv))) return;
+    if (!(await app.config.useServer(srv))) return;
     // It is there but wants a key: the settings are where to type it.
     if (srv.needs_api_key) openSettingsDialog(app, 'server');
   };

@@ -16,9 +16,9 @@ import { applyTheme } from '../lib/theme';
 import { openDialog } from './dialog';
 import { dataPane } from './exports';
 import { mountPresetEditor } from './presetEditor';
+import { mountServers } from './servers';
 import { mountSkillsPane } from './skillsPane';
 import { toast } from './toast';
-import { mountServers } from './servers';
 import { mountToolServers } from './toolServers';
 
 export type Tab = 'server' | 'instructions' | 'presets' | 'memory' | 'tools' | 'skills' | 'appearance' | 'data';
@@ -33,157 +33,14 @@ const MEMORY_MODES: { mode: MemoryMode; label: Key; hint: Key }[] = [
 const CUSTOM_MODEL = '\u0000custom';
 
 export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
-  const s = app.settings;
+  const s = app.config.settings;
   if (!s) {
     toast(t('offlineBody'), 'error');
     return;
   }
-
-  // ---- fields
-  const modelSelect = h('select', { class: 'input', name: 'model', 'data-testid': 'model-select' });
-  const modelText = h('input', { class: 'input', type: 'text', value: s.model, placeholder: t('modelName'), spellcheck: 'false' });
-  const modelStatus = h('div', { class: 'field-hint', 'data-testid': 'models-status', 'aria-live': 'polite' });
-  // Bounds come from the server's one declaration (store::settings::BOUNDS), generated.
-  const b = SETTING_BOUNDS;
-  const contextLength = numberInput(s.context_length, { ...b.context_length, step: 256 });
-  const temperature = numberInput(s.temperature, { ...b.temperature, step: 0.05 });
-  const topP = numberInput(s.top_p, { ...b.top_p, step: 0.01 });
-  const maxTokens = numberInput(s.max_tokens, { ...b.max_tokens, step: 1 });
-  const firstByteTimeout = numberInput(s.first_byte_timeout_secs, { ...b.first_byte_timeout_secs, step: 1 }, t('timeoutDefault'));
-  const idleTimeout = numberInput(s.idle_timeout_secs, { ...b.idle_timeout_secs, step: 1 }, t('timeoutDefault'));
-  const toolCallTimeout = numberInput(s.tool_call_timeout_secs, { ...b.tool_call_timeout_secs, step: 1 }, t('timeoutDefault'));
-  const attachmentMax = numberInput(s.attachment_max_mb, { ...b.attachment_max_mb, step: 1 }, t('timeoutDefault'));
-  const attachmentTextMax = numberInput(s.attachment_text_max_chars, { ...b.attachment_text_max_chars, step: 10000 }, t('timeoutDefault'));
-  const promptBudget = numberInput(s.prompt_budget_chars, { ...b.prompt_budget_chars, step: 1000 }, t('timeoutDefault'));
-  const memoryBudget = numberInput(s.memory_budget_chars, { ...b.memory_budget_chars, step: 500 }, t('timeoutDefault'));
-  const toolOutputInline = numberInput(s.tool_output_inline_tokens, { ...b.tool_output_inline_tokens, step: 100 }, t('timeoutDefault'));
-  const instructions = h('textarea', { class: 'input textarea', rows: 12, placeholder: t('customInstructionsPlaceholder'), 'data-testid': 'custom-instructions' });
-  instructions.value = s.custom_instructions;
-  const theme = h('select', { class: 'input', name: 'theme' },
-    (['system', 'light', 'dark'] as Theme[]).map((v) => h('option', { value: v }, t(v === 'system' ? 'themeSystem' : v === 'light' ? 'themeLight' : 'themeDark'))));
-  theme.value = s.theme;
-  theme.addEventListener('change', () => applyTheme(theme.value as Theme)); // preview
-  const language = h('select', { class: 'input', name: 'language' }, h('option', { value: 'en' }, 'English'), h('option', { value: 'ko' }, '한국어'));
-  // The language the UI shows, which may be the browser's rather than the setting's (see
-  // `uiLanguage` in lib/i18n.ts): the user changing it is their choice, and is sent.
-  const languageShown = shownLanguage();
-  language.value = languageShown;
-  const memoryModes = MEMORY_MODES.map(({ mode, label, hint }) => {
-    const radio = h('input', { type: 'radio', name: 'memory_mode', value: mode, 'data-testid': `memory-mode-${mode}` });
-    radio.checked = s.memory_mode === mode;
-    return { radio, node: h('label', { class: 'choice' }, radio, h('span', { class: 'choice-text' }, h('span', { class: 'choice-label' }, t(label), mode === 'review' ? h('span', { class: 'badge' }, t('defaultChoice')) : null), h('span', { class: 'field-hint' }, t(hint)))) };
-  });
-  const memoryMode = (): MemoryMode => (memoryModes.find((m) => m.radio.checked)?.radio.value as MemoryMode | undefined) ?? 'review';
-
-  // ---- the default model: among what the default server lists (the servers pane asks them)
-  const defaultModels = (): ModelInfo[] => {
-    const d = app.defaultConnection();
-    return (d && app.modelLists.get(d.id)?.models) || [];
-  };
-  const fillModels = (selected: string) => {
-    const models = defaultModels();
-    const known = models.some((m) => m.id === selected);
-    replaceChildren(modelSelect,
-      h('option', { value: '' }, t('modelFirst')),
-      models.map((m) => h('option', { value: m.id }, m.context_length ? `${m.id}  (${t('modelContext', { n: count(m.context_length) })})` : m.id)),
-      h('option', { value: CUSTOM_MODEL }, t('modelCustom')),
-    );
-    modelSelect.value = selected === '' ? '' : known ? selected : CUSTOM_MODEL;
-    modelText.value = selected;
-    modelText.hidden = modelSelect.value !== CUSTOM_MODEL;
-  };
-  modelSelect.addEventListener('change', () => {
-    modelText.hidden = modelSelect.value !== CUSTOM_MODEL;
-    if (modelSelect.value !== CUSTOM_MODEL) modelText.value = modelSelect.value;
-    else modelText.focus();
-  });
-  const currentModel = () => (modelSelect.value === CUSTOM_MODEL || modelSelect.options.length === 0 ? modelText.value.trim() : modelSelect.value);
-  const modelLabel = h('span', { class: 'field-label' });
-  /** The default server's name and answer, drawn again as its list comes (the choice is kept). */
-  const showDefaultModels = () => {
-    const d = app.defaultConnection();
-    modelLabel.textContent = d ? t('defaultModelOn', { server: d.name }) : t('model');
-    const list = d && app.modelLists.get(d.id);
-    const listed = defaultModels().map((m) => m.id).join('\n');
-    if (listed !== shownModels) {
-      shownModels = listed;
-      fillModels(currentModel());
-    }
-    modelStatus.className = list?.error ? 'field-hint field-error' : 'field-hint';
-    modelStatus.textContent = !d || !list || (list.asking && !list.models) ? t('modelsLoading')
-      : list.error ? t('modelsFailed', { error: app.serverError(list.error) })
-      : t('modelsFound', { n: list.models?.length ?? 0, url: d.base_url });
-  };
-  let shownModels = '';
-  fillModels(s.model);
-  const offServers = app.on('servers', () => {
-    if (modelSelect.isConnected) showDefaultModels();
-    else offServers();
-  });
-  showDefaultModels();
-
-  // ---- tabs
-  const serversPane = h('div', { class: 'servers-pane', 'data-testid': 'servers-pane' });
-  const panes: Record<Tab, HTMLElement> = {
-    server: h('div', { class: 'pane form' },
-      serversPane,
-      h('label', { class: 'field' }, modelLabel,
-        h('div', { class: 'row' }, modelSelect, h('button', {
-          class: 'btn', type: 'button', title: t('checkServer'), 'data-testid': 'check-server',
-          onClick: () => {
-            const d = app.defaultConnection();
-            if (d) void app.loadModelList(d.id);
-          },
-        }, icon('refresh'), t('refreshModels'))),
-        modelText, modelStatus, h('span', { class: 'field-hint' }, t('defaultModelHint'))),
-      h('fieldset', { class: 'grid' },
-        h('legend', null, t('sampling')),
-        field(t('temperature'), temperature, '0 – 2'),
-        field(t('topP'), topP, '0 – 1'),
-        field(t('maxTokens'), maxTokens),
-        field(t('contextLength'), contextLength, t('contextLengthHint')),
-      ),
-      h('fieldset', { class: 'grid' },
-        h('legend', null, t('timeouts')),
-        field(t('firstByteTimeout'), firstByteTimeout, t('firstByteTimeoutHint')),
-        field(t('idleTimeout'), idleTimeout, t('idleTimeoutHint')),
-        field(t('toolCallTimeout'), toolCallTimeout, t('toolCallTimeoutHint')),
-      ),
-      h('fieldset', { class: 'grid' },
-        h('legend', null, t('filesSettings')),
-        field(t('attachmentMaxMb'), attachmentMax, t('attachmentMaxMbHint')),
-        field(t('attachmentTextMaxChars'), attachmentTextMax, t('attachmentTextMaxCharsHint')),
-        field(t('toolOutputInlineTokens'), toolOutputInline, t('toolOutputInlineTokensHint')),
-      ),
-    ),
-    instructions: h('div', { class: 'pane form' }, field(t('customInstructions'), instructions, t('customInstructionsHint'))),
-    presets: h('div', { class: 'pane' }),
-    memory: h('div', { class: 'pane form' },
-      h('fieldset', { class: 'choices', 'data-testid': 'memory-mode' },
-        h('legend', null, t('memoryMode')),
-        h('p', { class: 'hint' }, t('memoryModeHint')),
-        memoryModes.map((m) => m.node),
-      ),
-      field(t('memoryBudget'), memoryBudget, t('memoryBudgetHint')),
-      field(t('promptBudget'), promptBudget, t('promptBudgetHint')),
-      h('button', {
-        class: 'btn btn-ghost', type: 'button',
-        onClick: () => {
-          handle.close();
-          if (app.panel !== 'memory') app.togglePanel('memory');
-        },
-      }, icon('brain'), t('manageMemory')),
-    ),
-    tools: h('div', { class: 'pane tool-servers-pane', 'data-testid': 'tools-pane' }),
-    skills: h('div', { class: 'pane skills-pane', 'data-testid': 'skills-pane' }),
-    appearance: h('div', { class: 'pane form' }, field(t('theme'), theme), field(t('language'), language)),
-    data: dataPane(app, () => handle.close()),
-  };
-  mountPresetEditor(app, panes.presets);
-  mountToolServers(app, panes.tools);
-  mountServers(app, serversPane);
-  mountSkillsPane(app, panes.skills);
-
+  const fields = settingsFields(s);
+  const model = defaultModelField(app, s);
+  const panes = settingsPanes(app, fields, model, () => handle.close());
   const tabs = h('div', { class: 'tabs', role: 'tablist' });
   const showTab = (which: Tab) => {
     for (const [k, pane] of Object.entries(panes)) pane.hidden = k !== which;
@@ -202,27 +59,9 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
   const saveBtn = h('button', {
     class: 'btn btn-primary', type: 'button', 'data-testid': 'save-settings',
     onClick: async () => {
-      const patch = diff(s, {
-        model: currentModel(),
-        temperature: numberValue(temperature),
-        top_p: numberValue(topP),
-        max_tokens: numberValue(maxTokens),
-        context_length: numberValue(contextLength),
-        first_byte_timeout_secs: numberValue(firstByteTimeout),
-        idle_timeout_secs: numberValue(idleTimeout),
-        tool_call_timeout_secs: numberValue(toolCallTimeout),
-        attachment_max_mb: numberValue(attachmentMax),
-        attachment_text_max_chars: numberValue(attachmentTextMax),
-        prompt_budget_chars: numberValue(promptBudget),
-        memory_budget_chars: numberValue(memoryBudget),
-        tool_output_inline_tokens: numberValue(toolOutputInline),
-        custom_instructions: instructions.value,
-        memory_mode: memoryMode(),
-        theme: theme.value as Theme,
-      }, app.settings);
-      if (language.value !== languageShown) patch.language = language.value as Language;
+      const patch = formPatch(app, s, fields, model.current());
       saveBtn.disabled = true;
-      const ok = Object.keys(patch).length === 0 || (await app.saveSettings(patch));
+      const ok = Object.keys(patch).length === 0 || (await app.config.saveSettings(patch));
       saveBtn.disabled = false;
       if (ok) {
         saved = true;
@@ -240,10 +79,210 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
     footer: [h('button', { class: 'btn', type: 'button', onClick: () => handle.close() }, t('cancel')), saveBtn],
     onClose: () => {
       // A previewed theme goes back if the dialog closes unsaved.
-      if (!saved && app.settings) applyTheme(app.settings.theme);
+      if (!saved && app.config.settings) applyTheme(app.config.settings.theme);
     },
   });
   showTab(tab);
+}
+
+/** The form's fields, filled from the settings. */
+function settingsFields(s: SettingsView) {
+  // Bounds come from the server's one declaration (store::settings::BOUNDS), generated.
+  const b = SETTING_BOUNDS;
+  const instructions = h('textarea', { class: 'input textarea', rows: 12, placeholder: t('customInstructionsPlaceholder'), 'data-testid': 'custom-instructions' });
+  instructions.value = s.custom_instructions;
+  const theme = h('select', { class: 'input', name: 'theme' },
+    (['system', 'light', 'dark'] as Theme[]).map((v) => h('option', { value: v }, t(v === 'system' ? 'themeSystem' : v === 'light' ? 'themeLight' : 'themeDark'))));
+  theme.value = s.theme;
+  theme.addEventListener('change', () => applyTheme(theme.value as Theme)); // preview
+  const language = h('select', { class: 'input', name: 'language' }, h('option', { value: 'en' }, 'English'), h('option', { value: 'ko' }, '한국어'));
+  // The language the UI shows, which may be the browser's rather than the setting's (see
+  // `uiLanguage` in lib/i18n/index.ts): the user changing it is their choice, and is sent.
+  const languageShown = shownLanguage();
+  language.value = languageShown;
+  const memoryModes = MEMORY_MODES.map(({ mode, label, hint }) => {
+    const radio = h('input', { type: 'radio', name: 'memory_mode', value: mode, 'data-testid': `memory-mode-${mode}` });
+    radio.checked = s.memory_mode === mode;
+    return { radio, node: h('label', { class: 'choice' }, radio, h('span', { class: 'choice-text' }, h('span', { class: 'choice-label' }, t(label), mode === 'review' ? h('span', { class: 'badge' }, t('defaultChoice')) : null), h('span', { class: 'field-hint' }, t(hint)))) };
+  });
+  return {
+    contextLength: numberInput(s.context_length, { ...b.context_length, step: 256 }),
+    temperature: numberInput(s.temperature, { ...b.temperature, step: 0.05 }),
+    topP: numberInput(s.top_p, { ...b.top_p, step: 0.01 }),
+    maxTokens: numberInput(s.max_tokens, { ...b.max_tokens, step: 1 }),
+    firstByteTimeout: numberInput(s.first_byte_timeout_secs, { ...b.first_byte_timeout_secs, step: 1 }, t('timeoutDefault')),
+    idleTimeout: numberInput(s.idle_timeout_secs, { ...b.idle_timeout_secs, step: 1 }, t('timeoutDefault')),
+    toolCallTimeout: numberInput(s.tool_call_timeout_secs, { ...b.tool_call_timeout_secs, step: 1 }, t('timeoutDefault')),
+    attachmentMax: numberInput(s.attachment_max_mb, { ...b.attachment_max_mb, step: 1 }, t('timeoutDefault')),
+    attachmentTextMax: numberInput(s.attachment_text_max_chars, { ...b.attachment_text_max_chars, step: 10000 }, t('timeoutDefault')),
+    promptBudget: numberInput(s.prompt_budget_chars, { ...b.prompt_budget_chars, step: 1000 }, t('timeoutDefault')),
+    memoryBudget: numberInput(s.memory_budget_chars, { ...b.memory_budget_chars, step: 500 }, t('timeoutDefault')),
+    toolOutputInline: numberInput(s.tool_output_inline_tokens, { ...b.tool_output_inline_tokens, step: 100 }, t('timeoutDefault')),
+    instructions,
+    theme,
+    language,
+    languageShown,
+    memoryModes,
+    memoryMode: (): MemoryMode => (memoryModes.find((m) => m.radio.checked)?.radio.value as MemoryMode | undefined) ?? 'review',
+  };
+}
+
+type Fields = ReturnType<typeof settingsFields>;
+
+/** What the form would change: the fields that differ from the settings as they are now, and the
+ *  language only when the user changed it. */
+function formPatch(app: App, s: SettingsView, f: Fields, model: string): SettingsPatch {
+  const patch = diff(s, {
+    model,
+    temperature: numberValue(f.temperature),
+    top_p: numberValue(f.topP),
+    max_tokens: numberValue(f.maxTokens),
+    context_length: numberValue(f.contextLength),
+    first_byte_timeout_secs: numberValue(f.firstByteTimeout),
+    idle_timeout_secs: numberValue(f.idleTimeout),
+    tool_call_timeout_secs: numberValue(f.toolCallTimeout),
+    attachment_max_mb: numberValue(f.attachmentMax),
+    attachment_text_max_chars: numberValue(f.attachmentTextMax),
+    prompt_budget_chars: numberValue(f.promptBudget),
+    memory_budget_chars: numberValue(f.memoryBudget),
+    tool_output_inline_tokens: numberValue(f.toolOutputInline),
+    custom_instructions: f.instructions.value,
+    memory_mode: f.memoryMode(),
+    theme: f.theme.value as Theme,
+  }, app.config.settings);
+  if (f.language.value !== f.languageShown) patch.language = f.language.value as Language;
+  return patch;
+}
+
+/** The default model: among what the default server lists (the servers pane asks them), or a
+ *  name typed; drawn again as the list comes, the choice kept. */
+function defaultModelField(app: App, s: SettingsView) {
+  const select = h('select', { class: 'input', name: 'model', 'data-testid': 'model-select' });
+  const text = h('input', { class: 'input', type: 'text', value: s.model, placeholder: t('modelName'), spellcheck: 'false' });
+  const status = h('div', { class: 'field-hint', 'data-testid': 'models-status', 'aria-live': 'polite' });
+  const label = h('span', { class: 'field-label' });
+  const defaultModels = (): ModelInfo[] => {
+    const d = app.servers.defaultConnection();
+    return (d && app.servers.modelLists.get(d.id)?.models) || [];
+  };
+  const fill = (selected: string) => {
+    const models = defaultModels();
+    const known = models.some((m) => m.id === selected);
+    replaceChildren(select,
+      h('option', { value: '' }, t('modelFirst')),
+      models.map((m) => h('option', { value: m.id }, m.context_length ? `${m.id}  (${t('modelContext', { n: count(m.context_length) })})` : m.id)),
+      h('option', { value: CUSTOM_MODEL }, t('modelCustom')),
+    );
+    select.value = selected === '' ? '' : known ? selected : CUSTOM_MODEL;
+    text.value = selected;
+    text.hidden = select.value !== CUSTOM_MODEL;
+  };
+  select.addEventListener('change', () => {
+    text.hidden = select.value !== CUSTOM_MODEL;
+    if (select.value !== CUSTOM_MODEL) text.value = select.value;
+    else text.focus();
+  });
+  const current = () => (select.value === CUSTOM_MODEL || select.options.length === 0 ? text.value.trim() : select.value);
+  let shownModels = '';
+  /** The default server's name and answer. */
+  const show = () => {
+    const d = app.servers.defaultConnection();
+    label.textContent = d ? t('defaultModelOn', { server: d.name }) : t('model');
+    const list = d && app.servers.modelLists.get(d.id);
+    const listed = defaultModels().map((m) => m.id).join('\n');
+    if (listed !== shownModels) {
+      shownModels = listed;
+      fill(current());
+    }
+    status.className = list?.error ? 'field-hint field-error' : 'field-hint';
+    status.textContent = !d || !list || (list.asking && !list.models) ? t('modelsLoading')
+      : list.error ? t('modelsFailed', { error: app.servers.serverError(list.error) })
+      : t('modelsFound', { n: list.models?.length ?? 0, url: d.base_url });
+  };
+  fill(s.model);
+  const off = app.on('servers', () => {
+    if (select.isConnected) show();
+    else off();
+  });
+  show();
+  return { select, text, status, label, current };
+}
+
+type ModelField = ReturnType<typeof defaultModelField>;
+
+/** Every tab's pane; the presets, tools, skills and servers panes are mounted into theirs. */
+function settingsPanes(app: App, f: Fields, model: ModelField, close: () => void): Record<Tab, HTMLElement> {
+  const serversPane = h('div', { class: 'servers-pane', 'data-testid': 'servers-pane' });
+  const panes: Record<Tab, HTMLElement> = {
+    server: serverPane(app, f, model, serversPane),
+    instructions: h('div', { class: 'pane form' }, field(t('customInstructions'), f.instructions, t('customInstructionsHint'))),
+    presets: h('div', { class: 'pane' }),
+    memory: memoryPane(app, f, close),
+    tools: h('div', { class: 'pane tool-servers-pane', 'data-testid': 'tools-pane' }),
+    skills: h('div', { class: 'pane skills-pane', 'data-testid': 'skills-pane' }),
+    appearance: h('div', { class: 'pane form' }, field(t('theme'), f.theme), field(t('language'), f.language)),
+    data: dataPane(app, close),
+  };
+  mountPresetEditor(app, panes.presets);
+  mountToolServers(app, panes.tools);
+  mountServers(app, serversPane);
+  mountSkillsPane(app, panes.skills);
+  return panes;
+}
+
+/** The Server tab: the servers, the default model, sampling, timeouts, files. */
+function serverPane(app: App, f: Fields, model: ModelField, serversPane: HTMLElement): HTMLElement {
+  return h('div', { class: 'pane form' },
+    serversPane,
+    h('label', { class: 'field' }, model.label,
+      h('div', { class: 'row' }, model.select, h('button', {
+        class: 'btn', type: 'button', title: t('checkServer'), 'data-testid': 'check-server',
+        onClick: () => {
+          const d = app.servers.defaultConnection();
+          if (d) void app.servers.loadModelList(d.id);
+        },
+      }, icon('refresh'), t('refreshModels'))),
+      model.text, model.status, h('span', { class: 'field-hint' }, t('defaultModelHint'))),
+    h('fieldset', { class: 'grid' },
+      h('legend', null, t('sampling')),
+      field(t('temperature'), f.temperature, '0 – 2'),
+      field(t('topP'), f.topP, '0 – 1'),
+      field(t('maxTokens'), f.maxTokens),
+      field(t('contextLength'), f.contextLength, t('contextLengthHint')),
+    ),
+    h('fieldset', { class: 'grid' },
+      h('legend', null, t('timeouts')),
+      field(t('firstByteTimeout'), f.firstByteTimeout, t('firstByteTimeoutHint')),
+      field(t('idleTimeout'), f.idleTimeout, t('idleTimeoutHint')),
+      field(t('toolCallTimeout'), f.toolCallTimeout, t('toolCallTimeoutHint')),
+    ),
+    h('fieldset', { class: 'grid' },
+      h('legend', null, t('filesSettings')),
+      field(t('attachmentMaxMb'), f.attachmentMax, t('attachmentMaxMbHint')),
+      field(t('attachmentTextMaxChars'), f.attachmentTextMax, t('attachmentTextMaxCharsHint')),
+      field(t('toolOutputInlineTokens'), f.toolOutputInline, t('toolOutputInlineTokensHint')),
+    ),
+  );
+}
+
+/** The Memory tab: the mode, the budgets, and the way to the memory panel. */
+function memoryPane(app: App, f: Fields, close: () => void): HTMLElement {
+  return h('div', { class: 'pane form' },
+    h('fieldset', { class: 'choices', 'data-testid': 'memory-mode' },
+      h('legend', null, t('memoryMode')),
+      h('p', { class: 'hint' }, t('memoryModeHint')),
+      f.memoryModes.map((m) => m.node),
+    ),
+    field(t('memoryBudget'), f.memoryBudget, t('memoryBudgetHint')),
+    field(t('promptBudget'), f.promptBudget, t('promptBudgetHint')),
+    h('button', {
+      class: 'btn btn-ghost', type: 'button',
+      onClick: () => {
+        close();
+        if (app.panels.panel !== 'memory') app.panels.togglePanel('memory');
+      },
+    }, icon('brain'), t('manageMemory')),
+  );
 }
 
 function field(label: string, control: HTMLElement, hint?: string | null, ...extra: (HTMLElement | null)[]): HTMLElement {

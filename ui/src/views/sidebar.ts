@@ -2,18 +2,19 @@
 // newest first. Chats open on click, have a menu (rename, move, export, delete) and can be dragged onto
 // another project to move them. While there is a query, its results replace the projects.
 
-import type { App, ProjectEntry } from '../app';
+import type { App } from '../app';
 import type { Session } from '../backend/types';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { t } from '../lib/i18n';
 import { isMac } from '../lib/shortcuts';
+import type { ProjectEntry } from '../state/sessions';
 import { confirmDialog, promptDialog } from './dialog';
-import { showMenu, type MenuItem } from './menu';
-import { openProjectFilesDialog } from './files';
 import { exportChat, exportProject } from './exports';
+import { openProjectFilesDialog } from './files';
+import { pendingBadge } from './memoryPanel';
+import { showMenu, type MenuItem } from './menu';
 import { openProjectDialog } from './projectDialog';
 import { mountSearch } from './search';
-import { pendingBadge } from './memoryPanel';
 import { openSettingsDialog } from './settingsDialog';
 import { toggleShortcuts } from './shortcuts';
 
@@ -39,7 +40,7 @@ export function mountSidebar(app: App, root: HTMLElement): { focusSearch(): void
           class: 'icon-btn shortcuts-btn', type: 'button', 'data-testid': 'open-shortcuts', 'aria-label': t('kbTitle'),
           title: `${t('kbTitle')} (${isMac() ? '⌘/' : 'Ctrl+/'})`, onClick: () => toggleShortcuts(),
         }, '?')),
-      h('button', { class: 'btn btn-primary btn-block', type: 'button', 'data-testid': 'new-chat', onClick: () => app.newChat(app.currentProject()?.id) },
+      h('button', { class: 'btn btn-primary btn-block', type: 'button', 'data-testid': 'new-chat', onClick: () => app.chat.newChat(app.chat.currentProject()?.id) },
         icon('plus'), t('newChat')),
     );
     replaceChildren(projects,
@@ -50,17 +51,17 @@ export function mountSidebar(app: App, root: HTMLElement): { focusSearch(): void
       list,
     );
     renderFoot();
-    replaceChildren(list, app.projects.map((e) => projectNode(app, e)));
+    replaceChildren(list, app.sessions.projects.map((e) => projectNode(app, e)));
   };
   const renderFoot = () => {
-    const pending = app.pendingCount;
+    const pending = app.memory.pendingCount;
     replaceChildren(foot,
         h('button', {
-          class: ['btn', 'btn-ghost', 'memory-btn', app.panel === 'memory' && 'active'], type: 'button', 'data-testid': 'sidebar-memory',
-          title: pending ? t('memoryPending', { n: pending }) : t('memoryTitle'), onClick: () => app.togglePanel('memory'),
+          class: ['btn', 'btn-ghost', 'memory-btn', app.panels.panel === 'memory' && 'active'], type: 'button', 'data-testid': 'sidebar-memory',
+          title: pending ? t('memoryPending', { n: pending }) : t('memoryTitle'), onClick: () => app.panels.togglePanel('memory'),
         }, icon('brain'), t('memory'), pendingBadge(app)),
         h('button', { class: 'btn btn-ghost', type: 'button', 'data-testid': 'open-settings', onClick: () => openSettingsDialog(app) }, icon('gear'), t('settings')),
-      app.version ? h('span', { class: 'version', title: `maru ${app.version}`, 'data-testid': 'app-version' }, `v${app.version}`) : null,
+      app.config.version ? h('span', { class: 'version', title: `maru ${app.config.version}`, 'data-testid': 'app-version' }, `v${app.config.version}`) : null,
     );
   };
   app.on('sidebar', render);
@@ -72,8 +73,8 @@ export function mountSidebar(app: App, root: HTMLElement): { focusSearch(): void
 
 function projectNode(app: App, e: ProjectEntry): HTMLElement {
   const p = e.project;
-  const name = app.projectName(p);
-  const current = app.currentProject()?.id === p.id;
+  const name = app.sessions.projectName(p);
+  const current = app.chat.currentProject()?.id === p.id;
   const head = h('div', {
     class: ['project-head', current && 'current'],
     dataset: { projectId: String(p.id) },
@@ -81,11 +82,11 @@ function projectNode(app: App, e: ProjectEntry): HTMLElement {
     role: 'button',
     tabindex: 0,
     'aria-expanded': String(e.expanded),
-    onClick: () => app.toggleProject(p.id),
+    onClick: () => app.sessions.toggleProject(p.id),
     onKeydown: (ev: KeyboardEvent) => {
       if (ev.key === 'Enter' || ev.key === ' ') {
         ev.preventDefault();
-        app.toggleProject(p.id);
+        app.sessions.toggleProject(p.id);
       }
     },
   },
@@ -97,7 +98,7 @@ function projectNode(app: App, e: ProjectEntry): HTMLElement {
       class: 'icon-btn hover-only', type: 'button', title: t('newChatIn', { project: name }), 'aria-label': t('newChatIn', { project: name }),
       onClick: (ev: Event) => {
         ev.stopPropagation();
-        app.newChat(p.id);
+        app.chat.newChat(p.id);
       },
     }, icon('plus')),
     h('button', {
@@ -126,7 +127,7 @@ function projectNode(app: App, e: ProjectEntry): HTMLElement {
     const id = Number(ev.dataTransfer?.getData(DRAG_TYPE));
     if (!id) return;
     ev.preventDefault();
-    void app.moveSession(id, p.id);
+    void app.sessions.moveSession(id, p.id);
   });
 
   const body = e.expanded
@@ -135,7 +136,7 @@ function projectNode(app: App, e: ProjectEntry): HTMLElement {
         e.loaded && e.sessions.length === 0 ? h('li', { class: 'empty-note' }, t('noChats')) : null,
         e.loading && !e.loaded ? h('li', { class: 'empty-note' }, t('loading')) : null,
         e.nextCursor
-          ? h('li', null, h('button', { class: 'btn btn-ghost btn-small load-more', type: 'button', disabled: e.loading, onClick: () => app.loadMoreSessions(p.id) }, e.loading ? t('loading') : t('loadMore')))
+          ? h('li', null, h('button', { class: 'btn btn-ghost btn-small load-more', type: 'button', disabled: e.loading, onClick: () => app.sessions.loadMoreSessions(p.id) }, e.loading ? t('loading') : t('loadMore')))
           : null,
       )
     : null;
@@ -145,7 +146,7 @@ function projectNode(app: App, e: ProjectEntry): HTMLElement {
 export function projectMenu(app: App, e: ProjectEntry): MenuItem[] {
   const p = e.project;
   return [
-    { label: t('newChat'), icon: 'plus', onSelect: () => app.newChat(p.id) },
+    { label: t('newChat'), icon: 'plus', onSelect: () => app.chat.newChat(p.id) },
     { label: t('rename'), icon: 'edit', disabled: p.is_default, title: p.is_default ? t('defaultCannotRename') : undefined, onSelect: () => openProjectDialog(app, p, 'name') },
     { label: t('editInstructions'), icon: 'layers', disabled: p.is_default, title: p.is_default ? t('defaultUsesCustomInstructions', { settings: t('settings'), tab: t('settingsInstructions') }) : undefined, onSelect: () => openProjectDialog(app, p, 'instructions') },
     { label: t('projectFilesMenu'), icon: 'paperclip', onSelect: () => openProjectFilesDialog(app, p) },
@@ -154,7 +155,7 @@ export function projectMenu(app: App, e: ProjectEntry): MenuItem[] {
       label: t('delete'), icon: 'trash', danger: true, disabled: p.is_default, title: p.is_default ? t('defaultCannotDelete') : undefined,
       onSelect: async () => {
         const ok = await confirmDialog({ title: t('deleteProjectTitle', { name: p.name }), body: t('deleteProjectBody', { n: p.session_count }), confirm: t('delete'), danger: true });
-        if (ok) await app.deleteProject(p.id);
+        if (ok) await app.sessions.deleteProject(p.id);
       },
     },
   ];
@@ -165,8 +166,8 @@ export function sessionTitle(s: Session): string {
 }
 
 function sessionNode(app: App, s: Session): HTMLElement {
-  const active = app.session?.id === s.id;
-  const streaming = app.live.has(s.id);
+  const active = app.chat.session?.id === s.id;
+  const streaming = app.chat.live.has(s.id);
   // A reply being written in another chat than the open one, here or elsewhere (another tab, the API).
   const writing = !active && (streaming || app.sessions.writing.has(s.id));
   const title = sessionTitle(s);
@@ -185,7 +186,7 @@ function sessionNode(app: App, s: Session): HTMLElement {
       onClick: (ev: MouseEvent) => {
         if (ev.metaKey || ev.ctrlKey || ev.shiftKey) return;
         ev.preventDefault();
-        void app.openSession(s.id);
+        void app.chat.openSession(s.id);
       },
     }, streaming || writing ? h('span', { class: 'live-dot', title: t('statusStreaming') }) : null, h('span', { class: 'session-title' }, title),
       s.imported_at != null ? h('span', { class: 'copy-badge', title: t('importedCopyHint'), 'data-testid': 'imported-copy' }, t('importedCopy')) : null,
@@ -221,22 +222,22 @@ export function sessionMenu(app: App, s: Session, anchor: HTMLElement): MenuItem
 export function moveMenu(app: App, s: Session): MenuItem[] {
   return [
     { label: t('moveTo'), heading: true },
-    ...app.projects.map((e) => ({
-      label: app.projectName(e.project),
+    ...app.sessions.projects.map((e) => ({
+      label: app.sessions.projectName(e.project),
       icon: 'folder' as const,
       checked: e.project.id === s.project_id,
       disabled: e.project.id === s.project_id,
-      onSelect: () => void app.moveSession(s.id, e.project.id),
+      onSelect: () => void app.sessions.moveSession(s.id, e.project.id),
     })),
   ];
 }
 
 export async function renameSession(app: App, s: Session): Promise<void> {
   const title = await promptDialog({ title: t('renameChat'), label: t('chatTitle'), value: s.title, placeholder: t('untitled') });
-  if (title !== null && title !== s.title) await app.renameSession(s.id, title);
+  if (title !== null && title !== s.title) await app.sessions.renameSession(s.id, title);
 }
 
 export async function deleteSession(app: App, s: Session): Promise<void> {
   const ok = await confirmDialog({ title: t('deleteChatTitle'), body: t('deleteChatBody', { title: sessionTitle(s) }), confirm: t('delete'), danger: true });
-  if (ok) await app.deleteSession(s.id);
+  if (ok) await app.sessions.deleteSession(s.id);
 }

@@ -7,8 +7,8 @@
 // other text files. Changes are saved as they are made (no Save button), like tool servers.
 
 import type { App } from '../app';
-import { errorMessage } from '../backend/backend';
 import type { SkillFile, SkillView } from '../backend/types';
+import { errorMessage } from '../lib/apiError';
 import { h, icon, replaceChildren, type Child } from '../lib/dom';
 import { count } from '../lib/format';
 import { t, type Key } from '../lib/i18n';
@@ -29,155 +29,98 @@ interface Importing {
   skills: (FolderSkill & { error: string | null })[];
 }
 
-export function mountSkillsPane(app: App, root: HTMLElement, store = new SkillsStore(app.backend)): SkillsStore {
-  /** The skill being edited: its id, "new", or none. Its form is kept while the list redraws. */
-  let editing: number | 'new' | null = null;
-  let form: HTMLElement | null = null;
-  let importing: Importing | null = null;
-  let importForm: HTMLElement | null = null;
-  /** What the last folder picked said when it held no skill. */
-  let folderProblem: string | null = null;
-  /** Why a skill's last quick change or delete failed, shown on it (a notice would sit behind the dialog). */
-  const problems = new Map<number, string>();
-
-  const projectLabel = (id: number) => {
-    const entry = app.projects.find((p) => p.project.id === id);
-    return entry ? app.projectName(entry.project) : `#${id}`;
+export function mountSkillsPane(app: App, root: HTMLElement, store = app.skillsStore()): SkillsStore {
+  const pane = new SkillsPane(app, root, store);
+  const offs = [store.onChange(() => redraw()), app.on('sidebar', () => redraw())];
+  const redraw = () => {
+    if (root.isConnected) pane.render();
+    else offs.forEach((off) => off());
   };
+  pane.render();
+  void store.load();
+  return store;
+}
 
-  /** Where a new skill or an imported one goes: global, or one of the projects. */
-  const whereSelect = (testid: string) => h('select', { class: 'input', 'data-testid': testid },
+/** Where a new skill or an imported one goes: global, or one of the projects. */
+function whereSelect(app: App, testid: string): HTMLSelectElement {
+  return h('select', { class: 'input', 'data-testid': testid },
     h('option', { value: '' }, t('skillWhereGlobal')),
-    app.projects.map(({ project }) => h('option', { value: String(project.id) }, app.projectName(project))));
-  const whereValue = (select: HTMLSelectElement): number | undefined => (select.value === '' ? undefined : Number(select.value));
+    app.sessions.projects.map(({ project }) => h('option', { value: String(project.id) }, app.sessions.projectName(project))));
+}
 
-  const edit = (which: number | 'new' | null) => {
-    editing = which;
-    form = which === null ? null : skillForm(which === 'new' ? null : store.skills.find((s) => s.id === which) ?? null);
-    render();
-  };
+function whereValue(select: HTMLSelectElement): number | undefined {
+  return select.value === '' ? undefined : Number(select.value);
+}
 
-  // ---- a skill's form: its SKILL.md and its reference files (and, for a new one, where it goes)
-  const skillForm = (skill: SkillView | null): HTMLElement => {
-    const text = h('textarea', { class: 'input textarea skill-text', rows: 14, spellcheck: 'false', 'data-testid': 'skill-text' });
-    text.value = skill?.text ?? t('skillTemplate');
-    const where = skill ? null : whereSelect('skill-where');
-    let files: SkillFile[] = skill ? skill.files.map((f) => ({ ...f })) : [];
-    const fileList = h('ul', { class: 'skill-files', 'data-testid': 'skill-form-files' });
-    const filesNote = h('p', { class: 'hint', 'data-testid': 'skill-files-note', hidden: true });
-    const drawFiles = () => replaceChildren(fileList, files.length
-      ? files.map((f) => h('li', { class: 'skill-file', 'data-testid': 'skill-form-file', dataset: { path: f.path } },
-          h('code', null, f.path),
-          h('span', { class: 'muted' }, t('skillChars', { n: count(chars(f.content)) })),
-          h('button', {
-            class: 'icon-btn', type: 'button', title: t('skillRemoveFile', { path: f.path }), 'aria-label': t('skillRemoveFile', { path: f.path }), 'data-testid': 'skill-file-remove',
-            onClick: () => {
-              files = files.filter((x) => x.path !== f.path);
-              drawFiles();
-            },
-          }, icon('close'))))
-      : h('li', { class: 'hint' }, t('skillNoFiles')));
-    drawFiles();
-    const fileInput = h('input', { type: 'file', multiple: true, hidden: true, 'data-testid': 'skill-add-files-input' });
-    fileInput.addEventListener('change', async () => {
-      const read = await readReferenceFiles(Array.from(fileInput.files ?? []));
-      fileInput.value = '';
-      // A file of the same name replaces the one there.
-      files = [...files.filter((f) => !read.files.some((n) => n.path === f.path)), ...read.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-      drawFiles();
-      filesNote.textContent = read.skipped.length ? t('skillFilesNotAdded', { list: leftOutText(read.skipped) }) : '';
-      filesNote.hidden = read.skipped.length === 0;
-    });
-    const problem = h('p', { class: 'field-error', role: 'alert', 'data-testid': 'skill-form-error', hidden: true });
-    const save = async () => {
-      problem.hidden = true;
-      saveBtn.disabled = true;
-      try {
-        if (!skill) {
-          const project = whereValue(where!);
-          await store.create({ ...(project !== undefined ? { project_id: project } : {}), text: text.value, ...(files.length ? { files } : {}) });
-        } else {
-          const patch: { text?: string; files?: SkillFile[] } = {};
-          if (text.value !== skill.text) patch.text = text.value;
-          if (JSON.stringify(files) !== JSON.stringify(skill.files)) patch.files = files;
-          if (Object.keys(patch).length) await store.update(skill.id, patch);
-        }
-      } catch (e) {
-        saveBtn.disabled = false;
-        problem.textContent = errorMessage(e);
-        problem.hidden = false;
-        return;
-      }
-      edit(null);
-    };
-    const saveBtn = h('button', { class: 'btn btn-primary', type: 'button', 'data-testid': 'skill-save', onClick: () => void save() }, t(skill ? 'save' : 'addSkill'));
-    queueMicrotask(() => text.focus());
-    return h('div', { class: 'skill-form form', 'data-testid': 'skill-form' },
-      h('h3', null, skill ? t('editSkill', { name: skill.name }) : t('newSkill')),
-      where ? field(t('skillWhere'), where) : null,
-      field(t('skillText'), text, t('skillTextHint')),
-      h('div', { class: 'skill-section' },
-        h('div', { class: 'row-between' },
-          h('h4', null, t('skillFiles')),
-          h('button', { class: 'btn btn-small', type: 'button', 'data-testid': 'skill-add-files', onClick: () => fileInput.click() }, icon('plus'), t('skillAddFiles')),
-        ),
-        h('p', { class: 'hint' }, t('skillFilesHint')),
-        fileList,
-        filesNote,
-        fileInput,
-      ),
-      problem,
-      h('div', { class: 'row-end' },
-        h('button', { class: 'btn', type: 'button', onClick: () => edit(null) }, t('cancel')),
-        saveBtn,
-      ),
-    );
-  };
+class SkillsPane {
+  /** The skill being edited: its id, "new", or none. Its form is kept while the list redraws. */
+  private editing: number | 'new' | null = null;
+  private form: HTMLElement | null = null;
+  private importing: Importing | null = null;
+  private importForm: HTMLElement | null = null;
+  /** What the last folder picked said when it held no skill. */
+  private folderProblem: string | null = null;
+  /** Why a skill's last quick change or delete failed, shown on it (a notice would sit behind the dialog). */
+  private readonly problems = new Map<number, string>();
+  private readonly folderInput = h('input', { type: 'file', multiple: true, hidden: true, webkitdirectory: true, 'data-testid': 'skill-folder-input' });
+  private readonly zipInput = h('input', { type: 'file', accept: '.zip,application/zip', hidden: true, 'data-testid': 'skill-zip-input' });
 
-  // ---- a folder from disk
-  const folderInput = h('input', { type: 'file', multiple: true, hidden: true, webkitdirectory: true, 'data-testid': 'skill-folder-input' });
-  folderInput.addEventListener('change', async () => {
-    const picked = pickedFiles(folderInput.files ?? []);
-    folderInput.value = '';
+  constructor(private readonly app: App, private readonly root: HTMLElement, private readonly store: SkillsStore) {
+    this.folderInput.addEventListener('change', () => void this.folderPicked());
+    this.zipInput.addEventListener('change', () => void this.zipPicked());
+  }
+
+  private projectLabel(id: number): string {
+    const entry = this.app.sessions.projects.find((p) => p.project.id === id);
+    return entry ? this.app.sessions.projectName(entry.project) : `#${id}`;
+  }
+
+  private edit(which: number | 'new' | null): void {
+    this.editing = which;
+    const skill = which === 'new' ? null : this.store.skills.find((s) => s.id === which) ?? null;
+    this.form = which === null ? null : skillForm(this.app, this.store, skill, () => this.edit(null));
+    this.render();
+  }
+
+  /** A folder from disk: its skills, shown before they are sent. */
+  private async folderPicked(): Promise<void> {
+    const picked = pickedFiles(this.folderInput.files ?? []);
+    this.folderInput.value = '';
     if (picked.length === 0) return;
     const folder = picked[0].path.split('/')[0] || picked[0].path;
     const skills = await readSkillFolder(picked);
-    folderProblem = skills.length ? null : t('skillFolderEmpty', { folder });
-    importing = skills.length ? { folder, skills: skills.map((s) => ({ ...s, error: s.text ? null : t('skillMdNotText') })) } : null;
-    importForm = importing ? importView(importing) : null;
-    render();
-  });
+    this.folderProblem = skills.length ? null : t('skillFolderEmpty', { folder });
+    this.importing = skills.length ? { folder, skills: skills.map((s) => ({ ...s, error: s.text ? null : t('skillMdNotText') })) } : null;
+    this.importForm = this.importing ? this.importView(this.importing) : null;
+    this.render();
+  }
 
-  // ---- a zip: the server reads it, and says what it left out
-  const zipInput = h('input', { type: 'file', accept: '.zip,application/zip', hidden: true, 'data-testid': 'skill-zip-input' });
-  zipInput.addEventListener('change', async () => {
-    const file = zipInput.files?.[0];
-    zipInput.value = '';
+  /** A zip: the server reads it, and says what it left out. */
+  private async zipPicked(): Promise<void> {
+    const file = this.zipInput.files?.[0];
+    this.zipInput.value = '';
     if (!file) return;
     try {
-      const { imported, leftOut } = await store.importZip(file);
-      folderProblem = leftOut.length ? t('skillZipLeftOut', { list: leftOut.join(', ') }) : null;
+      const { imported, leftOut } = await this.store.importZip(file);
+      this.folderProblem = leftOut.length ? t('skillZipLeftOut', { list: leftOut.join(', ') }) : null;
       toast(t('skillsImported', { n: imported }));
     } catch (e) {
-      folderProblem = errorMessage(e);
+      this.folderProblem = errorMessage(e);
     }
-    render();
-  });
+    this.render();
+  }
 
-  const importView = (imp: Importing): HTMLElement => {
-    const where = whereSelect('skill-import-where');
+  private closeImport(): void {
+    this.importing = null;
+    this.importForm = null;
+    this.render();
+  }
+
+  /** The skills of a folder read from disk, where they go, and the button that sends them. */
+  private importView(imp: Importing): HTMLElement {
+    const where = whereSelect(this.app, 'skill-import-where');
     const list = h('ul', { class: 'skill-import-list' });
-    const draw = () => replaceChildren(list, imp.skills.map((s) => {
-      const name = skillFrontMatter(s.text).name || s.folder.split('/').pop() || s.folder;
-      return h('li', { class: 'skill-import-item', 'data-testid': 'skill-import-item', dataset: { folder: s.folder } },
-        h('strong', null, name),
-        s.folder && s.folder !== name ? h('span', { class: 'muted' }, ` ${s.folder}/`) : null,
-        h('p', { class: 'hint', 'data-testid': 'skill-import-files' }, t('skillImportFiles', { files: t('skillFileCount', { n: s.files.length }) }),
-          s.files.length ? [': ', s.files.map((f) => f.path).join(', ')] : null),
-        s.skipped.length ? h('p', { class: 'hint', 'data-testid': 'skill-import-skipped' }, t('skillLeftOut', { list: leftOutText(s.skipped) })) : null,
-        s.error ? h('p', { class: 'field-error', role: 'alert', 'data-testid': 'skill-import-error' }, s.error) : null,
-      );
-    }));
+    const draw = () => replaceChildren(list, imp.skills.map(importItem));
     draw();
     const go = async () => {
       goBtn.disabled = true;
@@ -186,7 +129,7 @@ export function mountSkillsPane(app: App, root: HTMLElement, store = new SkillsS
       for (const s of [...imp.skills]) {
         if (!s.text) continue;
         try {
-          await store.create({ ...(project !== undefined ? { project_id: project } : {}), text: s.text, ...(s.files.length ? { files: s.files } : {}) });
+          await this.store.create({ ...(project !== undefined ? { project_id: project } : {}), text: s.text, ...(s.files.length ? { files: s.files } : {}) });
           imp.skills = imp.skills.filter((x) => x !== s);
           done++;
         } catch (e) {
@@ -195,11 +138,8 @@ export function mountSkillsPane(app: App, root: HTMLElement, store = new SkillsS
       }
       if (done) toast(t('skillsImported', { n: done }));
       goBtn.disabled = false;
-      if (imp.skills.length === 0) {
-        importing = null;
-        importForm = null;
-        render();
-      } else draw();
+      if (imp.skills.length === 0) this.closeImport();
+      else draw();
     };
     const goBtn = h('button', { class: 'btn btn-primary', type: 'button', 'data-testid': 'skill-import', onClick: () => void go() }, t('skillImport', { n: imp.skills.length }));
     return h('div', { class: 'skill-form form', 'data-testid': 'skill-import-form' },
@@ -207,118 +147,219 @@ export function mountSkillsPane(app: App, root: HTMLElement, store = new SkillsS
       list,
       field(t('skillWhere'), where),
       h('div', { class: 'row-end' },
-        h('button', { class: 'btn', type: 'button', onClick: () => { importing = null; importForm = null; render(); } }, t('cancel')),
+        h('button', { class: 'btn', type: 'button', onClick: () => this.closeImport() }, t('cancel')),
         goBtn,
       ),
     );
-  };
+  }
 
-  // ---- the list
-  /** A quick change (on/off, a project): a failure is said on the skill, which shows what is saved. */
-  const quick = async (id: number, patch: { enabled?: boolean; off_in?: number[] }) => {
+  /** A quick change (on/off, a project) or a delete: a failure is said on the skill, which shows what is saved. */
+  private async quick(id: number, change: () => Promise<unknown>): Promise<void> {
     try {
-      problems.delete(id);
-      await store.update(id, patch);
+      this.problems.delete(id);
+      await change();
     } catch (e) {
-      problems.set(id, errorMessage(e));
-      render();
+      this.problems.set(id, errorMessage(e));
+      this.render();
     }
-  };
+  }
 
-  const item = (s: SkillView): HTMLElement => {
-    if (editing === s.id && form) return h('li', { class: 'skill editing', 'data-testid': 'skill', dataset: { name: s.name, id: String(s.id) } }, form);
+  private item(s: SkillView): HTMLElement {
+    if (this.editing === s.id && this.form) return h('li', { class: 'skill editing', 'data-testid': 'skill', dataset: { name: s.name, id: String(s.id) } }, this.form);
     const sizes = skillSizes(s);
-    const enabled = h('input', { type: 'checkbox', checked: s.enabled, 'data-testid': 'skill-enabled' });
-    enabled.addEventListener('change', () => void quick(s.id, { enabled: enabled.checked }));
     return h('li', { class: ['skill', !s.enabled && 'off'], 'data-testid': 'skill', dataset: { name: s.name, id: String(s.id) } },
-      h('div', { class: 'skill-top' },
-        h('strong', { class: 'skill-name' }, s.name),
-        s.enabled ? null : h('span', { class: 'badge badge-absent' }, t('skillOffBadge')),
-        h('span', { class: 'spacer' }),
-        h('label', { class: 'skill-switch', title: t('skillOnHint') }, enabled, h('span', null, t('skillOn'))),
-        h('button', { class: 'icon-btn', type: 'button', title: t('edit'), 'aria-label': t('edit'), 'data-testid': 'skill-edit', onClick: () => edit(s.id) }, icon('edit')),
-        h('button', {
-          class: 'icon-btn danger', type: 'button', title: t('delete'), 'aria-label': t('delete'), 'data-testid': 'skill-delete',
-          onClick: async () => {
-            if (!(await confirmDialog({ title: t('deleteSkillTitle', { name: s.name }), body: t('deleteSkillBody'), confirm: t('delete'), danger: true }))) return;
-            try {
-              problems.delete(s.id);
-              await store.remove(s.id);
-            } catch (e) {
-              problems.set(s.id, errorMessage(e));
-              render();
-            }
-          },
-        }, icon('trash')),
-      ),
+      this.itemTop(s),
       h('p', { class: 'skill-description' }, s.description),
-      problems.has(s.id) ? h('p', { class: 'field-error', role: 'alert', 'data-testid': 'skill-error' }, problems.get(s.id)) : null,
+      this.problems.has(s.id) ? h('p', { class: 'field-error', role: 'alert', 'data-testid': 'skill-error' }, this.problems.get(s.id)) : null,
       h('p', { class: 'hint skill-sizes', title: t('skillSizesHint'), 'data-testid': 'skill-sizes' },
         t('skillSizes', { listed: count(sizes.listed), body: count(sizes.body), files: t('skillFileCount', { n: s.files.length }) })),
       s.files.length ? h('ul', { class: 'skill-file-names', 'data-testid': 'skill-files' }, s.files.map((f) => h('li', null, h('code', null, f.path)))) : null,
-      s.project_id === null && app.projects.length ? h('div', { class: 'skill-section' },
-        h('h4', null, t('skillOnInProjects')),
-        h('div', { class: 'skill-projects', 'data-testid': 'skill-projects' }, app.projects.map(({ project }) => {
-          const box = h('input', { type: 'checkbox', checked: !s.off_in.includes(project.id), disabled: !s.enabled, dataset: { projectId: String(project.id) } });
-          box.addEventListener('change', () => {
-            const off = s.off_in.filter((id) => id !== project.id);
-            void quick(s.id, { off_in: box.checked ? off : [...off, project.id] });
-          });
-          return h('label', { class: 'check', 'data-testid': 'skill-project' }, box, app.projectName(project));
-        })),
-      ) : null,
+      this.projectsSection(s),
     );
-  };
+  }
 
-  const group = (title: Child, hint: string, list: SkillView[], empty: string | null, testid: string, projectId?: number): HTMLElement | null => {
+  /** A skill's name and buttons (on/off, edit, delete). */
+  private itemTop(s: SkillView): HTMLElement {
+    const store = this.store;
+    const enabled = h('input', { type: 'checkbox', checked: s.enabled, 'data-testid': 'skill-enabled' });
+    enabled.addEventListener('change', () => void this.quick(s.id, () => store.update(s.id, { enabled: enabled.checked })));
+    return h('div', { class: 'skill-top' },
+      h('strong', { class: 'skill-name' }, s.name),
+      s.enabled ? null : h('span', { class: 'badge badge-absent' }, t('skillOffBadge')),
+      h('span', { class: 'spacer' }),
+      h('label', { class: 'skill-switch', title: t('skillOnHint') }, enabled, h('span', null, t('skillOn'))),
+      h('button', { class: 'icon-btn', type: 'button', title: t('edit'), 'aria-label': t('edit'), 'data-testid': 'skill-edit', onClick: () => this.edit(s.id) }, icon('edit')),
+      h('button', {
+        class: 'icon-btn danger', type: 'button', title: t('delete'), 'aria-label': t('delete'), 'data-testid': 'skill-delete',
+        onClick: async () => {
+          if (!(await confirmDialog({ title: t('deleteSkillTitle', { name: s.name }), body: t('deleteSkillBody'), confirm: t('delete'), danger: true }))) return;
+          await this.quick(s.id, () => store.remove(s.id));
+        },
+      }, icon('trash')),
+    );
+  }
+
+  /** The projects a global skill is on in (all, unless turned off in some). */
+  private projectsSection(s: SkillView): HTMLElement | null {
+    const sessions = this.app.sessions;
+    if (s.project_id !== null || !sessions.projects.length) return null;
+    return h('div', { class: 'skill-section' },
+      h('h4', null, t('skillOnInProjects')),
+      h('div', { class: 'skill-projects', 'data-testid': 'skill-projects' }, sessions.projects.map(({ project }) => {
+        const box = h('input', { type: 'checkbox', checked: !s.off_in.includes(project.id), disabled: !s.enabled, dataset: { projectId: String(project.id) } });
+        box.addEventListener('change', () => {
+          const off = s.off_in.filter((id) => id !== project.id);
+          void this.quick(s.id, () => this.store.update(s.id, { off_in: box.checked ? off : [...off, project.id] }));
+        });
+        return h('label', { class: 'check', 'data-testid': 'skill-project' }, box, sessions.projectName(project));
+      })),
+    );
+  }
+
+  private group(title: Child, hint: string, list: SkillView[], empty: string | null, testid: string, projectId?: number): HTMLElement | null {
     if (!list.length && empty === null) return null;
     return h('section', { class: 'skill-group', 'data-testid': testid, dataset: projectId !== undefined ? { projectId: String(projectId) } : undefined },
       h('h4', { class: 'skill-group-title' }, title),
       h('p', { class: 'hint' }, hint),
-      list.length ? h('ul', { class: 'skill-list' }, list.map(item)) : h('p', { class: 'hint' }, empty),
+      list.length ? h('ul', { class: 'skill-list' }, list.map((s) => this.item(s))) : h('p', { class: 'hint' }, empty),
     );
-  };
+  }
 
-  const render = () => {
-    const all = store.skills;
-    const global = all.filter((s) => s.project_id === null);
-    // Projects in the sidebar's order, then any the sidebar does not list.
-    const order = [...app.projects.map((p) => p.project.id), ...all.map((s) => s.project_id).filter((id): id is number => id !== null)];
-    const projects = [...new Set(order)].filter((id) => all.some((s) => s.project_id === id));
-    const newForm = editing === 'new' && form ? form : null;
-    replaceChildren(root,
+  render(): void {
+    const { store, editing } = this;
+    const newForm = editing === 'new' && this.form ? this.form : null;
+    replaceChildren(this.root,
       h('div', { class: 'row-between skills-head' },
         h('h3', null, t('yourSkills')),
         h('div', { class: 'row' },
-          editing === 'new' ? null : h('button', { class: 'btn btn-small', type: 'button', 'data-testid': 'new-skill', onClick: () => edit('new') }, icon('plus'), t('newSkill')),
-          h('button', { class: 'btn btn-small', type: 'button', 'data-testid': 'import-skill-folder', onClick: () => folderInput.click() }, icon('folder'), t('importSkillFolder')),
-          h('button', { class: 'btn btn-small', type: 'button', 'data-testid': 'import-skill-zip', onClick: () => zipInput.click() }, icon('upload'), t('importSkillZip')),
+          editing === 'new' ? null : h('button', { class: 'btn btn-small', type: 'button', 'data-testid': 'new-skill', onClick: () => this.edit('new') }, icon('plus'), t('newSkill')),
+          h('button', { class: 'btn btn-small', type: 'button', 'data-testid': 'import-skill-folder', onClick: () => this.folderInput.click() }, icon('folder'), t('importSkillFolder')),
+          h('button', { class: 'btn btn-small', type: 'button', 'data-testid': 'import-skill-zip', onClick: () => this.zipInput.click() }, icon('upload'), t('importSkillZip')),
         ),
       ),
       h('p', { class: 'hint' }, t('skillsHint')),
-      folderInput,
-      zipInput,
-      folderProblem ? h('p', { class: 'field-error', role: 'alert', 'data-testid': 'skill-folder-problem' }, folderProblem) : null,
-      importForm,
+      this.folderInput,
+      this.zipInput,
+      this.folderProblem ? h('p', { class: 'field-error', role: 'alert', 'data-testid': 'skill-folder-problem' }, this.folderProblem) : null,
+      this.importForm,
       newForm,
       store.error ? h('p', { class: 'field-error', 'data-testid': 'skills-error' }, store.error) : null,
       !store.loaded ? h('p', { class: 'hint' }, t('loading'))
-        : all.length === 0 && !newForm && !importForm ? h('p', { class: 'hint', 'data-testid': 'no-skills' }, t('noSkills'))
-          : [
-              group(t('skillsGlobal'), t('skillsGlobalHint'), global, t('noGlobalSkills'), 'skills-global'),
-              projects.map((id) => group([icon('folder'), ' ', projectLabel(id)], t('skillsProjectHint'), all.filter((s) => s.project_id === id), null, 'skills-project', id)),
-            ],
+        : store.skills.length === 0 && !newForm && !this.importForm ? h('p', { class: 'hint', 'data-testid': 'no-skills' }, t('noSkills'))
+          : this.groups(),
     );
-  };
+  }
 
-  const offs = [store.onChange(() => redraw()), app.on('sidebar', () => redraw())];
-  const redraw = () => {
-    if (root.isConnected) render();
-    else offs.forEach((off) => off());
+  /** The global skills, then each project's (in the sidebar's order, then any it does not list). */
+  private groups(): (HTMLElement | null)[] {
+    const all = this.store.skills;
+    const global = all.filter((s) => s.project_id === null);
+    const order = [...this.app.sessions.projects.map((p) => p.project.id), ...all.map((s) => s.project_id).filter((id): id is number => id !== null)];
+    const projects = [...new Set(order)].filter((id) => all.some((s) => s.project_id === id));
+    return [
+      this.group(t('skillsGlobal'), t('skillsGlobalHint'), global, t('noGlobalSkills'), 'skills-global'),
+      ...projects.map((id) => this.group([icon('folder'), ' ', this.projectLabel(id)], t('skillsProjectHint'), all.filter((s) => s.project_id === id), null, 'skills-project', id)),
+    ];
+  }
+}
+
+/** One skill of a folder read from disk: its name, files, what was left out, and why it cannot go. */
+function importItem(s: Importing['skills'][number]): HTMLElement {
+  const name = skillFrontMatter(s.text).name || s.folder.split('/').pop() || s.folder;
+  return h('li', { class: 'skill-import-item', 'data-testid': 'skill-import-item', dataset: { folder: s.folder } },
+    h('strong', null, name),
+    s.folder && s.folder !== name ? h('span', { class: 'muted' }, ` ${s.folder}/`) : null,
+    h('p', { class: 'hint', 'data-testid': 'skill-import-files' }, t('skillImportFiles', { files: t('skillFileCount', { n: s.files.length }) }),
+      s.files.length ? [': ', s.files.map((f) => f.path).join(', ')] : null),
+    s.skipped.length ? h('p', { class: 'hint', 'data-testid': 'skill-import-skipped' }, t('skillLeftOut', { list: leftOutText(s.skipped) })) : null,
+    s.error ? h('p', { class: 'field-error', role: 'alert', 'data-testid': 'skill-import-error' }, s.error) : null,
+  );
+}
+
+/** A skill's reference files as the form edits them: listed, removed, added from disk (a file of
+ *  the same name replaces the one there). */
+function referenceFiles(skill: SkillView | null) {
+  let files: SkillFile[] = skill ? skill.files.map((f) => ({ ...f })) : [];
+  const list = h('ul', { class: 'skill-files', 'data-testid': 'skill-form-files' });
+  const note = h('p', { class: 'hint', 'data-testid': 'skill-files-note', hidden: true });
+  const draw = () => replaceChildren(list, files.length
+    ? files.map((f) => h('li', { class: 'skill-file', 'data-testid': 'skill-form-file', dataset: { path: f.path } },
+        h('code', null, f.path),
+        h('span', { class: 'muted' }, t('skillChars', { n: count(chars(f.content)) })),
+        h('button', {
+          class: 'icon-btn', type: 'button', title: t('skillRemoveFile', { path: f.path }), 'aria-label': t('skillRemoveFile', { path: f.path }), 'data-testid': 'skill-file-remove',
+          onClick: () => {
+            files = files.filter((x) => x.path !== f.path);
+            draw();
+          },
+        }, icon('close'))))
+    : h('li', { class: 'hint' }, t('skillNoFiles')));
+  draw();
+  const input = h('input', { type: 'file', multiple: true, hidden: true, 'data-testid': 'skill-add-files-input' });
+  input.addEventListener('change', async () => {
+    const read = await readReferenceFiles(Array.from(input.files ?? []));
+    input.value = '';
+    files = [...files.filter((f) => !read.files.some((n) => n.path === f.path)), ...read.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    draw();
+    note.textContent = read.skipped.length ? t('skillFilesNotAdded', { list: leftOutText(read.skipped) }) : '';
+    note.hidden = read.skipped.length === 0;
+  });
+  const section = h('div', { class: 'skill-section' },
+    h('div', { class: 'row-between' },
+      h('h4', null, t('skillFiles')),
+      h('button', { class: 'btn btn-small', type: 'button', 'data-testid': 'skill-add-files', onClick: () => input.click() }, icon('plus'), t('skillAddFiles')),
+    ),
+    h('p', { class: 'hint' }, t('skillFilesHint')),
+    list,
+    note,
+    input,
+  );
+  return { section, files: () => files };
+}
+
+/** A skill's form: its SKILL.md and its reference files (and, for a new one, where it goes);
+ *  `done` closes it (saved, or cancelled). */
+function skillForm(app: App, store: SkillsStore, skill: SkillView | null, done: () => void): HTMLElement {
+  const text = h('textarea', { class: 'input textarea skill-text', rows: 14, spellcheck: 'false', 'data-testid': 'skill-text' });
+  text.value = skill?.text ?? t('skillTemplate');
+  const where = skill ? null : whereSelect(app, 'skill-where');
+  const refs = referenceFiles(skill);
+  const problem = h('p', { class: 'field-error', role: 'alert', 'data-testid': 'skill-form-error', hidden: true });
+  const save = async () => {
+    problem.hidden = true;
+    saveBtn.disabled = true;
+    const files = refs.files();
+    try {
+      if (!skill) {
+        const project = whereValue(where!);
+        await store.create({ ...(project !== undefined ? { project_id: project } : {}), text: text.value, ...(files.length ? { files } : {}) });
+      } else {
+        const patch: { text?: string; files?: SkillFile[] } = {};
+        if (text.value !== skill.text) patch.text = text.value;
+        if (JSON.stringify(files) !== JSON.stringify(skill.files)) patch.files = files;
+        if (Object.keys(patch).length) await store.update(skill.id, patch);
+      }
+    } catch (e) {
+      saveBtn.disabled = false;
+      problem.textContent = errorMessage(e);
+      problem.hidden = false;
+      return;
+    }
+    done();
   };
-  render();
-  void store.load();
-  return store;
+  const saveBtn = h('button', { class: 'btn btn-primary', type: 'button', 'data-testid': 'skill-save', onClick: () => void save() }, t(skill ? 'save' : 'addSkill'));
+  queueMicrotask(() => text.focus());
+  return h('div', { class: 'skill-form form', 'data-testid': 'skill-form' },
+    h('h3', null, skill ? t('editSkill', { name: skill.name }) : t('newSkill')),
+    where ? field(t('skillWhere'), where) : null,
+    field(t('skillText'), text, t('skillTextHint')),
+    refs.section,
+    problem,
+    h('div', { class: 'row-end' },
+      h('button', { class: 'btn', type: 'button', onClick: done }, t('cancel')),
+      saveBtn,
+    ),
+  );
 }
 
 function field(label: string, control: HTMLElement, hint?: string | null): HTMLElement {

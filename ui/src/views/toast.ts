@@ -4,6 +4,7 @@
 
 import { h, icon } from '../lib/dom';
 import { t } from '../lib/i18n';
+import type { NoticeHandle, NoticeKind, NoticeOptions } from '../state/notices';
 
 let host: HTMLElement | null = null;
 /** What notices keep clear of: the composer, once the chat is mounted. */
@@ -34,14 +35,8 @@ export function keepToastsAbove(el: HTMLElement): void {
   place();
 }
 
-export interface ToastOptions {
-  /** One button beside the text (Undo); it closes the notice. */
-  action?: { label: string; run(): void };
-  /** How long it shows; by default 3.5 s for a confirmation, 12 s for an error. */
-  ms?: number;
-}
-
-export function toast(message: string, kind: 'info' | 'error' = 'info', opts: ToastOptions = {}): { close(): void } {
+/** Shows a notice: the views' own, and every one the state gives (`renderNotices(toast)` at start). */
+export function toast(message: string, kind: NoticeKind = 'info', opts: NoticeOptions = {}): NoticeHandle {
   const box = container();
   // The same error twice in a row shows once.
   const last = box.lastElementChild as HTMLElement | null;
