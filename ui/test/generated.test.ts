@@ -5,12 +5,16 @@
 
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { OUTPUT, generate } from '../scripts/generate-api.mjs';
+import { BOUNDS, OUTPUT, TYPES, generate, generateBounds, generateTypes } from '../scripts/generate-api.mjs';
 
 describe('the generated API client types', () => {
-  it('match src/backend/generated/openapi.json', async () => {
-    const committed = await readFile(OUTPUT, 'utf8').catch(() => null);
-    const fresh = await generate();
+  it.each([
+    ['api.generated.ts', OUTPUT, generate],
+    ['generated/index.ts', TYPES, generateTypes],
+    ['generated/setting-bounds.ts', BOUNDS, generateBounds],
+  ])('%s matches src/backend/generated/openapi.json', async (_, path, make) => {
+    const committed = await readFile(path, 'utf8').catch(() => null);
+    const fresh = await make();
     let where = 'it is missing';
     if (committed !== null) {
       const [old, now] = [committed.split('\n'), fresh.split('\n')];
@@ -18,6 +22,6 @@ describe('the generated API client types', () => {
       where = `first difference at line ${(line === -1 ? now.length : line) + 1}`;
     }
     // Not `toBe` on the texts: a diff of two 130 kB files would bury the message.
-    expect(committed === fresh, `ui/src/backend/api.generated.ts is stale (${where}): run \`npm run generate --prefix ui\``).toBe(true);
+    expect(committed === fresh, `ui/src/backend/${_} is stale (${where}): run \`npm run generate --prefix ui\``).toBe(true);
   });
 });

@@ -102,7 +102,7 @@ describe('a tool chip drawn from the stored outcome', () => {
     const why = (c: HTMLElement) => c.querySelector('.tool-error-text')?.textContent;
     setLanguage('ko');
     expect(why(chip('remember', { kind: 'error', code: 'memory_off', message: 'Das ging nicht.' }, 'error: Das ging nicht.'))).toBe('설정에서 장기 기억이 꺼져 있습니다.');
-    const secret = { code: 'secret_refused', message: 'this looks like a secret (an API key), so it is not kept', params: {} };
+    const secret = { code: 'secret_refused' as const, message: 'this looks like a secret (an API key), so it is not kept', params: {} };
     expect(why(chip('remember', { kind: 'refused', error: secret }, 'error: Das ging nicht.')), 'Maru’s refusal as the API words it')
       .toContain('비밀 정보처럼 보여서');
     expect(why(chip('mini__echo', { kind: 'error', code: 'tool_error', message: 'disk full' }, 'error: disk full'))).toBe('disk full');

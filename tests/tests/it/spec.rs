@@ -618,7 +618,7 @@ async fn the_ui_calls_only_documented_routes_and_knows_each_schema_by_its_name()
     assert!(
         copy == served,
         "ui/src/backend/generated/openapi.json is not the document maru serve answers with: \
-         run `MARU_WRITE_TS=1 cargo test -p maru-core -p maru-server typescript` and `npm run generate --prefix ui`"
+         run `MARU_WRITE_TS=1 cargo test -p maru-server typescript` and `npm run generate --prefix ui`"
     );
 
     // The UI's types are generated from the same Rust types, one file per type name.

@@ -6,7 +6,7 @@
 
 import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from './api.generated';
-import { ApiError } from '../lib/apiError';
+import { ApiError, serverCode } from '../lib/apiError';
 
 export type { paths };
 export type Api = Client<paths>;
@@ -97,11 +97,11 @@ async function errorFrom(res: Response): Promise<ApiError> {
     const body = JSON.parse(text) as { code?: unknown; message?: unknown; params?: unknown };
     if (typeof body.message === 'string') {
       const params = body.params && typeof body.params === 'object' ? (body.params as Record<string, string>) : {};
-      return new ApiError(typeof body.code === 'string' ? body.code : 'error', body.message, res.status, params);
+      return new ApiError(serverCode(body.code), body.message, res.status, params);
     }
   } catch {
     // not JSON
   }
   const detail = text.trim().slice(0, 200);
-  return new ApiError('http_' + res.status, `The server answered ${res.status} ${res.statusText}${detail ? `: ${detail}` : ''}`, res.status);
+  return new ApiError(`http_${res.status}`, `The server answered ${res.status} ${res.statusText}${detail ? `: ${detail}` : ''}`, res.status);
 }

@@ -7,7 +7,7 @@
 
 import type { Change, ChatHit, DownloadedFile, ExportFormat, FileHit, TurnEvent, TurnSink } from './types';
 import { createApi, present, type Body, type Ok, type Query } from './api';
-import { ApiError } from '../lib/apiError';
+import { ApiError, serverCode } from '../lib/apiError';
 import { readSse } from './sse';
 
 export interface HttpBackendOptions {
@@ -187,8 +187,7 @@ export function httpBackend(opts: HttpBackendOptions) {
       (await download(api.GET('/api/attachments/{id}/content', { ...byId(attachmentId), ...FILE }), '')).blob,
 
     /** A chat as Markdown (to read) or JSON (to import again), a project as a zip, and everything as
-     *  one backup zip (without the API key; `restoreBackup` or `maru restore` puts it back). Through fetch: the token.
-     *  (`format` is ts-rs's: the document names its schema, `ExportFormat`, without defining it.) */
+     *  one backup zip (without the API key; `restoreBackup` or `maru restore` puts it back). Through fetch: the token. */
     exportChat: (sessionId: number, format: ExportFormat) =>
       download(
         api.GET('/api/sessions/{id}/export', { params: { path: { id: sessionId }, query: { format } }, ...FILE }),
@@ -231,8 +230,7 @@ export function httpBackend(opts: HttpBackendOptions) {
       ok(api.POST('/api/restore', { body: { file }, bodySerializer: zipPart(name) })),
 
     /** Chats across every project whose messages or title match `q`, best first; `versions`: also
-     *  earlier versions of messages (each such hit marked `earlier_version`). ts-rs's `ChatHit`:
-     *  the document types `highlights` as `number[][]`, not as `[start, end]` pairs. */
+     *  earlier versions of messages (each such hit marked `earlier_version`). */
     searchChats: async (q: Query<'/api/search', 'get'>['q'], limit?: Query<'/api/search', 'get'>['limit'], versions?: boolean) =>
       (await ok(api.GET('/api/search', { params: { query: present({ q, limit, versions: versions || null }) } }))) as ChatHit[],
     /** Passages of the files of every chat and project matching `q`, best first, each with its page
@@ -331,7 +329,7 @@ async function turn(call: Streamed, sink: TurnSink): Promise<void> {
       }
       const event = { ...data, type: ev.event } as TurnEvent;
       if (event.type === 'done' || event.type === 'error') ended = true;
-      if (event.type === 'error' && event.nothing_stored) refused = new ApiError(event.code, event.message);
+      if (event.type === 'error' && event.nothing_stored) refused = new ApiError(serverCode(event.code), event.message);
       else sink(event);
     }
   } catch {

@@ -171,6 +171,9 @@ const UI = {
   bad_response: { en: 'The server sent an answer the UI cannot read.', ko: '서버가 화면에서 읽을 수 없는 답을 보냈습니다.', detail: true },
 };
 
+/** The UI's own codes. */
+export type UiCode = keyof typeof UI;
+
 /** Every known code, model-server ones as `model_server.<code>`. */
 export const ERRORS: Readonly<Record<string, ErrorWords>> = {
   ...MARU,

@@ -7,7 +7,7 @@
 // Skills (skillsPane.ts) are saved as they are changed too.
 
 import type { App } from '../app';
-import { SETTING_BOUNDS } from '../backend/generated/setting-bounds';
+import { SETTING_BOUNDS, type Bounds } from '../backend/generated/setting-bounds';
 import type { Language, MemoryMode, ModelInfo, SettingsPatch, SettingsView, Theme } from '../backend/types';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { count } from '../lib/format';
@@ -252,14 +252,14 @@ function serverPane(app: App, f: Fields, model: ModelField, serversPane: HTMLEle
     ),
     h('fieldset', { class: 'grid' },
       h('legend', null, t('timeouts')),
-      field(t('firstByteTimeout'), f.firstByteTimeout, t('firstByteTimeoutHint')),
-      field(t('idleTimeout'), f.idleTimeout, t('idleTimeoutHint')),
+      field(t('firstByteTimeout'), f.firstByteTimeout, t('firstByteTimeoutHint', range(SETTING_BOUNDS.first_byte_timeout_secs))),
+      field(t('idleTimeout'), f.idleTimeout, t('idleTimeoutHint', range(SETTING_BOUNDS.idle_timeout_secs))),
       field(t('toolCallTimeout'), f.toolCallTimeout, t('toolCallTimeoutHint')),
     ),
     h('fieldset', { class: 'grid' },
       h('legend', null, t('filesSettings')),
-      field(t('attachmentMaxMb'), f.attachmentMax, t('attachmentMaxMbHint')),
-      field(t('attachmentTextMaxChars'), f.attachmentTextMax, t('attachmentTextMaxCharsHint')),
+      field(t('attachmentMaxMb'), f.attachmentMax, t('attachmentMaxMbHint', range(SETTING_BOUNDS.attachment_max_mb))),
+      field(t('attachmentTextMaxChars'), f.attachmentTextMax, t('attachmentTextMaxCharsHint', range(SETTING_BOUNDS.attachment_text_max_chars))),
       field(t('toolOutputInlineTokens'), f.toolOutputInline, t('toolOutputInlineTokensHint')),
     ),
   );
@@ -324,4 +324,9 @@ function diff(initial: SettingsView, next: Editable, now: SettingsView | null): 
     if (!same) patch[k] = v;
   }
   return patch as SettingsPatch;
+}
+
+/** A setting's bounds as a hint names them ("5 – 3600"), from the server's declaration. */
+function range(b: Bounds): { min: string; max: string } {
+  return { min: b.min.toLocaleString('en-US'), max: b.max.toLocaleString('en-US') };
 }

@@ -17,11 +17,23 @@ use serde::Serialize;
 macro_rules! codes {
     ($(#[$meta:meta])* $name:ident { $($variant:ident = $text:literal,)* }) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
-        #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
         pub enum $name {
             $(#[serde(rename = $text)] $variant,)*
         }
+
+        // Written out, not derived: the derive does not read a `rename` that comes from a macro
+        // argument, and documented the variants' Rust names instead of the codes on the wire.
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                utoipa::openapi::ObjectBuilder::new()
+                    .schema_type(utoipa::openapi::Type::String)
+                    .enum_values(Some([$($text),*]))
+                    .into()
+            }
+        }
+
+        impl utoipa::ToSchema for $name {}
 
         impl $name {
             pub const ALL: &'static [$name] = &[$($name::$variant),*];
@@ -200,7 +212,6 @@ pub type Params = std::collections::BTreeMap<String, String>;
 /// be read), for the UI to say in its language: a stable `code` and the values its sentence needs.
 /// The English sentence travels beside it in the field it explains.
 #[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, Eq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Reason {
     pub code: String,
     #[serde(default)]
@@ -218,10 +229,32 @@ impl Reason {
     }
 }
 
+/// What an error's `code` holds, as the API documents it: one of Maru's own codes, or a model
+/// server's as sent (`model_server.` and an [`UpstreamCode`]). Only a schema: the body keeps the
+/// code as text.
+pub struct AnyCode;
+
+impl utoipa::PartialSchema for AnyCode {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::{ObjectBuilder, OneOfBuilder, Ref, Type};
+        let upstream: Vec<String> = UpstreamCode::ALL.iter().map(|c| upstream_code(c.as_str())).collect();
+        OneOfBuilder::new()
+            .item(Ref::from_schema_name("Code"))
+            .item(ObjectBuilder::new().schema_type(Type::String).enum_values(Some(upstream)))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for AnyCode {
+    fn schemas(schemas: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>)>) {
+        schemas.push(("Code".into(), <Code as utoipa::PartialSchema>::schema()));
+    }
+}
+
 /// The JSON shape of every error, on every boundary.
 #[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, Eq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ErrorBody {
+    #[schema(value_type = AnyCode)]
     pub code: String,
     pub message: String,
     /// What the message names, for the UI's sentence of the code (empty when it names nothing).

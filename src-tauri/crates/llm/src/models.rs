@@ -13,7 +13,6 @@ use super::endpoint::{Endpoint, Timeouts};
 use super::error::{trim_for_display, LlmError};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ModelInfo {
     pub id: String,
     /// Tokens the model accepts (prompt + reply); `None` when the server does not say.
@@ -23,7 +22,6 @@ pub struct ModelInfo {
 
 /// A server found by `probe_local_servers`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct FoundServer {
     /// Ready for `Endpoint::base_url`, e.g. `http://127.0.0.1:8080/v1`.
     pub base_url: String,

@@ -28,7 +28,6 @@ pub enum Delta {
 /// Token counts as the server reports them. `None` means the server did not say (never 0 by
 /// default: "0 tokens reused" and "unknown" mean different things in the context inspector).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Usage {
     pub prompt_tokens: Option<u32>,
     pub completion_tokens: Option<u32>,

@@ -5,7 +5,6 @@ use serde::{Deserialize, Serialize};
 use crate::error::Reason;
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     Text,
@@ -40,7 +39,6 @@ impl Kind {
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum IndexStatus {
     /// Its text is being read and indexed; the chat works meanwhile.
@@ -53,7 +51,6 @@ pub enum IndexStatus {
 sql_text_enum!(IndexStatus { Indexing => "indexing", Ready => "ready", Failed => "failed" });
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Attachment {
     pub id: i64,
     /// Exactly one of `session_id` and `project_id` is set: the file's scope.

@@ -68,8 +68,6 @@ impl std::fmt::Debug for ServerConnection {
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "ts", ts(optional_fields))]
 #[serde(deny_unknown_fields)]
 pub struct NewConnection {
     /// How the user tells it apart ("Desktop GPU", "OpenRouter").
@@ -87,8 +85,6 @@ pub struct NewConnection {
 
 /// A partial update.
 #[derive(Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "ts", ts(optional_fields))]
 #[serde(deny_unknown_fields)]
 pub struct ConnectionPatch {
     pub name: Option<String>,

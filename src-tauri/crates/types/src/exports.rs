@@ -7,7 +7,6 @@ use crate::tool_calls::ToolCall;
 
 /// One chat with its project and every message, oldest first.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ChatExport {
     /// Always `maru-chat`.
     pub format: String,
@@ -20,7 +19,6 @@ pub struct ChatExport {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ExportedSession {
     pub title: String,
     pub preset: Option<String>,
@@ -29,7 +27,6 @@ pub struct ExportedSession {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ExportedProject {
     pub name: String,
     pub instructions: String,
@@ -38,7 +35,6 @@ pub struct ExportedProject {
 
 /// A message as written, with its figures. Images sent with a message are not carried.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ExportedMessage {
     pub role: Role,
     pub content: String,

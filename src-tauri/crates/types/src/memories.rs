@@ -3,7 +3,6 @@
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum MemoryStatus {
     /// Proposed by the model, waiting for the user.
@@ -14,7 +13,6 @@ pub enum MemoryStatus {
 sql_text_enum!(MemoryStatus { Pending => "pending", Accepted => "accepted" });
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Memory {
     pub id: i64,
     pub content: String,
@@ -33,7 +31,6 @@ pub struct Memory {
 
 /// Which facts to list.
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum MemoryFilter {
     #[default]
@@ -43,20 +40,15 @@ pub enum MemoryFilter {
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "ts", ts(optional_fields = nullable))]
 #[serde(deny_unknown_fields)]
 pub struct NewMemory {
     pub content: String,
     #[serde(default)]
-    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub pinned: bool,
     pub source_session_id: Option<i64>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "ts", ts(optional_fields = nullable))]
 #[serde(deny_unknown_fields)]
 pub struct MemoryPatch {
     pub content: Option<String>,

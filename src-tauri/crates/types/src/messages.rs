@@ -6,7 +6,6 @@ use crate::tool_calls::ToolCall;
 use crate::tool_outcomes::ToolOutcome;
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     #[default]
@@ -16,7 +15,6 @@ pub enum Role {
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     #[default]
@@ -37,7 +35,6 @@ sql_text_enum!(Status {
 });
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Message {
     pub id: i64,
     pub session_id: i64,
@@ -80,7 +77,6 @@ pub struct Message {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct MessagePage {
     /// Newest first.
     pub messages: Vec<Message>,

@@ -3,7 +3,6 @@
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ChatHit {
     pub session_id: i64,
     pub project_id: i64,
@@ -13,6 +12,7 @@ pub struct ChatHit {
     /// A short excerpt of that message (or the title) around the first match.
     pub snippet: String,
     /// `[start, end)` character ranges of the matched words in `snippet`.
+    #[schema(schema_with = ranges)]
     pub highlights: Vec<[usize; 2]>,
     /// The message is an earlier version (a reply regenerated since, a message edited and
     /// resent), found because the search asked for versions too.
@@ -21,7 +21,6 @@ pub struct ChatHit {
 
 /// A passage of an attached file that matches, for search across everything.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct FileHit {
     pub attachment_id: i64,
     pub name: String,
@@ -35,5 +34,18 @@ pub struct FileHit {
     /// A short excerpt around the first match, as plain text.
     pub snippet: String,
     /// `[start, end)` character ranges of the matched words in `snippet`.
+    #[schema(schema_with = ranges)]
     pub highlights: Vec<[usize; 2]>,
+}
+
+/// `[start, end)` pairs, documented as pairs (a plain array of arrays would lose their length).
+fn ranges() -> utoipa::openapi::Array {
+    use utoipa::openapi::{ArrayBuilder, ObjectBuilder, Type};
+    let end = || ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(0));
+    let pair = ArrayBuilder::new()
+        .prefix_items([end(), end()])
+        .min_items(Some(2))
+        .max_items(Some(2))
+        .items(utoipa::openapi::schema::ArrayItems::False);
+    ArrayBuilder::new().items(pair).build()
 }

@@ -3,7 +3,6 @@
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Session {
     pub id: i64,
     pub project_id: i64,
@@ -23,20 +22,15 @@ pub struct Session {
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "ts", ts(optional_fields = nullable))]
 #[serde(deny_unknown_fields)]
 pub struct NewSession {
     #[serde(default)]
-    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub title: String,
     /// Default project when absent.
     pub project_id: Option<i64>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "ts", ts(optional_fields))]
 #[serde(deny_unknown_fields)]
 pub struct SessionPatch {
     pub title: Option<String>,
@@ -56,7 +50,6 @@ pub struct SessionPatch {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SessionPage {
     pub sessions: Vec<Session>,
     /// Pass back as `cursor` for the next page; absent on the last page.

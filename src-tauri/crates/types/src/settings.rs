@@ -10,7 +10,6 @@ pub const TEXT_MAX_CHARS_DEFAULT: u32 = 10_000_000;
 
 /// Facts the model proposes: not kept at all, kept once the user accepts them, or kept at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum MemoryMode {
     Off,
@@ -20,7 +19,6 @@ pub enum MemoryMode {
 
 /// The UI's language.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Language {
     En,
@@ -28,7 +26,6 @@ pub enum Language {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Theme {
     System,
@@ -38,7 +35,6 @@ pub enum Theme {
 
 /// The smallest and largest value a numeric setting takes (both allowed).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Bounds {
     pub min: f64,
     pub max: f64,
@@ -90,7 +86,6 @@ macro_rules! settings {
 
         /// What the API shows: everything but the key itself.
         #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-        #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
         pub struct SettingsView {
             /// The default server's address (the servers are listed by `/api/connections`).
             pub endpoint_url: String,
@@ -116,8 +111,6 @@ macro_rules! settings {
 
         /// A partial update; a field set to `null` goes back to its default.
         #[derive(Clone, Default, Deserialize, Serialize, utoipa::ToSchema)]
-        #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-        #[cfg_attr(feature = "ts", ts(optional_fields))]
         #[serde(deny_unknown_fields)]
         pub struct SettingsPatch {
             /// The default server's address; `null` goes back to the usual local one.
@@ -157,7 +150,6 @@ macro_rules! settings {
 
         /// Every numeric setting's bounds (both ends allowed).
         #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-        #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
         pub struct SettingBounds {
             // (`cfg_attr(any(), …)` is never applied: it only tells the macro which settings have bounds.)
             $( $( #[cfg_attr(any(), doc = stringify!($vmin))] pub $v: Bounds, )? )*

@@ -8,7 +8,6 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// parses it, and can show the raw text when the model wrote invalid JSON).
 /// Serialises as `{"id","type":"function","function":{"name","arguments"}}`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(as = "ToolCallWire"))]
 pub struct ToolCall {
     pub id: String,
     pub name: String,
@@ -16,7 +15,6 @@ pub struct ToolCall {
 }
 
 #[derive(Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 struct FunctionCallWire {
     name: String,
     /// JSON text as the model wrote it, possibly invalid.
@@ -26,15 +24,12 @@ struct FunctionCallWire {
 }
 
 #[derive(Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[schema(description = "A call the model made")]
 struct ToolCallWire {
     id: String,
     #[serde(rename = "type", default = "function_type")]
-    #[cfg_attr(feature = "ts", ts(type = r#""function""#))]
     #[schema(required, schema_with = function_type_schema)]
     kind: String,
-    #[cfg_attr(feature = "ts", ts(inline))]
     #[schema(inline)]
     function: FunctionCallWire,
 }

@@ -11,7 +11,6 @@ use crate::error::ErrorBody;
 /// Why a tool call failed, for the chat to say in the user's language. The model reads the
 /// sentence of the same key (its text on the wire) in `prompts/tools/messages.md`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum ToolFailure {
     NoSuchTool,
@@ -35,7 +34,6 @@ pub enum ToolFailure {
 
 /// What a tool call did, and whether its result was kept aside for being long.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ToolOutcome {
     pub did: ToolDid,
     /// The result was long: the model got its first lines, and reads on with `read_tool_output`.
@@ -43,7 +41,6 @@ pub struct ToolOutcome {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ToolDid {
     /// `remember`: a new fact waits for the user's review.
@@ -93,14 +90,12 @@ pub enum ToolDid {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct FoundFact {
     pub id: i64,
     pub content: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct FoundPassage {
     /// The file's name.
     pub file: String,
@@ -112,7 +107,6 @@ pub struct FoundPassage {
 
 /// A long result kept whole in the store.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct KeptOutput {
     /// What `read_tool_output` takes (`out-12`).
     pub reference: String,

@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Transport {
     /// A command Maru starts, speaking MCP on its stdin and stdout.
@@ -19,8 +18,6 @@ pub enum Transport {
 sql_text_enum!(Transport { Stdio => "stdio", Http => "http" });
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "ts", ts(optional_fields))]
 #[serde(deny_unknown_fields)]
 pub struct NewToolServer {
     /// Letters, digits, `-` and `_`: it names the server's tools for the model (`name__tool`).
@@ -47,8 +44,6 @@ pub struct NewToolServer {
 /// A partial update. `env` and `headers` are merged: a name set to a string sets it, to `null`
 /// removes it, and names left out keep their (unseen) values.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "ts", ts(optional_fields))]
 #[serde(deny_unknown_fields)]
 pub struct ToolServerPatch {
     pub name: Option<String>,

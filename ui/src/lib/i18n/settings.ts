@@ -27,9 +27,9 @@ export const en = {
   promptBudget: 'System prompt budget (characters)',
   promptBudgetHint: 'The whole system prompt. Over it, its last parts give way first: memory, then attachments, project instructions and custom instructions.',
   attachmentMaxMb: 'Largest file (MB)',
-  attachmentMaxMbHint: 'Larger files are refused. 1 – 1024.',
+  attachmentMaxMbHint: 'Larger files are refused. {min} – {max}.',
   attachmentTextMaxChars: 'Text indexed per file (characters)',
-  attachmentTextMaxCharsHint: 'At most this much of a file’s text can be searched; the rest is cut, with a note on the file. 10,000 – 100,000,000.',
+  attachmentTextMaxCharsHint: 'At most this much of a file’s text can be searched; the rest is cut, with a note on the file. {min} – {max}.',
   toolOutputInlineTokens: 'Tool results sent whole (tokens)',
   toolOutputInlineTokensHint: 'A larger result is kept aside: the model sees its first lines and reads on when it needs to, so it stays in the chat without filling the window.',
 } as const;
@@ -58,9 +58,9 @@ export const ko: Words<typeof en> = {
   promptBudget: '시스템 프롬프트 예산 (글자 수)',
   promptBudgetHint: '시스템 프롬프트 전체의 한도입니다. 넘으면 뒤쪽 부분부터 줄입니다: 기억, 첨부 파일, 프로젝트 지침, 사용자 지침 순서입니다.',
   attachmentMaxMb: '파일 최대 크기 (MB)',
-  attachmentMaxMbHint: '이보다 큰 파일은 받지 않습니다. 1 – 1024.',
+  attachmentMaxMbHint: '이보다 큰 파일은 받지 않습니다. {min} – {max}.',
   attachmentTextMaxChars: '파일당 색인할 텍스트 (글자 수)',
-  attachmentTextMaxCharsHint: '파일 텍스트 중 이만큼까지만 검색할 수 있습니다. 나머지는 잘리고, 파일에 그 사실이 표시됩니다. 10,000 – 100,000,000.',
+  attachmentTextMaxCharsHint: '파일 텍스트 중 이만큼까지만 검색할 수 있습니다. 나머지는 잘리고, 파일에 그 사실이 표시됩니다. {min} – {max}.',
   toolOutputInlineTokens: '통째로 보낼 도구 결과 크기 (토큰)',
   toolOutputInlineTokensHint: '이보다 큰 결과는 따로 보관됩니다. 모델은 앞부분만 보고 필요할 때 나머지를 읽으므로, 결과가 대화에 남으면서도 창을 채우지 않습니다.',
 };

@@ -16,8 +16,6 @@ pub const UPLOAD_MAX_BYTES: usize = (1024 + 1) << 20;
 
 /// Where to attach: exactly one of the two.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema, utoipa::IntoParams)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[cfg_attr(test, ts(optional_fields = nullable))]
 #[into_params(parameter_in = Query)]
 pub struct AttachmentScope {
     pub session_id: Option<i64>,
@@ -37,11 +35,8 @@ impl AttachmentScope {
 /// What `POST /api/attachments` takes, as `multipart/form-data`: the file in a part named
 /// `file` (its file name is the display name), and exactly one of the two ids.
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[cfg_attr(test, ts(optional_fields = nullable))]
 pub struct UploadForm {
     #[schema(value_type = String, format = Binary)]
-    #[cfg_attr(test, ts(type = "Blob"))]
     pub file: Vec<u8>,
     pub session_id: Option<i64>,
     pub project_id: Option<i64>,

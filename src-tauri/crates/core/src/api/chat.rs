@@ -18,14 +18,12 @@ use crate::store::presets::{self, NewPreset, PresetPatch};
 use crate::store::{messages, settings, snapshots};
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct NewTurn {
     pub content: String,
     /// Images attached to the chat or its project (attachment ids) to send with the message, for
     /// models that see images. Sending only; an edit keeps the message's images.
     #[serde(default)]
-    #[cfg_attr(test, ts(as = "Option<_>", optional))]
     pub images: Vec<i64>,
 }
 
@@ -48,7 +46,6 @@ pub async fn resend(app: Arc<App>, message_id: i64, turn: NewTurn) -> Result<Tur
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Stopped {
     /// False when no reply was being written.
     pub stopped: bool,
@@ -93,7 +90,6 @@ pub async fn uncompact(app: Arc<App>, session_id: i64) -> Result<super::Deleted>
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ContextView {
     pub session_id: i64,
     /// The model the next request asks for: the chat's own, else its server's default (empty:
@@ -140,7 +136,6 @@ pub struct ContextView {
 
 /// The instructions files found from a project's folder upwards.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct InstructionFiles {
     /// The linked folder, if any.
     pub folder: Option<String>,
@@ -151,7 +146,6 @@ pub struct InstructionFiles {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct InstructionFileSent {
     pub path: String,
     /// As sent (cut by section ③'s budget when `raw_chars` is set).
@@ -163,7 +157,6 @@ pub struct InstructionFileSent {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct InstructionFileSkipped {
     pub path: String,
     /// `shadowed` (another file of the same tool at that folder level wins), `duplicate` (the
@@ -180,7 +173,6 @@ pub struct InstructionFileSkipped {
 /// A skill the prompt lists (by name and description: `listed_chars`); its procedure
 /// (`body_chars`) reaches the model only once it is loaded.
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SkillOffered {
     pub name: String,
     pub description: String,
@@ -195,7 +187,6 @@ pub struct SkillOffered {
 
 /// A tool a request offers, and what it costs of the window.
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ToolOffered {
     pub name: String,
     pub chars: usize,
@@ -204,7 +195,6 @@ pub struct ToolOffered {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct LastSent {
     pub sha256: String,
     pub changed_at: i64,
@@ -215,7 +205,6 @@ pub struct LastSent {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ReplyFigures {
     pub message_id: i64,
     pub model: Option<String>,
@@ -418,7 +407,6 @@ fn calibration(
 // ---- presets
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct PresetView {
     /// What a session's `preset` field names: a built-in stem or `user:<id>`.
     pub key: String,
@@ -465,7 +453,6 @@ pub async fn update_preset(app: &App, id: i64, patch: PresetPatch) -> Result<Pre
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct DeletedPreset {
     pub id: i64,
     /// Sessions that used it and went back to the base prompt.

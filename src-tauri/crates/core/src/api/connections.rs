@@ -12,7 +12,6 @@ use crate::store::settings;
 
 /// A model server, its key left out.
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ConnectionView {
     pub id: i64,
     pub name: String,
@@ -52,8 +51,6 @@ impl From<ServerConnection> for ConnectionView {
 /// Which server `/api/models` asks.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[cfg_attr(test, ts(optional_fields = nullable))]
 pub struct ModelsQuery {
     /// A server's id; the default server when absent.
     pub connection_id: Option<i64>,

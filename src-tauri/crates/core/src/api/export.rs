@@ -18,7 +18,6 @@ use crate::store::{attachments, projects};
 pub const PROJECT_FORMAT: &str = "maru-project";
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum ExportFormat {
     #[default]
@@ -28,8 +27,6 @@ pub enum ExportFormat {
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[cfg_attr(test, ts(optional_fields = nullable))]
 pub struct ExportQuery {
     /// `markdown` (the default) or `json` (which Maru can import again).
     pub format: Option<ExportFormat>,
@@ -153,16 +150,13 @@ pub async fn backup(app: &Arc<App>) -> Result<Download> {
 
 /// What `POST /api/import/project` takes, as `multipart/form-data`: the zip in a part named `file`.
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ProjectZip {
     #[schema(value_type = String, format = Binary)]
-    #[cfg_attr(test, ts(type = "Blob"))]
     pub file: Vec<u8>,
 }
 
 /// What importing a project did.
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ImportedProject {
     /// The new project (named as exported, with a number when that name is taken).
     pub project: crate::store::projects::Project,
@@ -173,7 +167,6 @@ pub struct ImportedProject {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Skipped {
     pub entry: String,
     /// The error's code (`file_too_large`, `binary_file`, `invalid_import`, …).
@@ -182,16 +175,13 @@ pub struct Skipped {
 
 /// A backup to restore in place of the data (`POST /api/restore`).
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct BackupZip {
     #[schema(value_type = String, format = Binary)]
-    #[cfg_attr(test, ts(type = "Blob"))]
     pub file: Vec<u8>,
 }
 
 /// What a restore put back, and where the data it replaced is kept. Maru then restarts on it.
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct RestoredBackup {
     /// When the backup was made (ms since the epoch).
     pub created_at: i64,

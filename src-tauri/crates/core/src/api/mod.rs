@@ -14,8 +14,6 @@ pub mod connections;
 pub mod export;
 pub mod skills;
 pub mod tool_servers;
-#[cfg(test)]
-mod typescript;
 
 use crate::app::App;
 use crate::error::Result;
@@ -30,14 +28,12 @@ const STOP_GRACE: Duration = Duration::from_secs(5);
 
 /// What a delete answers when there is nothing more to say.
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Deleted {
     pub id: i64,
     pub deleted: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Health {
     pub status: String,
     pub version: String,
@@ -122,8 +118,6 @@ pub fn changes(app: &App) -> futures_util::stream::BoxStream<'static, crate::sto
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[cfg_attr(test, ts(optional_fields = nullable))]
 pub struct SessionQuery {
     /// The Default project when absent.
     pub project_id: Option<i64>,
@@ -203,8 +197,6 @@ pub async fn delete_session(app: &App, id: i64) -> Result<Deleted> {
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[cfg_attr(test, ts(optional_fields = nullable))]
 pub struct MessageQuery {
     /// The previous page's `next_before`: only messages older than this id.
     pub before: Option<i64>,
@@ -213,7 +205,6 @@ pub struct MessageQuery {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct MessageEdit {
     pub content: String,
@@ -272,8 +263,6 @@ pub async fn update_settings(app: &App, patch: SettingsPatch) -> Result<Settings
 
 /// Which facts `GET /api/memories` lists.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema, utoipa::IntoParams)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[cfg_attr(test, ts(optional_fields = nullable))]
 #[into_params(parameter_in = Query)]
 pub struct MemoryStatusQuery {
     /// `accepted` (the default: what the model sees), `pending` (proposals waiting) or `all`.
@@ -309,8 +298,6 @@ pub async fn delete_memory(app: &App, id: i64) -> Result<Deleted> {
 // ---- search across chats
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema, utoipa::IntoParams)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[cfg_attr(test, ts(optional_fields = nullable))]
 #[into_params(parameter_in = Query)]
 pub struct SearchQuery {
     /// Words to find, in any language; a Korean word is found with its particles.

@@ -8,7 +8,6 @@ use crate::error::{Error, Result};
 use crate::store::skills::{self, NewSkill, Skill, SkillFile, SkillPatch};
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SkillView {
     pub id: i64,
     /// `null`: global (offered in every project it is not off in).
@@ -66,10 +65,8 @@ pub async fn delete_skill(app: &App, id: i64) -> Result<()> {
 /// A skill folder, or a folder of skills, as a zip (`POST /api/skills/import`): each folder in it
 /// holding a `SKILL.md` is a skill.
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SkillZip {
     #[schema(value_type = String, format = Binary)]
-    #[cfg_attr(test, ts(type = "Blob"))]
     pub file: Vec<u8>,
     /// A project's skills; absent: global ones.
     pub project_id: Option<i64>,
@@ -77,7 +74,6 @@ pub struct SkillZip {
 
 /// What importing a zip of skills did: the skills made, and the files left out of them.
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ImportedSkills {
     pub skills: Vec<SkillView>,
     pub left_out: Vec<SkillFileLeftOut>,
@@ -86,7 +82,6 @@ pub struct ImportedSkills {
 /// A file of a skill's folder that is not kept, and why: `binary` (a font, an image: not text),
 /// `hidden` (a hidden file or folder, named once).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SkillFileLeftOut {
     /// Its path in the zip.
     pub path: String,

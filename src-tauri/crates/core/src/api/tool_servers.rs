@@ -12,7 +12,6 @@ use crate::tools::servers::{ServerStatus, ServerTool};
 
 /// A tool server, its secrets left out.
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ToolServerView {
     pub id: i64,
     pub name: String,
@@ -110,8 +109,6 @@ pub async fn tool_server_tools(app: &App, id: i64) -> Result<Vec<ServerTool>> {
 
 /// The answer to a call waiting for approval.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[cfg_attr(test, ts(optional_fields))]
 #[serde(deny_unknown_fields)]
 pub struct Approve {
     /// Let this tool run without asking from now on.
@@ -120,7 +117,6 @@ pub struct Approve {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Answered {
     pub approval: String,
     pub decision: Decision,

@@ -19,7 +19,6 @@ const START_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Whether the demo model can run here, and where it answers when it does.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct DemoModel {
     /// Both the server program and the model file are on this machine.
     pub available: bool,

@@ -15,7 +15,6 @@ use crate::llm::Usage;
 use crate::store::messages::Message;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum TurnEvent {
     Token {

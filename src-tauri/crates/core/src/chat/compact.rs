@@ -123,7 +123,6 @@ impl Context<'_> {
 
 /// What compacting on request did.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Compacted {
     /// False when there was nothing older than the last turn left to summarise.
     pub compacted: bool,

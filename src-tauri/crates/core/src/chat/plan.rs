@@ -31,7 +31,6 @@ pub struct Window {
 
 /// How the tokens of the next request are spent, for the inspector.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct TokenPlan {
     pub context: usize,
     pub system: usize,

@@ -67,7 +67,6 @@ impl Budgets {
 
 /// A cut that was made, for the inspector.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Cut {
     pub section: SectionId,
     pub raw_chars: usize,

@@ -30,7 +30,6 @@ pub use render::{Rendered, SectionReport};
 pub use templates::Templates;
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum SectionId {
     Base,

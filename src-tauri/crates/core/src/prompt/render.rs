@@ -12,7 +12,6 @@ use super::SectionId;
 use crate::error::{Reason, Result};
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SectionReport {
     /// Its place, ① to ⑤, is the order of the list: the order the model reads them.
     pub id: SectionId,

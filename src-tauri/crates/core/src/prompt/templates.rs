@@ -55,7 +55,6 @@ const MANAGED_PREFIX: &str = "{{!-- maru-managed:";
 
 /// Where a template's text came from, for the inspector.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TemplateSource {
     Bundled,
@@ -84,7 +83,6 @@ pub enum TemplateSource {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct TemplateInfo {
     pub name: String,
     pub version: u32,

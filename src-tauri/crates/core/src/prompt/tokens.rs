@@ -182,7 +182,6 @@ impl TokenCounts {
 
 /// How many of a request's tokens were counted by the server, fitted, or estimated.
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Tally {
     pub server: usize,
     pub fitted: usize,

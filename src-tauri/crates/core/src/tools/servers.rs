@@ -37,7 +37,6 @@ const STOPPED: &str = "the tool server was turned off";
 
 /// Where a server is, for the settings' list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum ServerStatus {
     /// Not started yet (it starts when first needed), or turned off.
@@ -49,7 +48,6 @@ pub enum ServerStatus {
 
 /// A tool a server offers, as the settings list it.
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ServerTool {
     pub name: String,
     pub description: String,
