@@ -2,8 +2,6 @@
 //! JSON types' `ToSchema` derives (see `routes`), plus what holds for every route: the bearer
 //! token, the `{code, message}` errors, and fields that are never left out of a response.
 
-use std::sync::LazyLock;
-
 use serde_json::{json, Value};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
@@ -52,17 +50,13 @@ pub(super) fn base() -> utoipa::openapi::OpenApi {
     Base::openapi()
 }
 
-/// The whole document, built once.
-pub(super) fn document() -> &'static Value {
-    static DOC: LazyLock<Value> = LazyLock::new(|| {
-        let (_, doc) = super::routes::documented();
-        let mut doc = serde_json::to_value(doc).expect("the OpenAPI document serialises");
-        answer_errors_everywhere(&mut doc);
-        require_every_field(&mut doc);
-        bound_the_settings(&mut doc);
-        doc
-    });
-    &DOC
+/// The whole document: what the routes (added to [`base`]) say, with what holds for all of them.
+pub(super) fn complete(doc: utoipa::openapi::OpenApi) -> Value {
+    let mut doc = serde_json::to_value(doc).expect("the OpenAPI document serialises");
+    answer_errors_everywhere(&mut doc);
+    require_every_field(&mut doc);
+    bound_the_settings(&mut doc);
+    doc
 }
 
 const METHODS: [&str; 5] = ["get", "post", "put", "patch", "delete"];
@@ -148,24 +142,4 @@ fn bound_the_settings(doc: &mut Value) {
             }
         }
     }
-}
-
-/// The UI's client and every JSON type it reads are generated from this document
-/// (`ui/src/backend/generated/openapi.json`, then `npm run generate --prefix ui`, openapi-typescript):
-/// it fails here when the committed copy is not what the routes say.
-/// `MARU_WRITE_TS=1 cargo test -p maru-server typescript` rewrites it.
-#[test]
-fn typescript_client_document_matches_the_routes() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../ui/src/backend/generated/openapi.json");
-    let text = serde_json::to_string_pretty(document()).expect("the document serialises") + "\n";
-    if std::env::var_os("MARU_WRITE_TS").is_some_and(|v| v == "1") {
-        std::fs::write(&path, &text).expect("write the OpenAPI document for the UI");
-        return;
-    }
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        committed == text,
-        "ui/src/backend/generated/openapi.json is stale: run `MARU_WRITE_TS=1 cargo test -p maru-server typescript` \
-         (then `npm run generate --prefix ui`)"
-    );
 }

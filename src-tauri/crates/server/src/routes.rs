@@ -141,7 +141,13 @@ async fn health(State(app): AppState) -> Reply<Health> {
 #[utoipa::path(get, path = "/api/openapi.json", tag = "meta",
     responses((status = 200, description = "OpenAPI 3.1", content_type = "application/json", body = Object)))]
 async fn openapi() -> axum::Json<&'static serde_json::Value> {
-    axum::Json(super::openapi::document())
+    axum::Json(document())
+}
+
+/// The whole document, built once.
+pub(super) fn document() -> &'static serde_json::Value {
+    static DOC: std::sync::LazyLock<serde_json::Value> = std::sync::LazyLock::new(|| super::openapi::complete(documented().1));
+    &DOC
 }
 
 // ---- projects
@@ -1028,4 +1034,24 @@ async fn backup(State(app): AppState) -> Result<axum::response::Response> {
 ))]
 async fn import_chat(State(app): AppState, Json(body): Json<serde_json::Value>) -> Reply<Session> {
     Ok(axum::Json(api::export::import_chat(&app, body).await?))
+}
+
+/// The UI's client and every JSON type it reads are generated from this document
+/// (`ui/src/backend/generated/openapi.json`, then `npm run generate --prefix ui`, openapi-typescript):
+/// it fails here when the committed copy is not what the routes say.
+/// `MARU_WRITE_TS=1 cargo test -p maru-server typescript` rewrites it.
+#[test]
+fn typescript_client_document_matches_the_routes() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../ui/src/backend/generated/openapi.json");
+    let text = serde_json::to_string_pretty(document()).expect("the document serialises") + "\n";
+    if std::env::var_os("MARU_WRITE_TS").is_some_and(|v| v == "1") {
+        std::fs::write(&path, &text).expect("write the OpenAPI document for the UI");
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == text,
+        "ui/src/backend/generated/openapi.json is stale: run `MARU_WRITE_TS=1 cargo test -p maru-server typescript` \
+         (then `npm run generate --prefix ui`)"
+    );
 }

@@ -213,7 +213,7 @@ fn check(conn: &Connection, c: &mut ServerConnection) -> Result<()> {
         return Err(Error::conflict(Code::NameTaken, format!("a server named \"{}\" already exists", c.name)).with("name", &c.name));
     }
     c.default_model = c.default_model.trim().to_string();
-    super::sessions::check_model(&c.default_model)?;
+    check_model(&c.default_model)?;
     if c.api_key.as_deref().is_some_and(|k| k.trim().is_empty()) {
         c.api_key = None;
     }
@@ -258,6 +258,17 @@ pub fn check_url(url: &str) -> Result<()> {
     }
     if parsed.host_str().is_none_or(str::is_empty) {
         return refuse("has no host");
+    }
+    Ok(())
+}
+
+/// The longest model name a chat may name (servers' ids are short; this only stops garbage).
+pub const MODEL_MAX_CHARS: usize = 300;
+
+/// Refuses what no server names a model: a long text, a line break or control character.
+pub fn check_model(model: &str) -> Result<()> {
+    if model.chars().count() > MODEL_MAX_CHARS || model.chars().any(char::is_control) {
+        return Err(Error::invalid(Code::InvalidModel, format!("a model name is one line of at most {MODEL_MAX_CHARS} characters")));
     }
     Ok(())
 }

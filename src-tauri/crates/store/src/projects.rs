@@ -122,7 +122,7 @@ pub fn delete(conn: &Connection, id: i64) -> Result<(DeletedProject, Vec<String>
         return Err(Error::conflict(Code::DefaultProject, "the Default project cannot be deleted"));
     }
     let default_project_id = default_id(conn)?;
-    let chats = super::sessions::ids_in_project(conn, id)?;
+    let chats = chat_ids(conn, id)?;
     let released = super::attachments::give_project_files_to_sessions(conn, id, &chats)?;
     let moved = conn.execute("UPDATE sessions SET project_id = ?1 WHERE project_id = ?2", params![default_project_id, id])?;
     conn.execute("DELETE FROM projects WHERE id = ?1", [id])?;
@@ -159,4 +159,11 @@ fn ensure_name_free(conn: &Connection, name: &str, except: Option<i64>) -> Resul
         }
         None => Ok(()),
     }
+}
+
+/// The ids of a project's chats, oldest first.
+fn chat_ids(conn: &Connection, project_id: i64) -> Result<Vec<i64>> {
+    let mut stmt = conn.prepare_cached("SELECT id FROM sessions WHERE project_id = ?1 ORDER BY id")?;
+    let ids = stmt.query_map([project_id], |r| r.get(0))?.collect::<rusqlite::Result<Vec<i64>>>()?;
+    Ok(ids)
 }

@@ -3,7 +3,7 @@
 
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
-use super::{found, now_ms, one_line, projects};
+use super::{connections, found, now_ms, one_line, projects};
 use crate::error::{Code, Error, Result};
 
 pub use maru_types::sessions::*;
@@ -102,21 +102,10 @@ pub fn set_preset(conn: &Connection, id: i64, preset: Option<&str>) -> Result<Se
     get(conn, id)
 }
 
-/// The longest model name a chat may name (servers' ids are short; this only stops garbage).
-pub const MODEL_MAX_CHARS: usize = 300;
-
-/// Refuses what no server names a model: a long text, a line break or control character.
-pub fn check_model(model: &str) -> Result<()> {
-    if model.chars().count() > MODEL_MAX_CHARS || model.chars().any(char::is_control) {
-        return Err(Error::invalid(Code::InvalidModel, format!("a model name is one line of at most {MODEL_MAX_CHARS} characters")));
-    }
-    Ok(())
-}
-
 pub fn set_model(conn: &Connection, id: i64, model: Option<&str>) -> Result<Session> {
     let model = model.map(str::trim).filter(|m| !m.is_empty());
     if let Some(m) = model {
-        check_model(m)?;
+        connections::check_model(m)?;
     }
     get(conn, id)?;
     conn.execute("UPDATE sessions SET model = ?2 WHERE id = ?1", params![id, model])?;
@@ -127,7 +116,7 @@ pub fn set_model(conn: &Connection, id: i64, model: Option<&str>) -> Result<Sess
 pub fn set_connection(conn: &Connection, id: i64, connection_id: Option<i64>) -> Result<Session> {
     get(conn, id)?;
     if let Some(cid) = connection_id {
-        let server = super::connections::get(conn, cid)?;
+        let server = connections::get(conn, cid)?;
         if !server.enabled {
             return Err(Error::conflict(
                 Code::ConnectionOff,
@@ -159,13 +148,6 @@ fn next_activity(conn: &Connection, project_id: i64) -> Result<i64> {
 }
 
 /// Deletes the session and, by cascade, its messages.
-/// The ids of a project's sessions, oldest first.
-pub fn ids_in_project(conn: &Connection, project_id: i64) -> Result<Vec<i64>> {
-    let mut stmt = conn.prepare_cached("SELECT id FROM sessions WHERE project_id = ?1 ORDER BY id")?;
-    let ids = stmt.query_map([project_id], |r| r.get(0))?.collect::<rusqlite::Result<Vec<i64>>>()?;
-    Ok(ids)
-}
-
 pub fn delete(conn: &Connection, id: i64) -> Result<()> {
     get(conn, id)?;
     conn.execute("DELETE FROM sessions WHERE id = ?1", [id])?;
