@@ -8,6 +8,7 @@ Scripted by its arguments (any other argument is ignored, so a test can mark its
   --hang-start   never answer `initialize` (a server that takes forever to start)
   --hang         also offer `hang`, a tool that never answers
   --clash        also offer `x y` and `x_y`, whose names a request can only carry as one
+  --many N       also offer N tools `task_<i>` with long descriptions (a server of hundreds of tools)
 """
 import json
 import sys
@@ -22,6 +23,15 @@ TOOLS = [{
 }]
 if "--hang" in args:
     TOOLS.append({"name": "hang", "description": "Never answers.", "inputSchema": {"type": "object"}})
+if "--many" in args:
+    for i in range(int(args[args.index("--many") + 1])):
+        TOOLS.append({
+            "name": f"task_{i}",
+            "description": f"Runs maintenance task {i} on the workspace: checks, reports and fixes what it finds. " * 3,
+            "inputSchema": {"type": "object", "properties": {"dry_run": {"type": "boolean", "description": "Only report."}}},
+        })
+    TOOLS.append({"name": "weather_report", "description": "Tells the forecast for a city.",
+                  "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}})
 if "--clash" in args:
     for name in ["x y", "x_y"]:
         TOOLS.append({"name": name, "description": f"Says it is {name}.", "inputSchema": {"type": "object"}})
@@ -51,6 +61,8 @@ for line in sys.stdin:
         result = {"tools": TOOLS}
     elif method == "tools/call" and params.get("name") == "hang":
         continue
+    elif method == "tools/call" and params.get("name") == "weather_report":
+        result = {"content": [{"type": "text", "text": "Sunny in " + str((params.get("arguments") or {}).get("city"))}]}
     elif method == "tools/call" and params.get("name") in ("x y", "x_y"):
         result = {"content": [{"type": "text", "text": "called " + params["name"]}]}
     elif method == "tools/call":

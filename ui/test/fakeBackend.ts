@@ -55,6 +55,7 @@ export function settingsView(over: Partial<SettingsView> = {}): SettingsView {
     prompt_budget_chars: 48000,
     memory_budget_chars: 12000,
     tool_output_inline_tokens: 2000,
+    tool_schema_budget_tokens: 8000,
     tool_call_timeout_secs: 120,
     ...over,
   };

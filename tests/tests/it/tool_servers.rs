@@ -390,3 +390,33 @@ async fn two_tools_a_request_would_name_alike_are_offered_apart_and_each_call_re
     let fresh = fake.chat_requests().last().unwrap().body["tools"].to_string();
     assert!(offered.iter().all(|n| fresh.contains(&format!("\"{n}\""))), "the names stay the same from turn to turn: {fresh}");
 }
+
+#[tokio::test]
+async fn a_server_of_hundreds_of_tools_is_searched_not_sent_and_a_found_tool_is_called() {
+    let (s, fake) = with_fake_model().await;
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("many.log");
+    let id = add(&s, mini("big", &log, &["--many", "300"])).await["id"].as_i64().unwrap();
+    s.patch(&format!("/api/tool-servers/{id}"), json!({ "always_allowed": ["weather_report"] })).await;
+    let chat = s.session(None, "").await;
+
+    // The model searches, then calls what it found, then answers.
+    fake.push(Reply::tool_call("search_tools", json!({ "query": "weather forecast" }).to_string()));
+    fake.push(Reply::tool_call("big__weather_report", json!({ "city": "Busan" }).to_string()));
+    fake.push(Reply::text(["Sunny."]));
+    let events = s.say(chat, "what is the weather in Busan?").await;
+
+    let requests = fake.chat_requests();
+    let tools = |i: usize| requests[i].body["tools"].as_array().unwrap().clone();
+    let first = tools(0);
+    let bytes = serde_json::to_string(&first).unwrap().len();
+    assert!(bytes < 60_000, "301 tools' schemas do not ride along with every request: {bytes} bytes");
+    let names = |t: &[Value]| t.iter().map(|t| t["function"]["name"].as_str().unwrap().to_string()).collect::<Vec<_>>();
+    assert!(names(&first).contains(&"search_tools".to_string()), "the model is given a way to find the others: {:?}", names(&first));
+    assert!(!names(&first).iter().any(|n| n.starts_with("big__")), "no server tool is listed before it was used or found");
+    assert!(names(&tools(1)).contains(&"big__weather_report".to_string()), "a tool found is listed from the next request on");
+    let results: Vec<&Event> = events.iter().filter(|e| e.name == "tool_result").collect();
+    assert!(results[0].data["content"].as_str().unwrap().contains("big__weather_report"), "the search names the tool: {:?}", results[0]);
+    assert_eq!(results[1].data["content"], "Sunny in Busan", "the found tool is called at its server: {:?}", results[1]);
+    assert!(logged(&log).contains(&"call weather_report".to_string()), "the server ran the call");
+}

@@ -1023,7 +1023,7 @@ export interface components {
             title: string;
         };
         /** @enum {string} */
-        Code: "backup_damaged" | "bad_host" | "bad_method" | "bad_request" | "bad_template" | "binary_file" | "bind_failed" | "body_too_large" | "connection_off" | "data_dir_in_use" | "data_dir_not_empty" | "data_dir_unusable" | "default_connection" | "default_project" | "demo_unavailable" | "empty_file" | "empty_message" | "file_missing" | "file_too_large" | "headers_too_long" | "image_not_here" | "images_unsupported" | "instructions_too_long" | "internal" | "interrupted" | "interrupted_before_start" | "invalid_attachment_limit" | "invalid_budget" | "invalid_context_length" | "invalid_cursor" | "invalid_description" | "invalid_endpoint" | "invalid_file_name" | "invalid_folder" | "system_folder" | "invalid_host" | "invalid_id" | "invalid_import" | "invalid_json" | "invalid_max_tokens" | "invalid_memory" | "invalid_model" | "invalid_name" | "invalid_prompt" | "invalid_query" | "invalid_request" | "invalid_scope" | "invalid_temperature" | "invalid_text_limit" | "invalid_tool_output_limit" | "invalid_tool_server" | "not_pending" | "tool_server_failed" | "tool_server_off" | "invalid_skill" | "invalid_timeout" | "invalid_title" | "invalid_top_p" | "invalid_upload" | "memory_off" | "message_streaming" | "message_too_long" | "method_not_allowed" | "name_taken" | "newer_schema" | "no_such_route" | "no_turn_running" | "not_a_backup" | "not_a_user_message" | "not_an_image" | "not_found" | "nothing_to_regenerate" | "remote_refused" | "reply_deleted" | "reply_too_long" | "scope_full" | "secret_refused" | "too_many_tool_rounds" | "turn_running" | "type_mismatch" | "unauthorized" | "unknown_preset" | "unsafe_backup_entry" | "unsupported_import" | "unsupported_import_version" | "url_too_long" | "credentials_in_url" | "backup_too_large" | "not_enough_space" | "restore_running";
+        Code: "backup_damaged" | "bad_host" | "bad_method" | "bad_request" | "bad_template" | "binary_file" | "bind_failed" | "body_too_large" | "connection_off" | "data_dir_in_use" | "data_dir_not_empty" | "data_dir_unusable" | "default_connection" | "default_project" | "demo_unavailable" | "empty_file" | "empty_message" | "file_missing" | "file_too_large" | "headers_too_long" | "image_not_here" | "images_unsupported" | "instructions_too_long" | "internal" | "interrupted" | "interrupted_before_start" | "invalid_attachment_limit" | "invalid_budget" | "invalid_context_length" | "invalid_cursor" | "invalid_description" | "invalid_endpoint" | "invalid_file_name" | "invalid_folder" | "system_folder" | "invalid_host" | "invalid_id" | "invalid_import" | "invalid_json" | "invalid_max_tokens" | "invalid_memory" | "invalid_model" | "invalid_name" | "invalid_prompt" | "invalid_query" | "invalid_request" | "invalid_scope" | "invalid_temperature" | "invalid_text_limit" | "invalid_tool_output_limit" | "invalid_tool_schema_budget" | "invalid_tool_server" | "not_pending" | "tool_server_failed" | "tool_server_off" | "invalid_skill" | "invalid_timeout" | "invalid_title" | "invalid_top_p" | "invalid_upload" | "memory_off" | "message_streaming" | "message_too_long" | "method_not_allowed" | "name_taken" | "newer_schema" | "no_such_route" | "no_turn_running" | "not_a_backup" | "not_a_user_message" | "not_an_image" | "not_found" | "nothing_to_regenerate" | "remote_refused" | "reply_deleted" | "reply_too_long" | "scope_full" | "secret_refused" | "too_many_tool_rounds" | "turn_running" | "type_mismatch" | "unauthorized" | "unknown_preset" | "unsafe_backup_entry" | "unsupported_import" | "unsupported_import_version" | "url_too_long" | "credentials_in_url" | "backup_too_large" | "not_enough_space" | "restore_running";
         /** @description What compacting on request did. */
         Compacted: {
             /** @description False when there was nothing older than the last turn left to summarise. */
@@ -1770,6 +1770,8 @@ export interface components {
             tool_call_timeout_secs?: number | null;
             /** Format: int32 */
             tool_output_inline_tokens?: number | null;
+            /** Format: int32 */
+            tool_schema_budget_tokens?: number | null;
             /** Format: float */
             top_p?: number | null;
         };
@@ -1842,6 +1844,14 @@ export interface components {
              *     whole document or a big listing is not.
              */
             tool_output_inline_tokens: number;
+            /**
+             * Format: int32
+             * @description The most the tools' schemas may take of a request, in tokens. Past it (a tool server
+             *     with hundreds of tools), a request carries Maru's own tools, the ones this chat has used
+             *     or found, and `search_tools`, by which the model finds the others and can then call
+             *     them.
+             */
+            tool_schema_budget_tokens: number;
             /** Format: float */
             top_p: number | null;
         };
@@ -2071,6 +2081,10 @@ export interface components {
         } | {
             /** @enum {string} */
             kind: "skills";
+            names: string[];
+        } | {
+            /** @enum {string} */
+            kind: "tools_found";
             names: string[];
         } | {
             files: string[];

@@ -45,6 +45,8 @@ export type ToolOutcome =
   | { kind: 'nothingFound'; query: string }
   /** search_skills: the skills found. */
   | { kind: 'skills'; names: string[] }
+  /** search_tools: the tool servers' tools found (listed to the model from then on). */
+  | { kind: 'tools'; names: string[] }
   /** load_skill and read_skill_file, and a page of a kept output (`read_tool_output`): the text
    *  the model got, under a line of what it is. */
   | { kind: 'skillLoaded'; name: string; files: string[]; text: string }
@@ -143,6 +145,8 @@ function fromStored(o: StoredOutcome, content: string): ToolOutcome {
       return { kind: 'nothingFound', query: d.query };
     case 'skills':
       return { kind: 'skills', names: d.names };
+    case 'tools_found':
+      return { kind: 'tools', names: d.names };
     case 'skill_loaded':
       return { kind: 'skillLoaded', name: d.name, files: d.files, text: skillBody(content) };
     case 'skill_file_read':

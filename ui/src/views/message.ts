@@ -273,6 +273,7 @@ function reasoningNode(text: string, open: boolean): HTMLElement | null {
 const TOOL_LABELS: Record<string, Key> = {
   remember: 'toolRemember', update_memory: 'toolUpdateMemory', forget: 'toolForget', search_memory: 'toolSearchMemory', search_attachment: 'toolSearchFiles',
   read_tool_output: 'toolReadOutput', load_skill: 'toolLoadSkill', read_skill_file: 'toolReadSkillFile', search_skills: 'toolSearchSkills',
+  search_tools: 'toolSearchTools',
 };
 /** A tool server's tool by its server and its own name ("files · read_file"). */
 function toolLabel(name: string): string {
@@ -284,14 +285,14 @@ function toolLabel(name: string): string {
 const STATUS: Record<ToolOutcome['kind'], Key> = {
   running: 'toolRunning', waiting: 'toolWaiting', denied: 'toolDenied', notApproved: 'toolNotApproved', unanswered: 'toolUnanswered', error: 'toolFailed', proposed: 'toolProposed', saved: 'toolSaved', merged: 'toolMerged',
   updated: 'toolUpdated', forgotten: 'toolForgotten', needsReview: 'toolNeedsReview', facts: 'toolFound', passages: 'toolFound',
-  nothingFound: 'toolNothingFound', skills: 'toolFound', skillLoaded: 'toolDone', skillFile: 'toolDone', page: 'toolDone', text: 'toolDone',
+  nothingFound: 'toolNothingFound', skills: 'toolFound', tools: 'toolFound', skillLoaded: 'toolDone', skillFile: 'toolDone', page: 'toolDone', text: 'toolDone',
 };
 
 /** The chip's few words on how the call went: "proposed", "3 found", "failed". */
 function statusText(o: ToolOutcome): string {
   if (o.kind === 'facts') return t('toolFound', { n: o.facts.length });
   if (o.kind === 'passages') return t('toolFound', { n: o.passages.length });
-  if (o.kind === 'skills') return t('toolFound', { n: o.names.length });
+  if (o.kind === 'skills' || o.kind === 'tools') return t('toolFound', { n: o.names.length });
   // New words for a fact already kept, waiting for the user: a change proposed, not a fact known.
   if (o.kind === 'merged' && o.pending) return t('toolChangeProposed');
   return t(STATUS[o.kind]);
@@ -407,6 +408,8 @@ function resultNode(o: ToolOutcome, app: App | null): HTMLElement {
       return box(line('toolNothingFoundLong', { query: o.query }));
     case 'skills':
       return box(line('toolSkillsLong', { n: o.names.length }), h('ul', { class: 'tool-found' }, o.names.map((n) => h('li', null, n))));
+    case 'tools':
+      return box(line('toolToolsLong', { n: o.names.length }), h('ul', { class: 'tool-found' }, o.names.map((n) => h('li', null, n))));
     case 'skillLoaded':
       return box(line('toolSkillLoadedLong', { name: o.name }), h('pre', { class: 'tool-text' }, o.text));
     case 'skillFile':

@@ -118,6 +118,7 @@ function settingsFields(s: SettingsView) {
     promptBudget: numberInput(s.prompt_budget_chars, { ...b.prompt_budget_chars, step: 1000 }, t('timeoutDefault')),
     memoryBudget: numberInput(s.memory_budget_chars, { ...b.memory_budget_chars, step: 500 }, t('timeoutDefault')),
     toolOutputInline: numberInput(s.tool_output_inline_tokens, { ...b.tool_output_inline_tokens, step: 100 }, t('timeoutDefault')),
+    toolSchemaBudget: numberInput(s.tool_schema_budget_tokens, { ...b.tool_schema_budget_tokens, step: 1000 }, t('timeoutDefault')),
     instructions,
     theme,
     language,
@@ -146,6 +147,7 @@ function formPatch(app: App, s: SettingsView, f: Fields, model: string): Setting
     prompt_budget_chars: numberValue(f.promptBudget),
     memory_budget_chars: numberValue(f.memoryBudget),
     tool_output_inline_tokens: numberValue(f.toolOutputInline),
+    tool_schema_budget_tokens: numberValue(f.toolSchemaBudget),
     custom_instructions: f.instructions.value,
     memory_mode: f.memoryMode(),
     theme: f.theme.value as Theme,
@@ -261,6 +263,7 @@ function serverPane(app: App, f: Fields, model: ModelField, serversPane: HTMLEle
       field(t('attachmentMaxMb'), f.attachmentMax, t('attachmentMaxMbHint', range(SETTING_BOUNDS.attachment_max_mb))),
       field(t('attachmentTextMaxChars'), f.attachmentTextMax, t('attachmentTextMaxCharsHint', range(SETTING_BOUNDS.attachment_text_max_chars))),
       field(t('toolOutputInlineTokens'), f.toolOutputInline, t('toolOutputInlineTokensHint')),
+      field(t('toolSchemaBudget'), f.toolSchemaBudget, t('toolSchemaBudgetHint', range(SETTING_BOUNDS.tool_schema_budget_tokens))),
     ),
   );
 }
@@ -303,9 +306,10 @@ function numberValue(input: HTMLInputElement): number | null {
 /** What the form holds: the settings less the default server's address and key (the servers
  *  pane saves those as they are changed), and a number field left empty is `null` (the
  *  default). The language is sent on its own: only when the user changed it (see the save). */
-type Editable = Omit<SettingsView, 'endpoint_url' | 'api_key_set' | 'language' | 'first_byte_timeout_secs' | 'idle_timeout_secs' | 'attachment_max_mb' | 'attachment_text_max_chars' | 'prompt_budget_chars' | 'memory_budget_chars' | 'tool_output_inline_tokens' | 'tool_call_timeout_secs'> & {
+type Editable = Omit<SettingsView, 'endpoint_url' | 'api_key_set' | 'language' | 'first_byte_timeout_secs' | 'idle_timeout_secs' | 'attachment_max_mb' | 'attachment_text_max_chars' | 'prompt_budget_chars' | 'memory_budget_chars' | 'tool_output_inline_tokens' | 'tool_schema_budget_tokens' | 'tool_call_timeout_secs'> & {
   tool_call_timeout_secs: number | null;
   tool_output_inline_tokens: number | null;
+  tool_schema_budget_tokens: number | null;
   prompt_budget_chars: number | null;
   memory_budget_chars: number | null;
   first_byte_timeout_secs: number | null;

@@ -107,6 +107,7 @@ codes! {
         InvalidTemperature = "invalid_temperature",
         InvalidTextLimit = "invalid_text_limit",
         InvalidToolOutputLimit = "invalid_tool_output_limit",
+        InvalidToolSchemaBudget = "invalid_tool_schema_budget",
         InvalidToolServer = "invalid_tool_server",
         NotPending = "not_pending",
         ToolServerFailed = "tool_server_failed",

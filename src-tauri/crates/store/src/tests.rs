@@ -819,9 +819,6 @@ fn a_search_past_its_ranking_budget_says_its_matches_are_unranked() {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     let (found, ranked) = super::ranked_or_said(&conn, deadline, find).unwrap();
     assert_eq!((found, ranked), (7, false), "matches past the ranking budget are still found, and said to be unranked");
-    let (found, ranked) = super::ranked_or_said(&conn, deadline, |_| {
-        conn.query_row("SELECT 3", [], |r| r.get::<_, i64>(0))
-    })
-    .unwrap();
+    let (found, ranked) = super::ranked_or_said(&conn, deadline, |_| conn.query_row("SELECT 3", [], |r| r.get::<_, i64>(0))).unwrap();
     assert_eq!((found, ranked), (3, true), "a ranking within its budget is said to be ranked");
 }

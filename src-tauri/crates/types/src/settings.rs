@@ -191,6 +191,11 @@ settings! {
         /// 32,000 of a local model: a default search (five passages) is still sent whole, a
         /// whole document or a big listing is not.
         tool_output_inline_tokens: u32 = 2_000, in 200 ..= 1_000_000 => InvalidToolOutputLimit "the size up to which a tool result is sent whole, in tokens,";
+        /// The most the tools' schemas may take of a request, in tokens. Past it (a tool server
+        /// with hundreds of tools), a request carries Maru's own tools, the ones this chat has used
+        /// or found, and `search_tools`, by which the model finds the others and can then call
+        /// them.
+        tool_schema_budget_tokens: u32 = 8_000, in 1_000 ..= 1_000_000 => InvalidToolSchemaBudget "the tools' budget, in tokens,";
         /// Seconds a call of one of the user's tool servers may take (after its approval).
         tool_call_timeout_secs: u32 = 120, in 5 ..= 3600 => InvalidTimeout "a tool call's time limit, in seconds,";
     }

@@ -66,6 +66,8 @@ pub enum ToolDid {
     NothingFound { query: String },
     /// `search_skills`: the names of the skills found.
     Skills { names: Vec<String> },
+    /// `search_tools`: the tool servers' tools found, offered from the next request on.
+    ToolsFound { names: Vec<String> },
     /// `load_skill`: the skill's procedure, with its reference files.
     SkillLoaded { name: String, files: Vec<String> },
     /// `read_skill_file`.

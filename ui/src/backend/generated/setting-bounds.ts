@@ -6,7 +6,7 @@ export interface Bounds {
   max: number;
 }
 
-export type SettingBounds = Record<'attachment_max_mb' | 'attachment_text_max_chars' | 'context_length' | 'first_byte_timeout_secs' | 'idle_timeout_secs' | 'max_tokens' | 'memory_budget_chars' | 'prompt_budget_chars' | 'temperature' | 'tool_call_timeout_secs' | 'tool_output_inline_tokens' | 'top_p', Bounds>;
+export type SettingBounds = Record<'attachment_max_mb' | 'attachment_text_max_chars' | 'context_length' | 'first_byte_timeout_secs' | 'idle_timeout_secs' | 'max_tokens' | 'memory_budget_chars' | 'prompt_budget_chars' | 'temperature' | 'tool_call_timeout_secs' | 'tool_output_inline_tokens' | 'tool_schema_budget_tokens' | 'top_p', Bounds>;
 
 export const SETTING_BOUNDS: SettingBounds = {
   "attachment_max_mb": {
@@ -51,6 +51,10 @@ export const SETTING_BOUNDS: SettingBounds = {
   },
   "tool_output_inline_tokens": {
     "min": 200,
+    "max": 1000000
+  },
+  "tool_schema_budget_tokens": {
+    "min": 1000,
     "max": 1000000
   },
   "top_p": {

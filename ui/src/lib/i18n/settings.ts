@@ -31,6 +31,8 @@ export const en = {
   attachmentTextMaxChars: 'Text indexed per file (characters)',
   attachmentTextMaxCharsHint: 'At most this much of a file’s text can be searched; the rest is cut, with a note on the file. {min} – {max}.',
   toolOutputInlineTokens: 'Tool results sent whole (tokens)',
+  toolSchemaBudget: 'Tools’ descriptions per request (tokens)',
+  toolSchemaBudgetHint: 'Past this, a tool server’s tools are not all described in every request: the model searches them (search_tools) and gets those it found. {min} – {max}.',
   toolOutputInlineTokensHint: 'A larger result is kept aside: the model sees its first lines and reads on when it needs to, so it stays in the chat without filling the window.',
 } as const;
 
@@ -62,5 +64,7 @@ export const ko: Words<typeof en> = {
   attachmentTextMaxChars: '파일당 색인할 텍스트 (글자 수)',
   attachmentTextMaxCharsHint: '파일 텍스트 중 이만큼까지만 검색할 수 있습니다. 나머지는 잘리고, 파일에 그 사실이 표시됩니다. {min} – {max}.',
   toolOutputInlineTokens: '통째로 보낼 도구 결과 크기 (토큰)',
+  toolSchemaBudget: '요청마다 보내는 도구 설명 (토큰)',
+  toolSchemaBudgetHint: '이를 넘으면 도구 서버의 도구를 요청마다 모두 설명하지 않고, 모델이 찾아서(search_tools) 찾은 것만 받습니다. {min} – {max}.',
   toolOutputInlineTokensHint: '이보다 큰 결과는 따로 보관됩니다. 모델은 앞부분만 보고 필요할 때 나머지를 읽으므로, 결과가 대화에 남으면서도 창을 채우지 않습니다.',
 };

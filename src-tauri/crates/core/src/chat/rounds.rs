@@ -2,7 +2,8 @@
 //! how the reply ends and what follows (another request after compacting, the tools, the end);
 //! this does what it decides: compacts, sends, stores, runs the tools and reports.
 
-use std::sync::Arc;
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use super::begin::Committing;
@@ -11,6 +12,7 @@ use super::history;
 use super::machine::{Halt, Next, Step, Turn};
 use super::reply::{Ended, Reply};
 use super::round::{image_urls, open_round, Round};
+use super::tool_search;
 use crate::app::{App, Feed, ToolContext, TurnEvent};
 use crate::llm::{CancellationToken, ChatRequest, ToolCall, ToolSpec};
 use crate::prompt::tokens::Recount;
@@ -44,6 +46,10 @@ pub(super) struct Rounds<'a> {
     client: crate::llm::Client,
     /// The user's tool servers' tools, fixed for the turn (read with its first round).
     servers: Option<Vec<Offered>>,
+    /// Their names this chat has called before this turn (listed even past the tools' budget).
+    used: Option<BTreeSet<String>>,
+    /// Their names `search_tools` found in this turn: listed from the next request on.
+    found: Mutex<BTreeSet<String>>,
 }
 
 /// A round's request as it last went out, and how its reply ended.
@@ -69,7 +75,17 @@ impl<'a> Rounds<'a> {
         cancel: &'a CancellationToken,
         feed: &'a Feed,
     ) -> Rounds<'a> {
-        Rounds { app, session_id, settings, cancel, feed, client: app.llm_client(settings), servers: None }
+        Rounds {
+            app,
+            session_id,
+            settings,
+            cancel,
+            feed,
+            client: app.llm_client(settings),
+            servers: None,
+            used: None,
+            found: Mutex::default(),
+        }
     }
 
     /// Drives the turn's machine: each round streams a reply, the machine decides how it ends
@@ -140,18 +156,25 @@ impl<'a> Rounds<'a> {
         }
     }
 
-    /// The same tools every round, so that every tool the prompt names is offered; the last
-    /// round forbids calling them.
+    /// The same tools every round, so that every tool the prompt names is offered (the last
+    /// round forbids calling them); past the tools' budget, the servers' tools this chat used or
+    /// found, and `search_tools` for the others.
     async fn offer(&mut self, round: &Round) -> RoundTools {
         if self.servers.is_none() {
             let on = round.servers.clone();
             self.servers = Some(if on.is_empty() { vec![] } else { self.app.tool_servers.offered(on).await });
+            self.used = Some(round.history.iter().filter_map(|m| m.tool_name.clone()).collect());
         }
         let from_servers = self.servers.as_deref().unwrap_or_default();
         let mut offer = round.offer;
         offer.servers = !from_servers.is_empty();
         let mut specs = self.app.tools.specs(&offer);
-        specs.extend(from_servers.iter().map(|o| o.spec.clone()));
+        let found = self.found.lock().expect("the found tools' lock").clone();
+        let used = self.used.clone().unwrap_or_default();
+        let budget = self.settings.tool_schema_budget_tokens as usize;
+        let (listed, search) = tool_search::select(&specs, from_servers, budget, &used, &found, &self.app.templates);
+        specs.extend(search);
+        specs.extend(listed.into_iter().map(|o| o.spec.clone()));
         let texts = specs.iter().map(compact::tool_json).collect();
         RoundTools { specs, texts }
     }
@@ -314,7 +337,14 @@ impl<'a> Rounds<'a> {
         let ctx = ToolContext { session_id: self.session_id, project_id, message_id: Some(reply_id), store: self.app.store.clone() };
         for call in calls {
             self.feed.push(TurnEvent::ToolCall { id: call.id.clone(), name: call.name.clone(), arguments: call.arguments.clone() });
-            let reply = match self.servers.as_deref().unwrap_or_default().iter().find(|o| o.spec.name == call.name) {
+            let servers = self.servers.as_deref().unwrap_or_default();
+            let reply = match servers.iter().find(|o| o.spec.name == call.name) {
+                None if call.name == tool_search::NAME && !servers.is_empty() => {
+                    tool_search::call(&self.app.templates, servers, &call.arguments).map(|(reply, names)| {
+                        self.found.lock().expect("the found tools' lock").extend(names);
+                        reply
+                    })
+                }
                 Some(offered) => {
                     super::server_tools::call(self.app, offered, call, self.session_id, self.settings, self.cancel, self.feed).await
                 }

@@ -45,6 +45,8 @@ const BUNDLED: &[(&str, &str)] = &[
     ("tools/read_skill_file_result", include_str!("../../../../../prompts/tools/read_skill_file_result.md")),
     ("tools/search_skills", include_str!("../../../../../prompts/tools/search_skills.md")),
     ("tools/search_skills_result", include_str!("../../../../../prompts/tools/search_skills_result.md")),
+    ("tools/search_tools", include_str!("../../../../../prompts/tools/search_tools.md")),
+    ("tools/search_tools_result", include_str!("../../../../../prompts/tools/search_tools_result.md")),
     ("summary_transcript", include_str!("../../../../../prompts/summary_transcript.md")),
     ("summary_missing", include_str!("../../../../../prompts/summary_missing.md")),
     ("presets/code-reviewer", include_str!("../../../../../prompts/presets/code-reviewer.md")),
