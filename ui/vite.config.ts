@@ -1,5 +1,6 @@
 /// <reference types="vitest/config" />
 import { defineConfig, type Plugin } from 'vite';
+import { entryBudget } from './scripts/entryBudget';
 
 /**
  * KaTeX's stylesheet names each font three times (woff2, woff, ttf); every engine Maru runs in
@@ -20,7 +21,7 @@ function katexWoff2Only(): Plugin {
 // `npm run dev` proxies /api to a `maru serve` on its default port; open the dev server with
 // `#token=<the token maru printed>`.
 export default defineConfig({
-  plugins: [katexWoff2Only()],
+  plugins: [katexWoff2Only(), entryBudget()],
   build: {
     outDir: 'dist',
     emptyOutDir: true,

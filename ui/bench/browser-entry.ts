@@ -1,5 +1,5 @@
 // Bundled by bench/browser.mjs and run in Chromium: the figures of markdown.bench.ts in a real DOM.
-import { MarkdownStream, renderMarkdownHtml } from '../src/lib/markdown';
+import { loadMarkdownFor, MarkdownStream, renderMarkdownHtml } from '../src/lib/markdown';
 import { base, frame, frameCount, longParagraph } from './workload';
 
 function stats(ms: number[]) {
@@ -8,7 +8,9 @@ function stats(ms: number[]) {
   return { n: s.length, mean: s.reduce((a, b) => a + b, 0) / s.length, median: pick(0.5), p95: pick(0.95), max: s[s.length - 1] };
 }
 
-function run() {
+async function run() {
+  // The renderer, KaTeX and highlight.js, which the app loads when a reply needs them.
+  await loadMarkdownFor(['$x$ ```']);
   renderMarkdownHtml('warm **up** `x` *y* https://a.example $x$\n\n```js\nlet a = 1;\n```');
   const md = document.createElement('div');
   md.className = 'md';

@@ -5,8 +5,11 @@
 // comparison. jsdom's DOM is several times slower than a browser's: `node bench/browser.mjs` runs
 // the same workload in Chromium.
 import { bench, describe } from 'vitest';
-import { MarkdownStream, renderMarkdownHtml } from '../src/lib/markdown';
+import { loadMarkdownFor, MarkdownStream, renderMarkdownHtml } from '../src/lib/markdown';
 import { base, frame, frameCount, longParagraph } from './workload';
+
+// The renderer, KaTeX and highlight.js, which the app loads when a reply needs them.
+await loadMarkdownFor(['$x$ ```']);
 
 describe(`one frame while streaming 2,000 tokens into a ${base.length.toLocaleString('en')}-character reply`, () => {
   let stream = new MarkdownStream();

@@ -8,6 +8,7 @@ import { DESKTOP_ORIGIN, inDesktop, ipcFetch } from './backend/ipc';
 import { takeToken } from './backend/token';
 import { mountDesktop } from './desktop';
 import { setLanguage, startLanguage } from './lib/i18n';
+import { preloadMarkdown } from './lib/markdown';
 import { applyTheme, rememberedTheme } from './lib/theme';
 import { renderNotices } from './state/notices';
 import { mountLayout, mountNoToken } from './views/layout';
@@ -38,4 +39,9 @@ if (!token) {
   if (desktop) mountDesktop(app, layout.perform);
   void app.start();
   (window as unknown as { maru?: App }).maru = app;
+  // The Markdown renderer is a chunk of its own: fetched once the window is drawn, so that the
+  // first reply (or a chat opened at start) does not wait for it. KaTeX and highlight.js wait for
+  // a reply that needs them.
+  if ('requestIdleCallback' in window) requestIdleCallback(() => void preloadMarkdown(), { timeout: 1000 });
+  else setTimeout(() => void preloadMarkdown(), 200);
 }

@@ -1,6 +1,7 @@
-// Syntax highlighting for code blocks in replies: highlight.js's core with the languages models
-// write most (the full set would add several hundred kilobytes). A block is highlighted only when
-// its language is named and known; the token colours are in style.css ("Code and math").
+// Syntax highlighting for code blocks in replies, loaded only for a reply with a fenced code block
+// (markdown.ts decides): highlight.js's core with the languages models write most (the full set
+// would add several hundred kilobytes). A block is highlighted only when its language is named and
+// known; the token colours are in style.css ("Code and math").
 
 import hljs from 'highlight.js/lib/core';
 import bash from 'highlight.js/lib/languages/bash';

@@ -1,10 +1,11 @@
-// Markdown for model replies: CommonMark + GFM (tables, strikethrough, autolinks, task lists,
-// footnotes) by markdown-it, code highlighted by highlight.js, math ($…$, $$…$$, \(…\), \[…\]) by
-// KaTeX.
-// Safety, in two layers: markdown-it never passes HTML through (`html: false`, so tags in a reply
-// show as text), and what it produces is sanitised by DOMPurify before it becomes DOM. Links keep
-// only http(s) and mailto targets and open in a new tab without an opener or referrer. Images are
-// shown as links: a reply never makes the browser fetch anything.
+// Markdown for model replies, and what each reply needs loaded to be drawn. The renderer
+// (markdownRender.ts: markdown-it, its plugins and DOMPurify), KaTeX (math.ts, with its stylesheet
+// and fonts) and highlight.js (highlight.ts) are chunks of their own, loaded when a reply needs
+// them: the renderer for any reply (and early, when the window is idle after start, see
+// `preloadMarkdown`), KaTeX for one with math, highlight.js for one with a code fence. A view
+// asks `markdownReady` for the replies it is about to draw and, when they are not, waits for
+// `loadMarkdownFor` and draws them all once it resolves: a chat full of math shows in one pass,
+// never as raw text first.
 //
 // While a reply streams, `MarkdownStream` renders each completed block once and re-renders only
 // the block still being written (see `splitPoint`). Footnotes are the exception: their
@@ -12,189 +13,98 @@
 // definition has arrived the reply is rendered whole. A code fence or display math block still
 // open at the end is shown as plain, muted text until it closes (see `splitUnfinished`).
 
-import { footnote } from '@mdit/plugin-footnote';
-import { katex } from '@mdit/plugin-katex';
-import { tasklist } from '@mdit/plugin-tasklist';
-import DOMPurify from 'dompurify';
-import MarkdownIt from 'markdown-it';
-import type { Token } from 'markdown-it';
-import { highlightCode } from './highlight';
-import 'katex/dist/katex.min.css';
+import type { Helpers, RenderOptions } from './markdownRender';
 
-export interface RenderOptions {
-  /** The text of the copy button on code blocks. */
-  copyLabel?: string;
-  /** Its tooltip and accessible name. */
-  copyTitle?: string;
-  /** The label of a code block without a language. */
-  plainLabel?: string;
+export type { RenderOptions } from './markdownRender';
+export { safeHref } from './links';
+
+// ---- what a reply needs, and loading it
+
+/** The chunks a reply may need: the renderer, KaTeX, highlight.js. */
+export type Part = 'markdown' | 'math' | 'code';
+
+type Renderer = typeof import('./markdownRender');
+let renderer: Renderer | null = null;
+const helpers: Helpers = {};
+/** Each part's load, once asked for; a part whose load failed counts as settled (its replies are
+ *  drawn without it: math as its source, code unhighlighted, or the text as it was written). */
+const loads = new Map<Part, Promise<void>>();
+const settled = new Set<Part>();
+/** Bumped whenever a part arrives: what was drawn without it is drawn again. */
+let generation = 0;
+
+const LOADERS: Record<Part, () => Promise<void>> = {
+  markdown: async () => {
+    renderer = await import('./markdownRender');
+  },
+  math: async () => {
+    helpers.tex = (await import('./math')).renderTex;
+  },
+  code: async () => {
+    helpers.highlight = (await import('./highlight')).highlightCode;
+  },
+};
+
+/**
+ * What drawing `src` needs. Math needs a `$`, `\(` or `\[` and highlighting a fence (``` or
+ * ~~~), so a text without them needs the renderer only; one with them may need less than this
+ * says (`$5`), never more.
+ */
+export function partsFor(src: string): Part[] {
+  const parts: Part[] = ['markdown'];
+  if (/\$|\\[([]/.test(src)) parts.push('math');
+  if (/```|~~~/.test(src)) parts.push('code');
+  return parts;
 }
 
-/** Only web and mail links; `javascript:`, `data:` and the like are refused. */
-export function safeHref(href: string): string | null {
-  const h = href.trim();
-  if (/^(https?:\/\/|mailto:)/i.test(h) && !/[\u0000-\u001f\s]/.test(h)) return h;
-  return null;
-}
-
-// ---- markdown-it
-
-const md = new MarkdownIt({
-  html: false,
-  linkify: true,
-  // Models write one line per thought: a single newline is a line break, as it was shown before.
-  breaks: true,
-  typographer: false,
-});
-// Bare "example.com" is not a link; "https://example.com" and "<https://…>" are.
-md.linkify.set({ fuzzyLink: false, fuzzyEmail: false, fuzzyIP: false });
-// Every target is accepted by the parser so that an unsafe link still parses as a link (and then
-// shows as its label, see `maru_unsafe_links` below) instead of as raw brackets.
-md.validateLink = () => true;
-
-// @mdit/plugin-katex is maintained with markdown-it 14 and brings KaTeX 0.16 (its own dependency,
-// which package.json pins to the same line so the CSS and fonts match the code).
-md.use(katex, {
-  delimiters: 'all',
-  throwOnError: false,
-  // \href, \url, \includegraphics, \htmlClass and the like stay off (`trust` is false).
-  trust: false,
-  strict: 'ignore',
-  output: 'htmlAndMathml',
-  logger: () => 'ignore',
-});
-md.use(tasklist, { disabled: true, label: false });
-md.use(footnote);
-
-const RENDER = Symbol('maru.render');
-interface Env {
-  [RENDER]: Required<RenderOptions>;
-}
-const DEFAULTS: Required<RenderOptions> = { copyLabel: 'Copy', copyTitle: 'Copy code', plainLabel: 'text' };
-
-/** A link whose target is not http(s)/mailto loses its `<a>`: its label stays as text. */
-md.core.ruler.push('maru_unsafe_links', (state) => {
-  for (const block of state.tokens) {
-    if (block.type !== 'inline' || !block.children) continue;
-    const out: Token[] = [];
-    const dropped: boolean[] = [];
-    for (const tok of block.children) {
-      if (tok.type === 'link_open') {
-        const safe = safeHref(tok.attrGet('href') ?? '');
-        dropped.push(!safe);
-        if (!safe) continue;
-        tok.attrSet('href', safe);
-        tok.attrSet('target', '_blank');
-        tok.attrSet('rel', 'noopener noreferrer nofollow');
-      } else if (tok.type === 'link_close') {
-        if (dropped.pop()) continue;
-      }
-      out.push(tok);
-    }
-    block.children = out;
+function load(part: Part): Promise<void> {
+  let p = loads.get(part);
+  if (!p) {
+    p = LOADERS[part]().catch((e: unknown) => {
+      console.error(`Maru: the ${part} renderer did not load`, e);
+    }).finally(() => {
+      settled.add(part);
+      generation++;
+    });
+    loads.set(part, p);
   }
-});
-
-const rules = md.renderer.rules;
-
-// The page has its own h1: a reply's `#` is an h2, and so on down.
-rules.heading_open = (tokens, idx) => {
-  const level = Number(tokens[idx].tag.slice(1));
-  return `<h${Math.min(level + 1, 6)} class="md-h" data-level="${level}">`;
-};
-rules.heading_close = (tokens, idx) => `</h${Math.min(Number(tokens[idx].tag.slice(1)) + 1, 6)}>\n`;
-
-// Wide tables scroll on their own.
-rules.table_open = () => '<div class="table-wrap"><table>\n';
-rules.table_close = () => '</table></div>\n';
-
-// An image is a link to it (when its address is a web one), never an `<img>`.
-rules.image = (tokens, idx, options, env, self) => {
-  const tok = tokens[idx];
-  const alt = self.renderInlineAsText(tok.children ?? [], options, env);
-  const src = safeHref(tok.attrGet('src') ?? '');
-  const label = md.utils.escapeHtml(alt || src || '');
-  if (!src) return label;
-  return `<a href="${md.utils.escapeHtml(src)}" target="_blank" rel="noopener noreferrer nofollow">${label}</a>`;
-};
-
-// Footnotes: a superscript number and the notes listed at the end. Without ids and in-page links
-// (ids would repeat across replies; see PURIFY_CONFIG), so there is no jump to the note and back.
-rules.footnote_ref = (tokens, idx, options, env, self) =>
-  `<sup class="fn-ref">${self.rules.footnote_caption!(tokens, idx, options, env, self)}</sup>`;
-rules.footnote_block_open = () => '<section class="footnotes"><ol class="footnotes-list">\n';
-rules.footnote_block_close = () => '</ol></section>\n';
-rules.footnote_open = () => '<li class="footnote-item">';
-rules.footnote_close = () => '</li>\n';
-rules.footnote_anchor = () => '';
-
-// Fenced and indented code: a header with the language and a copy button (wired by the chat),
-// then the highlighted code.
-const codeBlock = (text: string, info: string, env: Env): string => {
-  const o = env[RENDER] ?? DEFAULTS;
-  const lang = info.trim().split(/\s+/)[0] ?? '';
-  const esc = md.utils.escapeHtml;
-  const highlighted = highlightCode(text, lang);
-  const body = highlighted ?? esc(text);
-  const langAttr = lang ? ` data-lang="${esc(lang)}"` : '';
-  const cls = highlighted != null ? ` class="hljs language-${esc(lang)}"` : '';
-  return (
-    `<div class="code-block"><div class="code-head"><span class="code-lang">${esc(lang || o.plainLabel)}</span>` +
-    `<button type="button" class="copy-code" title="${esc(o.copyTitle)}" aria-label="${esc(o.copyTitle)}">${esc(o.copyLabel)}</button></div>` +
-    `<pre><code${cls}${langAttr}>${body}</code></pre></div>\n`
-  );
-};
-rules.fence = (tokens, idx, _options, env) => {
-  const tok = tokens[idx];
-  // A fence still open while a reply streams has no closing line yet: its trailing newline is
-  // the line being written, not a blank line of code.
-  return codeBlock(tok.content.replace(/\n$/, ''), md.utils.unescapeAll(tok.info), env as Env);
-};
-rules.code_block = (tokens, idx, _options, env) => codeBlock(tokens[idx].content.replace(/\n$/, ''), '', env as Env);
-
-// ---- sanitising
-
-const purify = typeof window !== 'undefined' ? DOMPurify(window) : null;
-if (purify) {
-  purify.addHook('afterSanitizeAttributes', (node) => {
-    if (node.nodeName === 'A') {
-      const href = safeHref(node.getAttribute('href') ?? '');
-      if (href) {
-        node.setAttribute('href', href);
-        node.setAttribute('target', '_blank');
-        node.setAttribute('rel', 'noopener noreferrer nofollow');
-      } else {
-        node.removeAttribute('href');
-        node.removeAttribute('target');
-      }
-    }
-    // KaTeX sizes and places glyphs with inline styles; nothing in a style may fetch.
-    const style = node.getAttribute?.('style');
-    if (style && /url\s*\(|@import|expression\s*\(/i.test(style)) node.removeAttribute('style');
-  });
+  return p;
 }
 
-const PURIFY_CONFIG = {
-  // KaTeX writes HTML (spans), MathML (for screen readers) and, for a few glyphs (roots, long
-  // arrows), SVG paths.
-  USE_PROFILES: { html: true, mathMl: true, svg: true },
-  ADD_ATTR: ['target'],
-  // DOMPurify leaves out MathML's <semantics> and <annotation> by default: the wrapper is harmless
-  // and kept; the annotation (the TeX source again, for tools that convert back) goes with its text.
-  ADD_TAGS: ['semantics'],
-  ADD_FORBID_CONTENTS: ['annotation'],
-  FORBID_TAGS: ['img', 'image', 'style', 'form', 'iframe', 'object', 'embed', 'video', 'audio', 'source', 'picture', 'use', 'foreignObject'],
-  // Ids would repeat across replies (task list checkboxes number theirs from 0 in each).
-  FORBID_ATTR: ['id', 'srcset', 'xlink:href', 'action', 'formaction'],
-  ALLOW_UNKNOWN_PROTOCOLS: false,
-};
+function needed(texts: Iterable<string>): Set<Part> {
+  const parts = new Set<Part>();
+  if (settled.size === 3) return parts;
+  for (const text of texts) for (const part of partsFor(text)) if (!settled.has(part)) parts.add(part);
+  return parts;
+}
 
-/** The reply's Markdown as sanitised HTML. */
+/** Whether every one of `texts` can be drawn now, with all it needs. */
+export function markdownReady(texts: Iterable<string>): boolean {
+  return needed(texts).size === 0;
+}
+
+/** Loads what `texts` need; resolves once all of it is there (or failed to load: never rejects). */
+export async function loadMarkdownFor(texts: Iterable<string>): Promise<void> {
+  await Promise.all([...needed(texts)].map(load));
+}
+
+/** Starts loading the renderer (not KaTeX or highlight.js), so that the first reply does not wait for it. */
+export function preloadMarkdown(): Promise<void> {
+  return load('markdown');
+}
+
+/** The reply's Markdown as sanitised HTML (with what it needs loaded: see `loadMarkdownFor`). */
 export function renderMarkdownHtml(src: string, opts: RenderOptions = {}): string {
-  const env: Env = { [RENDER]: { ...DEFAULTS, ...opts } };
-  const raw = md.render(src, env).trimEnd();
-  if (!purify) throw new Error('Markdown rendering needs a DOM');
-  return purify.sanitize(raw, PURIFY_CONFIG) as string;
+  if (!renderer) throw new Error('the Markdown renderer is not loaded');
+  return renderer.renderMarkdownHtml(src, opts, helpers);
+}
+
+/** A reply as its plain text, while (or if) the renderer cannot be had. */
+function plainNode(src: string, doc: Document): HTMLElement {
+  const p = doc.createElement('p');
+  p.className = 'pending pending-text';
+  p.textContent = src;
+  return p;
 }
 
 function toFragment(html: string, doc: Document): DocumentFragment {
@@ -215,6 +125,8 @@ function cachedHtml(src: string, opts: RenderOptions): string {
   let html = cache.get(key);
   if (html === undefined) {
     html = renderMarkdownHtml(src, opts);
+    // Drawn without a part it needs (still loading, or failed): not kept.
+    if (!markdownReady([src])) return html;
   } else {
     cache.delete(key);
     cachedChars -= key.length + html.length;
@@ -229,8 +141,14 @@ function cachedHtml(src: string, opts: RenderOptions): string {
   return html;
 }
 
-/** Builds the DOM for a reply; code blocks carry a `.copy-code` button for the caller to wire. */
+/** Builds the DOM for a reply; code blocks carry a `.copy-code` button for the caller to wire.
+ *  Before the renderer is loaded, the reply's text as written. */
 export function renderMarkdown(src: string, opts: RenderOptions = {}, doc: Document = document): DocumentFragment {
+  if (!renderer) {
+    const frag = doc.createDocumentFragment();
+    frag.append(plainNode(src, doc));
+    return frag;
+  }
   return toFragment(cachedHtml(src, opts), doc);
 }
 
@@ -354,6 +272,8 @@ export class MarkdownStream {
   private wholeCost = 0;
   /** A frame skipped to keep to that share: rendered once the time has come, unless a newer one was. */
   private skipped: ReturnType<typeof setTimeout> | null = null;
+  /** The parts loaded when the kept blocks were rendered (see `generation`). */
+  private generation = -1;
 
   constructor(
     private readonly opts: RenderOptions = {},
@@ -365,6 +285,18 @@ export class MarkdownStream {
   render(text: string, into: Element): void {
     if (this.skipped) clearTimeout(this.skipped);
     this.skipped = null;
+    if (!renderer) {
+      into.replaceChildren(plainNode(text, this.doc));
+      this.into = null;
+      return;
+    }
+    if (this.generation !== generation) {
+      // KaTeX or highlight.js arrived since: the blocks kept may have been drawn without them.
+      this.doneSrc = '';
+      this.doneNodes = [];
+      this.into = null;
+      this.generation = generation;
+    }
     // A code fence or display math still open at the end is held back as plain text.
     const { done: src, pending, kind } = splitUnfinished(text);
     const pendingNodes = pending && kind ? [pendingNode(pending, kind, this.doc)] : [];

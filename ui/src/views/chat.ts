@@ -8,12 +8,11 @@ import { t } from '../lib/i18n';
 import { presetDescription, presetName } from '../lib/presets';
 import { mountComposer } from './composer';
 import { mountDropZone } from './files';
-import { pendingBadge } from './memoryPanel';
 import { showMenu, type MenuItem } from './menu';
 import { MessageList } from './messageList';
 import { chatModelItems, chatModelLabel } from './modelMenu';
-import { openSettingsDialog } from './settingsDialog';
-import { renameSession, sessionMenu, sessionTitle } from './sidebar';
+import { openSettingsDialog } from './settingsLink';
+import { pendingBadge, renameSession, sessionMenu, sessionTitle } from './sidebar';
 
 /**
  * The chat's preset and model as one control: a button naming both (and the model's server when

@@ -13,7 +13,7 @@ import { count, dateTime, ms, percent, rate, relative, shortSha } from '../lib/f
 import { t, type Key } from '../lib/i18n';
 import { presetSourceText } from '../lib/presets';
 import { reasonsText, reasonText } from '../lib/reasons';
-import { openSettingsDialog } from './settingsDialog';
+import { openSettingsDialog } from './settingsLink';
 import { toast } from './toast';
 
 const CIRCLED = ['', '①', '②', '③', '④', '⑤'];

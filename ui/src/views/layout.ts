@@ -6,13 +6,12 @@ import { h, icon, replaceChildren } from '../lib/dom';
 import { t } from '../lib/i18n';
 import { shortcutOf, type Action } from '../lib/shortcuts';
 import { mountChat } from './chat';
-import { mountContextPanel } from './contextPanel';
 import { mountFilesPanel } from './files';
-import { mountMemoryPanel } from './memoryPanel';
 import { mountServerBanner } from './serverBanner';
-import { openSettingsDialog } from './settingsDialog';
+import { openSettingsDialog } from './settingsLink';
 import { toggleShortcuts } from './shortcuts';
 import { mountSidebar } from './sidebar';
+import { toast } from './toast';
 
 export function mountLayout(app: App, root: HTMLElement): { perform: (action: Action) => boolean } {
   const sidebar = h('aside', { class: 'sidebar', 'aria-label': t('projects') });
@@ -49,11 +48,10 @@ export function mountLayout(app: App, root: HTMLElement): { perform: (action: Ac
   return { perform };
 }
 
-/** The side panel: the one open (context inspector, memory, files), or none. */
+/** The side panel: the one open (context inspector, memory, files), or none. The context
+ *  inspector and the memory panel are chunks of their own, loaded when first opened. */
 function mountPanels(app: App, shell: HTMLElement, panel: HTMLElement): void {
   const close = () => app.panels.closePanel();
-  const renderContext = mountContextPanel(app, panel, close);
-  const renderMemory = mountMemoryPanel(app, panel, close);
   const renderFiles = mountFilesPanel(app, panel, close);
   const renderPanel = () => {
     const open = app.panels.panel;
@@ -64,8 +62,33 @@ function mountPanels(app: App, shell: HTMLElement, panel: HTMLElement): void {
     else if (open === 'files') renderFiles();
     else panel.replaceChildren();
   };
+  const renderContext = lazyPanel(app, panel, close, renderPanel, async () => (await import('./contextPanel')).mountContextPanel);
+  const renderMemory = lazyPanel(app, panel, close, renderPanel, async () => (await import('./memoryPanel')).mountMemoryPanel);
   app.on('panel', renderPanel);
   renderPanel();
+}
+
+type MountPanel = (app: App, root: HTMLElement, onClose: () => void) => () => void;
+
+/** A panel whose code is loaded when it is first shown: empty until then, then mounted and, if
+ *  it is still the one open, drawn (`again` draws the open panel). */
+function lazyPanel(app: App, root: HTMLElement, close: () => void, again: () => void, load: () => Promise<MountPanel>): () => void {
+  let render: (() => void) | null = null;
+  let loading = false;
+  return () => {
+    if (render) return render();
+    root.replaceChildren();
+    if (loading) return;
+    loading = true;
+    load().then((mount) => {
+      render = mount(app, root, close);
+      again();
+    }, (e: unknown) => {
+      loading = false;
+      console.error('Maru: a panel did not load', e);
+      toast(t('offlineBody'), 'error');
+    });
+  };
 }
 
 /** The banner for a refused access token, or a server that does not answer (with Retry). */

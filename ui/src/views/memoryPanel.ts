@@ -11,7 +11,7 @@ import { h, icon, replaceChildren } from '../lib/dom';
 import { relative } from '../lib/format';
 import { t, type Key } from '../lib/i18n';
 import { confirmDialog } from './dialog';
-import { openSettingsDialog } from './settingsDialog';
+import { openSettingsDialog } from './settingsLink';
 
 const MODE_LINES: Record<MemoryMode, Key> = { off: 'memoryModeLineOff', review: 'memoryModeLineReview', auto: 'memoryModeLineAuto' };
 
@@ -244,10 +244,3 @@ class MemoryPanel {
 }
 
 const when = (m: Memory) => h('span', { class: 'memory-when', title: new Date(m.updated_at).toLocaleString() }, relative(m.updated_at));
-
-/** The count of proposals waiting, for the Memory buttons (nothing when there are none). */
-export function pendingBadge(app: App): HTMLElement | null {
-  const n = app.memory.pendingCount;
-  if (n === 0) return null;
-  return h('span', { class: 'pending-count', 'data-testid': 'memory-pending-count', title: t('memoryPending', { n }), 'aria-label': t('memoryPending', { n }) }, String(n));
-}

@@ -10,8 +10,9 @@ import type { Message } from '../backend/types';
 import { copyText } from '../lib/clipboard';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { language, t } from '../lib/i18n';
+import { loadMarkdownFor, markdownReady } from '../lib/markdown';
 import { entryNode, filesSentWith, groupReplies, liveNode, updateLiveNode, type Entry } from './message';
-import { openSettingsDialog } from './settingsDialog';
+import { openSettingsDialog } from './settingsLink';
 import { toast } from './toast';
 
 /** Message elements kept in the page at most, and how many more are drawn when scrolling reaches an end. */
@@ -51,6 +52,8 @@ export class MessageList {
   private liveEl: HTMLElement | null = null;
   private frame = 0;
   private shownSession: number | null | undefined;
+  /** What the replies need loading (the renderer, KaTeX, highlight.js): the list is drawn once it is there. */
+  private loading: Promise<void> | null = null;
 
   constructor(private readonly app: App) {
     this.area = h('div', { class: 'scroll-area' }, this.scroller, this.jump);
@@ -136,8 +139,26 @@ export class MessageList {
     return null;
   }
 
-  /** Draws the list as the state has it now. */
+  /**
+   * Whether the open chat's replies (all those loaded, not only those in the window: scrolling
+   * never waits) and the reply being written can be drawn now. Else what they need is loaded and
+   * the list drawn once it is, in one pass: a reply is never shown as raw text first.
+   */
+  private rendererReady(): boolean {
+    const live = this.app.chat.currentLive();
+    const texts = this.app.chat.shownMessages().filter((m) => m.role === 'assistant').map((m) => m.content);
+    if (live?.text) texts.push(live.text);
+    if (markdownReady(texts)) return true;
+    this.loading ??= loadMarkdownFor(texts).then(() => {
+      this.loading = null;
+      this.render();
+    });
+    return false;
+  }
+
+  /** Draws the list as the state has it now (once what its replies need is loaded). */
   render(): void {
+    if (!this.rendererReady()) return;
     const opened = this.noteOpened();
     const live = this.app.chat.currentLive();
     const visible = this.shown();
@@ -382,6 +403,14 @@ export class MessageList {
       this.frame = 0;
       const current = this.app.chat.currentLive();
       if (!current || !this.liveEl) return;
+      // Math or code just began (or the renderer is not there yet): drawn again once it is.
+      if (!markdownReady([current.text])) {
+        this.loading ??= loadMarkdownFor([current.text]).then(() => {
+          this.loading = null;
+          this.renderLive();
+        });
+        return;
+      }
       const stick = this.nearBottom();
       updateLiveNode(this.liveEl, current, this.app);
       if (stick) this.toBottom();

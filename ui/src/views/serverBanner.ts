@@ -5,7 +5,7 @@ import type { App } from '../app';
 import type { FoundServer } from '../backend/types';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { t } from '../lib/i18n';
-import { openSettingsDialog } from './settingsDialog';
+import { openSettingsDialog } from './settingsLink';
 
 /** Draws `app.config.serverOffer` into `el` now and whenever it (or the language) changes. */
 export function mountServerBanner(app: App, el: HTMLElement): void {

@@ -11,11 +11,10 @@ import type { ProjectEntry } from '../state/sessions';
 import { confirmDialog, promptDialog } from './dialog';
 import { exportChat, exportProject } from './exports';
 import { openProjectFilesDialog } from './files';
-import { pendingBadge } from './memoryPanel';
 import { showMenu, type MenuItem } from './menu';
 import { openProjectDialog } from './projectDialog';
 import { mountSearch } from './search';
-import { openSettingsDialog } from './settingsDialog';
+import { openSettingsDialog } from './settingsLink';
 import { toggleShortcuts } from './shortcuts';
 
 const DRAG_TYPE = 'application/x-maru-session';
@@ -240,4 +239,11 @@ export async function renameSession(app: App, s: Session): Promise<void> {
 export async function deleteSession(app: App, s: Session): Promise<void> {
   const ok = await confirmDialog({ title: t('deleteChatTitle'), body: t('deleteChatBody', { title: sessionTitle(s) }), confirm: t('delete'), danger: true });
   if (ok) await app.sessions.deleteSession(s.id);
+}
+
+/** The count of proposals waiting, for the Memory buttons (nothing when there are none). */
+export function pendingBadge(app: App): HTMLElement | null {
+  const n = app.memory.pendingCount;
+  if (n === 0) return null;
+  return h('span', { class: 'pending-count', 'data-testid': 'memory-pending-count', title: t('memoryPending', { n }), 'aria-label': t('memoryPending', { n }) }, String(n));
 }
