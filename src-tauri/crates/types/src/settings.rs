@@ -36,6 +36,18 @@ pub enum Theme {
     Dark,
 }
 
+/// A model on one of the user's servers, for work other than chat: embedding passages, or
+/// reranking what a search found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
+pub struct ModelChoice {
+    /// The server (a row of `/api/connections`).
+    pub connection_id: i64,
+    /// The model's name as the server lists it.
+    pub model: String,
+}
+
 /// The smallest and largest value a numeric setting takes (both allowed).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -201,6 +213,12 @@ settings! {
         tool_output_inline_tokens: u32 = 2_000, in 200 ..= 1_000_000 => InvalidToolOutputLimit "the size up to which a tool result is sent whole, in tokens,";
         /// Seconds a call of one of the user's tool servers may take (after its approval).
         tool_call_timeout_secs: u32 = 120, in 5 ..= 3600 => InvalidTimeout "a tool call's time limit, in seconds,";
+        /// The model that embeds the files' passages, so a search also finds passages by meaning
+        /// (hybrid search); none, the default: search by words only.
+        embeddings: Option<ModelChoice> = None;
+        /// The model that reorders a hybrid search's best passages; none: they stay in the order
+        /// the words and the meaning agreed on.
+        reranker: Option<ModelChoice> = None;
     }
     optional {
         temperature: f32, in 0.0 ..= 2.0 => InvalidTemperature "temperature";
