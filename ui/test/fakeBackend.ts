@@ -56,6 +56,8 @@ export function settingsView(over: Partial<SettingsView> = {}): SettingsView {
     memory_budget_chars: 12000,
     tool_output_inline_tokens: 2000,
     tool_call_timeout_secs: 120,
+    embeddings: null,
+    reranker: null,
     ...over,
   };
 }

@@ -1449,6 +1449,19 @@ export interface components {
              */
             next_before: number | null;
         };
+        /**
+         * @description A model on one of the user's servers, for work other than chat: embedding passages, or
+         *     reranking what a search found.
+         */
+        ModelChoice: {
+            /**
+             * Format: int64
+             * @description The server (a row of `/api/connections`).
+             */
+            connection_id: number;
+            /** @description The model's name as the server lists it. */
+            model: string;
+        };
         ModelInfo: {
             /**
              * Format: int32
@@ -1573,6 +1586,21 @@ export interface components {
             /** Format: binary */
             file: Blob;
         };
+        /** @description One step of a hybrid ranking. */
+        RankingStep: {
+            /** @enum {string} */
+            status: "used";
+        } | {
+            /** @enum {string} */
+            status: "timed_out";
+        } | {
+            message: string;
+            /** @enum {string} */
+            status: "failed";
+        } | {
+            /** @enum {string} */
+            status: "pending";
+        };
         /**
          * @description Why something is as it is (a section left out, a cut, a changed prompt, a file that could not
          *     be read), for the UI to say in its language: a stable `code` and the values its sentence needs.
@@ -1637,6 +1665,15 @@ export interface components {
         };
         /** @enum {string} */
         Role: "user" | "assistant" | "tool";
+        /**
+         * @description How a hybrid `search_attachment` ranked: by meaning (the embeddings model) beside the words,
+         *     and then by the reranker, each as it went. Lexical search always answers alone when the
+         *     others cannot.
+         */
+        SearchRanking: {
+            meaning: components["schemas"]["RankingStep"];
+            rerank: null | components["schemas"]["RankingStep"];
+        };
         /** @enum {string} */
         SectionId: "base" | "custom_instructions" | "project_instructions" | "attachments" | "memory";
         SectionReport: {
@@ -1733,6 +1770,7 @@ export interface components {
             /** Format: int32 */
             context_length?: number | null;
             custom_instructions?: string | null;
+            embeddings?: null | components["schemas"]["ModelChoice"];
             /** @description The default server's address; `null` goes back to the usual local one. */
             endpoint_url?: string | null;
             /** Format: int32 */
@@ -1749,6 +1787,7 @@ export interface components {
             model?: string | null;
             /** Format: int32 */
             prompt_budget_chars?: number | null;
+            reranker?: null | components["schemas"]["ModelChoice"];
             /** Format: float */
             temperature?: number | null;
             theme?: null | components["schemas"]["Theme"];
@@ -1783,6 +1822,7 @@ export interface components {
             context_length: number | null;
             /** @description Global custom instructions: section ② of every system prompt. */
             custom_instructions: string;
+            embeddings: null | components["schemas"]["ModelChoice"];
             /** @description The default server's address (the servers are listed by `/api/connections`). */
             endpoint_url: string;
             /**
@@ -1811,6 +1851,7 @@ export interface components {
              * @description The system prompt's budget in characters (sections are cut from ⑤ back to ② beyond it).
              */
             prompt_budget_chars: number;
+            reranker: null | components["schemas"]["ModelChoice"];
             /** Format: float */
             temperature: number | null;
             theme: components["schemas"]["Theme"];
@@ -2050,10 +2091,12 @@ export interface components {
             /** @enum {string} */
             kind: "passages";
             passages: components["schemas"]["FoundPassage"][];
+            ranking: null | components["schemas"]["SearchRanking"];
         } | {
             /** @enum {string} */
             kind: "nothing_found";
             query: string;
+            ranking: null | components["schemas"]["SearchRanking"];
         } | {
             /** @enum {string} */
             kind: "skills";

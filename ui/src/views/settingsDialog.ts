@@ -14,6 +14,7 @@ import { count } from '../lib/format';
 import { language as shownLanguage, t, type Key } from '../lib/i18n';
 import { applyTheme } from '../lib/theme';
 import { openDialog } from './dialog';
+import { searchModelsPatch, searchModelsSection } from './hybridSearch';
 import { dataPane } from './exports';
 import { mountPresetEditor } from './presetEditor';
 import { mountSkillsPane } from './skillsPane';
@@ -122,6 +123,8 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
   });
   showDefaultModels();
 
+  const search = searchModelsSection(app, s);
+
   // ---- tabs
   const serversPane = h('div', { class: 'servers-pane', 'data-testid': 'servers-pane' });
   const panes: Record<Tab, HTMLElement> = {
@@ -155,6 +158,7 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
         field(t('attachmentTextMaxChars'), attachmentTextMax, t('attachmentTextMaxCharsHint')),
         field(t('toolOutputInlineTokens'), toolOutputInline, t('toolOutputInlineTokensHint')),
       ),
+      search.node,
     ),
     instructions: h('div', { class: 'pane form' }, field(t('customInstructions'), instructions, t('customInstructionsHint'))),
     presets: h('div', { class: 'pane' }),
@@ -221,6 +225,7 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
         theme: theme.value as Theme,
       }, app.settings);
       if (language.value !== languageShown) patch.language = language.value as Language;
+      Object.assign(patch, searchModelsPatch(search.models, app.settings ?? s));
       saveBtn.disabled = true;
       const ok = Object.keys(patch).length === 0 || (await app.saveSettings(patch));
       saveBtn.disabled = false;
@@ -264,7 +269,7 @@ function numberValue(input: HTMLInputElement): number | null {
 /** What the form holds: the settings less the default server's address and key (the servers
  *  pane saves those as they are changed), and a number field left empty is `null` (the
  *  default). The language is sent on its own: only when the user changed it (see the save). */
-type Editable = Omit<SettingsView, 'endpoint_url' | 'api_key_set' | 'language' | 'first_byte_timeout_secs' | 'idle_timeout_secs' | 'attachment_max_mb' | 'attachment_text_max_chars' | 'prompt_budget_chars' | 'memory_budget_chars' | 'tool_output_inline_tokens' | 'tool_call_timeout_secs'> & {
+type Editable = Omit<SettingsView, 'endpoint_url' | 'api_key_set' | 'language' | 'embeddings' | 'reranker' | 'first_byte_timeout_secs' | 'idle_timeout_secs' | 'attachment_max_mb' | 'attachment_text_max_chars' | 'prompt_budget_chars' | 'memory_budget_chars' | 'tool_output_inline_tokens' | 'tool_call_timeout_secs'> & {
   tool_call_timeout_secs: number | null;
   tool_output_inline_tokens: number | null;
   prompt_budget_chars: number | null;
