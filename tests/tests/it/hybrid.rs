@@ -211,3 +211,68 @@ async fn a_slow_server_never_holds_up_a_turn() {
     assert_eq!(history.last().unwrap()["content"], "ok", "the turn finished with the model's answer");
     assert_eq!(progress(&s, server, "embed-a").await.0, 0, "nothing half-embedded was stored");
 }
+
+#[tokio::test]
+async fn embedding_resumes_after_a_restart_where_it_stopped() {
+    let fake = FakeOpenAi::start().await;
+    fake.set_embeddings(concepts);
+    // Slow enough that the first start ends with only some of the passages embedded.
+    fake.embeddings_delay(Duration::from_millis(800));
+    let s = TestServer::start().await;
+    s.use_server(&fake.base_url(), "fake-model").await;
+    let session = s.session(None, "long").await;
+    let sections: Vec<String> = (0..60).map(|i| format!("# Part {i}\n\nParagraph number {i} about the engine.")).collect();
+    s.attach_indexed(session, "long.md", &sections.join("\n\n")).await;
+    let server = default_connection(&s).await;
+    choose(&s, "embeddings", server, "embed-a").await;
+    eventually("some passages embedded", || async { progress(&s, server, "embed-a").await.0 > 0 }).await;
+    let s = TestServer::start_in(s.stop().await).await;
+    let (done_at_start, all) = progress(&s, server, "embed-a").await;
+    assert!(done_at_start < all, "the first run was cut short ({done_at_start} of {all})");
+    fake.embeddings_delay(Duration::ZERO);
+    all_embedded(&s, server, "embed-a").await;
+    let inputs: usize = fake.embedding_requests().iter().map(|r| r.body["input"].as_array().map_or(1, Vec::len)).sum();
+    // The batch under way when the first run stopped may be asked again; no more than that.
+    assert!(
+        inputs <= all as usize + 16,
+        "the restart went on from where it stopped, not from the start: {inputs} inputs for {all} passages"
+    );
+}
+
+/// With llama.cpp serving the test model in embedding mode: the whole path (vectors stored,
+/// search fusing them), not the vectors' quality (a 135M chat model's are not meant to be good).
+/// Picked by the real-server tier's filter (`real_server::`) like the tests of that module.
+mod real_server {
+    use super::*;
+    use maru::app::ToolContext;
+    use maru::tools::{RankingStep, ToolDid};
+    use maru_tests::llama::LlamaServer;
+
+    #[tokio::test]
+    #[ignore = "needs llama-server: run through make test"]
+    async fn llama_cpp_embeds_the_passages_and_search_fuses_them() {
+        // Mean pooling: the chat model has no pooling of its own, and OpenAI's shape needs one.
+        let llama = LlamaServer::start_with(2048, &["--embeddings", "--pooling", "mean", "-ub", "2048", "-b", "2048"])
+            .await
+            .expect("set LLAMA_SERVER and SMOLLM_GGUF (eval \"$(tests/real-server/setup.sh)\")");
+        let s = TestServer::start().await;
+        let (st, server) = s.post("/api/connections", json!({ "name": "llama.cpp embeddings", "base_url": llama.base_url })).await;
+        assert_eq!(st, StatusCode::OK, "{server}");
+        let server = server["id"].as_i64().unwrap();
+        let session = garage_chat(&s).await;
+        choose(&s, "embeddings", server, "smollm2").await;
+        maru_tests::eventually_within("every passage embedded by llama.cpp", 120, || async {
+            let (done, all) = progress(&s, server, "smollm2").await;
+            all > 0 && done == all
+        })
+        .await;
+        assert_eq!(width(&s, server, "smollm2").await, Some(576), "one byte per dimension of SmolLM2-135M's 576");
+
+        let ctx = ToolContext { session_id: session, project_id: 1, message_id: None, store: s.app.store.clone() };
+        let reply = s.app.tools.run(ctx, "search_attachment", r#"{"query": "mechanic"}"#).await.expect("the tool runs");
+        assert!(reply.text.contains("mechanic fixes"), "the words' hit is among the fused results: {}", reply.text);
+        let ToolDid::Passages { passages, ranking } = reply.did else { panic!("passages found: {:?}", reply.did) };
+        assert_eq!(ranking.map(|r| r.meaning), Some(RankingStep::Used), "the question was embedded by the real server and compared");
+        assert!(passages.len() >= 2, "passages found only by meaning join the words' one: {passages:?}");
+    }
+}

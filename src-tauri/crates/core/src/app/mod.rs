@@ -142,6 +142,8 @@ impl App {
         if running > 0 {
             tracing::info!(running, "stopping the replies being written before closing");
         }
+        // The embedding job lets go of the model server and the store.
+        self.embedding.stop();
         self.runs.stop_all(SHUTDOWN_GRACE).await;
         // No tool server outlives Maru.
         self.tool_servers.stop_all().await;

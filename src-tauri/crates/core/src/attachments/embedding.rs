@@ -42,6 +42,8 @@ pub struct Embedding {
     /// The model's vectors no longer fit the model (a search found another width): drop them.
     stale: AtomicBool,
     failure: Mutex<Option<String>>,
+    /// Maru is closing: the job lets go of the app at once, even in the middle of a batch.
+    closing: tokio_util::sync::CancellationToken,
 }
 
 /// What a step of the job found.
@@ -69,6 +71,11 @@ impl Embedding {
         self.wake.notify_one();
     }
 
+    /// Stops the job (Maru is closing); a batch under way is dropped, to be done next time.
+    pub fn stop(&self) {
+        self.closing.cancel();
+    }
+
     /// The stored vectors no longer fit the chosen model: they are made again.
     pub fn mark_stale(&self) {
         self.stale.store(true, Ordering::SeqCst);
@@ -87,9 +94,17 @@ impl Embedding {
     async fn run(&self, app: Weak<App>) {
         let mut job = Job { after: 0, model: None, failures: 0 };
         loop {
-            let step = match app.upgrade() {
-                Some(app) => job.step(&app, self).await,
-                None => return,
+            // What a step needs, not the app itself: a step waiting on a slow server must not
+            // keep a closed app (and its data folder's lock) alive.
+            let Some(handles) =
+                app.upgrade().map(|app| Handles { store: app.store.clone(), clients: app.clients.clone(), runs: app.runs.clone() })
+            else {
+                return;
+            };
+            let step = tokio::select! {
+                biased;
+                _ = self.closing.cancelled() => return,
+                step = job.step(&handles, self) => step,
             };
             let rest = match step {
                 Step::More => {
@@ -105,9 +120,19 @@ impl Embedding {
                     BACKOFF[(job.failures - 1).min(BACKOFF.len() - 1)]
                 }
             };
-            let _ = tokio::time::timeout(rest, self.wake.notified()).await;
+            tokio::select! {
+                _ = self.closing.cancelled() => return,
+                _ = tokio::time::timeout(rest, self.wake.notified()) => {}
+            }
         }
     }
+}
+
+/// What the job works with, taken from the app for one step.
+struct Handles {
+    store: Store,
+    clients: Arc<llm::Clients>,
+    runs: crate::app::Runs,
 }
 
 /// Where the job is: the last passage done in this pass, with which model.
@@ -118,7 +143,7 @@ struct Job {
 }
 
 impl Job {
-    async fn step(&mut self, app: &App, me: &Embedding) -> Step {
+    async fn step(&mut self, app: &Handles, me: &Embedding) -> Step {
         match self.try_step(app, me).await {
             Ok(step) => step,
             Err(e) => {
@@ -129,7 +154,7 @@ impl Job {
         }
     }
 
-    async fn try_step(&mut self, app: &App, me: &Embedding) -> Result<Step> {
+    async fn try_step(&mut self, app: &Handles, me: &Embedding) -> Result<Step> {
         if app.runs.running() > 0 {
             return Ok(Step::TurnRunning);
         }
@@ -245,7 +270,7 @@ fn about_the_input(e: &LlmError) -> bool {
 }
 
 /// Resolves once a turn is running.
-async fn turn_started(app: &App) {
+async fn turn_started(app: &Handles) {
     while app.runs.running() == 0 {
         tokio::time::sleep(TURN_POLL).await;
     }
