@@ -8,7 +8,8 @@ import type { ToolDid } from '../src/backend/types';
 import { setLanguage } from '../src/lib/i18n';
 import { rankingNote, searchModelsPatch } from '../src/views/hybridSearch';
 import { entryNode } from '../src/views/message';
-import { fakeBackend, settingsView } from './fakeBackend';
+import { openSettingsDialog } from '../src/views/settingsDialog';
+import { connection, connectionRoutes, fakeBackend, settingsView } from './fakeBackend';
 import { message } from './fixtures';
 
 const CTX = { regenerable: false, busy: false, editing: false, onEdit: () => {}, onCancelEdit: () => {} };
@@ -49,5 +50,34 @@ describe('hybrid search', () => {
     const off = { embeddings: () => null, reranker: () => ({ connection_id: 2, model: 'bge-reranker' }) };
     expect(searchModelsPatch(off, now)).toEqual({ embeddings: null, reranker: { connection_id: 2, model: 'bge-reranker' } });
   });
-});
 
+  it('Settings chooses the embeddings model, says how far it has come, and saves only the change', async () => {
+    const routes = connectionRoutes([connection({ id: 1, name: 'GPU box' })], () => [{ id: 'bge-m3', context_length: null, owned_by: null }]);
+    let saved: unknown = null;
+    const { backend } = fakeBackend({
+      ...routes.methods,
+      probeServers: async () => [],
+      embeddingProgress: async () => ({ model: { connection_id: 1, model: 'bge-m3' }, embedded: 1200, passages: 5000, failure: 'connection refused' }),
+      updateSettings: async (patch) => {
+        saved = patch;
+        return settingsView(patch as object);
+      },
+    });
+    const app = new App(backend);
+    await app.loadConnections();
+    app.config.applySettings(settingsView({ embeddings: { connection_id: 1, model: 'bge-m3' } }));
+    openSettingsDialog(app);
+    await new Promise((r) => setTimeout(r, 20));
+    const dialog = document.querySelector<HTMLDialogElement>('dialog.settings-dialog')!;
+    const progress = dialog.querySelector('[data-testid=embedding-progress]')!.textContent!;
+    expect(progress, 'the user sees how far embedding has come').toContain('1,200 of 5,000 passages embedded');
+    expect(progress, 'and why it stopped').toContain('connection refused');
+    const reranker = dialog.querySelector<HTMLSelectElement>('[data-testid=reranker-server]')!;
+    reranker.value = '1';
+    reranker.dispatchEvent(new Event('change'));
+    dialog.querySelector<HTMLInputElement>('[data-testid=reranker-model]')!.value = 'bge-reranker';
+    dialog.querySelector<HTMLElement>('[data-testid=save-settings]')!.click();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(saved, 'only the reranker changed, so only it is sent').toEqual({ reranker: { connection_id: 1, model: 'bge-reranker' } });
+  });
+});

@@ -145,6 +145,15 @@ async fn a_failing_or_missing_embeddings_server_leaves_search_by_words_and_says_
     all_embedded(&s, server, "embed-a").await;
 
     fake.embeddings_fail(Some((500, r#"{"error":{"message":"the embedding model crashed"}}"#)));
+    // A new file gives the job a batch, which fails: Settings shows why.
+    s.attach_indexed(session, "more.md", "# More\n\nThe tyres are changed in autumn.").await;
+    eventually("the failure reported", || async {
+        s.get("/api/embeddings").await.1["failure"].as_str().is_some_and(|f| f.contains("crashed"))
+    })
+    .await;
+    let (_, progress) = s.get("/api/embeddings").await;
+    assert_eq!(progress["model"], json!({ "connection_id": server, "model": "embed-a" }), "{progress}");
+    assert!(progress["embedded"].as_u64() < progress["passages"].as_u64(), "the new file's passage is not embedded: {progress}");
     let (found, did) = model_searches(&s, &fake, session, "mechanic").await;
     assert!(found.contains("mechanic fixes"), "the words still find the passage: {found}");
     assert!(

@@ -149,6 +149,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/embeddings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How far the files' passages are embedded for search by meaning */
+        get: operations["embedding_progress"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/events": {
         parameters: {
             query?: never;
@@ -1143,6 +1160,19 @@ export interface components {
             /** @description The OpenAI-compatible address while it runs (`http://127.0.0.1:<port>/v1`). */
             base_url: string | null;
             model: string;
+        };
+        /** @description How far the files' passages are embedded for search by meaning (`GET /api/embeddings`). */
+        EmbeddingProgress: {
+            /**
+             * Format: int64
+             * @description Passages embedded by it (or that its server would not embed), of all passages.
+             */
+            embedded: number;
+            /** @description Why the last batch failed, while no batch has succeeded since (the server's words). */
+            failure: string | null;
+            model: null | components["schemas"]["ModelChoice"];
+            /** Format: int64 */
+            passages: number;
         };
         /** @description The JSON shape of every error, on every boundary. */
         ErrorBody: {
@@ -3032,6 +3062,44 @@ export interface operations {
             };
             /** @description `model_server.demo_failed`: it did not start */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    embedding_progress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The embeddings model chosen, passages embedded of all, and why the last batch failed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmbeddingProgress"];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -5,6 +5,7 @@
 import type { App } from '../app';
 import type { ModelChoice, SearchRanking, SettingsView } from '../backend/types';
 import { h } from '../lib/dom';
+import { count } from '../lib/format';
 import { t, type Key } from '../lib/i18n';
 
 /** What the section holds, read when Settings saves. */
@@ -17,10 +18,20 @@ export interface SearchModels {
 export function searchModelsSection(app: App, s: SettingsView): { node: HTMLElement; models: SearchModels } {
   const embeddings = modelChoice(app, 'embeddings', s.embeddings);
   const reranker = modelChoice(app, 'reranker', s.reranker);
+  const progress = h('span', { class: 'field-hint', 'data-testid': 'embedding-progress', 'aria-live': 'polite' });
+  if (s.embeddings) {
+    app.backend.embeddingProgress().then((p) => {
+      progress.className = p.failure ? 'field-hint field-error' : 'field-hint';
+      progress.textContent = [t('embeddingProgress', { done: count(p.embedded), all: count(p.passages) }), p.failure ? t('embeddingFailed', { error: p.failure }) : '']
+        .filter(Boolean).join(' ');
+    }, () => {
+      // Not known now: the line stays empty, the choice still works.
+    });
+  }
   const node = h('fieldset', { class: 'grid', 'data-testid': 'search-models' },
     h('legend', null, t('searchByMeaning')),
     h('p', { class: 'hint' }, t('searchByMeaningHint')),
-    field(t('embeddingsModel'), embeddings.node),
+    field(t('embeddingsModel'), embeddings.node, undefined, progress),
     field(t('rerankerModel'), reranker.node, t('rerankerHint')),
   );
   return { node, models: { embeddings: embeddings.value, reranker: reranker.value } };
@@ -84,6 +95,6 @@ export function rankingNote(ranking: SearchRanking | null | undefined): HTMLElem
   return h('p', { class: degraded ? 'field-hint field-error' : 'field-hint', 'data-testid': 'search-ranking' }, notes.join(' '));
 }
 
-function field(label: string, control: HTMLElement, hint?: string): HTMLElement {
-  return h('div', { class: 'field' }, h('span', { class: 'field-label' }, label), control, hint ? h('span', { class: 'field-hint' }, hint) : null);
+function field(label: string, control: HTMLElement, hint?: string, extra?: HTMLElement): HTMLElement {
+  return h('div', { class: 'field' }, h('span', { class: 'field-label' }, label), control, hint ? h('span', { class: 'field-hint' }, hint) : null, extra ?? null);
 }

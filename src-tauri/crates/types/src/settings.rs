@@ -48,6 +48,19 @@ pub struct ModelChoice {
     pub model: String,
 }
 
+/// How far the files' passages are embedded for search by meaning (`GET /api/embeddings`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct EmbeddingProgress {
+    /// The model chosen; `None`: search by words only.
+    pub model: Option<ModelChoice>,
+    /// Passages embedded by it (or that its server would not embed), of all passages.
+    pub embedded: u64,
+    pub passages: u64,
+    /// Why the last batch failed, while no batch has succeeded since (the server's words).
+    pub failure: Option<String>,
+}
+
 /// The smallest and largest value a numeric setting takes (both allowed).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

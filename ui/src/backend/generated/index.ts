@@ -21,6 +21,7 @@ export type { Deleted } from './Deleted';
 export type { DeletedPreset } from './DeletedPreset';
 export type { DeletedProject } from './DeletedProject';
 export type { DemoModel } from './DemoModel';
+export type { EmbeddingProgress } from './EmbeddingProgress';
 export type { ErrorBody } from './ErrorBody';
 export type { ExportFormat } from './ExportFormat';
 export type { ExportQuery } from './ExportQuery';

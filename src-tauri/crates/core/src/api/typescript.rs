@@ -47,7 +47,7 @@ fn export_types(dir: &Path) {
     use crate::store::projects::{DeletedProject, NewProject, Project, ProjectPatch};
     use crate::store::search::{ChatHit, FileHit};
     use crate::store::sessions::{NewSession, Session, SessionPage, SessionPatch};
-    use crate::store::settings::{SettingBounds, SettingsPatch, SettingsView};
+    use crate::store::settings::{EmbeddingProgress, SettingBounds, SettingsPatch, SettingsView};
     use crate::store::skills::{NewSkill, SkillFile, SkillPatch};
     use crate::store::summaries::Summary;
     use crate::store::tool_servers::{NewToolServer, ToolServerPatch, Transport};
@@ -77,6 +77,7 @@ fn export_types(dir: &Path) {
         MessagePage,
         SettingsView,
         SettingsPatch,
+        EmbeddingProgress,
         SettingBounds,
         Memory,
         NewMemory,
