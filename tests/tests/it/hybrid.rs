@@ -222,6 +222,26 @@ async fn a_slow_server_never_holds_up_a_turn() {
 }
 
 #[tokio::test]
+async fn no_batch_is_sent_while_a_reply_is_being_written() {
+    let (s, fake) = setup().await;
+    fake.set_embeddings(concepts);
+    let session = garage_chat(&s).await;
+    // A reply that has not begun: the server is still reading the prompt.
+    fake.push(Reply::hang());
+    let turn = s.turn(&format!("/api/sessions/{session}/messages"), Some(json!({ "content": "hello" }))).await;
+    eventually("the turn running", || async { s.app.runs.running() == 1 }).await;
+    let server = default_connection(&s).await;
+    choose(&s, "embeddings", server, "embed-a").await;
+    // The job looks at once when the model is chosen, and ten times a second while it waits.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert!(fake.embedding_requests().is_empty(), "the model server's time is the reply's while it is written");
+    let (st, _) = s.post(&format!("/api/sessions/{session}/stop"), json!({})).await;
+    assert_eq!(st, StatusCode::OK);
+    turn.collect().await;
+    all_embedded(&s, server, "embed-a").await;
+}
+
+#[tokio::test]
 async fn embedding_resumes_after_a_restart_where_it_stopped() {
     let fake = FakeOpenAi::start().await;
     fake.set_embeddings(concepts);
