@@ -67,14 +67,16 @@ pub enum ToolDid {
     /// the user has chosen an embeddings model.
     Passages {
         passages: Vec<FoundPassage>,
-        /// (Outcomes stored before hybrid search have none.)
+        /// Null for a search by the words alone, and for the other tools' searches (and absent
+        /// from outcomes stored before hybrid search).
         #[serde(default)]
         ranking: Option<SearchRanking>,
     },
     /// A search (`search_memory`, `search_attachment`, `search_skills`) found nothing.
     NothingFound {
         query: String,
-        /// (Outcomes stored before hybrid search have none.)
+        /// Null for a search by the words alone, and for the other tools' searches (and absent
+        /// from outcomes stored before hybrid search).
         #[serde(default)]
         ranking: Option<SearchRanking>,
     },

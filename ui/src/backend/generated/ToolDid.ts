@@ -7,10 +7,12 @@ import type { ToolFailure } from "./ToolFailure";
 
 export type ToolDid = { "kind": "proposed", id: number, fact: string, } | { "kind": "saved", id: number, fact: string, } | { "kind": "merged", id: number, fact: string, pending: boolean, } | { "kind": "change_proposed", id: number, was: string, fact: string, } | { "kind": "updated", id: number, fact: string, } | { "kind": "forgotten", id: number, } | { "kind": "needs_review", id: number, } | { "kind": "facts", facts: Array<FoundFact>, } | { "kind": "passages", passages: Array<FoundPassage>, 
 /**
- * (Outcomes stored before hybrid search have none.)
+ * Null for a search by the words alone, and for the other tools' searches (and absent
+ * from outcomes stored before hybrid search).
  */
 ranking: SearchRanking | null, } | { "kind": "nothing_found", query: string, 
 /**
- * (Outcomes stored before hybrid search have none.)
+ * Null for a search by the words alone, and for the other tools' searches (and absent
+ * from outcomes stored before hybrid search).
  */
 ranking: SearchRanking | null, } | { "kind": "skills", names: Array<string>, } | { "kind": "skill_loaded", name: string, files: Array<string>, } | { "kind": "skill_file_read", name: string, path: string, } | { "kind": "page_read", reference: string, tool: string, from: number, to: number, lines: number, } | { "kind": "denied" } | { "kind": "not_approved" } | { "kind": "server_removed" } | { "kind": "server_turned_off" } | { "kind": "error", code: ToolFailure, message: string, } | { "kind": "refused", error: ErrorBody, } | { "kind": "text" };

@@ -1,5 +1,6 @@
 //! Embedding the files' passages in the background, with the model the user chose for search by
-//! meaning (Settings → Search): a batch at a time, each written in its own short transaction.
+//! meaning (Settings → Servers → Search by meaning): a batch at a time, each written in its own
+//! short transaction.
 //!
 //! - What is left is read from the tables (passages with no vector), so a restart resumes.
 //! - A turn comes first: no batch starts while a reply is being written, and a batch under way
@@ -28,7 +29,7 @@ use maru_retrieval::vectors::{self, Quantized};
 /// Passages per request: about 16 KB of text, a few seconds on a CPU, so that a turn that
 /// starts meanwhile loses little when the batch is dropped.
 const BATCH: usize = 16;
-/// How long the job rests after a failure, doubling up to the last.
+/// How long the job rests after failures in a row, longer each time up to the last.
 const BACKOFF: [Duration; 4] = [Duration::from_secs(5), Duration::from_secs(30), Duration::from_secs(120), Duration::from_secs(600)];
 /// How often a job waiting for a turn to end looks again.
 const TURN_POLL: Duration = Duration::from_millis(100);
