@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { App } from '../src/app';
 import type { ToolDid } from '../src/backend/types';
 import { setLanguage } from '../src/lib/i18n';
-import { rankingNote, searchModelsPatch } from '../src/views/hybridSearch';
+import { rankingNote, searchModelsPatch, searchModelsSection } from '../src/views/hybridSearch';
 import { entryNode } from '../src/views/message';
 import { openSettingsDialog } from '../src/views/settingsDialog';
 import { connection, connectionRoutes, fakeBackend, settingsView } from './fakeBackend';
@@ -47,6 +47,9 @@ describe('hybrid search', () => {
     const now = settingsView({ embeddings: { connection_id: 1, model: 'bge-m3' } });
     const same = { embeddings: () => ({ connection_id: 1, model: 'bge-m3' }), reranker: () => null };
     expect(searchModelsPatch(same, now), 'an untouched choice is not sent again (it would re-embed nothing, but says nothing new)').toEqual({});
+    const app = new App(fakeBackend({}).backend);
+    const section = searchModelsSection(app, now);
+    expect(searchModelsPatch(section.models, now), 'a server not listed yet stays chosen: saving other settings keeps it').toEqual({});
     const off = { embeddings: () => null, reranker: () => ({ connection_id: 2, model: 'bge-reranker' }) };
     expect(searchModelsPatch(off, now)).toEqual({ embeddings: null, reranker: { connection_id: 2, model: 'bge-reranker' } });
   });

@@ -39,9 +39,12 @@ export function searchModelsSection(app: App, s: SettingsView): { node: HTMLElem
 
 /** A server (or off) and a model name, with the names that server lists to pick from. */
 function modelChoice(app: App, what: 'embeddings' | 'reranker', chosen: ModelChoice | null): { node: HTMLElement; value: () => ModelChoice | null } {
+  // A chosen server the list does not hold (not read yet) stays chosen: saving must not turn it off.
+  const unlisted = chosen && !app.connections.some((c) => c.id === chosen.connection_id) ? chosen.connection_id : null;
   const server = h('select', { class: 'input', name: `${what}_server`, 'data-testid': `${what}-server` },
     h('option', { value: '' }, t('searchModelOff')),
-    app.connections.map((c) => h('option', { value: String(c.id) }, c.name)));
+    app.connections.map((c) => h('option', { value: String(c.id) }, c.name)),
+    unlisted !== null ? h('option', { value: String(unlisted) }, `#${unlisted}`) : null);
   server.value = chosen ? String(chosen.connection_id) : '';
   const listId = `${what}-models`;
   const names = h('datalist', { id: listId });
