@@ -16,6 +16,9 @@
 //! (so a test scripts the rounds a tiny model would not make and a real one reads the rest). `GET /v1/models` is vLLM-like (`max_model_len`),
 //! `GET /props` is llama.cpp-like (off by default), `POST /tokenize` answers in vLLM's shape
 //! by default (one token per whitespace-separated word), `GET /health` answers 200.
+//! `POST /v1/embeddings` and `POST /v1/rerank` answer with what `set_embeddings` and
+//! `set_rerank` compute from each text (404 until they are set), and can be made to fail or to
+//! wait (`embeddings_fail`, `embeddings_delay`, `rerank_delay`).
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
@@ -93,6 +96,26 @@ pub enum Tokenizer {
     LlamaCpp,
     /// `{"model","prompt"}` → `{"count","max_model_len","tokens"}`.
     Vllm,
+}
+
+/// A text's vector, as the fake embeddings model sees it.
+pub type EmbedFn = Arc<dyn Fn(&str) -> Vec<f32> + Send + Sync>;
+/// A document's relevance to a query, as the fake reranker sees it.
+pub type RerankFn = Arc<dyn Fn(&str, &str) -> f32 + Send + Sync>;
+
+/// How `/v1/embeddings` or `/v1/rerank` answers.
+#[derive(Clone)]
+struct Scored<F> {
+    compute: Option<F>,
+    /// An HTTP error instead: status and body.
+    fail: Option<(u16, String)>,
+    delay: Duration,
+}
+
+impl<F> Default for Scored<F> {
+    fn default() -> Self {
+        Scored { compute: None, fail: None, delay: Duration::ZERO }
+    }
 }
 
 /// One scripted answer to a chat-completions request.
@@ -313,6 +336,8 @@ struct Inner {
     /// Maru's requests for a chat's title, and the answers scripted for them.
     titles: Vec<RecordedRequest>,
     title_replies: VecDeque<Reply>,
+    embeddings: Scored<EmbedFn>,
+    rerank: Scored<RerankFn>,
 }
 
 #[derive(Clone)]
@@ -339,6 +364,8 @@ impl FakeOpenAi {
                 forwarded: Vec::new(),
                 titles: Vec::new(),
                 title_replies: VecDeque::new(),
+                embeddings: Scored::default(),
+                rerank: Scored::default(),
             }),
             peer_closed: AtomicUsize::new(0),
         });
@@ -413,6 +440,45 @@ impl FakeOpenAi {
     /// The forwarded requests that have been answered, each with the real server's whole answer.
     pub fn forwarded_answers(&self) -> Vec<(Value, String)> {
         self.lock().forwarded.clone()
+    }
+
+    /// From now on `/v1/embeddings` answers each input with `f(text)`, and succeeds again.
+    pub fn set_embeddings(&self, f: impl Fn(&str) -> Vec<f32> + Send + Sync + 'static) {
+        let mut inner = self.lock();
+        inner.embeddings.compute = Some(Arc::new(f));
+        inner.embeddings.fail = None;
+    }
+
+    /// From now on `/v1/embeddings` answers with this HTTP status and body (`None`: as set).
+    pub fn embeddings_fail(&self, fail: Option<(u16, &str)>) {
+        self.lock().embeddings.fail = fail.map(|(s, b)| (s, b.to_string()));
+    }
+
+    /// From now on `/v1/embeddings` waits this long before answering.
+    pub fn embeddings_delay(&self, delay: Duration) {
+        self.lock().embeddings.delay = delay;
+    }
+
+    /// From now on `/v1/rerank` scores each document with `f(query, document)`.
+    pub fn set_rerank(&self, f: impl Fn(&str, &str) -> f32 + Send + Sync + 'static) {
+        let mut inner = self.lock();
+        inner.rerank.compute = Some(Arc::new(f));
+        inner.rerank.fail = None;
+    }
+
+    /// From now on `/v1/rerank` waits this long before answering.
+    pub fn rerank_delay(&self, delay: Duration) {
+        self.lock().rerank.delay = delay;
+    }
+
+    /// The requests to `/v1/embeddings`, in order.
+    pub fn embedding_requests(&self) -> Vec<RecordedRequest> {
+        self.requests().into_iter().filter(|r| r.path == "/v1/embeddings").collect()
+    }
+
+    /// The requests to `/v1/rerank`, in order.
+    pub fn rerank_requests(&self) -> Vec<RecordedRequest> {
+        self.requests().into_iter().filter(|r| r.path == "/v1/rerank").collect()
     }
 
     pub fn set_models(&self, models: Vec<FakeModel>) {
@@ -515,10 +581,10 @@ async fn handle(State(state): State<AppState>, req: Request) -> Response {
         }
         return respond(state, &body, reply.unwrap_or_else(|| Reply::text(["[]"]))).await;
     }
-    let (required_key, models, props, tokenizer) = {
+    let (required_key, models, props, tokenizer, embeddings, rerank) = {
         let mut inner = state.shared.inner.lock().unwrap_or_else(|e| e.into_inner());
         inner.requests.push(recorded);
-        (inner.api_key.clone(), inner.models.clone(), inner.props.clone(), inner.tokenizer)
+        (inner.api_key.clone(), inner.models.clone(), inner.props.clone(), inner.tokenizer, inner.embeddings.clone(), inner.rerank.clone())
     };
     if let Some(key) = required_key {
         let sent = parts.headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
@@ -535,8 +601,48 @@ async fn handle(State(state): State<AppState>, req: Request) -> Response {
         },
         (Method::POST, "/tokenize") => tokenize(tokenizer, &body, &models),
         (Method::GET, "/health") => json_response(StatusCode::OK, json!({"status": "ok"})),
+        (Method::POST, "/v1/embeddings") => embed(embeddings, &body).await,
+        (Method::POST, "/v1/rerank") => reranked(rerank, &body).await,
         _ => json_response(StatusCode::NOT_FOUND, json!({"detail": "Not Found"})),
     }
+}
+
+/// OpenAI's embeddings answer: each input (a string or a list of them) through `compute`.
+async fn embed(scored: Scored<EmbedFn>, body: &Value) -> Response {
+    tokio::time::sleep(scored.delay).await;
+    if let Some((status, body)) = scored.fail {
+        return Reply::status(status, body).into_http_response();
+    }
+    let Some(compute) = scored.compute else {
+        return json_response(StatusCode::NOT_FOUND, json!({"detail": "Not Found"}));
+    };
+    let inputs: Vec<String> = match &body["input"] {
+        Value::String(s) => vec![s.clone()],
+        Value::Array(items) => items.iter().map(|i| i.as_str().unwrap_or_default().to_string()).collect(),
+        _ => return json_response(StatusCode::BAD_REQUEST, json!({"error": {"message": "input is required"}})),
+    };
+    let data: Vec<Value> =
+        inputs.iter().enumerate().map(|(index, text)| json!({"object": "embedding", "index": index, "embedding": compute(text)})).collect();
+    json_response(StatusCode::OK, json!({"object": "list", "data": data, "model": body["model"]}))
+}
+
+/// llama.cpp's rerank answer: `results` with each document's index and score.
+async fn reranked(scored: Scored<RerankFn>, body: &Value) -> Response {
+    tokio::time::sleep(scored.delay).await;
+    if let Some((status, body)) = scored.fail {
+        return Reply::status(status, body).into_http_response();
+    }
+    let Some(compute) = scored.compute else {
+        return json_response(StatusCode::NOT_FOUND, json!({"detail": "Not Found"}));
+    };
+    let query = body["query"].as_str().unwrap_or_default();
+    let documents = body["documents"].as_array().cloned().unwrap_or_default();
+    let results: Vec<Value> = documents
+        .iter()
+        .enumerate()
+        .map(|(index, d)| json!({"index": index, "relevance_score": compute(query, d.as_str().unwrap_or_default())}))
+        .collect();
+    json_response(StatusCode::OK, json!({"model": body["model"], "results": results}))
 }
 
 /// A request for the chat's title: the chat, then the task (the template's first words).

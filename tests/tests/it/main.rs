@@ -14,6 +14,7 @@ mod chat;
 mod connections;
 mod crash;
 mod demo;
+mod hybrid;
 mod llm_client;
 mod local_api;
 mod long_chats;

@@ -263,6 +263,7 @@ async fn every_answer_matches_the_document() {
                         "temperature": 0.5, "api_key": "sk-test", "language": "ko" });
     c.ok(M::PATCH, "/api/settings", Some(patch)).await;
     c.get("/api/settings").await;
+    c.get("/api/embeddings").await;
 
     // What changes, as another window hears it: one event of each kind below, held to the document.
     let mut changes = c.open(M::GET, "/api/events", None).await;

@@ -144,7 +144,7 @@ async fn memory_tools_store_what_they_did_whatever_the_templates_say() {
     assert_eq!(c.content, "* Has a dog named Bori, a jindo.", "the model read the overridden list");
     assert_did(&c, json!({ "kind": "facts", "facts": [{ "id": bori, "content": "Has a dog named Bori, a jindo." }] }), "the facts found");
     let c = call(&s, &fake, chat, "search_memory", json!({ "query": "zebra" })).await;
-    assert_did(&c, json!({ "kind": "nothing_found", "query": "zebra" }), "a search that finds nothing");
+    assert_did(&c, json!({ "kind": "nothing_found", "query": "zebra", "ranking": null }), "a search that finds nothing");
     let c = call(&s, &fake, chat, "update_memory", json!({ "id": bori, "fact": "Has two dogs." })).await;
     assert_did(&c, json!({ "kind": "updated", "id": bori, "fact": "Has two dogs." }), "a fact changed");
     let c = call(&s, &fake, chat, "forget", json!({ "id": bori })).await;
@@ -179,10 +179,10 @@ async fn searches_long_outputs_and_their_pages_store_what_they_did() {
         let (from, to) = (p["line_start"].as_i64().unwrap(), p["line_end"].as_i64().unwrap());
         assert!(from <= 3 && 3 <= to, "its lines hold the line that matched (3): {from}-{to}");
     }
-    assert_did(&c, json!({ "kind": "passages", "passages": passages }), "passages found");
+    assert_did(&c, json!({ "kind": "passages", "passages": passages, "ranking": null }), "passages found");
 
     let c = call(&s, &fake, chat, "search_attachment", json!({ "query": "zebra" })).await;
-    assert_did(&c, json!({ "kind": "nothing_found", "query": "zebra" }), "a search that finds nothing");
+    assert_did(&c, json!({ "kind": "nothing_found", "query": "zebra", "ranking": null }), "a search that finds nothing");
     let c = call(&s, &fake, chat, "search_attachment", json!({ "query": "?!" })).await;
     assert_failed(&c, "no_search_words", "a query of no words");
 
@@ -239,7 +239,7 @@ async fn skill_tools_store_what_they_did() {
     let c = call(&s, &fake, chat, "search_skills", json!({ "query": "PDF form" })).await;
     assert_did(&c, json!({ "kind": "skills", "names": ["pdf-forms"] }), "skills found");
     let c = call(&s, &fake, chat, "search_skills", json!({ "query": "spreadsheet" })).await;
-    assert_did(&c, json!({ "kind": "nothing_found", "query": "spreadsheet" }), "no skill found");
+    assert_did(&c, json!({ "kind": "nothing_found", "query": "spreadsheet", "ranking": null }), "no skill found");
     let c = call(&s, &fake, chat, "no_such_tool_here", json!({})).await;
     assert_failed(&c, "no_such_tool", "a tool that does not exist");
 }

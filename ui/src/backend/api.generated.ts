@@ -149,6 +149,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/embeddings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How far the files' passages are embedded for search by meaning */
+        get: operations["embedding_progress"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/events": {
         parameters: {
             query?: never;
@@ -1156,6 +1173,19 @@ export interface components {
             base_url: string | null;
             model: string;
         };
+        /** @description How far the files' passages are embedded for search by meaning (`GET /api/embeddings`). */
+        EmbeddingProgress: {
+            /**
+             * Format: int64
+             * @description Passages embedded by it (or that its server would not embed), of all passages.
+             */
+            embedded: number;
+            /** @description Why the last batch failed, while no batch has succeeded since (the server's words). */
+            failure: string | null;
+            model: null | components["schemas"]["ModelChoice"];
+            /** Format: int64 */
+            passages: number;
+        };
         /** @description The JSON shape of every error, on every boundary. */
         ErrorBody: {
             code: components["schemas"]["AnyCode"];
@@ -1463,6 +1493,19 @@ export interface components {
              */
             next_before: number | null;
         };
+        /**
+         * @description A model on one of the user's servers, for work other than chat: embedding passages, or
+         *     reranking what a search found.
+         */
+        ModelChoice: {
+            /**
+             * Format: int64
+             * @description The server (a row of `/api/connections`).
+             */
+            connection_id: number;
+            /** @description The model's name as the server lists it. */
+            model: string;
+        };
         ModelInfo: {
             /**
              * Format: int32
@@ -1587,6 +1630,21 @@ export interface components {
             /** Format: binary */
             file: Blob;
         };
+        /** @description One step of a hybrid ranking. */
+        RankingStep: {
+            /** @enum {string} */
+            status: "used";
+        } | {
+            /** @enum {string} */
+            status: "timed_out";
+        } | {
+            message: string;
+            /** @enum {string} */
+            status: "failed";
+        } | {
+            /** @enum {string} */
+            status: "pending";
+        };
         /**
          * @description Why something is as it is (a section left out, a cut, a changed prompt, a file that could not
          *     be read), for the UI to say in its language: a stable `code` and the values its sentence needs.
@@ -1651,6 +1709,15 @@ export interface components {
         };
         /** @enum {string} */
         Role: "user" | "assistant" | "tool";
+        /**
+         * @description How a hybrid `search_attachment` ranked: by meaning (the embeddings model) beside the words,
+         *     and then by the reranker, each as it went. Lexical search always answers alone when the
+         *     others cannot.
+         */
+        SearchRanking: {
+            meaning: components["schemas"]["RankingStep"];
+            rerank: null | components["schemas"]["RankingStep"];
+        };
         /** @enum {string} */
         SectionId: "base" | "custom_instructions" | "project_instructions" | "attachments" | "memory";
         SectionReport: {
@@ -1747,6 +1814,7 @@ export interface components {
             /** Format: int32 */
             context_length?: number | null;
             custom_instructions?: string | null;
+            embeddings?: null | components["schemas"]["ModelChoice"];
             /** @description The default server's address; `null` goes back to the usual local one. */
             endpoint_url?: string | null;
             /** Format: int32 */
@@ -1763,6 +1831,7 @@ export interface components {
             model?: string | null;
             /** Format: int32 */
             prompt_budget_chars?: number | null;
+            reranker?: null | components["schemas"]["ModelChoice"];
             /** Format: float */
             temperature?: number | null;
             theme?: null | components["schemas"]["Theme"];
@@ -1799,6 +1868,7 @@ export interface components {
             context_length: number | null;
             /** @description Global custom instructions: section ② of every system prompt. */
             custom_instructions: string;
+            embeddings: null | components["schemas"]["ModelChoice"];
             /** @description The default server's address (the servers are listed by `/api/connections`). */
             endpoint_url: string;
             /**
@@ -1827,6 +1897,7 @@ export interface components {
              * @description The system prompt's budget in characters (sections are cut from ⑤ back to ② beyond it).
              */
             prompt_budget_chars: number;
+            reranker: null | components["schemas"]["ModelChoice"];
             /** Format: float */
             temperature: number | null;
             theme: components["schemas"]["Theme"];
@@ -2074,10 +2145,12 @@ export interface components {
             /** @enum {string} */
             kind: "passages";
             passages: components["schemas"]["FoundPassage"][];
+            ranking: null | components["schemas"]["SearchRanking"];
         } | {
             /** @enum {string} */
             kind: "nothing_found";
             query: string;
+            ranking: null | components["schemas"]["SearchRanking"];
         } | {
             /** @enum {string} */
             kind: "skills";
@@ -3019,6 +3092,44 @@ export interface operations {
             };
             /** @description `model_server.demo_failed`: it did not start */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    embedding_progress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The embeddings model chosen, passages embedded of all, and why the last batch failed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmbeddingProgress"];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

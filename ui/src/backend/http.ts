@@ -91,6 +91,8 @@ export function httpBackend(opts: HttpBackendOptions) {
 
     getSettings: () => ok(api.GET('/api/settings')),
     updateSettings: (patch: Body<'/api/settings', 'patch'>) => ok(api.PATCH('/api/settings', { body: patch })),
+    /** How far the files' passages are embedded by the chosen model, and why the last batch failed. */
+    embeddingProgress: () => ok(api.GET('/api/embeddings')),
 
     /**
      * Long-term memory. The accepted facts (the ones the prompt's memory part uses) by default;

@@ -5,7 +5,7 @@
 // have none: for those only, these functions read the text back as the templates of that time
 // (prompts/tools/*_result.md, version 1) wrote it; a text they do not recognise is shown as it is.
 
-import type { ErrorBody, KeptOutput, ToolFailure, ToolOutcome as StoredOutcome } from '../backend/types';
+import type { ErrorBody, KeptOutput, SearchRanking, ToolFailure, ToolOutcome as StoredOutcome } from '../backend/types';
 
 /** The tools Maru offers, and how the chat names them. */
 export type ToolName = 'remember' | 'update_memory' | 'forget' | 'search_memory' | 'search_attachment' | 'read_tool_output';
@@ -41,8 +41,9 @@ export type ToolOutcome =
   /** The model asked to change or forget a saved fact; in review mode the user does it. */
   | { kind: 'needsReview'; id: number }
   | { kind: 'facts'; facts: { id: number; content: string }[] }
-  | { kind: 'passages'; passages: Passage[] }
-  | { kind: 'nothingFound'; query: string }
+  /** `ranking`: how a hybrid search ranked (none: by the words alone). */
+  | { kind: 'passages'; passages: Passage[]; ranking?: SearchRanking | null }
+  | { kind: 'nothingFound'; query: string; ranking?: SearchRanking | null }
   /** search_skills: the skills found. */
   | { kind: 'skills'; names: string[] }
   /** search_tools: the tool servers' tools found (listed to the model from then on). */
@@ -140,9 +141,9 @@ function fromStored(o: StoredOutcome, content: string): ToolOutcome {
     case 'facts':
       return { kind: 'facts', facts: d.facts.map((f) => ({ id: f.id, content: f.content })) };
     case 'passages':
-      return { kind: 'passages', passages: d.passages.map((p) => ({ file: p.file, page: p.page, lines: [p.line_start, p.line_end], text: p.text })) };
+      return { kind: 'passages', passages: d.passages.map((p) => ({ file: p.file, page: p.page, lines: [p.line_start, p.line_end], text: p.text })), ranking: d.ranking };
     case 'nothing_found':
-      return { kind: 'nothingFound', query: d.query };
+      return { kind: 'nothingFound', query: d.query, ranking: d.ranking };
     case 'skills':
       return { kind: 'skills', names: d.names };
     case 'tools_found':

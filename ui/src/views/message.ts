@@ -15,6 +15,7 @@ import { MarkdownStream, renderMarkdown, type RenderOptions } from '../lib/markd
 import { clip, MEMORY_TOOLS, serverTool, shortArgs, toolKept, toolOutcome, type ToolCallView, type ToolOutcome } from '../lib/tools';
 import type { ApprovalAnswer, LiveApproval, LiveTurn } from '../state/chat';
 import { openDialog } from './dialog';
+import { rankingNote } from './hybridSearch';
 import { downloadFile } from './files';
 import { toast } from './toast';
 
@@ -402,10 +403,10 @@ function resultNode(o: ToolOutcome, app: App | null): HTMLElement {
       return box(line('toolPassagesLong', { n: o.passages.length, files: files.join(', ') }),
         h('ol', { class: 'tool-found' }, o.passages.map((p) => h('li', { 'data-testid': 'tool-passage' },
           h('div', { class: 'passage-source' }, [p.file, p.page !== null ? t('passagePage', { n: p.page }) : null, p.lines ? t('passageLines', { from: p.lines[0], to: p.lines[1] }) : null].filter(Boolean).join(' · ')),
-          h('div', { class: 'passage-text' }, clip(p.text, 600))))));
+          h('div', { class: 'passage-text' }, clip(p.text, 600))))), rankingNote(o.ranking));
     }
     case 'nothingFound':
-      return box(line('toolNothingFoundLong', { query: o.query }));
+      return box(line('toolNothingFoundLong', { query: o.query }), rankingNote(o.ranking));
     case 'skills':
       return box(line('toolSkillsLong', { n: o.names.length }), h('ul', { class: 'tool-found' }, o.names.map((n) => h('li', null, n))));
     case 'tools':

@@ -14,6 +14,7 @@ import { count } from '../lib/format';
 import { language as shownLanguage, t, type Key } from '../lib/i18n';
 import { applyTheme } from '../lib/theme';
 import { openDialog } from './dialog';
+import { searchModelsPatch, searchModelsSection } from './hybridSearch';
 import { dataPane } from './exports';
 import { mountPresetEditor } from './presetEditor';
 import { mountServers } from './servers';
@@ -40,7 +41,8 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
   }
   const fields = settingsFields(s);
   const model = defaultModelField(app, s);
-  const panes = settingsPanes(app, fields, model, () => handle.close());
+  const search = searchModelsSection(app, s);
+  const panes = settingsPanes(app, fields, model, search.node, () => handle.close());
   const tabs = h('div', { class: 'tabs', role: 'tablist' });
   const showTab = (which: Tab) => {
     for (const [k, pane] of Object.entries(panes)) pane.hidden = k !== which;
@@ -60,6 +62,7 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
     class: 'btn btn-primary', type: 'button', 'data-testid': 'save-settings',
     onClick: async () => {
       const patch = formPatch(app, s, fields, model.current());
+      Object.assign(patch, searchModelsPatch(search.models, app.config.settings ?? s));
       saveBtn.disabled = true;
       const ok = Object.keys(patch).length === 0 || (await app.config.saveSettings(patch));
       saveBtn.disabled = false;
@@ -213,10 +216,10 @@ function defaultModelField(app: App, s: SettingsView) {
 type ModelField = ReturnType<typeof defaultModelField>;
 
 /** Every tab's pane; the presets, tools, skills and servers panes are mounted into theirs. */
-function settingsPanes(app: App, f: Fields, model: ModelField, close: () => void): Record<Tab, HTMLElement> {
+function settingsPanes(app: App, f: Fields, model: ModelField, search: HTMLElement, close: () => void): Record<Tab, HTMLElement> {
   const serversPane = h('div', { class: 'servers-pane', 'data-testid': 'servers-pane' });
   const panes: Record<Tab, HTMLElement> = {
-    server: serverPane(app, f, model, serversPane),
+    server: serverPane(app, f, model, serversPane, search),
     instructions: h('div', { class: 'pane form' }, field(t('customInstructions'), f.instructions, t('customInstructionsHint'))),
     presets: h('div', { class: 'pane' }),
     memory: memoryPane(app, f, close),
@@ -233,7 +236,7 @@ function settingsPanes(app: App, f: Fields, model: ModelField, close: () => void
 }
 
 /** The Server tab: the servers, the default model, sampling, timeouts, files. */
-function serverPane(app: App, f: Fields, model: ModelField, serversPane: HTMLElement): HTMLElement {
+function serverPane(app: App, f: Fields, model: ModelField, serversPane: HTMLElement, search: HTMLElement): HTMLElement {
   return h('div', { class: 'pane form' },
     serversPane,
     h('label', { class: 'field' }, model.label,
@@ -265,6 +268,7 @@ function serverPane(app: App, f: Fields, model: ModelField, serversPane: HTMLEle
       field(t('toolOutputInlineTokens'), f.toolOutputInline, t('toolOutputInlineTokensHint')),
       field(t('toolSchemaBudget'), f.toolSchemaBudget, t('toolSchemaBudgetHint', range(SETTING_BOUNDS.tool_schema_budget_tokens))),
     ),
+    search,
   );
 }
 
@@ -306,7 +310,7 @@ function numberValue(input: HTMLInputElement): number | null {
 /** What the form holds: the settings less the default server's address and key (the servers
  *  pane saves those as they are changed), and a number field left empty is `null` (the
  *  default). The language is sent on its own: only when the user changed it (see the save). */
-type Editable = Omit<SettingsView, 'endpoint_url' | 'api_key_set' | 'language' | 'first_byte_timeout_secs' | 'idle_timeout_secs' | 'attachment_max_mb' | 'attachment_text_max_chars' | 'prompt_budget_chars' | 'memory_budget_chars' | 'tool_output_inline_tokens' | 'tool_schema_budget_tokens' | 'tool_call_timeout_secs'> & {
+type Editable = Omit<SettingsView, 'endpoint_url' | 'api_key_set' | 'language' | 'embeddings' | 'reranker' | 'first_byte_timeout_secs' | 'idle_timeout_secs' | 'attachment_max_mb' | 'attachment_text_max_chars' | 'prompt_budget_chars' | 'memory_budget_chars' | 'tool_output_inline_tokens' | 'tool_schema_budget_tokens' | 'tool_call_timeout_secs'> & {
   tool_call_timeout_secs: number | null;
   tool_output_inline_tokens: number | null;
   tool_schema_budget_tokens: number | null;

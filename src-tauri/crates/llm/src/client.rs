@@ -139,11 +139,26 @@ impl Client {
 
     /// GET or POST for the small JSON calls (models, props, tokenize): status and body text.
     pub(crate) async fn small_call(&self, build: impl Fn() -> RequestBuilder, url: &Url) -> Result<(StatusCode, String), LlmError> {
-        let wait = SMALL_CALL_TIMEOUT.min(self.timeouts.first_byte);
+        self.json_call(build, url, SMALL_CALL_TIMEOUT.min(self.timeouts.first_byte)).await
+    }
+
+    /// A JSON call that may take as long as a reply's first byte (a batch of embeddings on a
+    /// busy server): status and body text. A caller with a tighter budget drops the future,
+    /// which closes the connection.
+    pub(crate) async fn json_call(
+        &self,
+        build: impl Fn() -> RequestBuilder,
+        url: &Url,
+        wait: Duration,
+    ) -> Result<(StatusCode, String), LlmError> {
         let (resp, _) = self.send(|| self.authorised(build()), url, wait, &CancellationToken::new(), None, None).await?;
         let status = resp.status();
         let body = read_capped(resp, 16 * 1024 * 1024, self.timeouts.idle).await;
         Ok((status, self.endpoint.redact(&body)))
+    }
+
+    pub(crate) fn timeouts(&self) -> Timeouts {
+        self.timeouts
     }
 
     pub(crate) fn http(&self) -> &reqwest::Client {

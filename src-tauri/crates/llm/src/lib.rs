@@ -1,16 +1,19 @@
-//! OpenAI-compatible client: streamed chat completions, model list, tokenize, local probe.
+//! OpenAI-compatible client: streamed chat completions, model list, tokenize, embeddings and
+//! reranking, local probe.
 //!
 //! - `sse`: bytes → SSE events (split anywhere)
 //! - `stream`: event JSON → `Delta`s, tool calls accumulated by index
 //! - `chat_stream`: the wire side of a reply (timeouts, cancellation, connection close)
 //! - `client`: HTTP, retries, error mapping; `warm`: connections opened ahead of a chat request,
 //!   and one kept ready between turns
+//! - `embeddings`: embeddings and a reranker's scores, for hybrid search
 //! - `models`: model list, context length, tokenize, probing local ports
 //! - `request`: the request body types; `endpoint`: base URL, key, timeouts; `error`: `LlmError`
 
 mod chat_stream;
 mod client;
 mod clients;
+mod embeddings;
 mod endpoint;
 mod error;
 mod models;

@@ -4,6 +4,10 @@
 //!
 //! - `analysis`: text → index terms, and what was typed → a full-text query
 //! - `chunks`: a file's text → passages that follow its headings and paragraphs
+//! - `vectors`: embeddings quantized to a byte per dimension, their cosine, the best k of a scan
+//! - `fusion`: reciprocal rank fusion of the lexical and the vector rankings
 
 pub mod analysis;
 pub mod chunks;
+pub mod fusion;
+pub mod vectors;

@@ -31,7 +31,7 @@ use crate::store::messages::{Message, MessagePage};
 use crate::store::presets::{NewPreset, PresetPatch};
 use crate::store::projects::{DeletedProject, NewProject, Project, ProjectPatch};
 use crate::store::sessions::{NewSession, Session, SessionPage, SessionPatch};
-use crate::store::settings::{SettingsPatch, SettingsView};
+use crate::store::settings::{EmbeddingProgress, SettingsPatch, SettingsView};
 use crate::store::skills::{NewSkill, SkillPatch};
 use crate::store::tool_servers::{NewToolServer, ToolServerPatch};
 use crate::tools::approvals::Decision;
@@ -60,6 +60,7 @@ pub(super) fn documented() -> (Router<Arc<App>>, utoipa::openapi::OpenApi) {
         .routes(routes!(compact))
         .routes(routes!(uncompact))
         .routes(routes!(get_settings, update_settings))
+        .routes(routes!(embedding_progress))
         .routes(routes!(list_memories, create_memory))
         .routes(routes!(update_memory, delete_memory))
         .routes(routes!(accept_memory))
@@ -433,6 +434,12 @@ async fn uncompact(State(app): AppState, Id(id): Id) -> Reply<Deleted> {
 #[utoipa::path(get, path = "/api/settings", tag = "settings", responses((status = 200, description = "The settings", body = SettingsView)))]
 async fn get_settings(State(app): AppState) -> Reply<SettingsView> {
     Ok(axum::Json(api::get_settings(&app).await?))
+}
+
+/// How far the files' passages are embedded for search by meaning
+#[utoipa::path(get, path = "/api/embeddings", tag = "settings", responses((status = 200, description = "The embeddings model chosen, passages embedded of all, and why the last batch failed", body = EmbeddingProgress)))]
+async fn embedding_progress(State(app): AppState) -> Reply<EmbeddingProgress> {
+    Ok(axum::Json(api::attachments::embedding_progress(&app).await?))
 }
 
 /// Change settings; null resets a field, all or nothing

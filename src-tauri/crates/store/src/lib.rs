@@ -20,6 +20,7 @@ pub mod exports;
 pub mod memories;
 pub mod messages;
 mod migrate;
+pub mod passage_vectors;
 pub mod presets;
 pub mod projects;
 pub mod prompt_inputs;

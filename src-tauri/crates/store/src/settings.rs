@@ -98,7 +98,7 @@ pub fn update(conn: &Connection, patch: &SettingsPatch) -> Result<Settings> {
         super::connections::update_default(conn, &server)?;
     }
     let s = load(conn)?.patched(patch);
-    validate(&s)?;
+    validate(conn, &s)?;
 
     let value = serde_json::to_value(&s).map_err(anyhow::Error::from)?;
     for (key, v) in value.as_object().into_iter().flatten() {
@@ -110,7 +110,15 @@ pub fn update(conn: &Connection, patch: &SettingsPatch) -> Result<Settings> {
     Ok(s)
 }
 
-fn validate(s: &Settings) -> Result<()> {
+fn validate(conn: &Connection, s: &Settings) -> Result<()> {
+    for (what, choice) in [("embeddings", &s.embeddings), ("reranker", &s.reranker)] {
+        if let Some(choice) = choice {
+            super::connections::get(conn, choice.connection_id)?;
+            if choice.model.trim().is_empty() || choice.model.contains('\n') || char_len(&choice.model) > 500 {
+                return Err(Error::invalid(Code::InvalidModel, format!("choose the {what} model by its name as the server lists it")));
+            }
+        }
+    }
     let len = char_len(&s.custom_instructions);
     if len > CUSTOM_INSTRUCTIONS_MAX_CHARS {
         return Err(Error::invalid(

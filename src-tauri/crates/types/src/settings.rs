@@ -33,6 +33,29 @@ pub enum Theme {
     Dark,
 }
 
+/// A model on one of the user's servers, for work other than chat: embedding passages, or
+/// reranking what a search found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ModelChoice {
+    /// The server (a row of `/api/connections`).
+    pub connection_id: i64,
+    /// The model's name as the server lists it.
+    pub model: String,
+}
+
+/// How far the files' passages are embedded for search by meaning (`GET /api/embeddings`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct EmbeddingProgress {
+    /// The model chosen; `None`: search by words only.
+    pub model: Option<ModelChoice>,
+    /// Passages embedded by it (or that its server would not embed), of all passages.
+    pub embedded: u64,
+    pub passages: u64,
+    /// Why the last batch failed, while no batch has succeeded since (the server's words).
+    pub failure: Option<String>,
+}
+
 /// The smallest and largest value a numeric setting takes (both allowed).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Bounds {
@@ -198,6 +221,12 @@ settings! {
         tool_schema_budget_tokens: u32 = 8_000, in 1_000 ..= 1_000_000 => InvalidToolSchemaBudget "the tools' budget, in tokens,";
         /// Seconds a call of one of the user's tool servers may take (after its approval).
         tool_call_timeout_secs: u32 = 120, in 5 ..= 3600 => InvalidTimeout "a tool call's time limit, in seconds,";
+        /// The model that embeds the files' passages, so a search also finds passages by meaning
+        /// (hybrid search); none, the default: search by words only.
+        embeddings: Option<ModelChoice> = None;
+        /// The model that reorders a hybrid search's best passages; none: they stay in the order
+        /// the words and the meaning agreed on.
+        reranker: Option<ModelChoice> = None;
     }
     optional {
         temperature: f32, in 0.0 ..= 2.0 => InvalidTemperature "temperature";

@@ -60,10 +60,23 @@ pub enum ToolDid {
     NeedsReview { id: i64 },
     /// `search_memory`: the facts found (at least one).
     Facts { facts: Vec<FoundFact> },
-    /// `search_attachment`: the passages found (at least one).
-    Passages { passages: Vec<FoundPassage> },
+    /// `search_attachment`: the passages found (at least one), and how they were ranked when
+    /// the user has chosen an embeddings model.
+    Passages {
+        passages: Vec<FoundPassage>,
+        /// Null for a search by the words alone, and for the other tools' searches (and absent
+        /// from outcomes stored before hybrid search).
+        #[serde(default)]
+        ranking: Option<SearchRanking>,
+    },
     /// A search (`search_memory`, `search_attachment`, `search_skills`) found nothing.
-    NothingFound { query: String },
+    NothingFound {
+        query: String,
+        /// Null for a search by the words alone, and for the other tools' searches (and absent
+        /// from outcomes stored before hybrid search).
+        #[serde(default)]
+        ranking: Option<SearchRanking>,
+    },
     /// `search_skills`: the names of the skills found.
     Skills { names: Vec<String> },
     /// `search_tools`: the tool servers' tools found, offered from the next request on.
@@ -105,6 +118,32 @@ pub struct FoundPassage {
     pub line_start: i64,
     pub line_end: i64,
     pub text: String,
+}
+
+/// How a hybrid `search_attachment` ranked: by meaning (the embeddings model) beside the words,
+/// and then by the reranker, each as it went. Lexical search always answers alone when the
+/// others cannot.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+pub struct SearchRanking {
+    pub meaning: RankingStep,
+    /// `None`: no reranker is chosen.
+    pub rerank: Option<RankingStep>,
+}
+
+/// One step of a hybrid ranking.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum RankingStep {
+    Used,
+    /// The server did not answer within the search's budget: left out.
+    TimedOut,
+    /// The server failed: left out; `message` says how (the model read it too).
+    Failed {
+        message: String,
+    },
+    /// The model's vectors no longer fit (another model answers by its name): they are being
+    /// made again in the background.
+    Pending,
 }
 
 /// A long result kept whole in the store.

@@ -143,6 +143,13 @@ export const en = {
   approvalDecidedTimedOut: 'No answer came (or the reply stopped): it did not run',
   approvalDecidedServerStopped: 'The tool server was removed or turned off: it did not run',
   approvalElsewhere: 'Already answered in another window (or the reply stopped)',
+  rankingHybrid: 'Found by words and by meaning.',
+  rankingHybridReranked: 'Found by words and by meaning, then reranked.',
+  rankingMeaningFailed: 'Search by meaning was unavailable ({error}); found by words only.',
+  rankingMeaningTimedOut: 'The embeddings server did not answer in time; found by words only.',
+  rankingMeaningPending: 'The files are being embedded again for a changed model; found by words only.',
+  rankingRerankFailed: 'The reranker failed ({error}); the first order is kept.',
+  rankingRerankTimedOut: 'The reranker did not answer in time; the first order is kept.',
 } as const;
 
 export const ko: Words<typeof en> = {
@@ -282,4 +289,11 @@ export const ko: Words<typeof en> = {
   approvalDecidedTimedOut: '답이 없어서(또는 답을 멈춰서) 실행하지 않았습니다',
   approvalDecidedServerStopped: '도구 서버가 삭제되거나 꺼져서 실행하지 않았습니다',
   approvalElsewhere: '이미 다른 창에서 답했습니다(또는 답이 멈췄습니다)',
+  rankingHybrid: '단어와 의미로 찾았습니다.',
+  rankingHybridReranked: '단어와 의미로 찾은 뒤 순서를 다시 매겼습니다.',
+  rankingMeaningFailed: '의미 검색을 쓸 수 없어({error}) 단어로만 찾았습니다.',
+  rankingMeaningTimedOut: '임베딩 서버가 제때 답하지 않아 단어로만 찾았습니다.',
+  rankingMeaningPending: '바뀐 모델로 파일을 다시 임베딩하는 중이라 단어로만 찾았습니다.',
+  rankingRerankFailed: '재순위 모델이 실패해({error}) 처음 순서를 그대로 두었습니다.',
+  rankingRerankTimedOut: '재순위 모델이 제때 답하지 않아 처음 순서를 그대로 두었습니다.',
 };

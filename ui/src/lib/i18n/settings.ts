@@ -34,6 +34,14 @@ export const en = {
   toolSchemaBudget: 'Tools’ descriptions per request (tokens)',
   toolSchemaBudgetHint: 'Past this, a tool server’s tools are not all described in every request: the model searches them (search_tools) and gets those it found. {min} – {max}.',
   toolOutputInlineTokensHint: 'A larger result is kept aside: the model sees its first lines and reads on when it needs to, so it stays in the chat without filling the window.',
+  searchByMeaning: 'Search by meaning',
+  searchByMeaningHint: 'With an embeddings model from one of your servers (vLLM, llama.cpp --embeddings, Ollama, LM Studio), files are searched by meaning as well as by their words. Passages are embedded in the background, and again when the model changes; search by words works alone whenever the server cannot.',
+  embeddingsModel: 'Embeddings model',
+  rerankerModel: 'Reranker (optional)',
+  rerankerHint: 'Reorders the best passages of a search (/v1/rerank: llama.cpp --reranking, vLLM, TEI, Infinity).',
+  searchModelOff: 'Off',
+  embeddingProgress: '{done} of {all} passages embedded.',
+  embeddingFailed: 'The last batch failed: {error}',
 } as const;
 
 export const ko: Words<typeof en> = {
@@ -67,4 +75,12 @@ export const ko: Words<typeof en> = {
   toolSchemaBudget: '요청마다 보내는 도구 설명 (토큰)',
   toolSchemaBudgetHint: '이를 넘으면 도구 서버의 도구를 요청마다 모두 설명하지 않고, 모델이 찾아서(search_tools) 찾은 것만 받습니다. {min} – {max}.',
   toolOutputInlineTokensHint: '이보다 큰 결과는 따로 보관됩니다. 모델은 앞부분만 보고 필요할 때 나머지를 읽으므로, 결과가 대화에 남으면서도 창을 채우지 않습니다.',
+  searchByMeaning: '의미로 검색',
+  searchByMeaningHint: '서버 중 하나의 임베딩 모델(vLLM, llama.cpp --embeddings, Ollama, LM Studio)을 고르면 파일을 단어뿐 아니라 의미로도 검색합니다. 구절은 백그라운드에서 임베딩되고, 모델이 바뀌면 다시 임베딩됩니다. 서버를 쓸 수 없을 때는 언제나 단어 검색만으로 찾습니다.',
+  embeddingsModel: '임베딩 모델',
+  rerankerModel: '재순위 모델(선택)',
+  rerankerHint: '검색에서 가장 나은 구절들의 순서를 다시 매깁니다(/v1/rerank: llama.cpp --reranking, vLLM, TEI, Infinity).',
+  searchModelOff: '끔',
+  embeddingProgress: '구절 {all}개 중 {done}개를 임베딩했습니다.',
+  embeddingFailed: '마지막 묶음이 실패했습니다: {error}',
 };

@@ -102,3 +102,19 @@ pub async fn delete(app: &App, id: i64) -> Result<Deleted> {
     app.store.write_then(move |tx| table::delete(tx, id), move |released| blobs.remove(released.as_slice())).await?;
     Ok(Deleted { id, deleted: true })
 }
+
+/// How far the files' passages are embedded by the chosen model, and why the last batch failed.
+pub async fn embedding_progress(app: &App) -> Result<settings::EmbeddingProgress> {
+    use crate::store::passage_vectors::{self, VectorModel};
+    let failure = app.embedding.failure();
+    app.store
+        .read(move |c| {
+            let model = settings::load(c)?.embeddings;
+            let (embedded, passages) = match &model {
+                Some(m) => passage_vectors::progress(c, &VectorModel { connection_id: m.connection_id, model: m.model.clone() })?,
+                None => (0, passage_vectors::progress(c, &VectorModel { connection_id: 0, model: String::new() })?.1),
+            };
+            Ok(settings::EmbeddingProgress { failure: failure.filter(|_| model.is_some()), model, embedded, passages })
+        })
+        .await
+}

@@ -256,7 +256,10 @@ pub async fn get_settings(app: &App) -> Result<SettingsView> {
 
 #[instrument(skip_all, err(level = Level::WARN))]
 pub async fn update_settings(app: &App, patch: SettingsPatch) -> Result<SettingsView> {
-    app.store.write(move |tx| Ok(SettingsView::from(&settings::update(tx, &patch)?))).await
+    let view = app.store.write(move |tx| Ok(SettingsView::from(&settings::update(tx, &patch)?))).await?;
+    // The embeddings model may have changed: its job looks at once.
+    app.embedding.wake();
+    Ok(view)
 }
 
 // ---- long-term memory

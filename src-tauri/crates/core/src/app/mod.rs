@@ -42,6 +42,8 @@ pub struct App {
     /// Their calls waiting for the user's approval.
     pub approvals: crate::tools::approvals::Approvals,
     pub clients: Arc<llm::Clients>,
+    /// The files' passages embedded in the background, when the user chose a model for it.
+    pub embedding: Arc<attachments::embedding::Embedding>,
     /// Projects' folders mirrored as their files.
     pub folders: folders::Folders,
     /// Token counts by the model servers' tokenizers, for the window plan.
@@ -79,7 +81,8 @@ impl App {
         let unindexed = files.recover(&store)?;
         // Every capability's tools; each is offered only when it has something to work on.
         let tools = ToolRegistry::new(templates.clone());
-        tools.register(Arc::new(attachments::tool::SearchAttachment::new(templates.clone())));
+        let (clients, embedding) = (Arc::<llm::Clients>::default(), Arc::<attachments::embedding::Embedding>::default());
+        tools.register(Arc::new(attachments::tool::SearchAttachment::new(templates.clone(), clients.clone(), embedding.clone())));
         crate::memory::tools::register(&tools, &templates);
         tools.register(Arc::new(crate::tools::output::ReadToolOutput::new(templates.clone())));
         tools.register(Arc::new(crate::tools::skills::SkillTool::load(templates.clone())));
@@ -93,7 +96,8 @@ impl App {
             tools,
             tool_servers: Arc::default(),
             approvals: Default::default(),
-            clients: Arc::default(),
+            clients,
+            embedding,
             tokens: Default::default(),
             folders: Default::default(),
             prompts: PromptCache::default(),
@@ -113,6 +117,7 @@ impl App {
             });
         }
         folders::Folders::keep_in_sync(&app);
+        attachments::embedding::Embedding::start(&app);
         app.prepare_client();
         Ok(app)
     }
@@ -137,6 +142,8 @@ impl App {
         if running > 0 {
             tracing::info!(running, "stopping the replies being written before closing");
         }
+        // The embedding job lets go of the model server and the store.
+        self.embedding.stop();
         self.runs.stop_all(SHUTDOWN_GRACE).await;
         // No tool server outlives Maru.
         self.tool_servers.stop_all().await;
@@ -147,6 +154,8 @@ impl App {
         if let Err(e) = self.files.index(&self.store, &sha256, kind).await {
             tracing::warn!(sha256, "indexing a file failed: {e}");
         }
+        // Its passages are there to embed.
+        self.embedding.wake();
     }
 
     /// The client for the settings' server, reused while its address, key and timeouts stay.

@@ -6,10 +6,14 @@
 //! - `kinds`: what a file is, and what is refused before anything is stored
 //! - `blobs`: the files on disk, by sha256
 //! - `extract`: a file's text (PDFs in a child process)
+//! - `embedding`: the passages embedded in the background, for search by meaning
+//! - `hybrid`: how a search ranks: by the words, fused with the meaning, reranked
 //! - `tool`: `search_attachment`
 
 pub mod blobs;
+pub mod embedding;
 pub mod extract;
+pub mod hybrid;
 pub mod kinds;
 pub mod tool;
 

@@ -1,17 +1,20 @@
 //! `search_attachment(query, file?, limit?)`: ranked passages from the files the turn's session
 //! can see, its own and its current project's. The scope comes from the turn, never from the
 //! arguments: a file name from another project simply finds nothing. The answer is quoted file
-//! content, and the turn wraps every tool result as data, not instructions.
+//! content, and the turn wraps every tool result as data, not instructions. How the passages
+//! are ranked (words, meaning, reranker) is `hybrid`'s.
 
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 
-use crate::llm::ToolSpec;
+use super::embedding::Embedding;
+use super::hybrid::{self, Scope};
+use crate::llm::{self, ToolSpec};
 use crate::prompt::Templates;
 use crate::store::attachments as table;
-use crate::tools::{self, FoundPassage, Offer, Tool, ToolContext, ToolDid, ToolFailure, ToolReply};
+use crate::tools::{self, FoundPassage, Offer, RankingStep, Tool, ToolContext, ToolDid, ToolFailure, ToolReply};
 use maru_retrieval::analysis;
 
 pub const NAME: &str = "search_attachment";
@@ -22,10 +25,13 @@ pub struct SearchAttachment {
     templates: Arc<Templates>,
     /// Rendered once: the templates do not change while Maru runs.
     spec: ToolSpec,
+    /// The servers of the embeddings model and the reranker, when the user chose them.
+    clients: Arc<llm::Clients>,
+    embedding: Arc<Embedding>,
 }
 
 impl SearchAttachment {
-    pub fn new(templates: Arc<Templates>) -> SearchAttachment {
+    pub fn new(templates: Arc<Templates>, clients: Arc<llm::Clients>, embedding: Arc<Embedding>) -> SearchAttachment {
         let parameters = json!({
             "type": "object",
             "properties": {
@@ -36,7 +42,7 @@ impl SearchAttachment {
             "required": ["query"]
         });
         let spec = tools::spec(&templates, NAME, &json!({ "limit": LIMIT_DEFAULT, "limit_max": LIMIT_MAX }), parameters);
-        SearchAttachment { templates, spec }
+        SearchAttachment { templates, spec, clients, embedding }
     }
 }
 
@@ -50,7 +56,7 @@ impl Tool for SearchAttachment {
     }
 
     fn call(&self, ctx: ToolContext, args: Value) -> BoxFuture<'static, Result<ToolReply, ToolReply>> {
-        let templates = self.templates.clone();
+        let (templates, clients, embedding) = (self.templates.clone(), self.clients.clone(), self.embedding.clone());
         Box::pin(async move {
             let query = args["query"]
                 .as_str()
@@ -62,48 +68,57 @@ impl Tool for SearchAttachment {
             if analysis::query(query).is_none() {
                 return Err(tools::refuse(&templates, ToolFailure::NoSearchWords, json!({ "query": query })));
             }
-            let asked = query.to_string();
-            let (session_id, project_id) = (ctx.session_id, ctx.project_id);
-            let (found, files) = ctx
-                .store
-                .read(move |c| {
-                    let found = table::search(c, &asked, session_id, project_id, file.as_deref(), limit)?;
-                    let files = match found.hits.is_empty() {
-                        true => table::in_scope(c, session_id, project_id)?.into_iter().map(|a| a.name).collect::<Vec<_>>(),
-                        false => vec![],
-                    };
-                    Ok((found, files))
-                })
-                .await
-                .map_err(|e| {
-                    tracing::warn!("search_attachment failed: {e}");
-                    ToolReply::from(e)
-                })?;
+            let scope = Scope { session_id: ctx.session_id, project_id: ctx.project_id, file };
+            let found = hybrid::search(&ctx.store, &clients, &embedding, query, &scope, limit).await.map_err(|e| {
+                tracing::warn!("search_attachment failed: {e}");
+                ToolReply::from(e)
+            })?;
+            let (hits, ranking, unranked) = (found.hits, found.ranking, found.unranked);
+            let files = match hits.is_empty() {
+                true => ctx
+                    .store
+                    .read(move |c| table::in_scope(c, scope.session_id, scope.project_id))
+                    .await
+                    .map_err(ToolReply::from)?
+                    .into_iter()
+                    .map(|a| a.name)
+                    .collect::<Vec<_>>(),
+                false => vec![],
+            };
             let file = args["file"].as_str();
             let (named, more) = files_to_name(files, query);
             let text = templates.render(
                 "tools/search_attachment_result",
                 &json!({
-                    "hits": found.hits,
-                    "unranked": found.unranked,
-                    "query": query,
-                    "file": file,
-                    "files": named.join(", "),
-                    "more": more
+                    "hits": hits, "unranked": unranked, "query": query, "file": file, "files": named.join(", "), "more": more,
+                    // Which part of a hybrid search was left out, and why: the template says so.
+                    "meaning_failed": ranking.as_ref().and_then(|r| failed(&r.meaning)),
+                    "meaning_timed_out": ranking.as_ref().is_some_and(|r| r.meaning == RankingStep::TimedOut),
+                    "meaning_pending": ranking.as_ref().is_some_and(|r| r.meaning == RankingStep::Pending),
+                    "rerank_failed": ranking.as_ref().and_then(|r| r.rerank.as_ref()).and_then(failed),
+                    "rerank_timed_out": ranking.as_ref().is_some_and(|r| r.rerank == Some(RankingStep::TimedOut)),
                 }),
             )?;
-            let did = match found.hits.is_empty() {
-                true => ToolDid::NothingFound { query: query.to_string() },
+            let did = match hits.is_empty() {
+                true => ToolDid::NothingFound { query: query.to_string(), ranking },
                 false => ToolDid::Passages {
-                    passages: found
-                        .hits
+                    passages: hits
                         .into_iter()
                         .map(|h| FoundPassage { file: h.name, page: h.page, line_start: h.line_start, line_end: h.line_end, text: h.text })
                         .collect(),
+                    ranking,
                 },
             };
             Ok(ToolReply::new(text, did))
         })
+    }
+}
+
+/// The server's words when a step failed.
+fn failed(step: &RankingStep) -> Option<&str> {
+    match step {
+        RankingStep::Failed { message } => Some(message),
+        _ => None,
     }
 }
 

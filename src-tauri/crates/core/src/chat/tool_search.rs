@@ -68,7 +68,7 @@ pub fn call(templates: &Templates, servers: &[Offered], arguments: &str) -> Resu
     let names: Vec<String> = scored.iter().map(|(_, o)| o.spec.name.clone()).collect();
     let text = templates.render("tools/search_tools_result", &json!({ "query": query, "tools": found }))?;
     let did = match names.is_empty() {
-        true => ToolDid::NothingFound { query: query.to_string() },
+        true => ToolDid::NothingFound { query: query.to_string(), ranking: None },
         false => ToolDid::ToolsFound { names: names.clone() },
     };
     Ok((ToolReply::new(text, did), names))

@@ -137,7 +137,7 @@ impl Tool for MemoryTool {
                             let query = query.unwrap_or_default();
                             let facts = memories::search(tx, &query, 10)?;
                             let did = match facts.is_empty() {
-                                true => ToolDid::NothingFound { query: query.clone() },
+                                true => ToolDid::NothingFound { query: query.clone(), ranking: None },
                                 false => ToolDid::Facts {
                                     facts: facts.iter().map(|m| FoundFact { id: m.id, content: m.content.clone() }).collect(),
                                 },

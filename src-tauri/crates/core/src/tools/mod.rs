@@ -17,7 +17,7 @@ use serde_json::Value;
 use crate::llm::ToolSpec;
 use crate::prompt::Templates;
 use crate::store::Store;
-pub use maru_types::tool_outcomes::{FoundFact, FoundPassage, KeptOutput, ToolDid, ToolFailure, ToolOutcome};
+pub use maru_types::tool_outcomes::{FoundFact, FoundPassage, KeptOutput, RankingStep, SearchRanking, ToolDid, ToolFailure, ToolOutcome};
 
 /// What a turn has for tools to work on.
 #[derive(Debug, Clone, Copy, Default)]

@@ -99,7 +99,7 @@ impl Tool for SkillTool {
                 let names: Vec<String> = found.iter().map(|s| s.name.clone()).collect();
                 let found: Vec<Value> = found.into_iter().map(|s| json!({ "name": s.name, "description": s.description })).collect();
                 let text = templates.render("tools/search_skills_result", &json!({ "query": query, "skills": found }))?;
-                let did = if names.is_empty() { ToolDid::NothingFound { query } } else { ToolDid::Skills { names } };
+                let did = if names.is_empty() { ToolDid::NothingFound { query, ranking: None } } else { ToolDid::Skills { names } };
                 return Ok(ToolReply::new(text.trim_end().to_string(), did));
             }
             let name = args["name"].as_str().map(str::trim).unwrap_or_default().to_string();
