@@ -25,6 +25,7 @@ mod reliability;
 mod search;
 mod skills;
 mod spec;
+mod switching;
 mod titles;
 mod token_counts;
 mod tool_outcomes_as_data;

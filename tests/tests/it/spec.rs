@@ -507,6 +507,17 @@ async fn every_answer_matches_the_document() {
     // Exports, a backup and an import. Files, not JSON, apart from the chat as JSON.
     let export = c.get(&format!("/api/sessions/{sess}/export?format=json")).await;
     c.ok(M::POST, "/api/import", Some(export)).await;
+    // Another app's export: checked, then stored in the background, followed by its job.
+    let chatgpt = json!([{ "title": "Hi", "create_time": 1.7e9, "update_time": 1.7e9, "id": "c", "current_node": "u", "mapping": {
+        "r": { "id": "r", "parent": null, "children": ["u"], "message": null },
+        "u": { "id": "u", "parent": "r", "children": [], "message": { "author": { "role": "user" }, "content": { "content_type": "text", "parts": ["hi"] } } }
+    } }]);
+    let form = reqwest::multipart::Form::new()
+        .part("file", reqwest::multipart::Part::bytes(serde_json::to_vec(&chatgpt).unwrap()).file_name("conversations.json"));
+    let res = s.http.post(s.url("/api/import")).bearer_auth(&s.token).multipart(form).send().await.unwrap();
+    let (st, job) = c.json(&M::POST, "/api/import", res).await;
+    assert_eq!(st, StatusCode::ACCEPTED, "{job}");
+    c.get(&format!("/api/import/jobs/{}", job["id"])).await;
     let zip = s.http.get(s.url(&format!("/api/projects/{work}/export"))).bearer_auth(&s.token).send().await.unwrap().bytes().await.unwrap();
     let form = reqwest::multipart::Form::new().part("file", reqwest::multipart::Part::bytes(zip.to_vec()).file_name("work.zip"));
     let res = s.http.post(s.url("/api/import/project")).bearer_auth(&s.token).multipart(form).send().await.unwrap();

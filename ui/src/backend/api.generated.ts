@@ -198,8 +198,35 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Import a chat exported by Maru as JSON, as a new chat */
+        /**
+         * Import a chat Maru exported, or ChatGPT's or Claude's data export
+         * @description As JSON: a chat Maru exported (`ChatExport`), added at once (200). As `multipart/form-data`
+         *     (the file in a part named `file`, and `project_id` optionally): the same, or ChatGPT's or
+         *     Claude's export, as downloaded (the zip) or its `conversations.json` alone. An export is
+         *     checked whole first: a damaged, cut, unknown or too large one is refused and changes nothing.
+         *     Its chats are then stored in the background (202): follow them with
+         *     `GET /api/import/jobs/{id}`. Each conversation becomes a chat with its title and times, the
+         *     conversation as it was last shown as its main line and its other branches as earlier versions;
+         *     one imported before (from this export or another) is not added again.
+         */
         post: operations["import_chat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/import/jobs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How far an import of another app's export is */
+        get: operations["import_job"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1155,6 +1182,11 @@ export interface components {
         };
         /** @enum {string} */
         ExportFormat: "markdown" | "json";
+        /**
+         * @description Which app an export comes from.
+         * @enum {string}
+         */
+        ExportSource: "chatgpt" | "claude";
         /** @description A message as written, with its figures. Images sent with a message are not carried. */
         ExportedMessage: {
             /** Format: int64 */
@@ -1256,6 +1288,47 @@ export interface components {
             status: string;
             version: string;
         };
+        /** @description An import of another app's export, and how far it is. */
+        ImportJob: {
+            /** @description Conversations imported before (from the same export or an earlier one): left as they are. */
+            already_here: number;
+            /** @description Conversations in the export. */
+            conversations: number;
+            /** @description Conversations read so far. */
+            done: number;
+            error: null | components["schemas"]["ErrorBody"];
+            /** Format: int64 */
+            id: number;
+            /** @description New chats stored. */
+            imported: number;
+            /**
+             * Format: int64
+             * @description The project the chats go to.
+             */
+            project_id: number;
+            /**
+             * @description Messages left out: without text (system and tool messages, images alone), or longer than a
+             *     message may be.
+             */
+            skipped_messages: number;
+            source: components["schemas"]["ExportSource"];
+            state: components["schemas"]["JobState"];
+        };
+        /**
+         * @description What `POST /api/import` takes as `multipart/form-data`: the file in a part named `file`
+         *     (ChatGPT's or Claude's export as downloaded, its `conversations.json`, or a chat Maru exported
+         *     as JSON), and where an export's chats go.
+         */
+        ImportUpload: {
+            /** Format: binary */
+            file: Blob;
+            /**
+             * Format: int64
+             * @description The project an export's chats go to; absent: "Imported from ChatGPT" (or Claude), made
+             *     when there is none.
+             */
+            project_id?: number | null;
+        };
         /** @description What importing a project did. */
         ImportedProject: {
             chats: number;
@@ -1304,6 +1377,8 @@ export interface components {
             /** @description Found and not sent. */
             skipped: components["schemas"]["InstructionFileSkipped"][];
         };
+        /** @enum {string} */
+        JobState: "running" | "done" | "failed";
         /** @description A long result kept whole in the store. */
         KeptOutput: {
             /** Format: int64 */
@@ -3084,10 +3159,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ChatExport"];
+                "multipart/form-data": components["schemas"]["ImportUpload"];
             };
         };
         responses: {
-            /** @description The new chat, in the project of the same name if there is one, else in Default */
+            /** @description A chat Maru exported: the new chat, in the project given, else in the project of its name if there is one, else in Default */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3096,7 +3172,16 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description `invalid_json`, `unsupported_import` (not a Maru chat), `unsupported_import_version`, `invalid_import`, `invalid_title`, `message_too_long` */
+            /** @description Another app's export, checked: its chats are being stored */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportJob"];
+                };
+            };
+            /** @description `invalid_json`, `invalid_upload`, `unsupported_import` (neither a Maru chat nor ChatGPT's or Claude's export), `unsupported_import_version`, `invalid_import` (a damaged zip, JSON cut short), `empty_file`, `file_too_large` (past the upload limit, or unpacking past 1 GB), `invalid_title`, `message_too_long` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3107,6 +3192,74 @@ export interface operations {
             };
             /** @description `unauthorized`: missing or wrong access token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: no such project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    import_job: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A whole number, as the object's `id` field gives it */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import: conversations read and stored so far, and its state */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportJob"];
+                };
+            };
+            /** @description `invalid_id` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: no such import since Maru started */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

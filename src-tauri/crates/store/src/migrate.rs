@@ -45,6 +45,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!(23, "0023_memory_changes"),
     migration!(24, "0024_tool_outcomes"),
     migration!(25, "0025_passage_headings"),
+    migration!(27, "0027_switching"),
 ];
 
 pub fn latest_version() -> i64 {

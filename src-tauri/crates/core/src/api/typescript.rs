@@ -21,7 +21,7 @@ fn export_types(dir: &Path) {
         ReplyFigures, SkillOffered, Stopped, ToolOffered,
     };
     use crate::api::connections::{ConnectionView, ModelsQuery};
-    use crate::api::export::{BackupZip, ExportFormat, ExportQuery, ImportedProject, ProjectZip, RestoredBackup, Skipped};
+    use crate::api::export::{BackupZip, ExportFormat, ExportQuery, ImportUpload, ImportedProject, ProjectZip, RestoredBackup, Skipped};
     use crate::api::skills::{ImportedSkills, SkillFileLeftOut, SkillView, SkillZip};
     use crate::api::tool_servers::{Answered, Approve, ToolServerView};
     use crate::api::Deleted;
@@ -31,6 +31,8 @@ fn export_types(dir: &Path) {
     use crate::chat::compact::Compacted;
     use crate::chat::plan::TokenPlan;
     use crate::error::{Code, ErrorBody, UpstreamCode};
+    use crate::imports::jobs::{ImportJob, JobState};
+    use crate::imports::ExportSource;
     use crate::llm::{FoundServer, ModelInfo, ToolCall, Usage};
     use crate::prompt::budget::Cut;
     use crate::prompt::render::SectionReport;
@@ -96,6 +98,10 @@ fn export_types(dir: &Path) {
         ExportFormat,
         ImportedProject,
         ProjectZip,
+        ImportUpload,
+        ImportJob,
+        JobState,
+        ExportSource,
         BackupZip,
         RestoredBackup,
         Skipped,

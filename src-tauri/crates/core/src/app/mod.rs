@@ -56,6 +56,8 @@ pub struct App {
     pub demo: demo::Demo,
     /// A restored backup to open instead of this data folder.
     pub relaunch: relaunch::Relaunch,
+    /// Other apps' exports being imported, and those done.
+    pub imports: crate::imports::jobs::Jobs,
     /// Held for the life of the process: this process owns the data folder.
     _lock: DataDirLock,
 }
@@ -100,6 +102,7 @@ impl App {
             ahead: Default::default(),
             demo: demo::Demo::find(),
             relaunch: relaunch::Relaunch::default(),
+            imports: Default::default(),
             files,
             _lock: lock,
         });
