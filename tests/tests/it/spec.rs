@@ -356,6 +356,8 @@ async fn every_answer_matches_the_document() {
     assert_eq!(failed["versions"].as_array().map(Vec::len), Some(2), "the failed regenerate is a second version: {failed}");
     let chosen = c.ok(M::POST, &format!("/api/messages/{}/choose", failed["versions"][0]), None).await;
     assert_eq!(chosen["messages"][0]["content"], "5", "choosing the first version shows its answer again");
+    let forked = c.ok(M::POST, &format!("/api/messages/{}/fork", failed["versions"][0]), None).await;
+    assert_ne!(forked["id"], json!(sess), "continuing from a message is a new chat: {forked}");
     let first_user = page["messages"].as_array().unwrap().iter().rfind(|m| m["role"] == "user").unwrap()["id"].clone();
     fake.push(Reply::text(["Hello again"]).with_usage(100, 2, None));
     c.turn(M::POST, &format!("/api/messages/{first_user}/resend"), Some(json!({ "content": "hello" }))).await;

@@ -88,6 +88,9 @@ export function httpBackend(opts: HttpBackendOptions) {
     },
     /** Shows another version of a message; the newest page of the chat as it then reads. */
     chooseVersion: (messageId: number) => ok(api.POST('/api/messages/{id}/choose', byId(messageId))),
+    /** A new chat in the same project from this message: it and those it follows (their versions
+     *  on its way only), with the chat's preset and model; the original is unchanged. */
+    forkMessage: (messageId: number) => ok(api.POST('/api/messages/{id}/fork', byId(messageId))),
 
     getSettings: () => ok(api.GET('/api/settings')),
     updateSettings: (patch: Body<'/api/settings', 'patch'>) => ok(api.PATCH('/api/settings', { body: patch })),

@@ -14,6 +14,7 @@ import { errorText, t, type Key } from '../lib/i18n';
 import { MarkdownStream, renderMarkdown, type RenderOptions } from '../lib/markdown';
 import { clip, MEMORY_TOOLS, serverTool, shortArgs, toolKept, toolOutcome, type ToolCallView, type ToolOutcome } from '../lib/tools';
 import { openDialog } from './dialog';
+import { forkButton } from './fork';
 import { downloadFile } from './files';
 import { toast } from './toast';
 
@@ -121,6 +122,7 @@ function userNode(app: App, m: Message, ctx: MessageContext): HTMLElement {
       // `idle-only`: the chat enables it again when the reply ends, without drawing the message again.
       h('button', { class: 'act idle-only', type: 'button', disabled: ctx.busy, title: t('editAndResend'), 'aria-label': t('editAndResend'), onClick: ctx.onEdit }, icon('edit'), h('span', { class: 'act-label' }, t('edit'))),
       copyButton(() => m.content),
+      forkButton(app, m.id),
       ctx.regenerable ? h('button', { class: 'act', type: 'button', disabled: ctx.busy, title: t('answerAgain'), onClick: () => void app.regenerate() }, icon('refresh'), h('span', { class: 'act-label' }, t('answerAgain'))) : null,
     ),
   );
@@ -502,6 +504,7 @@ function replyNode(app: App, parts: readonly Message[], ctx: MessageContext): HT
       h('div', { class: 'msg-actions' },
         versionsNode(app, head, ctx.busy),
         texts.length ? copyButton(() => texts.join('\n\n')) : null,
+        last.status === 'streaming' ? null : forkButton(app, last.id),
         ctx.regenerable ? h('button', { class: 'act', type: 'button', disabled: ctx.busy, title: t('regenerate'), 'data-testid': 'regenerate', onClick: () => void app.regenerate() }, icon('refresh'), h('span', { class: 'act-label' }, t('regenerate'))) : null,
       ),
     ),

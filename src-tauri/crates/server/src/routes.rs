@@ -53,6 +53,7 @@ pub(super) fn documented() -> (Router<Arc<App>>, utoipa::openapi::OpenApi) {
         .routes(routes!(list_messages))
         .routes(routes!(edit_message, delete_message))
         .routes(routes!(choose_version))
+        .routes(routes!(fork_message))
         .routes(routes!(stop))
         .routes(routes!(turn_events))
         .routes(routes!(changes))
@@ -288,6 +289,21 @@ async fn delete_message(State(app): AppState, Id(id): Id) -> Reply<Deleted> {
 ))]
 async fn choose_version(State(app): AppState, Id(id): Id) -> Reply<MessagePage> {
     Ok(axum::Json(api::choose_version(&app, id).await?))
+}
+
+/// Continue in a new chat from this message
+///
+/// A new chat in the same project, with the chat's preset, server and model, holding this
+/// message and the ones it follows (the versions on its way only), the chat's own files and the
+/// summaries that still apply. The original chat is unchanged.
+#[utoipa::path(post, path = "/api/messages/{id}/fork", tag = "messages", params(Id), responses(
+    (status = 200, description = "The new chat", body = Session),
+    (status = 400, description = "`invalid_id`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+    (status = 409, description = "`message_streaming`: the reply is still being written", body = ErrorBody),
+))]
+async fn fork_message(State(app): AppState, Id(id): Id) -> Reply<Session> {
+    Ok(axum::Json(api::fork_message(&app, id).await?))
 }
 
 // ---- chat

@@ -257,6 +257,14 @@ pub async fn choose_version(app: &App, id: i64) -> Result<MessagePage> {
         .await
 }
 
+/// Continues the chat in a new chat from message `id`: the new chat (in the same project, with
+/// the chat's preset, server and model) holds that message and the ones it follows, the versions
+/// on its way only; the original is unchanged.
+#[instrument(skip(app), err(level = Level::WARN))]
+pub async fn fork_message(app: &App, id: i64) -> Result<Session> {
+    app.store.write(move |tx| sessions::get(tx, crate::store::forks::fork(tx, id)?)).await
+}
+
 // ---- settings
 
 pub async fn get_settings(app: &App) -> Result<SettingsView> {
