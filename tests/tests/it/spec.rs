@@ -358,6 +358,9 @@ async fn every_answer_matches_the_document() {
     assert_eq!(chosen["messages"][0]["content"], "5", "choosing the first version shows its answer again");
     let forked = c.ok(M::POST, &format!("/api/messages/{}/fork", failed["versions"][0]), None).await;
     assert_ne!(forked["id"], json!(sess), "continuing from a message is a new chat: {forked}");
+    let temporary = c.ok(M::POST, "/api/sessions", Some(json!({ "temporary": true }))).await;
+    let kept = c.ok(M::POST, &format!("/api/sessions/{}/keep", temporary["id"]), None).await;
+    assert_eq!(kept["temporary"], false, "{kept}");
     let first_user = page["messages"].as_array().unwrap().iter().rfind(|m| m["role"] == "user").unwrap()["id"].clone();
     fake.push(Reply::text(["Hello again"]).with_usage(100, 2, None));
     c.turn(M::POST, &format!("/api/messages/{first_user}/resend"), Some(json!({ "content": "hello" }))).await;

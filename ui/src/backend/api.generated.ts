@@ -603,7 +603,12 @@ export interface paths {
         /** One project's sessions, newest activity first */
         get: operations["list_sessions"];
         put?: never;
-        /** Create a session (in Default when project_id is absent) */
+        /**
+         * Create a session (in Default when project_id is absent)
+         * @description `temporary`: a chat that is never stored for good: not listed or searched, no title asked of
+         *     the model, no memory and no summaries, deleted when closed (delete it) or when Maru closes or
+         *     starts, unless kept (`POST /api/sessions/{id}/keep`).
+         */
         post: operations["create_session"];
         delete?: never;
         options?: never;
@@ -695,6 +700,23 @@ export interface paths {
         get: operations["export_chat"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions/{id}/keep": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Keep a temporary chat: from now on it is listed, searched, titled and remembered like any */
+        post: operations["keep_session"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1586,6 +1608,8 @@ export interface components {
              * @description Default project when absent.
              */
             project_id?: number | null;
+            /** @description A temporary chat (see [`Session::temporary`]). */
+            temporary?: boolean;
             title?: string;
         };
         NewSkill: {
@@ -1786,6 +1810,11 @@ export interface components {
             preset: string | null;
             /** Format: int64 */
             project_id: number;
+            /**
+             * @description A temporary chat: never listed, searched, titled by the model, remembered or summarised,
+             *     and deleted when closed or at the next start, unless kept (`POST /api/sessions/{id}/keep`).
+             */
+            temporary: boolean;
             title: string;
             /**
              * Format: int64
@@ -5198,7 +5227,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `turn_running`: a reply is being written in the chat */
+            /** @description `turn_running`: a reply is being written in the chat; `temporary_chat`: a temporary chat keeps no summaries */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5380,6 +5409,65 @@ export interface operations {
                 };
             };
             /** @description `invalid_id`, `invalid_query` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    keep_session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A whole number, as the object's `id` field gives it */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The chat, kept (`temporary` false); a chat kept already stays as it is */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description `invalid_id` */
             400: {
                 headers: {
                     [name: string]: unknown;

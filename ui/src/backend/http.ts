@@ -88,6 +88,8 @@ export function httpBackend(opts: HttpBackendOptions) {
     },
     /** Shows another version of a message; the newest page of the chat as it then reads. */
     chooseVersion: (messageId: number) => ok(api.POST('/api/messages/{id}/choose', byId(messageId))),
+    /** Keeps a temporary chat: listed, searched, titled and remembered from now on. */
+    keepSession: (sessionId: number) => ok(api.POST('/api/sessions/{id}/keep', byId(sessionId))),
     /** A new chat in the same project from this message: it and those it follows (their versions
      *  on its way only), with the chat's preset and model; the original is unchanged. */
     forkMessage: (messageId: number) => ok(api.POST('/api/messages/{id}/fork', byId(messageId))),

@@ -14,6 +14,7 @@ import { chatModelItems, chatModelLabel } from './modelMenu';
 import { entryNode, filesSentWith, groupReplies, liveNode, updateLiveNode, type Entry } from './message';
 import { openSettingsDialog } from './settingsDialog';
 import { renameSession, sessionMenu, sessionTitle } from './sidebar';
+import { temporaryControl } from './temporary';
 import { toast } from './toast';
 import { presetDescription, presetName } from '../lib/presets';
 
@@ -133,7 +134,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
     const files = app.chatFiles();
     const fileCount = files.own.length + files.project.length;
     const server = s ? app.chatConnection(s) : undefined;
-    const sig = JSON.stringify([s?.id, s?.title, s?.model, s?.connection_id, server?.name, server?.is_default, app.settings?.model, presetValue, project?.id, project?.name, app.panel, app.presets.map((p) => [p.key, p.name]), t('preset'), files.own.length, files.project.length, app.pendingCount]);
+    const sig = JSON.stringify([s?.id, s?.title, s?.model, s?.connection_id, server?.name, server?.is_default, app.settings?.model, presetValue, project?.id, project?.name, app.panel, app.presets.map((p) => [p.key, p.name]), t('preset'), files.own.length, files.project.length, app.pendingCount, s?.temporary, app.chat.draftTemporary]);
     if (sig === headSig) return;
     headSig = sig;
     document.title = s ? `${sessionTitle(s)} · ${t('appName')}` : t('appName');
@@ -148,6 +149,7 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
           : h('span', { class: 'chat-title draft' }, t('newChat')),
       ),
       h('div', { class: 'head-actions' },
+        temporaryControl(app),
         setupControl(app, presetValue, s),
         h('button', {
           class: ['btn', 'btn-ghost', 'files-btn', app.panel === 'files' && 'active'], type: 'button', 'data-testid': 'open-files',

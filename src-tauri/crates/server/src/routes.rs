@@ -50,6 +50,7 @@ pub(super) fn documented() -> (Router<Arc<App>>, utoipa::openapi::OpenApi) {
         .routes(routes!(update_project, delete_project))
         .routes(routes!(list_sessions, create_session))
         .routes(routes!(get_session, update_session, delete_session))
+        .routes(routes!(keep_session))
         .routes(routes!(list_messages))
         .routes(routes!(edit_message, delete_message))
         .routes(routes!(choose_version))
@@ -202,6 +203,10 @@ async fn list_sessions(State(app): AppState, Query(q): Query<SessionQuery>) -> R
 }
 
 /// Create a session (in Default when project_id is absent)
+///
+/// `temporary`: a chat that is never stored for good: not listed or searched, no title asked of
+/// the model, no memory and no summaries, deleted when closed (delete it) or when Maru closes or
+/// starts, unless kept (`POST /api/sessions/{id}/keep`).
 #[utoipa::path(post, path = "/api/sessions", tag = "sessions", request_body = NewSession, responses(
     (status = 200, description = "The new session", body = Session),
     (status = 400, description = "`invalid_json`, `invalid_title`", body = ErrorBody),
@@ -230,6 +235,16 @@ async fn get_session(State(app): AppState, Id(id): Id) -> Reply<Session> {
 ))]
 async fn update_session(State(app): AppState, Id(id): Id, Json(p): Json<SessionPatch>) -> Reply<Session> {
     Ok(axum::Json(api::update_session(&app, id, p).await?))
+}
+
+/// Keep a temporary chat: from now on it is listed, searched, titled and remembered like any
+#[utoipa::path(post, path = "/api/sessions/{id}/keep", tag = "sessions", params(Id), responses(
+    (status = 200, description = "The chat, kept (`temporary` false); a chat kept already stays as it is", body = Session),
+    (status = 400, description = "`invalid_id`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+))]
+async fn keep_session(State(app): AppState, Id(id): Id) -> Reply<Session> {
+    Ok(axum::Json(api::keep_session(&app, id).await?))
 }
 
 /// Delete with its messages (a reply being written is stopped first)
@@ -420,7 +435,7 @@ async fn context(State(app): AppState, Id(id): Id) -> Reply<ContextView> {
     (status = 200, description = "The chat's summaries now; `compacted` is false when only the last turn was left", body = Compacted),
     (status = 400, description = "`invalid_id`", body = ErrorBody),
     (status = 404, description = "`not_found`", body = ErrorBody),
-    (status = 409, description = "`turn_running`: a reply is being written in the chat", body = ErrorBody),
+    (status = 409, description = "`turn_running`: a reply is being written in the chat; `temporary_chat`: a temporary chat keeps no summaries", body = ErrorBody),
     (status = 502, description = "`model_server.*`: the model server could not write the summary", body = ErrorBody),
 ))]
 async fn compact(State(app): AppState, Id(id): Id) -> Reply<Compacted> {

@@ -21,7 +21,8 @@ pub fn fork(conn: &Connection, message_id: i64) -> Result<i64> {
         ));
     }
     let from = sessions::get(conn, message.session_id)?;
-    let new = sessions::create(conn, &NewSession { title: from.title.clone(), project_id: Some(from.project_id) })?.id;
+    let new =
+        sessions::create(conn, &NewSession { title: from.title.clone(), project_id: Some(from.project_id), ..Default::default() })?.id;
     conn.execute(
         "UPDATE sessions SET preset = o.preset, model = o.model, connection_id = o.connection_id, title_by = o.title_by,
              temporary = o.temporary
@@ -114,7 +115,7 @@ mod tests {
         let store = Store::open(&dir.path().join("maru.db")).unwrap();
         let (session, ids) = store
             .with(|c| {
-                let s = sessions::create(c, &NewSession { title: "long".into(), project_id: None })?.id;
+                let s = sessions::create(c, &NewSession { title: "long".into(), project_id: None, ..Default::default() })?.id;
                 let ids = ["q1", "a1", "q2", "a2"]
                     .iter()
                     .map(|text| {

@@ -4,4 +4,8 @@ export type NewSession = { title?: string,
 /**
  * Default project when absent.
  */
-project_id?: number | null, };
+project_id?: number | null, 
+/**
+ * A temporary chat (see [`Session::temporary`]).
+ */
+temporary?: boolean, };

@@ -16,4 +16,9 @@ updated_at: number,
 /**
  * When it was imported from an exported chat: it is a copy.
  */
-imported_at: number | null, };
+imported_at: number | null, 
+/**
+ * A temporary chat: never listed, searched, titled by the model, remembered or summarised,
+ * and deleted when closed or at the next start, unless kept (`POST /api/sessions/{id}/keep`).
+ */
+temporary: boolean, };

@@ -179,6 +179,12 @@ pub async fn update_session(app: &App, id: i64, patch: SessionPatch) -> Result<S
         .await
 }
 
+/// Keeps a temporary chat: from now on it is listed, searched, titled and remembered like any.
+#[instrument(skip(app), err(level = Level::WARN))]
+pub async fn keep_session(app: &App, id: i64) -> Result<Session> {
+    app.store.write(move |tx| sessions::keep(tx, id)).await
+}
+
 /// Deletes a chat. A reply still being written in it is stopped first, and no new one can start
 /// until the delete is done.
 #[instrument(skip(app), err(level = Level::WARN))]

@@ -285,6 +285,8 @@ struct Round {
     reply_id: Option<i64>,
     /// The day the prompt was written for.
     day: chrono::NaiveDate,
+    /// A temporary chat: never summarised.
+    temporary: bool,
 }
 
 /// [`read_round`] and its new streaming reply: one transaction, so the reply and what it
@@ -347,6 +349,7 @@ fn read_round(
         servers,
         reply_id: None,
         day: today,
+        temporary: session.temporary,
     })
 }
 
@@ -551,16 +554,27 @@ async fn run_rounds(
     let (mut round, mut first, mut first_day) = (0, None, chrono::NaiveDate::MIN);
     loop {
         let Step::Request { tools_allowed, .. } = step else { unreachable!("each round starts with a request") };
-        let Round { model, prompt, history, summaries: mut stored, images, project_id, mut offer, servers: on, mut reply_id, day } =
-            match next.take() {
-                Some(opened) => opened,
-                None => {
-                    let model = app.resolve_model(&client, settings).await?;
-                    let shared = app.clone();
-                    let settings = settings.clone();
-                    app.store.write(move |tx| open_round(tx, &shared, session_id, model, &settings)).await?
-                }
-            };
+        let Round {
+            model,
+            prompt,
+            history,
+            summaries: mut stored,
+            images,
+            project_id,
+            mut offer,
+            servers: on,
+            mut reply_id,
+            day,
+            temporary,
+        } = match next.take() {
+            Some(opened) => opened,
+            None => {
+                let model = app.resolve_model(&client, settings).await?;
+                let shared = app.clone();
+                let settings = settings.clone();
+                app.store.write(move |tx| open_round(tx, &shared, session_id, model, &settings)).await?
+            }
+        };
         let images = image_urls(app, images).await.map_err(|e| Halt::Failed(e, reply_id))?;
         let window = match settings.context_length {
             Some(n) => Some(n),
@@ -593,6 +607,7 @@ async fn run_rounds(
             reserve: compact::reserve(settings, window),
             tools: tool_tokens,
             counter,
+            summarise: !temporary,
         };
         // The round's request, again after compacting everything but the last turn when the
         // machine says so (the server's window was full).
