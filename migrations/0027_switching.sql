@@ -7,3 +7,6 @@
 ALTER TABLE sessions ADD COLUMN import_source TEXT;
 CREATE UNIQUE INDEX sessions_by_import_source ON sessions (import_source) WHERE import_source IS NOT NULL;
 ALTER TABLE sessions ADD COLUMN temporary INTEGER NOT NULL DEFAULT 0;
+-- A chat continued in a new chat copies its large tool results; a copy answers to the id the
+-- model was given for the original (it is in the copied tool message, which is never rewritten).
+ALTER TABLE tool_outputs ADD COLUMN named_as INTEGER;

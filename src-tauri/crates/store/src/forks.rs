@@ -1,7 +1,8 @@
 //! A chat continued in a new chat from one of its messages: the new chat holds that message and
 //! those it follows (the versions on its way only, so the branch it was on, whichever was
-//! shown), with the chat's project, preset, server and model, its own files, and the summaries
-//! that cover only messages it holds. The original is not touched.
+//! shown), with the chat's project, preset, server and model, its own files, the large tool
+//! results of the messages copied, and the summaries that cover only messages it holds. The
+//! original is not touched.
 
 use std::collections::HashMap;
 
@@ -71,6 +72,12 @@ pub fn fork(conn: &Connection, message_id: i64) -> Result<i64> {
         let id = conn.last_insert_rowid();
         copies.insert(*old, id);
         parent = Some(id);
+        // Its large tool results, under the ids the copied message names them by.
+        conn.execute(
+            "INSERT INTO tool_outputs (session_id, message_id, tool, content, created_at, named_as)
+             SELECT ?2, ?3, tool, content, created_at, coalesce(named_as, id) FROM tool_outputs WHERE message_id = ?1",
+            params![old, new, id],
+        )?;
         let images: Vec<(i64, i64)> = conn
             .prepare_cached("SELECT attachment_id, position FROM message_images WHERE message_id = ?1 ORDER BY position")?
             .query_map([old], |r| Ok((r.get(0)?, r.get(1)?)))?
