@@ -212,3 +212,56 @@ fn code_is_fenced_so_that_nothing_inside_closes_the_block() {
     assert_eq!(fenced("rust", "fn main() {}\n"), "```rust\nfn main() {}\n```");
     assert_eq!(fenced("", "a ``` b"), "````\na ``` b\n````");
 }
+
+/// The most memory the process ever held (Linux), in bytes.
+fn peak_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb: u64 = status.lines().find(|l| l.starts_with("VmHWM:"))?.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// A large export is read one conversation at a time: checking and reading a 200 MB
+/// `conversations.json` holds a small part of it in memory. Ignored by default (it writes
+/// 200 MB); run it alone, so the peak is its own:
+/// `cargo test -p maru-core --no-default-features large_export -- --ignored`.
+#[test]
+#[ignore]
+fn a_large_export_is_read_in_little_memory() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("conversations.json");
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    let mut one = chatgpt_conversation();
+    let long = "모나드와 펑터의 차이를 설명해 줘. ".repeat(400);
+    one["mapping"]["q1b"]["message"]["content"]["parts"] = json!([long]);
+    let mut n = 0;
+    out.write_all(b"[").unwrap();
+    let mut written = 0u64;
+    while written < 200 << 20 {
+        one["id"] = json!(format!("c-{n}"));
+        let bytes = serde_json::to_vec(&one).unwrap();
+        if n > 0 {
+            out.write_all(b",").unwrap();
+        }
+        out.write_all(&bytes).unwrap();
+        written += bytes.len() as u64;
+        n += 1;
+    }
+    out.write_all(b"]").unwrap();
+    drop(out);
+    let before = peak_rss().unwrap_or(0);
+    let super::Upload::Export(export) = super::check(&path).unwrap() else { panic!("a list of conversations is an export") };
+    assert_eq!(export.conversations, n);
+    let mut messages = 0;
+    export
+        .file
+        .each(|_, c| {
+            messages += export.source.chat(&c).0.messages.len();
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(messages, n * 8, "every conversation was read, whole");
+    let grew = peak_rss().unwrap_or(0).saturating_sub(before);
+    eprintln!("{written} bytes in {n} conversations: the peak memory grew by {grew} bytes");
+    assert!(grew < written / 10, "reading a {written}-byte export took {grew} more bytes at its peak: it must not be read whole");
+}
