@@ -67,14 +67,6 @@ pub async fn export_chat(app: &App, session_id: i64, q: ExportQuery) -> Result<D
     })
 }
 
-/// Adds a chat exported as JSON as a new chat: in its project when one of that name exists,
-/// else in Default.
-#[instrument(skip_all, err(level = Level::WARN))]
-pub async fn import_chat(app: &App, body: serde_json::Value) -> Result<Session> {
-    let chat = exports::parse(body)?;
-    app.store.write(move |tx| sessions::get(tx, exports::import(tx, &chat)?)).await
-}
-
 /// What `POST /api/import` takes as `multipart/form-data`: the file in a part named `file`
 /// (ChatGPT's or Claude's export as downloaded, its `conversations.json`, or a chat Maru exported
 /// as JSON), and where an export's chats go.
@@ -98,7 +90,7 @@ pub enum Imported {
 }
 
 /// Imports an upload (a file in the data folder, removed when done): a chat Maru exported as
-/// JSON as a new chat (as [`import_chat`]), or ChatGPT's or Claude's export, checked whole first
+/// JSON as a new chat (in `project_id`, else in the project of its name, else in Default), or ChatGPT's or Claude's export, checked whole first
 /// (a damaged, cut, unknown or too large one changes nothing) and then stored in the background
 /// into `project_id` or the app's "Imported from …" project. `json_body`: the upload came as a
 /// JSON body, whose malformed JSON is `invalid_json` as on every other route.
