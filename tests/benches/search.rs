@@ -124,8 +124,11 @@ async fn main() {
     let size = || std::fs::metadata(&db).unwrap().len() + std::fs::metadata(db.with_extension("db-wal")).map_or(0, |m| m.len());
     let project =
         app.store.with(|c| projects::create(c, &projects::NewProject { name: "Docs".into(), instructions: String::new() })).unwrap().id;
-    let session =
-        app.store.with(|c| sessions::create(c, &sessions::NewSession { title: "s".into(), project_id: Some(project) })).unwrap().id;
+    let session = app
+        .store
+        .with(|c| sessions::create(c, &sessions::NewSession { title: "s".into(), project_id: Some(project), ..Default::default() }))
+        .unwrap()
+        .id;
 
     // 1. Index.
     let megabytes: usize = std::env::var("MARU_BENCH_MB").ok().and_then(|v| v.parse().ok()).unwrap_or(100);
@@ -192,7 +195,11 @@ async fn main() {
             )?;
             let mut rng = Lcg(11);
             for s in 0..2_000 {
-                let sid = sessions::create(c, &sessions::NewSession { title: format!("chat {s}"), project_id: Some(project) })?.id;
+                let sid = sessions::create(
+                    c,
+                    &sessions::NewSession { title: format!("chat {s}"), project_id: Some(project), ..Default::default() },
+                )?
+                .id;
                 // One branch, as Maru writes a chat: each message follows the one before it.
                 let mut parent: Option<i64> = None;
                 for m in 0..100 {
@@ -221,7 +228,8 @@ async fn main() {
     // message of a million characters (the longest a message can be).
     app.store
         .with(|c| {
-            let sid = sessions::create(c, &sessions::NewSession { title: "long".into(), project_id: Some(project) })?.id;
+            let sid =
+                sessions::create(c, &sessions::NewSession { title: "long".into(), project_id: Some(project), ..Default::default() })?.id;
             let mut rng = Lcg(13);
             let mut text = String::with_capacity(1_100_000);
             while text.chars().count() < 990_000 {

@@ -146,7 +146,7 @@ async fn overhead() {
                     },
                 )?;
             }
-            let s = sessions::create(c, &sessions::NewSession { title: "bench".into(), project_id: Some(p.id) })?;
+            let s = sessions::create(c, &sessions::NewSession { title: "bench".into(), project_id: Some(p.id), ..Default::default() })?;
             for i in 0..300 {
                 let role = if i % 2 == 0 { Role::User } else { Role::Assistant };
                 let text =
@@ -188,7 +188,7 @@ async fn overhead() {
     let long = app
         .store
         .with(|c| {
-            let s = sessions::create(c, &sessions::NewSession { title: "long".into(), project_id: None })?;
+            let s = sessions::create(c, &sessions::NewSession { title: "long".into(), project_id: None, ..Default::default() })?;
             let mut through = 0;
             for i in 0..2000 {
                 let role = if i % 2 == 0 { Role::User } else { Role::Assistant };
@@ -269,7 +269,10 @@ async fn ttft_ratio() {
     for i in 0..20 {
         api::create_memory(&app, memories::NewMemory { content: format!("Fact {i} about the user."), ..Default::default() }).await.unwrap();
     }
-    let sid = api::create_session(&app, sessions::NewSession { title: "ttft".into(), project_id: Some(p.id) }).await.unwrap().id;
+    let sid = api::create_session(&app, sessions::NewSession { title: "ttft".into(), project_id: Some(p.id), ..Default::default() })
+        .await
+        .unwrap()
+        .id;
     drain(
         api::chat::send_message(app.clone(), sid, NewTurn { content: "What is the capital of France?".into(), images: vec![] })
             .await
@@ -831,7 +834,10 @@ async fn first_message() {
         let patch = on_timing_server(&url);
         maru::store::Store::open(&dir.path().join("maru.db")).unwrap().with(|tx| maru::store::settings::update(tx, &patch)).unwrap();
         let app = App::open(dir.path()).unwrap();
-        let sid = api::create_session(&app, sessions::NewSession { title: "first".into(), project_id: None }).await.unwrap().id;
+        let sid = api::create_session(&app, sessions::NewSession { title: "first".into(), project_id: None, ..Default::default() })
+            .await
+            .unwrap()
+            .id;
         tokio::time::sleep(Duration::from_secs(1)).await;
         for i in 0..3 {
             let t0 = Instant::now();
@@ -855,7 +861,8 @@ async fn ttft_split() {
     let app: Arc<App> = App::open(dir.path()).unwrap();
     let (url, mut arrivals) = timing_server().await;
     api::update_settings(&app, on_timing_server(&url)).await.unwrap();
-    let sid = api::create_session(&app, sessions::NewSession { title: "split".into(), project_id: None }).await.unwrap().id;
+    let sid =
+        api::create_session(&app, sessions::NewSession { title: "split".into(), project_id: None, ..Default::default() }).await.unwrap().id;
     let maru_url = serve_http(&app).await;
     let http = reqwest::Client::new();
     // A new message (its turn then forgotten, so the chat stays as it is), then a regenerate of

@@ -5,7 +5,7 @@ import { setLanguage } from '../src/lib/i18n';
 import { mountContextPanel } from '../src/views/contextPanel';
 import { contextView, fakeBackend, settingsView, summary } from './fakeBackend';
 
-const SESSION: Session = { id: 9, project_id: 1, title: 'Trip', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null };
+const SESSION: Session = { id: 9, project_id: 1, title: 'Trip', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null, temporary: false };
 
 /** The inspector open on chat 9, the server answering `view`. */
 function open(view: ContextView) {

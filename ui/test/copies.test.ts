@@ -8,7 +8,7 @@ import { appInProject } from './fakeBackend';
 
 const PROJECT: Project = { id: 2, name: 'Work', instructions: '', is_default: false, folder: null, session_count: 2, created_at: 0, updated_at: 0 };
 const chat = (id: number, imported_at: number | null): Session =>
-  ({ id, project_id: 2, title: 'Launch plans', preset: null, model: null, connection_id: null, created_at: 0, updated_at: id, imported_at });
+  ({ id, project_id: 2, title: 'Launch plans', preset: null, model: null, connection_id: null, created_at: 0, updated_at: id, imported_at, temporary: false });
 
 describe('imported copies', () => {
   beforeEach(() => document.body.replaceChildren());

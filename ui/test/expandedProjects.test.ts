@@ -16,7 +16,7 @@ const DEFAULT = project(1, 'Default', true);
 const WORK = project(2, 'Work');
 const TRIPS = project(3, 'Trips');
 const chat = (id: number, project_id: number): Session =>
-  ({ id, project_id, title: `Chat ${id}`, preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null });
+  ({ id, project_id, title: `Chat ${id}`, preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null, temporary: false });
 const CHATS = [chat(10, 1), chat(20, 2), chat(30, 3)];
 
 /** Maru started (or reloaded) on a server with `projects`, its sidebar drawn. */

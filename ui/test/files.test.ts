@@ -7,7 +7,7 @@ import { filesToAttach, mountFilesPanel } from '../src/views/files';
 import { appInProject } from './fakeBackend';
 
 const PROJECT: Project = { id: 2, name: 'Family', instructions: '', is_default: false, folder: null, session_count: 0, created_at: 0, updated_at: 0 };
-const SESSION: Session = { id: 5, project_id: 2, title: '', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null };
+const SESSION: Session = { id: 5, project_id: 2, title: '', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null, temporary: false };
 
 function file(over: Partial<Attachment>): Attachment {
   return { id: 1, session_id: 5, project_id: null, name: 'a.txt', kind: 'text', mime: 'text/plain', size: 2048, pages: null, sha256: 'x', status: 'ready', note: null, note_reason: null, created_at: 0, folder_path: null, ...over };

@@ -53,7 +53,7 @@ describe('searching from the sidebar', () => {
       { session_id: 9, project_id: 2, title: 'Weekend <i>plans</i>', message_id: 41, snippet: EVIL, highlights: [[start, start + 6]], earlier_version: false },
       { session_id: 3, project_id: 1, title: 'Family dinner', message_id: null, snippet: 'Family dinner', highlights: [[0, 6]], earlier_version: false },
     ];
-    const session: Session = { id: 9, project_id: 2, title: 'Weekend <i>plans</i>', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null };
+    const session: Session = { id: 9, project_id: 2, title: 'Weekend <i>plans</i>', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null, temporary: false };
     const { backend, calls } = fakeBackend({
       searchChats: async () => hits,
       searchFiles: async () => [],
@@ -127,7 +127,7 @@ describe('searching earlier versions', () => {
   const projects: Project[] = [
     { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, session_count: 2, created_at: 0, updated_at: 0 },
   ];
-  const session: Session = { id: 5, project_id: 1, title: 'Trip', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null };
+  const session: Session = { id: 5, project_id: 1, title: 'Trip', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null, temporary: false };
   const current: ChatHit = { session_id: 4, project_id: 1, title: 'Budget', message_id: 30, snippet: 'the budget now', highlights: [[4, 10]], earlier_version: false };
   const earlier: ChatHit = { session_id: 5, project_id: 1, title: 'Trip', message_id: 51, snippet: 'the budget before', highlights: [[4, 10]], earlier_version: true };
 
@@ -215,7 +215,7 @@ describe('searching inside files', () => {
     { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, session_count: 1, created_at: 0, updated_at: 0 },
     { id: 2, name: 'Taxes', instructions: '', is_default: false, folder: null, session_count: 1, created_at: 0, updated_at: 0 },
   ];
-  const trip: Session = { id: 7, project_id: 1, title: 'Trip planning', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null };
+  const trip: Session = { id: 7, project_id: 1, title: 'Trip planning', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null, temporary: false };
   const chatHit: ChatHit = { session_id: 3, project_id: 1, title: 'Budget talk', message_id: 30, snippet: 'the budget now', highlights: [[4, 10]], earlier_version: false };
   const evil = 'total <img src=x onerror="window.hacked=2"> budget for 2024';
   const inChat: FileHit = { attachment_id: 11, name: 'itinerary.pdf', session_id: 7, project_id: 1, page: 3, line: 40, snippet: evil, highlights: [[evil.indexOf('budget'), evil.indexOf('budget') + 6]] };

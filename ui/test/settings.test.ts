@@ -241,7 +241,7 @@ describe('settings: the model servers', () => {
 
   it('turns a server off and on, and removes one: its chats go back to the default server', async () => {
     const { app, sent, routes } = appWithServers();
-    app.chat.session = { id: 5, project_id: 1, title: 'On the laptop', preset: null, model: 'phi-4', connection_id: 2, created_at: 0, updated_at: 0, imported_at: null };
+    app.chat.session = { id: 5, project_id: 1, title: 'On the laptop', preset: null, model: 'phi-4', connection_id: 2, created_at: 0, updated_at: 0, imported_at: null, temporary: false };
     openSettingsDialog(app, 'server');
     await sleep(10);
     row('Laptop').querySelector<HTMLInputElement>('[data-testid=server-enabled]')!.click();

@@ -417,7 +417,7 @@ describe('settings: the Skills tab', () => {
 });
 
 describe('the inspector: skills offered', () => {
-  const SESSION: Session = { id: 9, project_id: 1, title: 'Trip', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null };
+  const SESSION: Session = { id: 9, project_id: 1, title: 'Trip', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null, temporary: false };
 
   async function open(skills: ReturnType<typeof contextView>['skills']) {
     const fake = fakeBackend({ context: async () => contextView({ skills }) });

@@ -26,6 +26,8 @@ mod reliability;
 mod search;
 mod skills;
 mod spec;
+mod switching;
+mod temporary_chats;
 mod titles;
 mod token_counts;
 mod tool_outcomes_as_data;

@@ -357,6 +357,11 @@ async fn every_answer_matches_the_document() {
     assert_eq!(failed["versions"].as_array().map(Vec::len), Some(2), "the failed regenerate is a second version: {failed}");
     let chosen = c.ok(M::POST, &format!("/api/messages/{}/choose", failed["versions"][0]), None).await;
     assert_eq!(chosen["messages"][0]["content"], "5", "choosing the first version shows its answer again");
+    let forked = c.ok(M::POST, &format!("/api/messages/{}/fork", failed["versions"][0]), None).await;
+    assert_ne!(forked["id"], json!(sess), "continuing from a message is a new chat: {forked}");
+    let temporary = c.ok(M::POST, "/api/sessions", Some(json!({ "temporary": true }))).await;
+    let kept = c.ok(M::POST, &format!("/api/sessions/{}/keep", temporary["id"]), None).await;
+    assert_eq!(kept["temporary"], false, "{kept}");
     let first_user = page["messages"].as_array().unwrap().iter().rfind(|m| m["role"] == "user").unwrap()["id"].clone();
     fake.push(Reply::text(["Hello again"]).with_usage(100, 2, None));
     c.turn(M::POST, &format!("/api/messages/{first_user}/resend"), Some(json!({ "content": "hello" }))).await;
@@ -508,6 +513,17 @@ async fn every_answer_matches_the_document() {
     // Exports, a backup and an import. Files, not JSON, apart from the chat as JSON.
     let export = c.get(&format!("/api/sessions/{sess}/export?format=json")).await;
     c.ok(M::POST, "/api/import", Some(export)).await;
+    // Another app's export: checked, then stored in the background, followed by its job.
+    let chatgpt = json!([{ "title": "Hi", "create_time": 1.7e9, "update_time": 1.7e9, "id": "c", "current_node": "u", "mapping": {
+        "r": { "id": "r", "parent": null, "children": ["u"], "message": null },
+        "u": { "id": "u", "parent": "r", "children": [], "message": { "author": { "role": "user" }, "content": { "content_type": "text", "parts": ["hi"] } } }
+    } }]);
+    let form = reqwest::multipart::Form::new()
+        .part("file", reqwest::multipart::Part::bytes(serde_json::to_vec(&chatgpt).unwrap()).file_name("conversations.json"));
+    let res = s.http.post(s.url("/api/import")).bearer_auth(&s.token).multipart(form).send().await.unwrap();
+    let (st, job) = c.json(&M::POST, "/api/import", res).await;
+    assert_eq!(st, StatusCode::ACCEPTED, "{job}");
+    c.get(&format!("/api/import/jobs/{}", job["id"])).await;
     let zip = s.http.get(s.url(&format!("/api/projects/{work}/export"))).bearer_auth(&s.token).send().await.unwrap().bytes().await.unwrap();
     let form = reqwest::multipart::Form::new().part("file", reqwest::multipart::Part::bytes(zip.to_vec()).file_name("work.zip"));
     let res = s.http.post(s.url("/api/import/project")).bearer_auth(&s.token).multipart(form).send().await.unwrap();
@@ -622,11 +638,12 @@ async fn the_ui_calls_only_documented_routes_and_knows_each_schema_by_its_name()
          run `MARU_WRITE_TS=1 cargo test -p maru-server typescript` and `npm run generate --prefix ui`"
     );
 
-    // The UI's types are generated from the same Rust types, one file per type name.
+    // The UI's types are generated from the same document: every schema under its own name.
+    let types = std::fs::read_to_string(ui.join("generated/index.ts")).expect("the UI's generated types");
     for name in spec.doc["components"]["schemas"].as_object().unwrap().keys() {
         assert!(
-            ui.join("generated").join(format!("{name}.ts")).is_file(),
-            "schema {name} is not named after a Rust type the UI knows (ui/src/backend/generated/{name}.ts)"
+            types.contains(&format!("export type {name} = components['schemas']['{name}'];")),
+            "schema {name} has no type of its name in ui/src/backend/generated/index.ts: run `npm run generate --prefix ui`"
         );
     }
 }

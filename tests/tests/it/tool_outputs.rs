@@ -118,6 +118,11 @@ async fn a_kept_result_is_read_only_from_its_own_chat_and_bad_reads_say_why() {
     };
     let elsewhere = read(other, json!({ "ref": reference })).await.unwrap_err();
     assert!(elsewhere.contains("no stored output"), "another chat cannot read this chat's results: {elsewhere}");
+    // A chat continued from the answer holds the result too, under the reference its copy names.
+    let answer = s.history(sess).await.last().unwrap()["id"].clone();
+    let (_, forked) = s.post(&format!("/api/messages/{answer}/fork"), json!(null)).await;
+    let copied = read(forked["id"].as_i64().unwrap(), json!({ "ref": reference, "offset": 1, "limit": 3 })).await;
+    assert!(copied.is_ok_and(|r| r.contains("lines 1-3 of")), "the new chat's model can read on what its copied history names");
     let whole = read(sess, json!({ "ref": reference, "offset": 1, "limit": 3 })).await.unwrap();
     assert!(whole.contains("lines 1-3 of") && whole.contains("the next page starts at offset 4"), "{whole}");
     let past = read(sess, json!({ "ref": reference, "offset": 100_000 })).await.unwrap_err();

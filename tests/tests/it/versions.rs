@@ -252,3 +252,59 @@ async fn switching_versions_waits_for_the_reply_being_written() {
     let (st, body) = s.post("/api/messages/999999/choose", json!(null)).await;
     assert_eq!((st, body["code"].as_str()), (StatusCode::NOT_FOUND, Some("not_found")), "an unknown version is a clear error");
 }
+
+#[tokio::test]
+async fn continuing_from_a_message_makes_a_new_chat_of_its_way_and_leaves_the_original_as_it_was() {
+    let (s, fake) = setup().await;
+    let work = s.project("Work").await;
+    let sess = s.session(Some(work), "Trip").await;
+    let (st, v) = s.patch(&format!("/api/sessions/{sess}"), json!({ "preset": "writing-helper", "model": "fake-model" })).await;
+    assert_eq!(st, StatusCode::OK, "{v}");
+    fake.push(Reply::text(["first answer"]));
+    s.say(sess, "where to?").await;
+    fake.push(Reply::text(["second answer"]));
+    regenerate(&s, sess).await;
+    fake.push(Reply::text(["Busan it is."]));
+    s.say(sess, "부산은 어때?").await;
+    let before = s.history(sess).await;
+    assert_eq!(texts(&before), ["where to?", "second answer", "부산은 어때?", "Busan it is."]);
+    let answers = ids(&before[1]["versions"]);
+
+    // From the earlier version of the answer: the new chat is that branch, not the one shown.
+    let (st, forked) = s.post(&format!("/api/messages/{}/fork", answers[0]), json!(null)).await;
+    assert_eq!(st, StatusCode::OK, "{forked}");
+    let new = forked["id"].as_i64().unwrap();
+    assert_ne!(new, sess, "a new chat");
+    assert_eq!(forked["project_id"], work, "in the same project");
+    assert_eq!(
+        (forked["preset"].as_str(), forked["model"].as_str()),
+        (Some("writing-helper"), Some("fake-model")),
+        "with the chat's preset and model"
+    );
+    assert_eq!(forked["title"], "Trip");
+    let history = s.history(new).await;
+    assert_eq!(texts(&history), ["where to?", "first answer"], "the history up to and including the message, on its own branch");
+    assert!(
+        history.iter().all(|m| m["versions"].as_array().is_none_or(|v| v.is_empty())),
+        "only the versions on that way are copied: {history:?}"
+    );
+
+    // From the last question: everything before it as shown.
+    let (_, forked) = s.post(&format!("/api/messages/{}/fork", before[2]["id"]), json!(null)).await;
+    assert_eq!(texts(&s.history(forked["id"].as_i64().unwrap()).await), ["where to?", "second answer", "부산은 어때?"]);
+    // From the answer shown, the chat goes on from there.
+    let (_, forked) = s.post(&format!("/api/messages/{}/fork", before[1]["id"]), json!(null)).await;
+    let new = forked["id"].as_i64().unwrap();
+    fake.push(Reply::text(["Gyeongju, then."]));
+    s.say(new, "other ideas?").await;
+    assert_eq!(
+        last_sent(&fake),
+        ["where to?", "second answer", "other ideas?"],
+        "the model reads the new chat's history, not the original's"
+    );
+    assert_eq!(s.history(sess).await, before, "the original chat is unchanged, versions and all");
+    let (_, page) = s.get(&format!("/api/sessions?project_id={work}")).await;
+    assert_eq!(page["sessions"].as_array().unwrap().len(), 4, "three new chats beside the original");
+    let (st, v) = s.post("/api/messages/999999/fork", json!(null)).await;
+    assert_eq!((st, v["code"].as_str()), (StatusCode::NOT_FOUND, Some("not_found")), "{v}");
+}

@@ -215,8 +215,35 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Import a chat exported by Maru as JSON, as a new chat */
+        /**
+         * Import a chat Maru exported, or ChatGPT's or Claude's data export
+         * @description As JSON: a chat Maru exported (`ChatExport`), added at once (200). As `multipart/form-data`
+         *     (the file in a part named `file`, and `project_id` optionally): the same, or ChatGPT's or
+         *     Claude's export, as downloaded (the zip) or its `conversations.json` alone. An export is
+         *     checked whole first: a damaged, cut, unknown or too large one is refused and changes nothing.
+         *     Its chats are then stored in the background (202): follow them with
+         *     `GET /api/import/jobs/{id}`. Each conversation becomes a chat with its title and times, the
+         *     conversation as it was last shown as its main line and its other branches as earlier versions;
+         *     one imported before (from this export or another) is not added again.
+         */
         post: operations["import_chat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/import/jobs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How far an import of another app's export is */
+        get: operations["import_job"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -331,6 +358,28 @@ export interface paths {
          *     next, and what an export holds.
          */
         post: operations["choose_version"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/messages/{id}/fork": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Continue in a new chat from this message
+         * @description A new chat in the same project, with the chat's preset, server and model, holding this
+         *     message and the ones it follows (the versions on its way only), the chat's own files and the
+         *     summaries that still apply. The original chat is unchanged.
+         */
+        post: operations["fork_message"];
         delete?: never;
         options?: never;
         head?: never;
@@ -571,7 +620,12 @@ export interface paths {
         /** One project's sessions, newest activity first */
         get: operations["list_sessions"];
         put?: never;
-        /** Create a session (in Default when project_id is absent) */
+        /**
+         * Create a session (in Default when project_id is absent)
+         * @description `temporary`: a chat that is never stored for good: not listed or searched, no title asked of
+         *     the model, no memory and no summaries, deleted when closed (delete it) or when Maru closes or
+         *     starts, unless kept (`POST /api/sessions/{id}/keep`).
+         */
         post: operations["create_session"];
         delete?: never;
         options?: never;
@@ -663,6 +717,23 @@ export interface paths {
         get: operations["export_chat"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions/{id}/keep": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Keep a temporary chat: from now on it is listed, searched, titled and remembered like any */
+        post: operations["keep_session"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1040,7 +1111,7 @@ export interface components {
             title: string;
         };
         /** @enum {string} */
-        Code: "backup_damaged" | "bad_host" | "bad_method" | "bad_request" | "bad_template" | "binary_file" | "bind_failed" | "body_too_large" | "connection_off" | "data_dir_in_use" | "data_dir_not_empty" | "data_dir_unusable" | "default_connection" | "default_project" | "demo_unavailable" | "empty_file" | "empty_message" | "file_missing" | "file_too_large" | "headers_too_long" | "image_not_here" | "images_unsupported" | "instructions_too_long" | "internal" | "interrupted" | "interrupted_before_start" | "invalid_attachment_limit" | "invalid_budget" | "invalid_context_length" | "invalid_cursor" | "invalid_description" | "invalid_endpoint" | "invalid_file_name" | "invalid_folder" | "system_folder" | "invalid_host" | "invalid_id" | "invalid_import" | "invalid_json" | "invalid_max_tokens" | "invalid_memory" | "invalid_model" | "invalid_name" | "invalid_prompt" | "invalid_query" | "invalid_request" | "invalid_scope" | "invalid_temperature" | "invalid_text_limit" | "invalid_tool_output_limit" | "invalid_tool_schema_budget" | "invalid_tool_server" | "not_pending" | "tool_server_failed" | "tool_server_off" | "invalid_skill" | "invalid_timeout" | "invalid_title" | "invalid_top_p" | "invalid_upload" | "memory_off" | "message_streaming" | "message_too_long" | "method_not_allowed" | "name_taken" | "newer_schema" | "no_such_route" | "no_turn_running" | "not_a_backup" | "not_a_user_message" | "not_an_image" | "not_found" | "nothing_to_regenerate" | "remote_refused" | "reply_deleted" | "reply_too_long" | "scope_full" | "secret_refused" | "too_many_tool_rounds" | "turn_running" | "type_mismatch" | "unauthorized" | "unknown_preset" | "unsafe_backup_entry" | "unsupported_import" | "unsupported_import_version" | "url_too_long" | "credentials_in_url" | "backup_too_large" | "not_enough_space" | "restore_running";
+        Code: "backup_damaged" | "bad_host" | "bad_method" | "bad_request" | "bad_template" | "binary_file" | "bind_failed" | "body_too_large" | "connection_off" | "data_dir_in_use" | "data_dir_not_empty" | "data_dir_unusable" | "default_connection" | "default_project" | "demo_unavailable" | "empty_file" | "empty_message" | "file_missing" | "file_too_large" | "headers_too_long" | "image_not_here" | "images_unsupported" | "instructions_too_long" | "internal" | "interrupted" | "interrupted_before_start" | "invalid_attachment_limit" | "invalid_budget" | "invalid_context_length" | "invalid_cursor" | "invalid_description" | "invalid_endpoint" | "invalid_file_name" | "invalid_folder" | "system_folder" | "invalid_host" | "invalid_id" | "invalid_import" | "invalid_json" | "invalid_max_tokens" | "invalid_memory" | "invalid_model" | "invalid_name" | "invalid_prompt" | "invalid_query" | "invalid_request" | "invalid_scope" | "invalid_temperature" | "invalid_text_limit" | "invalid_tool_output_limit" | "invalid_tool_schema_budget" | "invalid_tool_server" | "not_pending" | "tool_server_failed" | "tool_server_off" | "invalid_skill" | "invalid_timeout" | "invalid_title" | "invalid_top_p" | "invalid_upload" | "memory_off" | "message_streaming" | "message_too_long" | "method_not_allowed" | "name_taken" | "newer_schema" | "no_such_route" | "no_turn_running" | "not_a_backup" | "not_a_user_message" | "not_an_image" | "not_found" | "nothing_to_regenerate" | "remote_refused" | "reply_deleted" | "reply_too_long" | "scope_full" | "secret_refused" | "too_many_tool_rounds" | "turn_running" | "type_mismatch" | "unauthorized" | "unknown_preset" | "unsafe_backup_entry" | "temporary_chat" | "unsupported_import" | "unsupported_import_version" | "url_too_long" | "credentials_in_url" | "backup_too_large" | "not_enough_space" | "restore_running";
         /** @description What compacting on request did. */
         Compacted: {
             /** @description False when there was nothing older than the last turn left to summarise. */
@@ -1197,6 +1268,11 @@ export interface components {
         };
         /** @enum {string} */
         ExportFormat: "markdown" | "json";
+        /**
+         * @description Which app an export comes from.
+         * @enum {string}
+         */
+        ExportSource: "chatgpt" | "claude";
         /** @description A message as written, with its figures. Images sent with a message are not carried. */
         ExportedMessage: {
             /** Format: int64 */
@@ -1300,6 +1376,47 @@ export interface components {
             status: string;
             version: string;
         };
+        /** @description An import of another app's export, and how far it is. */
+        ImportJob: {
+            /** @description Conversations imported before (from the same export or an earlier one): left as they are. */
+            already_here: number;
+            /** @description Conversations in the export. */
+            conversations: number;
+            /** @description Conversations read so far. */
+            done: number;
+            error: null | components["schemas"]["ErrorBody"];
+            /** Format: int64 */
+            id: number;
+            /** @description New chats stored. */
+            imported: number;
+            /**
+             * Format: int64
+             * @description The project the chats go to.
+             */
+            project_id: number;
+            /**
+             * @description Messages left out: without text (system and tool messages, images alone), or longer than a
+             *     message may be.
+             */
+            skipped_messages: number;
+            source: components["schemas"]["ExportSource"];
+            state: components["schemas"]["JobState"];
+        };
+        /**
+         * @description What `POST /api/import` takes as `multipart/form-data`: the file in a part named `file`
+         *     (ChatGPT's or Claude's export as downloaded, its `conversations.json`, or a chat Maru exported
+         *     as JSON), and where an export's chats go.
+         */
+        ImportUpload: {
+            /** Format: binary */
+            file: Blob;
+            /**
+             * Format: int64
+             * @description The project an export's chats go to; absent: "Imported from ChatGPT" (or Claude), made
+             *     when there is none.
+             */
+            project_id?: number | null;
+        };
         /** @description What importing a project did. */
         ImportedProject: {
             chats: number;
@@ -1348,6 +1465,8 @@ export interface components {
             /** @description Found and not sent. */
             skipped: components["schemas"]["InstructionFileSkipped"][];
         };
+        /** @enum {string} */
+        JobState: "running" | "done" | "failed";
         /** @description A long result kept whole in the store. */
         KeptOutput: {
             /** Format: int64 */
@@ -1546,6 +1665,8 @@ export interface components {
              * @description Default project when absent.
              */
             project_id?: number | null;
+            /** @description A temporary chat (see [`Session::temporary`]). */
+            temporary?: boolean;
             title?: string;
         };
         NewSkill: {
@@ -1770,6 +1891,11 @@ export interface components {
             preset: string | null;
             /** Format: int64 */
             project_id: number;
+            /**
+             * @description A temporary chat: never listed, searched, titled by the model, remembered or summarised,
+             *     and deleted when closed or at the next start, unless kept (`POST /api/sessions/{id}/keep`).
+             */
+            temporary: boolean;
             title: string;
             /**
              * Format: int64
@@ -3225,10 +3351,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ChatExport"];
+                "multipart/form-data": components["schemas"]["ImportUpload"];
             };
         };
         responses: {
-            /** @description The new chat, in the project of the same name if there is one, else in Default */
+            /** @description A chat Maru exported: the new chat, in the project given, else in the project of its name if there is one, else in Default */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3237,7 +3364,16 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description `invalid_json`, `unsupported_import` (not a Maru chat), `unsupported_import_version`, `invalid_import`, `invalid_title`, `message_too_long` */
+            /** @description Another app's export, checked: its chats are being stored */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportJob"];
+                };
+            };
+            /** @description `invalid_json`, `invalid_upload`, `unsupported_import` (neither a Maru chat nor ChatGPT's or Claude's export), `unsupported_import_version`, `invalid_import` (a damaged zip, JSON cut short), `empty_file`, `file_too_large` (past the upload limit, or unpacking past 1 GB), `invalid_title`, `message_too_long` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3248,6 +3384,74 @@ export interface operations {
             };
             /** @description `unauthorized`: missing or wrong access token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: no such project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    import_job: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A whole number, as the object's `id` field gives it */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import: conversations read and stored so far, and its state */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportJob"];
+                };
+            };
+            /** @description `invalid_id` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: no such import since Maru started */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3797,6 +4001,74 @@ export interface operations {
                 };
             };
             /** @description `turn_running`; `connection_off`: the chat's server is turned off */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    fork_message: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A whole number, as the object's `id` field gives it */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new chat */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description `invalid_id` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `message_streaming`: the reply is still being written */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5096,7 +5368,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `turn_running`: a reply is being written in the chat */
+            /** @description `turn_running`: a reply is being written in the chat; `temporary_chat`: a temporary chat keeps no summaries */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5278,6 +5550,65 @@ export interface operations {
                 };
             };
             /** @description `invalid_id`, `invalid_query` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    keep_session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A whole number, as the object's `id` field gives it */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The chat, kept (`temporary` false); a chat kept already stays as it is */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description `invalid_id` */
             400: {
                 headers: {
                     [name: string]: unknown;

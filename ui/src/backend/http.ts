@@ -5,7 +5,7 @@
 // Server-Sent Events answering a POST (or the GET of `/events`), read from the response's body,
 // since EventSource cannot POST.
 
-import type { Change, ChatHit, DownloadedFile, ExportFormat, FileHit, TurnEvent, TurnSink } from './types';
+import type { Change, ChatExport, ChatHit, DownloadedFile, ExportFormat, FileHit, ImportJob, Session, TurnEvent, TurnSink } from './types';
 import { createApi, present, type Body, type Ok, type Query } from './api';
 import { ApiError, serverCode } from '../lib/apiError';
 import { readSse } from './sse';
@@ -88,6 +88,11 @@ export function httpBackend(opts: HttpBackendOptions) {
     },
     /** Shows another version of a message; the newest page of the chat as it then reads. */
     chooseVersion: (messageId: number) => ok(api.POST('/api/messages/{id}/choose', byId(messageId))),
+    /** Keeps a temporary chat: listed, searched, titled and remembered from now on. */
+    keepSession: (sessionId: number) => ok(api.POST('/api/sessions/{id}/keep', byId(sessionId))),
+    /** A new chat in the same project from this message: it and those it follows (their versions
+     *  on its way only), with the chat's preset and model; the original is unchanged. */
+    forkMessage: (messageId: number) => ok(api.POST('/api/messages/{id}/fork', byId(messageId))),
 
     getSettings: () => ok(api.GET('/api/settings')),
     updateSettings: (patch: Body<'/api/settings', 'patch'>) => ok(api.PATCH('/api/settings', { body: patch })),
@@ -200,7 +205,24 @@ export function httpBackend(opts: HttpBackendOptions) {
     backup: () => download(api.GET('/api/backup', FILE), 'maru-backup.zip'),
     /** Adds a chat exported by Maru as JSON as a new chat, in its project when one of that name
      *  exists, else in Default (refused: `unsupported_import`, `unsupported_import_version`). */
-    importChat: (chat: Body<'/api/import', 'post'>) => ok(api.POST('/api/import', { body: chat })),
+    importChat: async (chat: ChatExport) => (await ok(api.POST('/api/import', { body: chat }))) as Session,
+    /** Imports a file as the user chose it: a chat Maru exported as JSON (added at once: the new
+     *  chat), or ChatGPT's or Claude's export as downloaded or its conversations.json, checked
+     *  whole and then stored in the background into `projectId` (else their own "Imported from …"
+     *  project): the import to follow with `importJob`. A bad file changes nothing
+     *  (`invalid_import`, `unsupported_import`, `empty_file`, `file_too_large`, …). */
+    importFile: (file: Blob, projectId: number | null = null, name = file instanceof File ? file.name : 'conversations.json') =>
+      ok(api.POST('/api/import', {
+        body: { file, project_id: projectId } as unknown as ChatExport,
+        bodySerializer: () => {
+          const parts = new FormData();
+          parts.append('file', file, name);
+          if (projectId != null) parts.append('project_id', String(projectId));
+          return parts;
+        },
+      })) as Promise<Session | ImportJob>,
+    /** How far an import of another app's export is (`not_found` once Maru restarted). */
+    importJob: (jobId: number) => ok(api.GET('/api/import/jobs/{id}', byId(jobId))),
     /** Adds a project exported by Maru as a zip (`exportProject`) as a new project, numbered when
      *  its name is taken, with its chats and files; entries that cannot be stored are left out and
      *  listed in `skipped`. A zip that is not a Maru project adds nothing (`invalid_import`,

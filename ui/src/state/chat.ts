@@ -87,6 +87,8 @@ export class ChatState {
   /** The open chat, or null for a new chat not yet sent (a draft). */
   session: Session | null = null;
   draftProjectId: number | null = null;
+  /** The draft becomes a temporary chat (views/temporary.ts): never kept unless the user says so. */
+  draftTemporary = false;
   draftPreset: string | null = null;
   /** The open chat's messages, oldest first. */
   messages: Message[] = [];
@@ -122,6 +124,7 @@ export class ChatState {
   /** Opens a chat; `focusMessageId` (from a search result) is brought into view once shown. */
   async openSession(id: number, push = true, focusMessageId: number | null = null): Promise<void> {
     const app = this.app;
+    this.leaveTemporary(id);
     const token = ++this.openToken;
     try {
       const session = await app.backend.getSession(id);
@@ -166,6 +169,8 @@ export class ChatState {
   /** A new chat: nothing is created until the first message is sent (or a file attached). */
   newChat(projectId?: number, push = true): void {
     const app = this.app;
+    this.leaveTemporary(null);
+    this.draftTemporary = false;
     this.openToken++;
     this.session = null;
     this.messages = [];
@@ -177,6 +182,12 @@ export class ChatState {
     showChatInAddress(null, push);
     app.emit('chat', 'sidebar', 'context');
     void app.attachments.loadChatFiles();
+  }
+
+  /** Closing a temporary chat deletes it (Maru deletes any left when it closes or starts). */
+  private leaveTemporary(next: number | null): void {
+    const s = this.session;
+    if (s?.temporary && s.id !== next) void this.app.backend.deleteSession(s.id).catch(() => {});
   }
 
   /** The project the open chat (or draft) belongs to. */
@@ -560,12 +571,12 @@ export class ChatState {
     const app = this.app;
     const token = this.openToken;
     const created = await app.attempt(async () => {
-      let s = await app.backend.createSession({ project_id: this.draftProjectId });
+      let s = await app.backend.createSession({ project_id: this.draftProjectId, temporary: this.draftTemporary });
       if (this.draftPreset) s = await app.backend.updateSession(s.id, { preset: this.draftPreset });
       return s;
     });
     if (!created) return undefined;
-    const e = app.sessions.entry(created.project_id);
+    const e = created.temporary ? undefined : app.sessions.entry(created.project_id);
     if (e) {
       // The list may have been read again while it was created (a change heard from the
       // server): then it holds the chat already.

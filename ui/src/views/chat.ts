@@ -13,6 +13,7 @@ import { MessageList } from './messageList';
 import { chatModelItems, chatModelLabel } from './modelMenu';
 import { openSettingsDialog } from './settingsLink';
 import { pendingBadge, renameSession, sessionMenu, sessionTitle } from './sidebar';
+import { temporaryControl } from './temporary';
 
 /**
  * The chat's preset and model as one control: a button naming both (and the model's server when
@@ -101,7 +102,7 @@ function chatHead(app: App, head: HTMLElement, toggleSidebar: () => void): () =>
     const presetValue = s ? s.preset ?? '' : app.chat.draftPreset ?? '';
     const files = app.attachments.chatFiles();
     const server = s ? app.servers.chatConnection(s) : undefined;
-    const sig = JSON.stringify([s?.id, s?.title, s?.model, s?.connection_id, server?.name, server?.is_default, app.config.settings?.model, presetValue, project?.id, project?.name, app.panels.panel, app.config.presets.map((p) => [p.key, p.name]), t('preset'), files.own.length, files.project.length, app.memory.pendingCount]);
+    const sig = JSON.stringify([s?.id, s?.title, s?.model, s?.connection_id, server?.name, server?.is_default, app.config.settings?.model, presetValue, project?.id, project?.name, app.panels.panel, app.config.presets.map((p) => [p.key, p.name]), t('preset'), files.own.length, files.project.length, app.memory.pendingCount, s?.temporary, app.chat.draftTemporary]);
     if (sig === headSig) return;
     headSig = sig;
     document.title = s ? `${sessionTitle(s)} · ${t('appName')}` : t('appName');
@@ -116,6 +117,7 @@ function chatHead(app: App, head: HTMLElement, toggleSidebar: () => void): () =>
           : h('span', { class: 'chat-title draft' }, t('newChat')),
       ),
       h('div', { class: 'head-actions' },
+        temporaryControl(app),
         setupControl(app, presetValue, s),
         ...panelButtons(app, files.own.length, files.project.length),
         s ? h('button', {

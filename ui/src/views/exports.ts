@@ -1,8 +1,8 @@
 // Getting data out and back in: a chat as Markdown or JSON, a project as a zip, everything as a
-// backup (the settings' Data tab, which also restores a backup and imports a chat or a project).
+// backup (the settings' Data tab, which also restores a backup and imports chats (views/imports.ts) or a project).
 
 import type { App } from '../app';
-import type { ChatExport, DownloadedFile, ExportFormat, ImportedProject, Project, RestoredBackup, Session } from '../backend/types';
+import type { DownloadedFile, ExportFormat, ImportedProject, Project, RestoredBackup, Session } from '../backend/types';
 import { ApiError, errorMessage } from '../lib/apiError';
 import { copyText } from '../lib/clipboard';
 import { h, icon, replaceChildren } from '../lib/dom';
@@ -11,6 +11,7 @@ import { errorText, t } from '../lib/i18n';
 import { inDesktop } from '../lib/platform';
 import { saveBlob } from '../lib/save';
 import { confirmDialog, openDialog } from './dialog';
+import { importFile } from './imports';
 import { toast } from './toast';
 
 async function fetchAndSave(app: App, get: () => Promise<DownloadedFile>): Promise<boolean> {
@@ -28,22 +29,6 @@ export function exportChat(app: App, s: Session, format: ExportFormat): Promise<
 
 export function exportProject(app: App, p: Project): Promise<boolean> {
   return fetchAndSave(app, () => app.exports.exportProject(p.id));
-}
-
-/** Reads a chat Maru exported as JSON and adds it as a new chat, then opens it. */
-export async function importChatFile(app: App, file: File): Promise<void> {
-  let chat: ChatExport;
-  try {
-    chat = JSON.parse(await file.text()) as ChatExport;
-  } catch {
-    toast(t('importNotJson'), 'error');
-    return;
-  }
-  const session = await app.attempt(() => app.exports.importChat(chat));
-  if (!session) return;
-  toast(t('chatImported', { title: session.title || t('untitled') }));
-  await app.attempt(() => app.reload());
-  await app.chat.openSession(session.id);
 }
 
 /** How many of the entries left out a notice lists by name. */
@@ -217,13 +202,18 @@ export function dataPane(app: App, closeSettings: () => void): HTMLElement {
       backupBtn.lastChild!.textContent = t('backUpEverything');
     },
   }, icon('download'), h('span', null, t('backUpEverything')));
-  const picker = h('input', { type: 'file', accept: 'application/json,.json', hidden: true, 'data-testid': 'import-file' });
+  const picker = h('input', { type: 'file', accept: 'application/json,.json,application/zip,.zip', hidden: true, 'data-testid': 'import-file' });
+  // Where an export's chats go: a project of their own ("Imported from ChatGPT") unless one is chosen.
+  const into = h('select', { 'data-testid': 'import-into', 'aria-label': t('importInto') },
+    h('option', { value: '' }, t('importIntoOwn')),
+    ...app.sessions.projects.map((e) => h('option', { value: String(e.project.id) }, app.sessions.projectName(e.project))),
+  );
   picker.addEventListener('change', () => {
     const file = picker.files?.[0];
     picker.value = '';
     if (!file) return;
     closeSettings();
-    void importChatFile(app, file);
+    void importFile(app, file, into.value ? Number(into.value) : null);
   });
   const projectPicker = h('input', { type: 'file', accept: 'application/zip,.zip', hidden: true, 'data-testid': 'import-project-file' });
   projectPicker.addEventListener('change', () => {
@@ -243,7 +233,10 @@ export function dataPane(app: App, closeSettings: () => void): HTMLElement {
     h('fieldset', { class: 'choices' },
       h('legend', null, t('dataImportHeading')),
       h('p', { class: 'hint' }, t('dataImportHint')),
-      h('div', null, h('button', { class: 'btn', type: 'button', 'data-testid': 'import-chat', onClick: () => picker.click() }, icon('upload'), h('span', null, t('importChat')))),
+      h('div', { class: 'import-row' },
+        h('button', { class: 'btn', type: 'button', 'data-testid': 'import-chat', onClick: () => picker.click() }, icon('upload'), h('span', null, t('importChat'))),
+        h('label', null, t('importInto'), ' ', into),
+      ),
       picker,
     ),
     h('fieldset', { class: 'choices' },

@@ -16,6 +16,7 @@ import { clip, MEMORY_TOOLS, serverTool, shortArgs, toolKept, toolOutcome, type 
 import type { ApprovalAnswer, LiveApproval, LiveTurn } from '../state/chat';
 import { openDialog } from './dialog';
 import { rankingNote } from './hybridSearch';
+import { forkButton } from './fork';
 import { downloadFile } from './files';
 import { toast } from './toast';
 
@@ -123,6 +124,7 @@ function userNode(app: App, m: Message, ctx: MessageContext): HTMLElement {
       // `idle-only`: the chat enables it again when the reply ends, without drawing the message again.
       h('button', { class: 'act idle-only', type: 'button', disabled: ctx.busy, title: t('editAndResend'), 'aria-label': t('editAndResend'), onClick: ctx.onEdit }, icon('edit'), h('span', { class: 'act-label' }, t('edit'))),
       copyButton(() => m.content),
+      forkButton(app, m.id),
       ctx.regenerable ? h('button', { class: 'act', type: 'button', disabled: ctx.busy, title: t('answerAgain'), onClick: () => void app.chat.regenerate() }, icon('refresh'), h('span', { class: 'act-label' }, t('answerAgain'))) : null,
     ),
   );
@@ -507,6 +509,7 @@ function replyNode(app: App, parts: readonly Message[], ctx: MessageContext): HT
       h('div', { class: 'msg-actions' },
         versionsNode(app, head, ctx.busy),
         texts.length ? copyButton(() => texts.join('\n\n')) : null,
+        last.status === 'streaming' ? null : forkButton(app, last.id),
         ctx.regenerable ? h('button', { class: 'act', type: 'button', disabled: ctx.busy, title: t('regenerate'), 'data-testid': 'regenerate', onClick: () => void app.chat.regenerate() }, icon('refresh'), h('span', { class: 'act-label' }, t('regenerate'))) : null,
       ),
     ),

@@ -72,7 +72,7 @@ pub fn sweep_spools(data_dir: &Path) {
     let Ok(entries) = std::fs::read_dir(data_dir) else { return };
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        if name.ends_with(".tmp") && ["backup-", "backup-db-", "export-"].iter().any(|p| name.starts_with(&format!(".{p}"))) {
+        if name.ends_with(".tmp") && ["backup-", "backup-db-", "export-", "import-"].iter().any(|p| name.starts_with(&format!(".{p}"))) {
             let _ = std::fs::remove_file(e.path());
         }
     }

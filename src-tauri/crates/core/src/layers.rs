@@ -13,7 +13,7 @@ const LAYERS: &[&[&str]] = &[
     &["lib", "layers", "api"],
     &["chat"],
     &["app"],
-    &["attachments", "memory", "backup"],
+    &["attachments", "memory", "backup", "imports"],
     &["prompt", "tools"],
     &["store", "llm", "logging", "paths", "error"],
 ];

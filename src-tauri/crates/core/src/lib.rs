@@ -5,7 +5,7 @@
 //!
 //! The crates below are re-exported as `store`, `llm` and `error`. Within this crate, modules
 //! depend only on those below them (checked by `layers`' test):
-//! `api` → `chat` → `app` → `attachments`/`memory`/`backup` → `prompt`/`tools` →
+//! `api` → `chat` → `app` → `attachments`/`memory`/`backup`/`imports` → `prompt`/`tools` →
 //! `store`/`llm`/`paths`/`logging`/`error`.
 
 pub use maru_error as error;
@@ -17,6 +17,7 @@ pub mod app;
 pub mod attachments;
 pub mod backup;
 pub mod chat;
+pub mod imports;
 #[cfg(test)]
 mod layers;
 pub mod logging;

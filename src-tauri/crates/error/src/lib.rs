@@ -141,6 +141,7 @@ codes! {
         Unauthorized = "unauthorized",
         UnknownPreset = "unknown_preset",
         UnsafeBackupEntry = "unsafe_backup_entry",
+        TemporaryChat = "temporary_chat",
         UnsupportedImport = "unsupported_import",
         UnsupportedImportVersion = "unsupported_import_version",
         UrlTooLong = "url_too_long",

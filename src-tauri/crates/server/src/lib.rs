@@ -2,7 +2,7 @@
 //! on loopback by default. Every handler is a thin wrapper over a function in [`crate::api`].
 
 // The core, by the names the modules use.
-use maru_core::{api, app, chat, error, llm, store, tools};
+use maru_core::{api, app, chat, error, imports, llm, store, tools};
 
 mod assets;
 mod auth;

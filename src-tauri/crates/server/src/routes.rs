@@ -50,9 +50,11 @@ pub(super) fn documented() -> (Router<Arc<App>>, utoipa::openapi::OpenApi) {
         .routes(routes!(update_project, delete_project))
         .routes(routes!(list_sessions, create_session))
         .routes(routes!(get_session, update_session, delete_session))
+        .routes(routes!(keep_session))
         .routes(routes!(list_messages))
         .routes(routes!(edit_message, delete_message))
         .routes(routes!(choose_version))
+        .routes(routes!(fork_message))
         .routes(routes!(stop))
         .routes(routes!(turn_events))
         .routes(routes!(changes))
@@ -87,7 +89,7 @@ pub(super) fn documented() -> (Router<Arc<App>>, utoipa::openapi::OpenApi) {
         .routes(routes!(export_chat))
         .routes(routes!(export_project))
         .routes(routes!(backup))
-        .routes(routes!(import_chat))
+        .routes(routes!(import_job))
         // Each request on its own task, but for a turn's, which starts one of its own.
         .layer(axum::middleware::from_fn(super::detach))
         .merge(turns())
@@ -105,6 +107,7 @@ fn turns() -> OpenApiRouter<Arc<App>> {
 fn uploads() -> OpenApiRouter<Arc<App>> {
     OpenApiRouter::new()
         .routes(routes!(list_attachments, upload_attachment))
+        .routes(routes!(import_chat))
         .routes(routes!(import_project))
         .routes(routes!(import_skills))
         .routes(routes!(restore_backup))
@@ -207,6 +210,10 @@ async fn list_sessions(State(app): AppState, Query(q): Query<SessionQuery>) -> R
 }
 
 /// Create a session (in Default when project_id is absent)
+///
+/// `temporary`: a chat that is never stored for good: not listed or searched, no title asked of
+/// the model, no memory and no summaries, deleted when closed (delete it) or when Maru closes or
+/// starts, unless kept (`POST /api/sessions/{id}/keep`).
 #[utoipa::path(post, path = "/api/sessions", tag = "sessions", request_body = NewSession, responses(
     (status = 200, description = "The new session", body = Session),
     (status = 400, description = "`invalid_json`, `invalid_title`", body = ErrorBody),
@@ -235,6 +242,16 @@ async fn get_session(State(app): AppState, Id(id): Id) -> Reply<Session> {
 ))]
 async fn update_session(State(app): AppState, Id(id): Id, Json(p): Json<SessionPatch>) -> Reply<Session> {
     Ok(axum::Json(api::update_session(&app, id, p).await?))
+}
+
+/// Keep a temporary chat: from now on it is listed, searched, titled and remembered like any
+#[utoipa::path(post, path = "/api/sessions/{id}/keep", tag = "sessions", params(Id), responses(
+    (status = 200, description = "The chat, kept (`temporary` false); a chat kept already stays as it is", body = Session),
+    (status = 400, description = "`invalid_id`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+))]
+async fn keep_session(State(app): AppState, Id(id): Id) -> Reply<Session> {
+    Ok(axum::Json(api::keep_session(&app, id).await?))
 }
 
 /// Delete with its messages (a reply being written is stopped first)
@@ -294,6 +311,21 @@ async fn delete_message(State(app): AppState, Id(id): Id) -> Reply<Deleted> {
 ))]
 async fn choose_version(State(app): AppState, Id(id): Id) -> Reply<MessagePage> {
     Ok(axum::Json(api::choose_version(&app, id).await?))
+}
+
+/// Continue in a new chat from this message
+///
+/// A new chat in the same project, with the chat's preset, server and model, holding this
+/// message and the ones it follows (the versions on its way only), the chat's own files and the
+/// summaries that still apply. The original chat is unchanged.
+#[utoipa::path(post, path = "/api/messages/{id}/fork", tag = "messages", params(Id), responses(
+    (status = 200, description = "The new chat", body = Session),
+    (status = 400, description = "`invalid_id`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+    (status = 409, description = "`message_streaming`: the reply is still being written", body = ErrorBody),
+))]
+async fn fork_message(State(app): AppState, Id(id): Id) -> Reply<Session> {
+    Ok(axum::Json(api::fork_message(&app, id).await?))
 }
 
 // ---- chat
@@ -410,7 +442,7 @@ async fn context(State(app): AppState, Id(id): Id) -> Reply<ContextView> {
     (status = 200, description = "The chat's summaries now; `compacted` is false when only the last turn was left", body = Compacted),
     (status = 400, description = "`invalid_id`", body = ErrorBody),
     (status = 404, description = "`not_found`", body = ErrorBody),
-    (status = 409, description = "`turn_running`: a reply is being written in the chat", body = ErrorBody),
+    (status = 409, description = "`turn_running`: a reply is being written in the chat; `temporary_chat`: a temporary chat keeps no summaries", body = ErrorBody),
     (status = 502, description = "`model_server.*`: the model server could not write the summary", body = ErrorBody),
 ))]
 async fn compact(State(app): AppState, Id(id): Id) -> Reply<Compacted> {
@@ -1034,13 +1066,109 @@ async fn backup(State(app): AppState) -> Result<axum::response::Response> {
     Ok(download(api::export::backup(&app).await?))
 }
 
-/// Import a chat exported by Maru as JSON, as a new chat
-#[utoipa::path(post, path = "/api/import", tag = "export", request_body = crate::store::exports::ChatExport, responses(
-    (status = 200, description = "The new chat, in the project of the same name if there is one, else in Default", body = Session),
-    (status = 400, description = "`invalid_json`, `unsupported_import` (not a Maru chat), `unsupported_import_version`, `invalid_import`, `invalid_title`, `message_too_long`", body = ErrorBody),
+/// Import a chat Maru exported, or ChatGPT's or Claude's data export
+///
+/// As JSON: a chat Maru exported (`ChatExport`), added at once (200). As `multipart/form-data`
+/// (the file in a part named `file`, and `project_id` optionally): the same, or ChatGPT's or
+/// Claude's export, as downloaded (the zip) or its `conversations.json` alone. An export is
+/// checked whole first: a damaged, cut, unknown or too large one is refused and changes nothing.
+/// Its chats are then stored in the background (202): follow them with
+/// `GET /api/import/jobs/{id}`. Each conversation becomes a chat with its title and times, the
+/// conversation as it was last shown as its main line and its other branches as earlier versions;
+/// one imported before (from this export or another) is not added again.
+#[utoipa::path(post, path = "/api/import", tag = "export",
+    request_body(content(
+        (crate::store::exports::ChatExport = "application/json"),
+        (crate::api::export::ImportUpload = "multipart/form-data"),
+    )),
+    responses(
+        (status = 200, description = "A chat Maru exported: the new chat, in the project given, else in the project of its name if there is one, else in Default", body = Session),
+        (status = 202, description = "Another app's export, checked: its chats are being stored", body = crate::imports::jobs::ImportJob),
+        (status = 400, description = "`invalid_json`, `invalid_upload`, `unsupported_import` (neither a Maru chat nor ChatGPT's or Claude's export), `unsupported_import_version`, `invalid_import` (a damaged zip, JSON cut short), `empty_file`, `file_too_large` (past the upload limit, or unpacking past 1 GB), `invalid_title`, `message_too_long`", body = ErrorBody),
+        (status = 404, description = "`not_found`: no such project", body = ErrorBody),
 ))]
-async fn import_chat(State(app): AppState, Json(body): Json<serde_json::Value>) -> Reply<Session> {
-    Ok(axum::Json(api::export::import_chat(&app, body).await?))
+async fn import_chat(State(app): AppState, req: axum::extract::Request) -> Result<axum::response::Response> {
+    use axum::extract::FromRequest;
+    use axum::response::IntoResponse;
+    use futures_util::StreamExt;
+    let bad = |m: String| crate::error::Error::invalid(Code::InvalidUpload, m);
+    let multipart = req.headers().get("content-type").and_then(|v| v.to_str().ok()).is_some_and(|t| t.starts_with("multipart/"));
+    let (spool, project_id) = if multipart {
+        let Multipart(mut form) = Multipart::from_request(req, &app).await?;
+        let (mut spool, mut project_id) = (None, None);
+        while let Some(mut field) = form.next_field().await.map_err(|e| bad(format!("the upload could not be read: {}", e.body_text())))? {
+            match field.name() {
+                Some("file") => {
+                    let mut to = Spooled::new(&app)?;
+                    while let Some(chunk) = field.chunk().await.map_err(|e| match e.status() {
+                        axum::http::StatusCode::PAYLOAD_TOO_LARGE => Spooled::too_large(),
+                        _ => bad(format!("the file could not be read: {}", e.body_text())),
+                    })? {
+                        to.write(&chunk)?;
+                    }
+                    spool = Some(to.spool);
+                }
+                Some("project_id") => {
+                    let text = field.text().await.unwrap_or_default();
+                    project_id = Some(text.trim().parse::<i64>().map_err(|_| bad(format!("{text:?} is not an id")))?);
+                }
+                _ => {}
+            }
+        }
+        (spool.ok_or_else(|| bad("send the file in a part named `file`".into()))?, project_id)
+    } else {
+        let mut to = Spooled::new(&app)?;
+        let mut body = req.into_body().into_data_stream();
+        while let Some(chunk) = body.next().await {
+            to.write(&chunk.map_err(|e| bad(format!("the request body could not be read: {e}")))?)?;
+        }
+        (to.spool, None)
+    };
+    Ok(match api::export::import(&app, spool, project_id, !multipart).await? {
+        api::export::Imported::Chat(session) => axum::Json(session).into_response(),
+        api::export::Imported::Export(job) => (axum::http::StatusCode::ACCEPTED, axum::Json(job)).into_response(),
+    })
+}
+
+/// An upload on its way to a file in the data folder (an export may be hundreds of MB), refused
+/// past the upload limit.
+struct Spooled {
+    spool: maru_core::backup::Spool,
+    file: std::fs::File,
+    size: usize,
+}
+
+impl Spooled {
+    fn new(app: &App) -> Result<Spooled> {
+        let (spool, file) = maru_core::backup::Spool::create(&app.data_dir, "import")?;
+        Ok(Spooled { spool, file, size: 0 })
+    }
+
+    fn write(&mut self, chunk: &[u8]) -> Result<()> {
+        use std::io::Write;
+        self.size += chunk.len();
+        if self.size > crate::api::attachments::UPLOAD_MAX_BYTES {
+            return Err(Spooled::too_large());
+        }
+        self.file.write_all(chunk).map_err(|e| crate::error::Error::Internal(anyhow::anyhow!("writing the upload: {e}")))
+    }
+
+    fn too_large() -> crate::error::Error {
+        let max_mb = crate::api::attachments::UPLOAD_MAX_BYTES >> 20;
+        crate::error::Error::invalid(Code::FileTooLarge, format!("the file is larger than Maru imports ({max_mb} MB)"))
+            .with("file", "upload")
+            .with("max_mb", max_mb)
+    }
+}
+
+/// How far an import of another app's export is
+#[utoipa::path(get, path = "/api/import/jobs/{id}", tag = "export", params(Id), responses(
+    (status = 200, description = "The import: conversations read and stored so far, and its state", body = crate::imports::jobs::ImportJob),
+    (status = 400, description = "`invalid_id`", body = ErrorBody),
+    (status = 404, description = "`not_found`: no such import since Maru started", body = ErrorBody),
+))]
+async fn import_job(State(app): AppState, Id(id): Id) -> Reply<crate::imports::jobs::ImportJob> {
+    Ok(axum::Json(api::export::import_job(&app, id).await?))
 }
 
 /// The UI's client and every JSON type it reads are generated from this document

@@ -81,7 +81,8 @@ pub fn import(conn: &Connection, chat: &ChatExport) -> Result<i64> {
 
 /// Adds the chat as a new session of `project_id` (a project imported with its chats).
 pub fn import_into(conn: &Connection, chat: &ChatExport, project_id: i64) -> Result<i64> {
-    let session = sessions::create(conn, &NewSession { title: chat.session.title.clone(), project_id: Some(project_id) })?;
+    let session =
+        sessions::create(conn, &NewSession { title: chat.session.title.clone(), project_id: Some(project_id), ..Default::default() })?;
     conn.execute("UPDATE sessions SET imported_at = ?2 WHERE id = ?1", params![session.id, super::now_ms()])?;
     // The export holds the chosen versions only: they come back as one branch.
     let mut parent: Option<i64> = None;

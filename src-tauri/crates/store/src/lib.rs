@@ -17,6 +17,8 @@ pub mod attachments;
 pub mod changes;
 pub mod connections;
 pub mod exports;
+pub mod forks;
+pub mod imports;
 pub mod memories;
 pub mod messages;
 mod migrate;

@@ -46,6 +46,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!(24, "0024_tool_outcomes"),
     migration!(25, "0025_passage_headings"),
     migration!(26, "0026_passage_vectors"),
+    migration!(27, "0027_switching"),
 ];
 
 pub fn latest_version() -> i64 {

@@ -217,8 +217,8 @@ mod tests {
     fn vectors_are_found_in_scope_resume_where_they_stopped_and_go_with_their_file() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("maru.db")).unwrap();
-        let mine = store.with(|c| sessions::create(c, &NewSession { title: "a".into(), project_id: None })).unwrap().id;
-        let other = store.with(|c| sessions::create(c, &NewSession { title: "b".into(), project_id: None })).unwrap().id;
+        let mine = store.with(|c| sessions::create(c, &NewSession { title: "a".into(), project_id: None, temporary: false })).unwrap().id;
+        let other = store.with(|c| sessions::create(c, &NewSession { title: "b".into(), project_id: None, temporary: false })).unwrap().id;
         let kept = file(&store, mine, "mine.txt", &["north", "east"]);
         file(&store, other, "theirs.txt", &["north too"]);
         let model = VectorModel { connection_id: 1, model: "e".into() };
@@ -256,7 +256,7 @@ mod tests {
         let (dim, count) = (576usize, 200_000usize);
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("maru.db")).unwrap();
-        let session = store.with(|c| sessions::create(c, &NewSession { title: "a".into(), project_id: None })).unwrap().id;
+        let session = store.with(|c| sessions::create(c, &NewSession { title: "a".into(), project_id: None, temporary: false })).unwrap().id;
         file(&store, session, "big.txt", &[]);
         let model = VectorModel { connection_id: 1, model: "e".into() };
         let mut seed = 1u64;

@@ -15,7 +15,7 @@ pub const NAME_MAX_CHARS: usize = 200;
 pub const INSTRUCTIONS_MAX_CHARS: usize = 100_000;
 
 const SELECT: &str = "SELECT p.id, p.name, p.instructions, p.is_default, p.created_at, p.updated_at,
-        (SELECT count(*) FROM sessions s WHERE s.project_id = p.id), p.folder
+        (SELECT count(*) FROM sessions s WHERE s.project_id = p.id AND s.temporary = 0), p.folder
     FROM projects p";
 
 fn from_row(r: &Row) -> rusqlite::Result<Project> {

@@ -45,7 +45,7 @@ fn message_hits(conn: &Connection, fts: &str, words: &Words, limit: usize, versi
         let mut stmt = conn.prepare_cached(&format!(
             "WITH hits AS MATERIALIZED ({candidates})
              SELECT m.session_id, s.project_id, s.title, m.id, m.content, min(h.rank) AS best, m.on_path
-             FROM hits h JOIN messages m ON m.id = h.id AND (m.on_path = 1 OR ?3) JOIN sessions s ON s.id = m.session_id
+             FROM hits h JOIN messages m ON m.id = h.id AND (m.on_path = 1 OR ?3) JOIN sessions s ON s.id = m.session_id AND s.temporary = 0
              GROUP BY m.session_id
              ORDER BY best
              LIMIT ?2"
@@ -91,6 +91,7 @@ pub fn files(conn: &Connection, query: &str, limit: usize) -> Result<Vec<FileHit
                  JOIN passages p ON p.id = h.id
                  JOIN attachments a ON a.blob_sha256 = p.blob_sha256
                  LEFT JOIN sessions s ON s.id = a.session_id
+                 WHERE s.temporary IS NOT 1
                  GROUP BY a.id
                  ORDER BY best
                  LIMIT ?2"
@@ -129,7 +130,7 @@ fn add_titles(conn: &Connection, query: &str, words: &Words, limit: usize, hits:
     }
     let by_title = super::until(conn, deadline, || {
         let mut titles = conn.prepare_cached(
-            "SELECT id, project_id, title FROM sessions WHERE instr(lower(title), lower(?1)) > 0 ORDER BY updated_at DESC LIMIT ?2",
+            "SELECT id, project_id, title FROM sessions WHERE temporary = 0 AND instr(lower(title), lower(?1)) > 0 ORDER BY updated_at DESC LIMIT ?2",
         )?;
         let rows =
             titles.query_map(params![query, limit as i64], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?)))?;

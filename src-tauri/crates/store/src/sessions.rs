@@ -12,7 +12,8 @@ pub const TITLE_MAX_CHARS: usize = 200;
 pub const PAGE_DEFAULT: usize = 50;
 pub const PAGE_MAX: usize = 200;
 
-const SELECT: &str = "SELECT id, project_id, title, preset, model, connection_id, created_at, updated_at, imported_at FROM sessions";
+const SELECT: &str =
+    "SELECT id, project_id, title, preset, model, connection_id, created_at, updated_at, imported_at, temporary FROM sessions";
 
 fn from_row(r: &Row) -> rusqlite::Result<Session> {
     Ok(Session {
@@ -25,6 +26,7 @@ fn from_row(r: &Row) -> rusqlite::Result<Session> {
         created_at: r.get(6)?,
         updated_at: r.get(7)?,
         imported_at: r.get(8)?,
+        temporary: r.get(9)?,
     })
 }
 
@@ -40,8 +42,8 @@ pub fn create(conn: &Connection, new: &NewSession) -> Result<Session> {
     };
     let at = next_activity(conn, project_id)?;
     conn.execute(
-        "INSERT INTO sessions (project_id, title, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)",
-        params![project_id, title, at],
+        "INSERT INTO sessions (project_id, title, created_at, updated_at, temporary) VALUES (?1, ?2, ?3, ?3, ?4)",
+        params![project_id, title, at, new.temporary],
     )?;
     get(conn, conn.last_insert_rowid())
 }
@@ -147,6 +149,21 @@ fn next_activity(conn: &Connection, project_id: i64) -> Result<i64> {
     Ok(latest.map_or(now_ms(), |l| now_ms().max(l + 1)))
 }
 
+/// A temporary chat is kept from now on: listed, searchable, titled and remembered like any.
+pub fn keep(conn: &Connection, id: i64) -> Result<Session> {
+    get(conn, id)?;
+    conn.execute("UPDATE sessions SET temporary = 0 WHERE id = ?1", [id])?;
+    touch(conn, id)?;
+    get(conn, id)
+}
+
+/// The temporary chats (all of them at start, where none is open any more).
+pub fn temporary_ids(conn: &Connection) -> Result<Vec<i64>> {
+    let mut stmt = conn.prepare_cached("SELECT id FROM sessions WHERE temporary = 1")?;
+    let ids = stmt.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<Vec<i64>>>()?;
+    Ok(ids)
+}
+
 /// Deletes the session and, by cascade, its messages.
 pub fn delete(conn: &Connection, id: i64) -> Result<()> {
     get(conn, id)?;
@@ -163,7 +180,7 @@ pub fn list(conn: &Connection, project_id: i64, cursor: Option<&str>, limit: Opt
         None => (i64::MAX, i64::MAX),
     };
     let mut stmt = conn.prepare_cached(&format!(
-        "{SELECT} WHERE project_id = ?1 AND (updated_at, id) < (?2, ?3)
+        "{SELECT} WHERE project_id = ?1 AND temporary = 0 AND (updated_at, id) < (?2, ?3)
          ORDER BY updated_at DESC, id DESC LIMIT ?4"
     ))?;
     let mut sessions =

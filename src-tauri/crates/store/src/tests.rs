@@ -19,7 +19,7 @@ fn project(store: &Store, name: &str) -> i64 {
 }
 
 fn session(store: &Store, project_id: Option<i64>) -> i64 {
-    store.with(|c| sessions::create(c, &NewSession { title: "s".into(), project_id })).unwrap().id
+    store.with(|c| sessions::create(c, &NewSession { title: "s".into(), project_id, ..Default::default() })).unwrap().id
 }
 
 fn message(store: &Store, session_id: i64, text: &str) -> i64 {

@@ -32,10 +32,11 @@ pub fn attach(conn: &Connection, id: i64, message_id: i64) -> Result<()> {
     Ok(())
 }
 
-/// A result of this chat's, or nothing: another chat's results are not there for it.
+/// A result of this chat's, or nothing: another chat's results are not there for it. `id` is the
+/// one the model was given: a copy in a chat continued from another answers to its original's.
 pub fn get(conn: &Connection, session_id: i64, id: i64) -> Result<Option<ToolOutput>> {
     Ok(conn
-        .prepare_cached("SELECT id, tool, content FROM tool_outputs WHERE id = ?1 AND session_id = ?2")?
+        .prepare_cached("SELECT id, tool, content FROM tool_outputs WHERE coalesce(named_as, id) = ?1 AND session_id = ?2")?
         .query_row(params![id, session_id], |r| Ok(ToolOutput { id: r.get(0)?, tool: r.get(1)?, content: r.get(2)? }))
         .optional()?)
 }

@@ -19,6 +19,10 @@ pub struct Session {
     /// When it was imported from an exported chat: it is a copy.
     #[serde(default)]
     pub imported_at: Option<i64>,
+    /// A temporary chat: never listed, searched, titled by the model, remembered or summarised,
+    /// and deleted when closed or at the next start, unless kept (`POST /api/sessions/{id}/keep`).
+    #[serde(default)]
+    pub temporary: bool,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
@@ -28,6 +32,9 @@ pub struct NewSession {
     pub title: String,
     /// Default project when absent.
     pub project_id: Option<i64>,
+    /// A temporary chat (see [`Session::temporary`]).
+    #[serde(default)]
+    pub temporary: bool,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]

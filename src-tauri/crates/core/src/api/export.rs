@@ -64,12 +64,80 @@ pub async fn export_chat(app: &App, session_id: i64, q: ExportQuery) -> Result<D
     })
 }
 
-/// Adds a chat exported as JSON as a new chat: in its project when one of that name exists,
-/// else in Default.
-#[instrument(skip_all, err(level = Level::WARN))]
-pub async fn import_chat(app: &App, body: serde_json::Value) -> Result<Session> {
-    let chat = exports::parse(body)?;
-    app.store.write(move |tx| sessions::get(tx, exports::import(tx, &chat)?)).await
+/// What `POST /api/import` takes as `multipart/form-data`: the file in a part named `file`
+/// (ChatGPT's or Claude's export as downloaded, its `conversations.json`, or a chat Maru exported
+/// as JSON), and where an export's chats go.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ImportUpload {
+    #[schema(value_type = String, format = Binary)]
+    pub file: Vec<u8>,
+    /// The project an export's chats go to; absent: "Imported from ChatGPT" (or Claude), made
+    /// when there is none.
+    pub project_id: Option<i64>,
+}
+
+/// What an import is: a chat Maru exported, added at once; or another app's export, whose
+/// chats are stored in the background.
+pub enum Imported {
+    Chat(Session),
+    Export(crate::imports::jobs::ImportJob),
+}
+
+/// Imports an upload (a file in the data folder, removed when done): a chat Maru exported as
+/// JSON as a new chat (in `project_id`, else in the project of its name, else in Default), or ChatGPT's or Claude's export, checked whole first
+/// (a damaged, cut, unknown or too large one changes nothing) and then stored in the background
+/// into `project_id` or the app's "Imported from …" project. `json_body`: the upload came as a
+/// JSON body, whose malformed JSON is `invalid_json` as on every other route.
+#[instrument(skip(app, upload), err(level = Level::WARN))]
+pub async fn import(app: &Arc<App>, upload: Spool, project_id: Option<i64>, json_body: bool) -> Result<Imported> {
+    let shared = app.clone();
+    blocking(move || {
+        let app = shared;
+        let export = match crate::imports::check(upload.path())? {
+            crate::imports::Upload::Object => {
+                use std::io::Read;
+                let mut bytes = vec![];
+                let file = std::fs::File::open(upload.path()).map_err(anyhow::Error::from)?;
+                file.take(ENTRY_MAX_BYTES + 1).read_to_end(&mut bytes).map_err(anyhow::Error::from)?;
+                if bytes.len() as u64 > ENTRY_MAX_BYTES {
+                    return Err(Error::invalid(
+                        crate::error::Code::FileTooLarge,
+                        format!("the chat is larger than Maru imports ({} MB)", ENTRY_MAX_BYTES >> 20),
+                    )
+                    .with("file", "chat.json")
+                    .with("max_mb", ENTRY_MAX_BYTES >> 20));
+                }
+                let code = if json_body { crate::error::Code::InvalidJson } else { crate::error::Code::InvalidImport };
+                let value = serde_json::from_slice(&bytes).map_err(|e| Error::invalid(code, format!("the chat is not whole JSON: {e}")))?;
+                let chat = exports::parse(value)?;
+                let session = app.store.with(|tx| {
+                    let id = match project_id {
+                        Some(p) => exports::import_into(tx, &chat, projects::get(tx, p)?.id)?,
+                        None => exports::import(tx, &chat)?,
+                    };
+                    sessions::get(tx, id)
+                })?;
+                return Ok(Imported::Chat(session));
+            }
+            crate::imports::Upload::Export(export) => export,
+        };
+        let name = export.source.project_name();
+        let project_id = app.store.with(|tx| match project_id {
+            Some(p) => Ok(projects::get(tx, p)?.id),
+            None => match projects::find_by_name(tx, name)? {
+                Some(p) => Ok(p.id),
+                None => Ok(projects::create(tx, &projects::NewProject { name: name.into(), instructions: String::new() })?.id),
+            },
+        })?;
+        let job = app.imports.start(app.store.clone(), export, project_id, upload)?;
+        Ok(Imported::Export(job))
+    })
+    .await
+}
+
+/// How far an import of another app's export is.
+pub async fn import_job(app: &App, id: i64) -> Result<crate::imports::jobs::ImportJob> {
+    app.imports.get(id)
 }
 
 /// A project as a zip: `project.json`, each chat as JSON and Markdown under `chats/`, and the

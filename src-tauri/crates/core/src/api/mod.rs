@@ -173,6 +173,12 @@ pub async fn update_session(app: &App, id: i64, patch: SessionPatch) -> Result<S
         .await
 }
 
+/// Keeps a temporary chat: from now on it is listed, searched, titled and remembered like any.
+#[instrument(skip(app), err(level = Level::WARN))]
+pub async fn keep_session(app: &App, id: i64) -> Result<Session> {
+    app.store.write(move |tx| sessions::keep(tx, id)).await
+}
+
 /// Deletes a chat. A reply still being written in it is stopped first, and no new one can start
 /// until the delete is done.
 #[instrument(skip(app), err(level = Level::WARN))]
@@ -246,6 +252,14 @@ pub async fn choose_version(app: &App, id: i64) -> Result<MessagePage> {
             messages::list(tx, session_id, None, None)
         })
         .await
+}
+
+/// Continues the chat in a new chat from message `id`: the new chat (in the same project, with
+/// the chat's preset, server and model) holds that message and the ones it follows, the versions
+/// on its way only; the original is unchanged.
+#[instrument(skip(app), err(level = Level::WARN))]
+pub async fn fork_message(app: &App, id: i64) -> Result<Session> {
+    app.store.write(move |tx| sessions::get(tx, crate::store::forks::fork(tx, id)?)).await
 }
 
 // ---- settings

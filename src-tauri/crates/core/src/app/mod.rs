@@ -58,6 +58,8 @@ pub struct App {
     pub demo: demo::Demo,
     /// A restored backup to open instead of this data folder.
     pub relaunch: relaunch::Relaunch,
+    /// Other apps' exports being imported, and those done.
+    pub imports: crate::imports::jobs::Jobs,
     /// Held for the life of the process: this process owns the data folder.
     _lock: DataDirLock,
 }
@@ -104,6 +106,7 @@ impl App {
             ahead: Default::default(),
             demo: demo::Demo::find(),
             relaunch: relaunch::Relaunch::default(),
+            imports: Default::default(),
             files,
             _lock: lock,
         });
@@ -116,10 +119,34 @@ impl App {
                 }
             });
         }
+        // No window has a temporary chat open at start: those a previous run left (closed
+        // without closing them, or a crash) go now.
+        app.drop_temporary_chats()?;
         folders::Folders::keep_in_sync(&app);
         attachments::embedding::Embedding::start(&app);
         app.prepare_client();
         Ok(app)
+    }
+
+    /// Deletes every temporary chat, with the files only they held. A temporary chat is a row
+    /// like any other, flagged (`sessions.temporary`), so that a turn, its files and its tools
+    /// work in it unchanged; what makes it temporary is that lists, search, titles, memory and
+    /// summaries leave it out, and that it is deleted when closed, when Maru closes and at start.
+    pub fn drop_temporary_chats(&self) -> Result<usize> {
+        let (n, released) = self.store.with(|tx| {
+            let ids = crate::store::sessions::temporary_ids(tx)?;
+            let mut linked = vec![];
+            for &id in &ids {
+                linked.extend(crate::store::attachments::session_blobs(tx, id)?);
+                crate::store::sessions::delete(tx, id)?;
+            }
+            Ok((ids.len(), crate::store::attachments::released(tx, linked)?))
+        })?;
+        self.files.blobs.remove(&released);
+        if n > 0 {
+            tracing::info!(n, "temporary chats deleted");
+        }
+        Ok(n)
     }
 
     /// Builds the default server's client on a thread of its own: building one reads the
@@ -147,6 +174,11 @@ impl App {
         self.runs.stop_all(SHUTDOWN_GRACE).await;
         // No tool server outlives Maru.
         self.tool_servers.stop_all().await;
+        // A temporary chat goes when Maru closes (a reply that did not stop in time keeps its
+        // chat until the next start, which deletes it then).
+        if let Err(e) = self.drop_temporary_chats() {
+            tracing::warn!("temporary chats could not be deleted on closing: {e}");
+        }
     }
 
     /// Indexes a content's text; failures are stored on the files and logged.

@@ -32,6 +32,8 @@ pub(super) struct Context<'a> {
     pub tools: usize,
     /// Counts with the server's tokenizer where it has counted the text before.
     pub counter: Counter<'a>,
+    /// False for a temporary chat, which keeps no summary: its requests go as they are.
+    pub summarise: bool,
 }
 
 impl Context<'_> {
@@ -44,7 +46,7 @@ impl Context<'_> {
         mut stored: Vec<summaries::Summary>,
         squeeze: bool,
     ) -> Result<Vec<summaries::Summary>, Halt> {
-        let Some(window) = self.window else { return Ok(stored) };
+        let Some(window) = self.window.filter(|_| self.summarise) else { return Ok(stored) };
         let items: Vec<plan::Item> = history.iter().map(|m| plan_item(m, &mut self.counter)).collect();
         for _ in 0..4 {
             let through = stored.last().map(|s| s.through_id);
@@ -145,6 +147,12 @@ pub async fn now(app: &Arc<App>, session_id: i64) -> Result<Compacted> {
         .store
         .read(move |c| {
             let session = crate::store::sessions::get(c, session_id)?;
+            if session.temporary {
+                return Err(crate::error::Error::conflict(
+                    crate::error::Code::TemporaryChat,
+                    "a temporary chat keeps no summaries; keep the chat first to compact it",
+                ));
+            }
             let settings = crate::store::settings::for_chat(c, &session)?;
             let budgets = crate::prompt::Budgets::from_settings(&settings);
             let (_, report) = crate::prompt::render_current(c, &templates, session_id, today, &budgets)?;
@@ -173,6 +181,7 @@ pub async fn now(app: &Arc<App>, session_id: i64) -> Result<Compacted> {
         reserve: 0,
         tools,
         counter,
+        summarise: true,
     };
     let summaries = context.fit(&prompt, &history, stored, true).await.map_err(|halt| match halt {
         Halt::Failed(e, _) => e,

@@ -42,6 +42,12 @@ pub fn after_turn(app: Arc<App>, session_id: i64, chat: ChatRequest, memory: boo
             let quiet = tokio::time::sleep(QUIET);
             recount.run(&app.tokens).await;
             quiet.await;
+            // A temporary chat is asked for neither: it leaves no title and no memory behind.
+            // (Read now, not at the turn: a chat kept meanwhile gets both.)
+            let temporary = app.store.read(move |c| Ok(crate::store::sessions::get(c, session_id)?.temporary)).await.unwrap_or(true);
+            if temporary {
+                return;
+            }
             if let Err(e) = super::title::by_model(&app, session_id, chat.clone()).await {
                 tracing::info!(session_id, "the model's title failed: {e}");
             }

@@ -30,6 +30,8 @@ pub(super) struct Round {
     pub(super) reply_id: Option<i64>,
     /// The day the prompt was written for.
     pub(super) day: chrono::NaiveDate,
+    /// A temporary chat: never summarised.
+    pub(super) temporary: bool,
 }
 
 /// [`read_round`] and its new streaming reply: one transaction, so the reply and what it
@@ -92,6 +94,7 @@ pub(super) fn read_round(
         servers,
         reply_id: None,
         day: today,
+        temporary: session.temporary,
     })
 }
 

@@ -108,7 +108,7 @@ impl<'a> Rounds<'a> {
             let (prompt, history, window) = (opened.prompt.clone(), opened.history.clone(), self.window(&opened.model).await);
             let offered = self.offer(&opened).await;
             let model = opened.model.clone();
-            let mut context = self.context(&model, window, &offered);
+            let mut context = self.context(&model, window, &offered, !opened.temporary);
             let mut stored = opened.summaries.clone();
             let sent = self.send(opened, &mut turn, &mut step, tools_allowed, &offered, &mut context, &mut stored, committing).await?;
             if round == 0 {
@@ -179,7 +179,8 @@ impl<'a> Rounds<'a> {
         RoundTools { specs, texts }
     }
 
-    fn context<'c>(&'c self, model: &'c str, window: Option<u32>, offered: &RoundTools) -> compact::Context<'c> {
+    /// What keeps the round's request in the model's window (`summarise`: not in a temporary chat).
+    fn context<'c>(&'c self, model: &'c str, window: Option<u32>, offered: &RoundTools, summarise: bool) -> compact::Context<'c> {
         let mut counter = crate::prompt::tokens::Counter::new(&self.app.tokens, &self.settings.server.base_url, model);
         let tools = offered.texts.iter().map(|t| counter.tokens(t)).sum();
         compact::Context {
@@ -192,6 +193,7 @@ impl<'a> Rounds<'a> {
             reserve: compact::reserve(self.settings, window),
             tools,
             counter,
+            summarise,
         }
     }
 

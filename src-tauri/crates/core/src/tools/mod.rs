@@ -44,7 +44,8 @@ impl Offer {
         let skills = folder_skills::offered(conn, session.project_id)?;
         Ok(Offer {
             has_files: crate::store::attachments::any_in_scope(conn, session.id, session.project_id)?,
-            memory_on: settings.memory_mode != crate::store::settings::MemoryMode::Off,
+            // A temporary chat leaves nothing behind, in memory neither.
+            memory_on: settings.memory_mode != crate::store::settings::MemoryMode::Off && !session.temporary,
             servers: false,
             skills: !skills.is_empty(),
             skills_search: crate::prompt::budget::skills_overflow(skills.iter().map(|s| (s.name.as_str(), s.description.as_str()))),
