@@ -757,12 +757,12 @@ async fn probe_servers() -> Reply<Vec<FoundServer>> {
 /// The demo model: whether it can run on this machine, and its address while it runs
 #[utoipa::path(get, path = "/api/demo", tag = "model server", responses((status = 200, description = "The demo model's state", body = DemoModel)))]
 async fn demo_model(State(app): AppState) -> Reply<DemoModel> {
-    Ok(axum::Json(api::chat::demo_model(&app).await))
+    Ok(axum::Json(api::chat::demo_model(&app).await?))
 }
 
 /// Starts the demo model (a tiny SmolLM2 on llama.cpp's server) and answers once it answers
 #[utoipa::path(post, path = "/api/demo", tag = "model server", responses(
-    (status = 200, description = "Running; point the settings at `base_url` to use it", body = DemoModel),
+    (status = 200, description = "Running, and saved as one server (`connection_id`) whose address follows its port", body = DemoModel),
     (status = 400, description = "`demo_unavailable`: the server program or the model file is not on this machine", body = ErrorBody),
     (status = 502, description = "`model_server.demo_failed`: it did not start", body = ErrorBody),
 ))]

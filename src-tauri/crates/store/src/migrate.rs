@@ -45,6 +45,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!(23, "0023_memory_changes"),
     migration!(24, "0024_tool_outcomes"),
     migration!(25, "0025_passage_headings"),
+    migration!(28, "0028_demo_connection"),
 ];
 
 pub fn latest_version() -> i64 {
