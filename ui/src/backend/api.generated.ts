@@ -467,6 +467,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{id}/folder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How far the project's folder sync got: files found, read, skipped (with why), failed, done */
+        get: operations["folder_sync"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/restore": {
         parameters: {
             query?: never;
@@ -1246,6 +1263,32 @@ export interface components {
             session_id: number | null;
             /** @description A short excerpt around the first match, as plain text. */
             snippet: string;
+        };
+        /**
+         * @description A file of the folder left out, and why (`empty`, `too_large`, `not_readable_kind`, `link`,
+         *     `special_file`; a failure's reason is its error).
+         */
+        FolderFile: {
+            /** @description Its path in the folder. */
+            path: string;
+            reason: string;
+        };
+        /** @description How far a project's folder sync got: the last one's result while none runs. */
+        FolderSync: {
+            /** @description A sync ended since Maru started (`false` with `running` false: none yet, or no folder). */
+            done: boolean;
+            /** @description The whole sync failed (the folder gone or not answering); its files are kept as they were. */
+            error: string | null;
+            /** @description Could not be read or kept. */
+            failed: components["schemas"]["FolderFile"][];
+            /** @description Files in the folder Maru may read (after the ignore files). */
+            found: number;
+            /** @description Of those, the ones looked at so far. */
+            read: number;
+            /** @description A sync runs now. */
+            running: boolean;
+            /** @description Left out, and why: no failure (shown grey). */
+            skipped: components["schemas"]["FolderFile"][];
         };
         FoundFact: {
             content: string;
@@ -4364,6 +4407,65 @@ export interface operations {
                 };
                 content: {
                     "application/zip": number[];
+                };
+            };
+            /** @description `invalid_id` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    folder_sync: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A whole number, as the object's `id` field gives it */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The running sync's progress, else the last one's result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FolderSync"];
                 };
             };
             /** @description `invalid_id` */

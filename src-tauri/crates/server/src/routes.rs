@@ -19,6 +19,7 @@ use crate::api::skills::SkillView;
 use crate::api::tool_servers::{Answered, Approve, ToolServerView};
 use crate::api::{self, Deleted, Health, MessageEdit, MessageQuery, SessionQuery};
 use crate::app::demo::DemoModel;
+use crate::app::folders::FolderSync;
 use crate::app::{App, TurnEvent, TurnStream};
 use crate::chat::compact::Compacted;
 use crate::error::{Code, ErrorBody, Result};
@@ -48,6 +49,7 @@ pub(super) fn documented() -> (Router<Arc<App>>, utoipa::openapi::OpenApi) {
         .routes(routes!(openapi))
         .routes(routes!(list_projects, create_project))
         .routes(routes!(update_project, delete_project))
+        .routes(routes!(folder_sync))
         .routes(routes!(list_sessions, create_session))
         .routes(routes!(get_session, update_session, delete_session))
         .routes(routes!(list_messages))
@@ -191,6 +193,16 @@ async fn update_project(State(app): AppState, Id(id): Id, Json(p): Json<ProjectP
 ))]
 async fn delete_project(State(app): AppState, Id(id): Id) -> Reply<DeletedProject> {
     Ok(axum::Json(api::delete_project(&app, id).await?))
+}
+
+/// How far the project's folder sync got: files found, read, skipped (with why), failed, done
+#[utoipa::path(get, path = "/api/projects/{id}/folder", tag = "projects", params(Id), responses(
+    (status = 200, description = "The running sync's progress, else the last one's result", body = FolderSync),
+    (status = 400, description = "`invalid_id`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+))]
+async fn folder_sync(State(app): AppState, Id(id): Id) -> Reply<FolderSync> {
+    Ok(axum::Json(api::folder_sync(&app, id).await?))
 }
 
 // ---- sessions
