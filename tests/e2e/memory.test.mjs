@@ -45,14 +45,24 @@ test('memory: the model proposes, the user reviews, section ⑤ uses what was ac
     if ((await button.getAttribute('aria-pressed')) !== 'true') await button.click();
   };
   const memorySection = page.locator('[data-testid=context-section][data-section=memory]');
+  // The memory mode the server holds once the dialog's save of `mode` (sent as it was chosen) landed.
+  const savedMode = async (mode) => {
+    let held;
+    for (let i = 0; i < 50 && held !== mode; i++) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 100));
+      held = (await api(maru.base, 'GET', '/api/settings')).memory_mode;
+    }
+    return held;
+  };
   const saveSettings = async (mode) => {
     await page.getByTestId('open-settings').click();
     const dialog = page.locator('dialog[open]');
     await dialog.getByRole('tab', { name: 'Memory' }).click();
     await dialog.getByTestId(`memory-mode-${mode}`).check();
-    await dialog.getByTestId('save-settings').click();
+    // Saved as it is chosen, with no Save button: Done only closes.
+    await dialog.getByTestId('close-settings').click();
     await dialog.waitFor({ state: 'detached' });
-    assert.equal((await api(maru.base, 'GET', '/api/settings')).memory_mode, mode);
+    assert.equal(await savedMode(mode), mode);
   };
 
   await step('point Maru at the fake model server; memory starts in "review first"', async () => {
@@ -189,9 +199,9 @@ test('memory: the model proposes, the user reviews, section ⑤ uses what was ac
     await dialog.getByRole('tab', { name: 'Memory' }).click();
     await dialog.getByTestId('memory-mode-review').check();
     await page.screenshot({ path: path.join(outDir, 'memory-settings.png') });
-    await dialog.getByTestId('save-settings').click();
+    await dialog.getByTestId('close-settings').click();
     await dialog.waitFor({ state: 'detached' });
-    assert.equal((await api(maru.base, 'GET', '/api/settings')).memory_mode, 'review');
+    assert.equal(await savedMode('review'), 'review');
   });
 
   await step('"Review first": a change to a saved fact waits beside it as a diff; dismissing keeps the fact', async () => {

@@ -1,5 +1,6 @@
 //! A stand-in for llama.cpp's server, to test how Maru starts and stops the demo model without
-//! building llama.cpp: a Python script that answers `/health` on the `--port` it is given.
+//! building llama.cpp: a Python script that answers `/health` and `/v1/models` on the `--port` it
+//! is given.
 
 use std::path::{Path, PathBuf};
 
@@ -8,9 +9,14 @@ import http.server, sys
 port = int(sys.argv[sys.argv.index("--port") + 1])
 class Health(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
-        self.send_response(200 if self.path == "/health" else 404)
+        models = self.path == "/v1/models"
+        self.send_response(200 if self.path == "/health" or models else 404)
+        self.send_header("Content-Type", "application/json")
         self.end_headers()
-        self.wfile.write(b'{"status":"ok"}')
+        if models:
+            self.wfile.write(b'{"object":"list","data":[{"id":"SmolLM2-135M-demo","object":"model"}]}')
+        else:
+            self.wfile.write(b'{"status":"ok"}')
     def log_message(self, *args):
         pass
 http.server.HTTPServer(("127.0.0.1", port), Health).serve_forever()

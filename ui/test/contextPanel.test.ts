@@ -130,7 +130,7 @@ describe('the context inspector', () => {
   });
 
   it('names the server the next request goes to, and its address', async () => {
-    const laptop = { id: 2, name: 'Laptop', base_url: 'http://192.168.1.20:1234/v1', api_key_set: false, default_model: '', enabled: true, is_default: false, created_at: 0, updated_at: 0 };
+    const laptop = { id: 2, name: 'Laptop', base_url: 'http://192.168.1.20:1234/v1', api_key_set: false, default_model: '', enabled: true, is_default: false, demo: false, created_at: 0, updated_at: 0 };
     const { root } = await open(contextView({ model: 'qwen2.5-7b', server: laptop }));
     const server = root.querySelector<HTMLElement>('[data-testid=context-server]')!;
     expect(server.closest('.kv')?.querySelector('.k')?.textContent, 'with several servers, the model alone does not say where the chat goes').toBe('Next request’s server');

@@ -68,7 +68,7 @@ export function contextView(over: Partial<ContextView> = {}): ContextView {
   return {
     session_id: 9,
     model: 'fake-model',
-    server: { id: 1, name: '127.0.0.1:8080', base_url: 'http://127.0.0.1:8080/v1', api_key_set: false, default_model: '', enabled: true, is_default: true, created_at: 0, updated_at: 0 },
+    server: { id: 1, name: '127.0.0.1:8080', base_url: 'http://127.0.0.1:8080/v1', api_key_set: false, default_model: '', enabled: true, is_default: true, demo: false, created_at: 0, updated_at: 0 },
     sections: [{
       id: 'base', present: true, absent_reason: null, absent: null, source: 'bundled', template_outdated: false, raw_chars: 40, injected_chars: 40,
       tokens_estimate: 10, cuts: [], text: 'You are Maru, a helpful assistant.', sha256: 'a'.repeat(64),
@@ -207,7 +207,7 @@ export function changeFeed() {
 }
 
 export function connection(over: Partial<ConnectionView> = {}): ConnectionView {
-  return { id: 1, name: '127.0.0.1:8080', base_url: 'http://127.0.0.1:8080/v1', api_key_set: false, default_model: '', enabled: true, is_default: true, created_at: 0, updated_at: 0, ...over };
+  return { id: 1, name: '127.0.0.1:8080', base_url: 'http://127.0.0.1:8080/v1', api_key_set: false, default_model: '', enabled: true, is_default: true, demo: false, created_at: 0, updated_at: 0, ...over };
 }
 
 /** `model_server.unreachable` as `/api/models` answers it: the message starts with the server's name. */

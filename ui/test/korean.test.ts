@@ -91,12 +91,12 @@ describe('the UI language on first run and after a choice', () => {
     app.config.applySettings(settingsView());
     expect(language()).toBe('ko');
 
-    // The dialog shows the language the UI shows; saving it unchanged is no choice and sends none.
+    // The dialog shows the language the UI shows; closing it unchanged is no choice and sends none.
     openSettingsDialog(app, 'appearance');
     let dialog = document.querySelector('dialog')!;
     let select = dialog.querySelector<HTMLSelectElement>('select[name=language]')!;
     expect(select.value).toBe('ko');
-    dialog.querySelector<HTMLElement>('[data-testid=save-settings]')!.click();
+    dialog.querySelector<HTMLElement>('[data-testid=close-settings]')!.click();
     await sleep(10);
     expect(patches()).toEqual([]);
     expect(chosenLanguage()).toBeNull();
@@ -107,7 +107,7 @@ describe('the UI language on first run and after a choice', () => {
     dialog = document.querySelector('dialog')!;
     select = dialog.querySelector<HTMLSelectElement>('select[name=language]')!;
     select.value = 'en';
-    dialog.querySelector<HTMLElement>('[data-testid=save-settings]')!.click();
+    select.dispatchEvent(new Event('change', { bubbles: true }));
     await sleep(10);
     expect(patches()).toEqual([{ language: 'en' }]);
     expect(chosenLanguage()).toBe('en');

@@ -354,7 +354,7 @@ describe('the memory setting', () => {
     const radio = (mode: string) => group.querySelector<HTMLInputElement>(`[data-testid=memory-mode-${mode}]`)!;
     expect(radio('review').checked).toBe(true);
     radio('auto').checked = true;
-    click(dialog.querySelector('[data-testid=save-settings]'));
+    radio('auto').dispatchEvent(new Event('change', { bubbles: true }));
     await sleep(10);
     expect(calls.filter((c) => c.method === 'updateSettings').map((c) => c.args[0])).toEqual([{ memory_mode: 'auto' }]);
     expect(app.config.settings?.memory_mode).toBe('auto');

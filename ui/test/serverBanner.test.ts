@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { App } from '../src/app';
 import { ApiError } from '../src/backend/backend';
+import type { DemoModel } from '../src/backend/generated';
 import type { FoundServer } from '../src/backend/types';
 import { setLanguage } from '../src/lib/i18n';
 import { mountServerBanner } from '../src/views/serverBanner';
@@ -75,8 +76,8 @@ describe('offering a local model server at start', () => {
       ...routes.methods,
       listModels: unreachable,
       probeServers: async () => [],
-      demoModel: async () => ({ available: true, base_url: null, model: 'SmolLM2-135M-demo' }),
-      startDemoModel: async () => ({ available: true, base_url: 'http://127.0.0.1:41000/v1', model: 'SmolLM2-135M-demo' }),
+      demoModel: async () => ({ available: true, base_url: null, model: 'SmolLM2-135M-demo', starting: false, connection_id: null }),
+      startDemoModel: async () => ({ available: true, base_url: 'http://127.0.0.1:41000/v1', model: 'SmolLM2-135M-demo', starting: false, connection_id: null }),
     });
     await app.config.checkModelServer();
     expect(el.textContent, 'the offer says plainly it is a tiny demo and how to connect a real server').toContain('tiny demo model');
@@ -89,8 +90,31 @@ describe('offering a local model server at start', () => {
     expect(calls.map((c) => c.method).filter((m) => m !== 'listModels')).toEqual(['probeServers', 'demoModel', 'startDemoModel', 'listConnections', 'createConnection', 'updateConnection']);
   });
 
+  it('on a first run (no server set up) asks for one without naming an address, and shows the demo model loading', async () => {
+    const routes = connectionRoutes([]);
+    let started!: (v: DemoModel) => void;
+    const { app, el } = setup({
+      ...routes.methods,
+      listModels: () => Promise.reject(new ApiError('no_server', 'no model server is set up yet', 400)),
+      probeServers: async () => [],
+      demoModel: async () => ({ available: true, base_url: null, model: 'SmolLM2-135M-demo', starting: false, connection_id: null }),
+      startDemoModel: () => new Promise((resolve) => (started = resolve)),
+    }, settingsView({ endpoint_url: '' }));
+    await app.config.checkModelServer();
+    expect(el.textContent, 'a first run says no server is set up; it names no address nobody chose').toContain('No model server is set up yet.');
+    expect(el.textContent).not.toContain('does not answer');
+    const start = el.querySelector<HTMLButtonElement>('[data-testid=start-demo]')!;
+    start.click();
+    await sleep(0);
+    const loading = el.querySelector<HTMLButtonElement>('[data-testid=start-demo]')!;
+    expect([loading.disabled, loading.textContent], 'while it loads the button says so and cannot start a second one').toEqual([true, 'Starting the demo model…']);
+    started({ available: true, base_url: 'http://127.0.0.1:41000/v1', model: 'SmolLM2-135M-demo', starting: false, connection_id: 1 });
+    await sleep(10);
+    expect(app.config.serverOffer, 'once it runs, the banner goes').toBeNull();
+  });
+
   it('does not offer the demo model when it is not on this machine', async () => {
-    const { app, el } = setup({ listModels: unreachable, probeServers: async () => [], demoModel: async () => ({ available: false, base_url: null, model: 'm' }) });
+    const { app, el } = setup({ listModels: unreachable, probeServers: async () => [], demoModel: async () => ({ available: false, base_url: null, model: 'm', starting: false, connection_id: null }) });
     await app.config.checkModelServer();
     expect(el.querySelector('[data-testid=start-demo]')).toBeNull();
   });

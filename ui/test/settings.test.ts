@@ -274,6 +274,53 @@ describe('settings: the model servers', () => {
   });
 });
 
+describe('settings: every field saves itself', () => {
+  beforeEach(() => setLanguage('en'));
+  afterEach(() => {
+    document.body.replaceChildren();
+  });
+
+  const tabButton = (tab: string) => dialog().querySelector<HTMLElement>(`[role=tab][data-tab=${tab}]`)!;
+  const input = (label: string) => [...dialog().querySelectorAll('label.field')].find((l) => l.querySelector('.field-label')?.textContent === label)!.querySelector('input')!;
+
+  it('change a sampling field, switch tab, close: the change was sent, with no Save button to forget', async () => {
+    const { app, sent } = appWithServers();
+    openSettingsDialog(app, 'server');
+    expect(dialog().querySelector('[data-testid=save-settings]'), 'no Save button: nothing waits for one').toBeNull();
+    const temperature = input('Temperature');
+    temperature.value = '0.3';
+    temperature.dispatchEvent(new Event('input', { bubbles: true }));
+    tabButton('appearance').click();
+    dialog().querySelector<HTMLElement>('[data-testid=close-settings]')!.click();
+    await sleep(10);
+    expect(sent('updateSettings'), 'typed, then the tab switched and the dialog closed before the pause: the change is sent once').toEqual([[{ temperature: 0.3 }]]);
+    expect(app.config.settings?.temperature, 'and kept').toBe(0.3);
+  });
+
+  it('a choice saves at once, typing once it pauses; clearing the instructions offers Undo', async () => {
+    const { app, sent } = appWithServers();
+    await app.config.saveSettings({ custom_instructions: 'Answer in Korean.' });
+    openSettingsDialog(app, 'appearance');
+    const theme = dialog().querySelector<HTMLSelectElement>('select[name=theme]')!;
+    theme.value = 'dark';
+    theme.dispatchEvent(new Event('change', { bubbles: true }));
+    await sleep(10);
+    expect(sent('updateSettings').at(-1), 'a choice is saved as it is made, the dialog still open').toEqual([{ theme: 'dark' }]);
+    tabButton('instructions').click();
+    const instructions = dialog().querySelector<HTMLTextAreaElement>('[data-testid=custom-instructions]')!;
+    instructions.value = '';
+    instructions.dispatchEvent(new Event('input', { bubbles: true }));
+    await sleep(900);
+    expect(sent('updateSettings').at(-1), 'typing is saved once it pauses').toEqual([{ custom_instructions: '' }]);
+    const undo = [...document.querySelectorAll<HTMLElement>('[data-testid=toast] button')].find((b) => b.textContent === 'Undo');
+    expect(undo, 'clearing the instructions can be undone').toBeTruthy();
+    undo!.click();
+    await sleep(10);
+    expect(app.config.settings?.custom_instructions, 'Undo brings them back').toBe('Answer in Korean.');
+    expect(instructions.value, 'in the open dialog too').toBe('Answer in Korean.');
+  });
+});
+
 describe('settings: the words of hints and tooltips', () => {
   afterEach(() => {
     setLanguage('en');

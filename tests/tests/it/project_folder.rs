@@ -282,3 +282,45 @@ async fn a_folders_own_skills_are_offered_loaded_and_followed_as_they_change() {
     assert!(prompt.contains("- review: Review a change, tests first."), "an edited SKILL.md is read again: {prompt}");
     assert!(!prompt.contains("- release:"), "a removed skill is no longer offered: {prompt}");
 }
+
+/// A linked folder you can see: the sync says how far it got and when it is done; a file with
+/// nothing to read is skipped (with why), not failed; `.maruignore` leaves out what it names.
+#[tokio::test]
+async fn a_folder_sync_reports_found_read_skipped_and_done_and_honours_maruignore() {
+    let tree = tempfile::tempdir().unwrap();
+    let folder = tree.path().join("repo");
+    write(&folder.join("notes.md"), b"# Notes\n\nThe harbour ferry.\n");
+    write(&folder.join("empty.txt"), b"");
+    write(&folder.join("logo.bin"), &[0u8, 159, 146, 150, 0, 1, 2, 3]);
+    write(&folder.join(".maruignore"), b"drafts/\n*.log\n");
+    write(&folder.join("drafts/wip.md"), b"not for Maru");
+    write(&folder.join("run.log"), b"a log line");
+    let s = TestServer::start().await;
+    let p = s.project("Repo").await;
+    let (st, before) = s.get(&format!("/api/projects/{p}/folder")).await;
+    assert_eq!(st.as_u16(), 200, "{before}");
+    assert_eq!((&before["running"], &before["done"]), (&json!(false), &json!(false)), "nothing linked, nothing synced: {before}");
+
+    let (status, body) = link(&s, p, &folder).await;
+    assert_eq!(status, 200, "{body}");
+    eventually("the sync says it is done", || async { s.get(&format!("/api/projects/{p}/folder")).await.1["done"] == true }).await;
+    let (_, sync) = s.get(&format!("/api/projects/{p}/folder")).await;
+    assert_eq!(sync["running"], false, "{sync}");
+    assert_eq!(
+        folder_files(&s, p).await.into_iter().map(|(n, _)| n).collect::<Vec<_>>(),
+        ["notes.md"],
+        ".maruignore'd paths are left out: {sync}"
+    );
+    assert_eq!(
+        (sync["found"].as_u64(), sync["read"].as_u64()),
+        (Some(2), Some(2)),
+        "found: the files Maru may read (not the empty or ignored ones), all read: {sync}"
+    );
+    let skipped: Vec<(&str, &str)> =
+        sync["skipped"].as_array().unwrap().iter().map(|f| (f["path"].as_str().unwrap(), f["reason"].as_str().unwrap())).collect();
+    assert!(skipped.contains(&("empty.txt", "empty")), "an empty file is skipped, saying why: {sync}");
+    assert!(skipped.contains(&("logo.bin", "not_readable_kind")), "a file with no text is skipped, saying why: {sync}");
+    assert!(!skipped.iter().any(|(p, _)| p.contains("drafts") || p.ends_with(".log")), "ignored files are not even listed: {sync}");
+    assert_eq!(sync["failed"], json!([]), "nothing failed: skipped files are no failure: {sync}");
+    assert!(sync["error"].is_null(), "{sync}");
+}

@@ -69,6 +69,7 @@ export function httpBackend(opts: HttpBackendOptions) {
     updateProject: (projectId: number, patch: Body<'/api/projects/{id}', 'patch'>) =>
       ok(api.PATCH('/api/projects/{id}', { ...byId(projectId), body: patch })),
     /** `keepalive` (here and in the other deletes): sent as the page closes, and to outlive it. */
+    folderSync: (projectId: number) => ok(api.GET('/api/projects/{id}/folder', byId(projectId))),
     deleteProject: (projectId: number, keepalive?: boolean) => ok(api.DELETE('/api/projects/{id}', { ...byId(projectId), keepalive })),
 
     listSessions: (query: Query<'/api/sessions', 'get'>) => ok(api.GET('/api/sessions', { params: { query: present(query) } })),

@@ -64,6 +64,7 @@ const MARU = {
   invalid_file_name: { en: 'This file name cannot be used.', ko: '이 파일 이름은 쓸 수 없습니다. 파일 이름을 바꾸세요.' },
   invalid_folder: { en: 'This folder cannot be linked: give the full path of a folder Maru can read.', ko: '이 폴더는 연결할 수 없습니다. 마루가 읽을 수 있는 폴더의 전체 경로를 입력하세요.' },
   system_folder: { en: 'This is a system folder (/, /proc, /sys or /dev): its files are not documents, and reading some of them never ends. Link a folder of your own.', ko: '시스템 폴더(/, /proc, /sys, /dev)는 연결할 수 없습니다. 그 안의 파일은 문서가 아니고, 어떤 파일은 읽기가 끝나지 않습니다. 직접 만든 폴더를 연결하세요.' },
+  no_server: { en: 'No model server is set up yet: add yours in Settings → Servers, or start the demo model.', ko: '아직 설정된 모델 서버가 없습니다. 설정 → 서버에서 추가하거나 데모 모델을 시작하세요.' },
   name_taken: { en: 'This name is already taken.', ko: '같은 이름이 이미 있습니다. 다른 이름을 쓰세요.', detail: 'names', named: '“{name}” 이름이 이미 있습니다. 다른 이름을 쓰세요.' },
   default_connection: { en: 'The default server cannot be turned off or removed. Make another server the default first.', ko: '기본 서버는 끄거나 지울 수 없습니다. 먼저 다른 서버를 기본으로 정하세요.', detail: 'names', named: '“{name}”은(는) 기본 서버라 끄거나 지울 수 없습니다. 먼저 다른 서버를 기본으로 정하세요.' },
   connection_off: { en: 'That server is turned off. Turn it on in Settings, or choose another model.', ko: '그 서버는 꺼져 있습니다. 설정에서 켜거나 다른 모델을 고르세요.', detail: 'names', named: '“{name}” 서버는 꺼져 있습니다. 설정에서 켜거나 다른 모델을 고르세요.' },

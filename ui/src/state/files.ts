@@ -1,7 +1,7 @@
 // Files: a chat's own and its project's, the chips of files given to the open chat, and the
 // watch on files being indexed.
 
-import type { Attachment, AttachmentScope, Project, Session, SettingsView } from '../backend/types';
+import type { Attachment, AttachmentScope, FolderSync, Project, Session, SettingsView } from '../backend/types';
 import { ApiError } from '../lib/apiError';
 import { t } from '../lib/i18n';
 import type { Core } from './core';
@@ -45,13 +45,20 @@ export interface FilesNeeds extends Core {
   readonly panels: { contextChanged(): void };
 }
 
+/** How often a running folder sync is asked how far it got. */
+const FOLDER_POLL_MS = 1000;
+
 export class FilesState {
   /** Files by scope (`scopeKey`): a chat's own, a project's. Missing until loaded. */
   files = new Map<string, Attachment[]>();
   /** Files given to chats from this window since their last message was sent. */
   uploads: Upload[] = [];
 
+  /** How far each linked folder's sync got, by project id, for the projects whose files are shown. */
+  folderSyncs = new Map<number, FolderSync>();
+
   private watched = new Set<number>();
+  private following = new Set<number>();
   private uploadKey = 0;
 
   constructor(private readonly app: FilesNeeds) {}
@@ -73,6 +80,33 @@ export class FilesState {
     const projectId = app.chat.currentProject()?.id ?? app.chat.draftProjectId;
     if (projectId != null) scopes.push({ project_id: projectId });
     await Promise.all(scopes.map((scope) => this.loadFiles(scope)));
+  }
+
+  /**
+   * Follows the project's folder sync while it runs (asked again every `FOLDER_POLL_MS`), its
+   * files read again as it ends; once per project however many views ask. `linked`: the folder
+   * was just linked, so a sync is about to start (it waits a moment for changes to settle).
+   */
+  async followFolderSync(projectId: number, linked = false): Promise<void> {
+    if (this.following.has(projectId)) return;
+    this.following.add(projectId);
+    try {
+      let seenRunning = false;
+      for (let asked = 0; ; asked++) {
+        const sync = await this.app.backend.folderSync(projectId);
+        seenRunning ||= sync.running;
+        this.folderSyncs.set(projectId, sync);
+        this.app.emit('files');
+        if (!sync.running && seenRunning) await this.loadFiles({ project_id: projectId });
+        const settled = seenRunning || (linked ? asked >= 4 : sync.done || asked >= 1);
+        if (!sync.running && settled) return;
+        await new Promise((r) => setTimeout(r, FOLDER_POLL_MS));
+      }
+    } catch (e) {
+      if (!(e instanceof ApiError && e.code === 'not_found')) this.app.fail(e);
+    } finally {
+      this.following.delete(projectId);
+    }
   }
 
   async loadFiles(scope: AttachmentScope): Promise<void> {

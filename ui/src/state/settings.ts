@@ -20,16 +20,17 @@ export interface SettingsNeeds extends Core {
 
 /** Offered at start when the configured model server cannot be used: what answers nearby. */
 export interface ServerOffer {
-  /** The configured server does not answer, or it lists no model and none is set. */
-  reason: 'unreachable' | 'no_model';
+  /** No server is set up yet (a first run), the configured one does not answer, or it lists no
+   *  model and none is set. */
+  reason: 'none' | 'unreachable' | 'no_model';
   /** The configured address. */
   endpoint: string;
   /** Servers on the usual local ports (8000, 8080, 11434, 1234), the configured one left out. */
   servers: FoundServer[];
   /** The demo model, offered when no server was found and it can run here. */
   demo: boolean;
-  /** The demo model is starting (it takes a few seconds). */
-  demoStarting?: boolean;
+  /** When the demo model began starting (it takes a few seconds), while it starts. */
+  demoStarting?: number;
 }
 
 /** `/api/models` error codes that mean the configured model server cannot be reached at all. */
@@ -53,6 +54,12 @@ export class SettingsState {
     if (chosen !== null && chosen !== s.language) rememberLanguageChoice(s.language);
     setLanguage(uiLanguage(s.language));
     applyTheme(s.theme);
+  }
+
+  /** How far the files' passages are embedded for search by meaning, and why the last batch
+   *  failed. */
+  embeddingProgress() {
+    return this.app.backend.embeddingProgress();
   }
 
   /** Saves `patch`; a language in it is the user's choice (only the settings dialog sends one,
@@ -86,8 +93,10 @@ export class SettingsState {
       if (models.length > 0 || this.settings?.model) return;
       reason = 'no_model';
     } catch (e) {
-      if (!(e instanceof ApiError && UNREACHABLE_CODES.has(e.code))) return;
-      reason = 'unreachable';
+      if (!(e instanceof ApiError)) return;
+      if (e.code === 'no_server') reason = 'none';
+      else if (UNREACHABLE_CODES.has(e.code)) reason = 'unreachable';
+      else return;
     }
     let servers: FoundServer[];
     try {
@@ -104,15 +113,15 @@ export class SettingsState {
     this.app.emit('serverOffer');
   }
 
-  /** Starts the demo model and points the settings at it. */
+  /** Starts the demo model (saved as one server, "Demo model") and makes it the default. */
   async startDemo(): Promise<boolean> {
     const offer = this.serverOffer;
     if (offer) {
-      offer.demoStarting = true;
+      offer.demoStarting = Date.now();
       this.app.emit('serverOffer');
     }
     const demo = await this.app.attempt(() => this.app.backend.startDemoModel());
-    if (offer) offer.demoStarting = false;
+    if (offer) offer.demoStarting = undefined;
     if (!demo?.base_url) {
       this.app.emit('serverOffer');
       return false;

@@ -3,9 +3,9 @@
 // of files just attached in the composer, the drop zone, and picking files from disk.
 
 import type { App } from '../app';
-import type { Attachment, Kind, Project } from '../backend/types';
+import type { Attachment, FolderFile, FolderSync, Kind, Project } from '../backend/types';
 import { h, icon, replaceChildren } from '../lib/dom';
-import { dateTime, fileSize } from '../lib/format';
+import { count, dateTime, fileSize } from '../lib/format';
 import { language, t, type Key } from '../lib/i18n';
 import { reasonText } from '../lib/reasons';
 import { saveBlob } from '../lib/save';
@@ -218,16 +218,43 @@ export function projectFilesSection(app: App, project: Project): { el: HTMLEleme
   mountDropZone(el, () => t('addFiles'), (files) => void app.attachments.attachToProject(project.id, files));
   const render = () => {
     const files = app.attachments.files.get(scopeKey(scope));
-    replaceChildren(list, !files
+    const sync = app.attachments.folderSyncs.get(project.id);
+    replaceChildren(list, sync ? folderSyncView(sync) : null, !files
       ? h('p', { class: 'empty-files' }, t('loading'))
       : files.length === 0
-        ? h('p', { class: 'empty-files' }, t('noProjectFiles'))
+        ? (sync?.running ? null : h('p', { class: 'empty-files' }, t('noProjectFiles')))
         : h('ul', { class: 'file-list' }, files.map((a) => fileRow(app, a, { deletable: true }))));
   };
   const off = app.on('files', render);
   render();
   void app.attachments.loadFiles(scope);
+  if (project.folder) void app.attachments.followFolderSync(project.id);
   return { el, dispose: off };
+}
+
+/** How far the folder's sync got: running (found, read), or done with what it skipped (grey, with
+ *  why) and what failed (red). */
+function folderSyncView(sync: FolderSync): HTMLElement {
+  const files = (list: FolderFile[], cls: string, testid: string, label: string) => list.length === 0 ? null
+    : h('details', { class: ['folder-sync-files', cls], 'data-testid': testid },
+      h('summary', null, label),
+      h('ul', null, list.map((f) => h('li', null, h('code', null, f.path || '—'), ' ', h('span', { class: 'muted' }, folderReason(f.reason))))));
+  const line = sync.error ? t('folderSyncFailed', { error: sync.error })
+    : sync.running ? t('folderSyncing', { read: count(sync.read), found: count(sync.found) })
+      : sync.done ? t('folderSynced', { found: count(sync.found) }) : t('folderSyncWaiting');
+  return h('div', { class: 'folder-sync', 'data-testid': 'folder-sync', 'aria-live': 'polite', dataset: { state: sync.running ? 'running' : sync.done ? 'done' : 'waiting' } },
+    h('p', { class: sync.error ? 'field-error' : 'field-hint' }, line),
+    files(sync.skipped, 'folder-sync-skipped', 'folder-sync-skipped', t('folderSkipped', { n: count(sync.skipped.length) })),
+    files(sync.failed, 'folder-sync-failed', 'folder-sync-failed', t('folderFailed', { n: count(sync.failed.length) })),
+  );
+}
+
+/** Why a file was left out, in words. */
+function folderReason(reason: string): string {
+  const known: Record<string, Key> = {
+    empty: 'folderSkipEmpty', too_large: 'folderSkipTooLarge', not_readable_kind: 'folderSkipNoText', link: 'folderSkipLink', special_file: 'folderSkipSpecial',
+  };
+  return reason in known ? t(known[reason]) : reason;
 }
 
 /** A project's files on their own (any project, Default too). */

@@ -20,7 +20,7 @@ export function searchModelsSection(app: App, s: SettingsView): { node: HTMLElem
   const reranker = modelChoice(app, 'reranker', s.reranker);
   const progress = h('span', { class: 'field-hint', 'data-testid': 'embedding-progress', 'aria-live': 'polite' });
   if (s.embeddings) {
-    app.backend.embeddingProgress().then((p) => {
+    app.config.embeddingProgress().then((p) => {
       progress.className = p.failure ? 'field-hint field-error' : 'field-hint';
       progress.textContent = [t('embeddingProgress', { done: count(p.embedded), all: count(p.passages) }), p.failure ? t('embeddingFailed', { error: p.failure }) : '']
         .filter(Boolean).join(' ');

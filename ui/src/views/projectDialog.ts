@@ -66,6 +66,7 @@ export function openProjectDialog(app: App, project?: Project, focus: 'name' | '
 /** The project's files now, and again once the server had time to mirror (or drop) the folder's. */
 function reloadAsFolderSyncs(app: App, projectId: number, closed: () => boolean): void {
   void app.attachments.loadFiles({ project_id: projectId });
+  void app.attachments.followFolderSync(projectId, true);
   window.setTimeout(() => {
     if (!closed()) void app.attachments.loadFiles({ project_id: projectId });
   }, FOLDER_SYNC_MS);

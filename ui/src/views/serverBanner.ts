@@ -17,18 +17,11 @@ export function mountServerBanner(app: App, el: HTMLElement): void {
       return;
     }
     el.hidden = false;
-    const title = offer.reason === 'unreachable' ? t('serverDown', { url: offer.endpoint }) : t('serverNoModel', { url: offer.endpoint });
+    const title = offer.reason === 'none' ? t('serverNone')
+      : offer.reason === 'unreachable' ? t('serverDown', { url: offer.endpoint }) : t('serverNoModel', { url: offer.endpoint });
     const body = offer.servers.length
       ? h('ul', { class: 'server-offers' }, offer.servers.map((srv) => offerItem(app, srv)))
-      : offer.demo
-        ? h('div', null,
-          h('p', null, t('noServerFound')),
-          h('p', { class: 'muted' }, t('demoExplained')),
-          h('button', {
-            class: 'btn btn-small btn-primary', type: 'button', 'data-testid': 'start-demo', disabled: !!offer.demoStarting,
-            onClick: () => void app.config.startDemo(),
-          }, offer.demoStarting ? t('demoStarting') : t('demoStart')))
-        : h('p', null, t('noServerFound'));
+      : offer.demo ? demoOffer(app, offer.demoStarting) : h('p', null, t('noServerFound'));
     replaceChildren(el,
       icon('search'),
       h('div', { class: 'banner-body' }, h('strong', null, title), body),
@@ -39,6 +32,23 @@ export function mountServerBanner(app: App, el: HTMLElement): void {
   app.on('serverOffer', render);
   app.on('settings', render);
   render();
+}
+
+/** The demo model's offer; while it starts, the button says so with the seconds gone by. */
+function demoOffer(app: App, startedAt: number | undefined): HTMLElement {
+  const button = h('button', {
+    class: 'btn btn-small btn-primary', type: 'button', 'data-testid': 'start-demo', disabled: startedAt !== undefined,
+    'aria-busy': startedAt !== undefined ? 'true' : null, onClick: () => void app.config.startDemo(),
+  }, startedAt !== undefined ? t('demoStarting') : t('demoStart'));
+  if (startedAt !== undefined) {
+    const tick = () => {
+      // Drawn again once it started (or failed): this button is gone.
+      if (!button.isConnected) return clearInterval(timer);
+      button.textContent = t('demoStartingFor', { seconds: Math.round((Date.now() - startedAt) / 1000) });
+    };
+    const timer = setInterval(tick, 1000);
+  }
+  return h('div', null, h('p', null, t('noServerFound')), h('p', { class: 'muted' }, t('demoExplained')), button);
 }
 
 function offerItem(app: App, srv: FoundServer): HTMLElement {

@@ -2,9 +2,9 @@
 // model, sampling, timeouts), custom instructions (section ②),
 // the user's presets, memory (whether the model may save facts, and whether they wait for review),
 // the user's tool servers (Tools), appearance (theme, language), and the Data tab (back up,
-// restore, import a chat). Saved together; only what changed is sent (presets and tool servers
-// are saved as they are changed).
-// Skills (skillsPane.ts) are saved as they are changed too.
+// restore, import a chat). Every field saves itself as it is changed (a choice at once, typing
+// once it pauses, what waits when the dialog closes); only what changed is sent. Presets, tool
+// servers and skills (skillsPane.ts) are saved as they are changed too.
 
 import type { App } from '../app';
 import { SETTING_BOUNDS, type Bounds } from '../backend/generated/setting-bounds';
@@ -12,9 +12,8 @@ import type { Language, MemoryMode, ModelInfo, SettingsPatch, SettingsView, Them
 import { h, icon, replaceChildren } from '../lib/dom';
 import { count } from '../lib/format';
 import { language as shownLanguage, t, type Key } from '../lib/i18n';
-import { applyTheme } from '../lib/theme';
 import { openDialog } from './dialog';
-import { searchModelsPatch, searchModelsSection } from './hybridSearch';
+import { searchModelsPatch, searchModelsSection, type SearchModels } from './hybridSearch';
 import { dataPane } from './exports';
 import { mountPresetEditor } from './presetEditor';
 import { mountServers } from './servers';
@@ -47,7 +46,6 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
   const showTab = (which: Tab) => {
     for (const [k, pane] of Object.entries(panes)) pane.hidden = k !== which;
     for (const b of tabs.querySelectorAll('button')) b.setAttribute('aria-selected', String(b.dataset.tab === which));
-    saveBtn.hidden = which === 'presets' || which === 'tools' || which === 'skills' || which === 'data';
   };
   const labels: Record<Tab, string> = {
     server: t('settingsServer'), instructions: t('settingsInstructions'), presets: t('settingsPresets'), memory: t('settingsMemory'), tools: t('settingsTools'),
@@ -57,33 +55,21 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
     tabs.appendChild(h('button', { class: 'tab', type: 'button', role: 'tab', dataset: { tab: k }, onClick: () => showTab(k) }, labels[k]));
   }
 
-  let saved = false;
-  const saveBtn = h('button', {
-    class: 'btn btn-primary', type: 'button', 'data-testid': 'save-settings',
-    onClick: async () => {
-      const patch = formPatch(app, s, fields, model.current());
-      Object.assign(patch, searchModelsPatch(search.models, app.config.settings ?? s));
-      saveBtn.disabled = true;
-      const ok = Object.keys(patch).length === 0 || (await app.config.saveSettings(patch));
-      saveBtn.disabled = false;
-      if (ok) {
-        saved = true;
-        toast(t('saved'));
-        handle.close();
-      }
-    },
-  }, t('save'));
-
+  const status = h('span', { class: 'save-status muted', 'data-testid': 'settings-status', 'aria-live': 'polite' });
+  const saver = autosave(app, s, fields, model, status, search.models);
+  const body = h('div', { class: 'settings' }, tabs, Object.values(panes));
+  body.addEventListener('change', () => void saver.now());
+  body.addEventListener('input', (e) => {
+    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement) saver.soon();
+  });
   const handle = openDialog({
     title: t('settings'),
     wide: true,
     className: 'settings-dialog',
-    body: h('div', { class: 'settings' }, tabs, Object.values(panes)),
-    footer: [h('button', { class: 'btn', type: 'button', onClick: () => handle.close() }, t('cancel')), saveBtn],
-    onClose: () => {
-      // A previewed theme goes back if the dialog closes unsaved.
-      if (!saved && app.config.settings) applyTheme(app.config.settings.theme);
-    },
+    body,
+    footer: [status, h('button', { class: 'btn btn-primary', type: 'button', 'data-testid': 'close-settings', onClick: () => handle.close() }, t('done'))],
+    // What waits for a pause in typing is sent as the dialog closes.
+    onClose: () => void saver.now(),
   });
   showTab(tab);
 }
@@ -97,11 +83,10 @@ function settingsFields(s: SettingsView) {
   const theme = h('select', { class: 'input', name: 'theme' },
     (['system', 'light', 'dark'] as Theme[]).map((v) => h('option', { value: v }, t(v === 'system' ? 'themeSystem' : v === 'light' ? 'themeLight' : 'themeDark'))));
   theme.value = s.theme;
-  theme.addEventListener('change', () => applyTheme(theme.value as Theme)); // preview
   const language = h('select', { class: 'input', name: 'language' }, h('option', { value: 'en' }, 'English'), h('option', { value: 'ko' }, '한국어'));
   // The language the UI shows, which may be the browser's rather than the setting's (see
   // `uiLanguage` in lib/i18n/index.ts): the user changing it is their choice, and is sent.
-  const languageShown = shownLanguage();
+  let languageShown: string = shownLanguage();
   language.value = languageShown;
   const memoryModes = MEMORY_MODES.map(({ mode, label, hint }) => {
     const radio = h('input', { type: 'radio', name: 'memory_mode', value: mode, 'data-testid': `memory-mode-${mode}` });
@@ -125,7 +110,12 @@ function settingsFields(s: SettingsView) {
     instructions,
     theme,
     language,
-    languageShown,
+    get languageShown() {
+      return languageShown;
+    },
+    set languageShown(v: string) {
+      languageShown = v;
+    },
     memoryModes,
     memoryMode: (): MemoryMode => (memoryModes.find((m) => m.radio.checked)?.radio.value as MemoryMode | undefined) ?? 'review',
   };
@@ -157,6 +147,44 @@ function formPatch(app: App, s: SettingsView, f: Fields, model: string): Setting
   }, app.config.settings);
   if (f.language.value !== f.languageShown) patch.language = f.language.value as Language;
   return patch;
+}
+
+/** How long typing pauses before what was typed is saved. */
+const TYPING_PAUSE_MS = 700;
+
+/** Saves the form's changes one request after another: `now` (a choice made, a field left, the
+ *  dialog closed) or `soon` (typing, once it pauses). Clearing the instructions offers Undo. */
+function autosave(app: App, s: SettingsView, f: Fields, model: ModelField, status: HTMLElement, search: SearchModels) {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let chain: Promise<void> = Promise.resolve();
+  const save = async () => {
+    const before = app.config.settings ?? s;
+    const patch = formPatch(app, s, f, model.current());
+    Object.assign(patch, searchModelsPatch(search, before));
+    if (Object.keys(patch).length === 0) return;
+    status.textContent = t('saving');
+    const ok = await app.config.saveSettings(patch);
+    status.textContent = ok ? t('savedShort') : '';
+    if (!ok) return;
+    if (patch.language) f.languageShown = patch.language;
+    if (patch.custom_instructions === '' && before.custom_instructions !== '') {
+      const text = before.custom_instructions;
+      toast(t('instructionsCleared'), 'info', { action: { label: t('undo'), run: () => void app.config.saveSettings({ custom_instructions: text }).then((back) => {
+        if (back && f.instructions.isConnected) f.instructions.value = text;
+      }) } });
+    }
+  };
+  const now = (): Promise<void> => {
+    clearTimeout(timer);
+    timer = undefined;
+    chain = chain.then(save);
+    return chain;
+  };
+  const soon = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => void now(), TYPING_PAUSE_MS);
+  };
+  return { now, soon };
 }
 
 /** The default model: among what the default server lists (the servers pane asks them), or a

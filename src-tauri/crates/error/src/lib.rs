@@ -122,6 +122,7 @@ codes! {
         MessageTooLong = "message_too_long",
         MethodNotAllowed = "method_not_allowed",
         NameTaken = "name_taken",
+        NoServer = "no_server",
         NewerSchema = "newer_schema",
         NoSuchRoute = "no_such_route",
         NoTurnRunning = "no_turn_running",

@@ -19,6 +19,7 @@ use crate::api::skills::SkillView;
 use crate::api::tool_servers::{Answered, Approve, ToolServerView};
 use crate::api::{self, Deleted, Health, MessageEdit, MessageQuery, SessionQuery};
 use crate::app::demo::DemoModel;
+use crate::app::folders::FolderSync;
 use crate::app::{App, TurnEvent, TurnStream};
 use crate::chat::compact::Compacted;
 use crate::error::{Code, ErrorBody, Result};
@@ -48,6 +49,7 @@ pub(super) fn documented() -> (Router<Arc<App>>, utoipa::openapi::OpenApi) {
         .routes(routes!(openapi))
         .routes(routes!(list_projects, create_project))
         .routes(routes!(update_project, delete_project))
+        .routes(routes!(folder_sync))
         .routes(routes!(list_sessions, create_session))
         .routes(routes!(get_session, update_session, delete_session))
         .routes(routes!(keep_session))
@@ -195,6 +197,16 @@ async fn update_project(State(app): AppState, Id(id): Id, Json(p): Json<ProjectP
 ))]
 async fn delete_project(State(app): AppState, Id(id): Id) -> Reply<DeletedProject> {
     Ok(axum::Json(api::delete_project(&app, id).await?))
+}
+
+/// How far the project's folder sync got: files found, read, skipped (with why), failed, done
+#[utoipa::path(get, path = "/api/projects/{id}/folder", tag = "projects", params(Id), responses(
+    (status = 200, description = "The running sync's progress, else the last one's result", body = FolderSync),
+    (status = 400, description = "`invalid_id`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+))]
+async fn folder_sync(State(app): AppState, Id(id): Id) -> Reply<FolderSync> {
+    Ok(axum::Json(api::folder_sync(&app, id).await?))
 }
 
 // ---- sessions
@@ -796,12 +808,12 @@ async fn probe_servers() -> Reply<Vec<FoundServer>> {
 /// The demo model: whether it can run on this machine, and its address while it runs
 #[utoipa::path(get, path = "/api/demo", tag = "model server", responses((status = 200, description = "The demo model's state", body = DemoModel)))]
 async fn demo_model(State(app): AppState) -> Reply<DemoModel> {
-    Ok(axum::Json(api::chat::demo_model(&app).await))
+    Ok(axum::Json(api::chat::demo_model(&app).await?))
 }
 
 /// Starts the demo model (a tiny SmolLM2 on llama.cpp's server) and answers once it answers
 #[utoipa::path(post, path = "/api/demo", tag = "model server", responses(
-    (status = 200, description = "Running; point the settings at `base_url` to use it", body = DemoModel),
+    (status = 200, description = "Running, and saved as one server (`connection_id`) whose address follows its port", body = DemoModel),
     (status = 400, description = "`demo_unavailable`: the server program or the model file is not on this machine", body = ErrorBody),
     (status = 502, description = "`model_server.demo_failed`: it did not start", body = ErrorBody),
 ))]

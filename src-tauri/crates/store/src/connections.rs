@@ -14,7 +14,11 @@ pub const NAME_MAX_CHARS: usize = 64;
 /// A model server's address is a short URL; one longer than this is a mistake (a pasted page).
 pub const URL_MAX_CHARS: usize = 2_048;
 
-const SELECT: &str = "SELECT id, name, base_url, api_key, default_model, enabled, is_default, created_at, updated_at FROM connections";
+const SELECT: &str =
+    "SELECT id, name, base_url, api_key, default_model, enabled, is_default, demo, created_at, updated_at FROM connections";
+
+/// What the demo model's server is called until the user renames it.
+pub const DEMO_NAME: &str = "Demo model";
 
 fn from_row(r: &Row) -> rusqlite::Result<ServerConnection> {
     Ok(ServerConnection {
@@ -25,8 +29,9 @@ fn from_row(r: &Row) -> rusqlite::Result<ServerConnection> {
         default_model: r.get(4)?,
         enabled: r.get(5)?,
         is_default: r.get(6)?,
-        created_at: r.get(7)?,
-        updated_at: r.get(8)?,
+        demo: r.get(7)?,
+        created_at: r.get(8)?,
+        updated_at: r.get(9)?,
     })
 }
 
@@ -41,11 +46,50 @@ pub fn get(conn: &Connection, id: i64) -> Result<ServerConnection> {
     found(conn.prepare_cached(&format!("{SELECT} WHERE id = ?1"))?.query_row([id], from_row), "server", id)
 }
 
-/// The default server. The migration makes one and nothing removes it; a store edited by hand
-/// that has none asks the first server, or the usual local one, rather than failing every turn.
+/// The default server: the first one the user added (or the demo model), which nothing removes; a
+/// store edited by hand that has lost the mark asks the first server. A store with none yet (a
+/// first run) gives a server with id 0 and no address, which [`check_set_up`] refuses to ask.
 pub fn default(conn: &Connection) -> Result<ServerConnection> {
     let first = conn.prepare_cached(&format!("{SELECT} ORDER BY is_default DESC, id LIMIT 1"))?.query_row([], from_row).optional()?;
-    Ok(first.unwrap_or_default())
+    Ok(first.unwrap_or_else(|| ServerConnection { name: String::new(), base_url: String::new(), ..ServerConnection::default() }))
+}
+
+/// Refuses to ask the server of a store with none yet, saying what to do.
+pub fn check_set_up(server: &ServerConnection) -> Result<()> {
+    if server.id == 0 && server.base_url.is_empty() {
+        return Err(Error::invalid(
+            Code::NoServer,
+            "no model server is set up yet: add yours in Settings → Servers, or start the demo model",
+        ));
+    }
+    Ok(())
+}
+
+/// The demo model's server, when it was started once.
+pub fn demo(conn: &Connection) -> Result<Option<ServerConnection>> {
+    Ok(conn.prepare_cached(&format!("{SELECT} WHERE demo = 1 ORDER BY id LIMIT 1"))?.query_row([], from_row).optional()?)
+}
+
+/// Keeps the demo model's one server at `base_url` (its port changes from start to start),
+/// added the first time (the default when there is none yet). Its name and model, once the user
+/// changed them, stay.
+pub fn save_demo(conn: &Connection, base_url: &str, model: &str) -> Result<ServerConnection> {
+    if let Some(c) = demo(conn)? {
+        if c.base_url != base_url {
+            check_url(base_url)?;
+            conn.execute("UPDATE connections SET base_url = ?2, updated_at = ?3 WHERE id = ?1", params![c.id, base_url, now_ms()])?;
+        }
+        return get(conn, c.id);
+    }
+    let new = NewConnection {
+        name: free_name(conn, DEMO_NAME, 0)?,
+        base_url: base_url.into(),
+        default_model: Some(model.into()),
+        ..NewConnection::default()
+    };
+    let c = create(conn, &new)?;
+    conn.execute("UPDATE connections SET demo = 1 WHERE id = ?1", [c.id])?;
+    get(conn, c.id)
 }
 
 /// The default server's row, made again when a store edited by hand has lost it.
@@ -57,9 +101,11 @@ fn default_row(conn: &Connection) -> Result<ServerConnection> {
         }
         return get(conn, d.id);
     }
+    // A first run's settings given an address (scripts set `endpoint_url`): the server it names.
+    let url = DEFAULT_URL;
     conn.execute(
         "INSERT INTO connections (name, base_url, is_default, created_at, updated_at) VALUES (?1, ?2, 1, ?3, ?3)",
-        params![free_name(conn, &d.name, 0)?, d.base_url, now_ms()],
+        params![free_name(conn, &name_for(url), 0)?, url, now_ms()],
     )?;
     get(conn, conn.last_insert_rowid())
 }
@@ -90,10 +136,12 @@ pub fn create(conn: &Connection, new: &NewConnection) -> Result<ServerConnection
         ..ServerConnection::default()
     };
     check(conn, &mut c)?;
+    // The first server is the default one: there is always a server to ask once there is one.
+    let first = default(conn)?.id == 0;
     conn.execute(
-        "INSERT INTO connections (name, base_url, api_key, default_model, enabled, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
-        params![c.name, c.base_url, c.api_key, c.default_model, c.enabled, now_ms()],
+        "INSERT INTO connections (name, base_url, api_key, default_model, enabled, is_default, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5 OR ?6, ?6, ?7, ?7)",
+        params![c.name, c.base_url, c.api_key, c.default_model, c.enabled, first, now_ms()],
     )?;
     get(conn, conn.last_insert_rowid())
 }

@@ -47,6 +47,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!(25, "0025_passage_headings"),
     migration!(26, "0026_passage_vectors"),
     migration!(27, "0027_switching"),
+    migration!(28, "0028_demo_connection"),
 ];
 
 pub fn latest_version() -> i64 {

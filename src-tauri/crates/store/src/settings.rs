@@ -43,6 +43,7 @@ fn on(mut s: Settings, server: ServerConnection) -> Settings {
 
 /// A chat on a server the user turned off is refused before anything is stored.
 pub fn check_server_on(s: &Settings) -> Result<()> {
+    super::connections::check_set_up(&s.server)?;
     if s.server.enabled {
         return Ok(());
     }

@@ -580,8 +580,13 @@ fn a_chat_on_its_own_server_and_what_deleting_that_server_leaves() {
     use super::settings;
     let (_dir, path) = temp_db();
     let store = Store::open(&path).unwrap();
+    assert!(store.with(|c| connections::list(c)).unwrap().is_empty(), "a fresh store has no server nobody set up");
+    let laptop = NewConnection { name: "Laptop".into(), base_url: "http://127.0.0.1:8080/v1".into(), ..Default::default() };
+    let laptop = store.with(|c| connections::create(c, &laptop)).unwrap();
+    assert!(laptop.is_default, "the first server added is the default one");
     let new = NewConnection { name: "Desktop GPU".into(), base_url: "http://10.0.0.2:8000/v1/".into(), ..Default::default() };
     let gpu = store.with(|c| connections::create(c, &new)).unwrap();
+    assert!(!gpu.is_default, "a second one is not");
     assert_eq!(gpu.base_url, "http://10.0.0.2:8000/v1", "a trailing slash is not part of the address");
     let chat = store.with(|c| sessions::create(c, &NewSession::default())).unwrap().id;
     store

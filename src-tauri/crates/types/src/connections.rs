@@ -33,6 +33,8 @@ pub struct ServerConnection {
     pub default_model: String,
     pub enabled: bool,
     pub is_default: bool,
+    /// The demo model Maru starts itself: one server, whose address follows the port it runs on.
+    pub demo: bool,
     pub created_at: i64,
     pub updated_at: i64,
 }
@@ -48,6 +50,7 @@ impl Default for ServerConnection {
             default_model: String::new(),
             enabled: true,
             is_default: true,
+            demo: false,
             created_at: 0,
             updated_at: 0,
         }
@@ -63,6 +66,7 @@ impl std::fmt::Debug for ServerConnection {
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .field("default_model", &self.default_model)
             .field("enabled", &self.enabled)
+            .field("demo", &self.demo)
             .finish_non_exhaustive()
     }
 }

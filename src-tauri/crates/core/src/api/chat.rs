@@ -472,13 +472,14 @@ pub async fn probe_servers() -> Result<Vec<llm::FoundServer>> {
     Ok(llm::probe_local_servers().await)
 }
 
-pub async fn demo_model(app: &App) -> DemoModel {
-    app.demo.status().await
+pub async fn demo_model(app: &App) -> Result<DemoModel> {
+    app.demo_status().await
 }
 
-/// Starts the demo model; the caller points the settings at it (as with a found server).
+/// Starts the demo model and keeps its one saved server at its address (the default server when
+/// there was none).
 pub async fn start_demo_model(app: &App) -> Result<DemoModel> {
-    app.demo.start().await
+    Ok(app.start_demo().await?.0)
 }
 
 pub(super) fn check_preset(conn: &rusqlite::Connection, templates: &prompt::Templates, key: &str) -> Result<()> {

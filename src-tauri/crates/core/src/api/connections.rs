@@ -22,6 +22,8 @@ pub struct ConnectionView {
     pub enabled: bool,
     /// Chats without a server of their own ask this one.
     pub is_default: bool,
+    /// The demo model Maru starts itself (started again when a chat needs it).
+    pub demo: bool,
     pub created_at: i64,
     pub updated_at: i64,
 }
@@ -42,6 +44,7 @@ impl From<ServerConnection> for ConnectionView {
             default_model: c.default_model,
             enabled: c.enabled,
             is_default: c.is_default,
+            demo: c.demo,
             created_at: c.created_at,
             updated_at: c.updated_at,
         }
@@ -80,7 +83,7 @@ pub async fn delete_connection(app: &App, id: i64) -> Result<()> {
 /// per server, so that a slow or absent one never holds up the others' lists in the UI.
 #[instrument(skip(app), err(level = Level::WARN))]
 pub async fn list_models(app: &App, q: ModelsQuery) -> Result<Vec<llm::ModelInfo>> {
-    let s = app
+    let mut s = app
         .store
         .read(move |c| {
             let mut s = settings::load(c)?;
@@ -89,6 +92,7 @@ pub async fn list_models(app: &App, q: ModelsQuery) -> Result<Vec<llm::ModelInfo
         })
         .await?;
     let name = s.server.name.clone();
+    s.server = app.wake(s.server).await?;
     app.llm_client(&s).list_models().await.map_err(|e| named(&name, e.into()))
 }
 

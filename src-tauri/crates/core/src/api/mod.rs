@@ -71,6 +71,12 @@ pub async fn update_project(app: &Arc<App>, id: i64, mut patch: ProjectPatch) ->
     Ok(project)
 }
 
+/// How far the project's folder sync got (files found, read, skipped, failed, done).
+pub async fn folder_sync(app: &Arc<App>, id: i64) -> Result<crate::app::folders::FolderSync> {
+    app.store.read(move |c| projects::get(c, id)).await?;
+    Ok(app.folders.progress(id))
+}
+
 /// The project that follows `folder`, linked now if none does (`maru serve --folder`): a new
 /// project named after the folder (with a number when that name is taken).
 pub async fn follow_folder(app: &Arc<App>, folder: &str) -> Result<Project> {

@@ -86,6 +86,8 @@ const STORE_REPLY_WITHIN: Duration = Duration::from_millis(5);
 /// [`Committing`]).
 pub(super) async fn begin(app: Arc<App>, session_id: i64, kind: TurnKind, answer: &mut Option<Answering>) -> Result<Began> {
     let guard = app.runs.begin(session_id)?;
+    // A chat on the demo model after Maru restarted: it runs before anything is sent.
+    app.wake_chat(session_id).await?;
     // The time the user's message is stamped with, in the request sent ahead as in the store.
     let now = chrono::Local::now();
     let mut ahead = super::ahead::send(&app, session_id, &kind, now, &guard.cancel).await;

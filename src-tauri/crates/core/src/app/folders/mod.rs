@@ -9,7 +9,9 @@
 //! change (`watch`); a file is read again only when its size or modification time changed.
 //!
 //! Each project syncs on its own: a folder that is slow or stuck (`scan` bounds every look at
-//! it in time) never holds up another project's.
+//! it in time) never holds up another project's. Each sync reports how far it got
+//! ([`FolderSync`]: files found, read, skipped with why, failed, done), which the project's
+//! files view shows. A `.maruignore` in the folder (`.gitignore`'s syntax) leaves out more.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -42,6 +44,37 @@ pub struct Synced {
     pub skipped: Vec<(String, String)>,
 }
 
+/// Why a file is left out that is no failure: nothing to read in it, or not Maru's to read.
+const SKIP_REASONS: [&str; 5] = ["empty", "too_large", "not_readable_kind", "link", "special_file"];
+
+/// A file of the folder left out, and why (`empty`, `too_large`, `not_readable_kind`, `link`,
+/// `special_file`; a failure's reason is its error).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+pub struct FolderFile {
+    /// Its path in the folder.
+    pub path: String,
+    pub reason: String,
+}
+
+/// How far a project's folder sync got: the last one's result while none runs.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, utoipa::ToSchema)]
+pub struct FolderSync {
+    /// A sync runs now.
+    pub running: bool,
+    /// A sync ended since Maru started (`false` with `running` false: none yet, or no folder).
+    pub done: bool,
+    /// Files in the folder Maru may read (after the ignore files).
+    pub found: usize,
+    /// Of those, the ones looked at so far.
+    pub read: usize,
+    /// Left out, and why: no failure (shown grey).
+    pub skipped: Vec<FolderFile>,
+    /// Could not be read or kept.
+    pub failed: Vec<FolderFile>,
+    /// The whole sync failed (the folder gone or not answering); its files are kept as they were.
+    pub error: Option<String>,
+}
+
 /// A file seen on disk: (size, modified) and the content it had then (`None`: not a kind Maru
 /// reads, so not read again until it changes).
 type Seen = HashMap<(i64, String), (u64, Option<SystemTime>, Option<String>)>;
@@ -55,12 +88,42 @@ pub struct Folders {
     /// Projects that changed again while their sync ran: synced once more when it ends.
     again: Mutex<std::collections::HashSet<i64>>,
     watches: watch::Watches,
+    progress: Mutex<HashMap<i64, FolderSync>>,
 }
 
 impl Folders {
     /// The project's own lock: one sync of it at a time, other projects' go on.
     fn lock_for(&self, project_id: i64) -> Arc<tokio::sync::Mutex<()>> {
         self.running.lock().unwrap_or_else(|e| e.into_inner()).entry(project_id).or_default().clone()
+    }
+
+    /// How far the project's folder sync got.
+    pub fn progress(&self, project_id: i64) -> FolderSync {
+        self.progress.lock().unwrap_or_else(|e| e.into_inner()).get(&project_id).cloned().unwrap_or_default()
+    }
+
+    fn note(&self, project_id: i64, change: impl FnOnce(&mut FolderSync)) {
+        change(self.progress.lock().unwrap_or_else(|e| e.into_inner()).entry(project_id).or_default());
+    }
+
+    /// The sync ended: what it left out, split into skipped and failed, or why it failed.
+    fn finish(&self, project_id: i64, result: &Result<Synced>) {
+        self.note(project_id, |p| {
+            p.running = false;
+            p.done = true;
+            match result {
+                Ok(synced) => {
+                    p.error = None;
+                    let (skipped, failed): (Vec<_>, Vec<_>) = synced
+                        .skipped
+                        .iter()
+                        .map(|(path, reason)| FolderFile { path: path.clone(), reason: reason.clone() })
+                        .partition(|f| SKIP_REASONS.contains(&f.reason.as_str()));
+                    (p.skipped, p.failed) = (skipped, failed);
+                }
+                Err(e) => p.error = Some(e.body().message),
+            }
+        });
     }
 
     /// Brings the project's mirrored files in line with its folder (all removed when it has
@@ -74,6 +137,7 @@ impl Folders {
             .await?;
         let max_bytes = u64::from(max_mb) << 20;
         let mut synced = Synced::default();
+        self.note(project_id, |p| (p.running, p.found, p.read) = (true, 0, 0));
         let files = match project.folder.clone() {
             Some(folder) => {
                 let root = PathBuf::from(&folder);
@@ -88,8 +152,10 @@ impl Folders {
             }
             None => vec![],
         };
+        self.note(project_id, |p| p.found = files.len());
         let mut by_path: HashMap<String, (i64, String)> = mirrored.into_iter().map(|(p, id, sha)| (p, (id, sha))).collect();
         for scan::Found { rel, path, size, modified } in files {
+            self.note(project_id, |p| p.read += 1);
             let had = by_path.remove(&rel);
             let key = (project_id, rel.clone());
             let unchanged = {
@@ -233,7 +299,9 @@ impl Folders {
         };
         let app = app.clone();
         tokio::spawn(async move {
-            match app.folders.sync_now(&app, project_id).await {
+            let result = app.folders.sync_now(&app, project_id).await;
+            app.folders.finish(project_id, &result);
+            match result {
                 Ok(_) | Err(Error::NotFound { .. }) => {} // deleted with its files meanwhile
                 Err(e) => tracing::warn!(project_id, "syncing a project's folder failed: {e}"),
             }

@@ -76,6 +76,8 @@ pub fn walk(folder: &Path, max_bytes: u64) -> (Vec<Found>, Vec<(String, String)>
         .ignore(true)
         .parents(false)
         .require_git(false)
+        // The user's own list of what Maru leaves out, beside what git leaves out.
+        .add_custom_ignore_filename(".maruignore")
         .follow_links(false)
         .same_file_system(true)
         .build();
