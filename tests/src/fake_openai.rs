@@ -110,11 +110,13 @@ struct Scored<F> {
     /// An HTTP error instead: status and body.
     fail: Option<(u16, String)>,
     delay: Duration,
+    /// A further wait for requests of more than one input (a background batch, not a question).
+    batch_delay: Duration,
 }
 
 impl<F> Default for Scored<F> {
     fn default() -> Self {
-        Scored { compute: None, fail: None, delay: Duration::ZERO }
+        Scored { compute: None, fail: None, delay: Duration::ZERO, batch_delay: Duration::ZERO }
     }
 }
 
@@ -459,6 +461,12 @@ impl FakeOpenAi {
         self.lock().embeddings.delay = delay;
     }
 
+    /// From now on `/v1/embeddings` waits this long before answering a request of several
+    /// inputs (a batch of passages), and answers one input (a question) as before.
+    pub fn embeddings_batch_delay(&self, delay: Duration) {
+        self.lock().embeddings.batch_delay = delay;
+    }
+
     /// From now on `/v1/rerank` scores each document with `f(query, document)`.
     pub fn set_rerank(&self, f: impl Fn(&str, &str) -> f32 + Send + Sync + 'static) {
         let mut inner = self.lock();
@@ -621,6 +629,9 @@ async fn embed(scored: Scored<EmbedFn>, body: &Value) -> Response {
         Value::Array(items) => items.iter().map(|i| i.as_str().unwrap_or_default().to_string()).collect(),
         _ => return json_response(StatusCode::BAD_REQUEST, json!({"error": {"message": "input is required"}})),
     };
+    if inputs.len() > 1 {
+        tokio::time::sleep(scored.batch_delay).await;
+    }
     let data: Vec<Value> =
         inputs.iter().enumerate().map(|(index, text)| json!({"object": "embedding", "index": index, "embedding": compute(text)})).collect();
     json_response(StatusCode::OK, json!({"object": "list", "data": data, "model": body["model"]}))

@@ -119,7 +119,7 @@ async fn a_model_swapped_for_another_width_or_name_is_embedded_again_without_a_c
     let (found, did) = model_searches(&s, &fake, session, "mechanic").await;
     assert!(found.contains("mechanic fixes"), "the words still answer while the vectors are made again: {found}");
     assert_eq!(did["ranking"]["meaning"]["status"], "pending", "the search says its vectors are being made again: {did}");
-    assert!(found.contains("embedded again"), "and the model reads why meaning was left out: {found}");
+    assert!(found.contains("until the files are embedded"), "and the model reads why meaning was left out: {found}");
     eventually("the passages embedded again in five dimensions", || async { width(&s, server, "embed-a").await == Some(5) }).await;
     all_embedded(&s, server, "embed-a").await;
     let (found, did) = model_searches(&s, &fake, session, "automobile repair").await;
@@ -239,6 +239,21 @@ async fn no_batch_is_sent_while_a_reply_is_being_written() {
     assert_eq!(st, StatusCode::OK);
     turn.collect().await;
     all_embedded(&s, server, "embed-a").await;
+}
+
+#[tokio::test]
+async fn files_not_embedded_yet_are_searched_by_words_and_the_search_says_so() {
+    let (s, fake) = setup().await;
+    fake.set_embeddings(concepts);
+    // The question is embedded at once; the passages' batch takes far longer.
+    fake.embeddings_batch_delay(Duration::from_secs(120));
+    let session = garage_chat(&s).await;
+    let server = default_connection(&s).await;
+    choose(&s, "embeddings", server, "embed-a").await;
+    let (found, did) = model_searches(&s, &fake, session, "mechanic").await;
+    assert!(found.contains("mechanic fixes"), "the words answer: {found}");
+    assert_eq!(did["ranking"]["meaning"]["status"], "pending", "meaning had nothing to compare yet, and says so: {did}");
+    assert!(found.contains("until the files are embedded"), "the model is told why: {found}");
 }
 
 #[tokio::test]

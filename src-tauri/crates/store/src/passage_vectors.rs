@@ -140,6 +140,18 @@ pub fn nearest(
     Ok(top.into_sorted())
 }
 
+/// Whether a passage the session can see (its own files and its project's, or those named
+/// `file`) has no vector yet.
+pub fn any_missing(conn: &Connection, session_id: i64, project_id: i64, file: Option<&str>) -> Result<bool> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM attachments a JOIN passages p ON p.blob_sha256 = a.blob_sha256
+             WHERE (a.session_id = ?1 OR a.project_id = ?2) AND (?3 IS NULL OR a.name = ?3)
+               AND NOT EXISTS (SELECT 1 FROM passage_vectors v WHERE v.passage_id = p.id))",
+        )?
+        .query_row(params![session_id, project_id, file], |r| r.get(0))?)
+}
+
 /// The passages `ids` as search hits (in the order given), those in the session's scope only;
 /// `rank` is minus the cosine given with each id (lower is better, as BM25's).
 pub fn hits(conn: &Connection, ids: &[(i64, f32)], session_id: i64, project_id: i64, file: Option<&str>) -> Result<Vec<Hit>> {

@@ -141,8 +141,8 @@ pub enum RankingStep {
     Failed {
         message: String,
     },
-    /// The model's vectors no longer fit (another model answers by its name): they are being
-    /// made again in the background.
+    /// The files in scope are not embedded yet, or their vectors no longer fit (another model
+    /// answers by the chosen name): they are being embedded in the background.
     Pending,
 }
 

@@ -147,7 +147,7 @@ export const en = {
   rankingHybridReranked: 'Found by words and by meaning, then reranked.',
   rankingMeaningFailed: 'Search by meaning was unavailable ({error}); found by words only.',
   rankingMeaningTimedOut: 'The embeddings server did not answer in time; found by words only.',
-  rankingMeaningPending: 'The files are being embedded again for a changed model; found by words only.',
+  rankingMeaningPending: 'The files are not embedded yet (it happens in the background); found by words only.',
   rankingRerankFailed: 'The reranker failed ({error}); the first order is kept.',
   rankingRerankTimedOut: 'The reranker did not answer in time; the first order is kept.',
 } as const;
@@ -293,7 +293,7 @@ export const ko: Words<typeof en> = {
   rankingHybridReranked: '단어와 의미로 찾은 뒤 순서를 다시 매겼습니다.',
   rankingMeaningFailed: '의미 검색을 쓸 수 없어({error}) 단어로만 찾았습니다.',
   rankingMeaningTimedOut: '임베딩 서버가 제때 답하지 않아 단어로만 찾았습니다.',
-  rankingMeaningPending: '바뀐 모델로 파일을 다시 임베딩하는 중이라 단어로만 찾았습니다.',
+  rankingMeaningPending: '파일이 아직 임베딩되지 않아(백그라운드에서 진행됩니다) 단어로만 찾았습니다.',
   rankingRerankFailed: '재순위 모델이 실패해({error}) 처음 순서를 그대로 두었습니다.',
   rankingRerankTimedOut: '재순위 모델이 제때 답하지 않아 처음 순서를 그대로 두었습니다.',
 };

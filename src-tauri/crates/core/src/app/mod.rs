@@ -123,7 +123,18 @@ impl App {
         // without closing them, or a crash) go now.
         app.drop_temporary_chats()?;
         folders::Folders::keep_in_sync(&app);
-        attachments::embedding::Embedding::start(&app);
+        // The embedding job holds the app weakly: a closed app is dropped, and the job ends.
+        let weak = Arc::downgrade(&app);
+        app.embedding.start(move || {
+            weak.upgrade().map(|app| {
+                let runs = app.runs.clone();
+                attachments::embedding::Handles {
+                    store: app.store.clone(),
+                    clients: app.clients.clone(),
+                    turn_running: Box::new(move || runs.running() > 0),
+                }
+            })
+        });
         app.prepare_client();
         Ok(app)
     }

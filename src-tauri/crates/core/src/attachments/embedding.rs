@@ -12,12 +12,11 @@
 //!   the words alone and says why.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::Notify;
 
-use super::super::app::App;
 use crate::error::Result;
 use crate::llm::{self, LlmError};
 use crate::store::connections;
@@ -60,11 +59,12 @@ enum Step {
 }
 
 impl Embedding {
-    /// Starts the job for `app`; it ends when the app is gone.
-    pub fn start(app: &Arc<App>) {
+    /// Starts the job. `handles` gives what a step works with, or `None` once the app is gone,
+    /// which ends the job.
+    pub fn start(self: &Arc<Self>, handles: impl Fn() -> Option<Handles> + Send + 'static) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
-        let (me, app) = (app.embedding.clone(), Arc::downgrade(app));
-        runtime.spawn(async move { me.run(app).await });
+        let me = self.clone();
+        runtime.spawn(async move { me.run(handles).await });
     }
 
     /// There may be something new to embed (a file indexed, the model changed).
@@ -92,14 +92,12 @@ impl Embedding {
         *self.failure.lock().unwrap_or_else(|p| p.into_inner()) = failure;
     }
 
-    async fn run(&self, app: Weak<App>) {
+    async fn run(&self, handles: impl Fn() -> Option<Handles>) {
         let mut job = Job { after: 0, model: None, failures: 0 };
         loop {
             // What a step needs, not the app itself: a step waiting on a slow server must not
             // keep a closed app (and its data folder's lock) alive.
-            let Some(handles) =
-                app.upgrade().map(|app| Handles { store: app.store.clone(), clients: app.clients.clone(), runs: app.runs.clone() })
-            else {
+            let Some(handles) = handles() else {
                 return;
             };
             let step = tokio::select! {
@@ -129,11 +127,12 @@ impl Embedding {
     }
 }
 
-/// What the job works with, taken from the app for one step.
-struct Handles {
-    store: Store,
-    clients: Arc<llm::Clients>,
-    runs: crate::app::Runs,
+/// What the job works with, taken from the app for one step: the store, the model servers'
+/// clients, and whether a reply is being written (the app's running turns).
+pub struct Handles {
+    pub store: Store,
+    pub clients: Arc<llm::Clients>,
+    pub turn_running: Box<dyn Fn() -> bool + Send + Sync>,
 }
 
 /// Where the job is: the last passage done in this pass, with which model.
@@ -156,7 +155,7 @@ impl Job {
     }
 
     async fn try_step(&mut self, app: &Handles, me: &Embedding) -> Result<Step> {
-        if app.runs.running() > 0 {
+        if (app.turn_running)() {
             return Ok(Step::TurnRunning);
         }
         let settings = app.store.read(crate::store::settings::load).await?;
@@ -272,7 +271,7 @@ fn about_the_input(e: &LlmError) -> bool {
 
 /// Resolves once a turn is running.
 async fn turn_started(app: &Handles) {
-    while app.runs.running() == 0 {
+    while !(app.turn_running)() {
         tokio::time::sleep(TURN_POLL).await;
     }
 }

@@ -114,22 +114,38 @@ async fn by_meaning(
     let scope = scope.clone();
     let found = store
         .read(move |c| {
-            let nearest = vectors_table::nearest(c, &model, &query, scope.session_id, scope.project_id, scope.file.as_deref(), k)?;
-            if nearest.is_empty() && vectors_table::width(c, &model)?.is_some_and(|w| w != query.values.len()) {
-                return Ok(None);
+            let (session_id, project_id, file) = (scope.session_id, scope.project_id, scope.file.as_deref());
+            let nearest = vectors_table::nearest(c, &model, &query, session_id, project_id, file, k)?;
+            if nearest.is_empty() {
+                // The stored vectors are of another width: the server's model changed under its name.
+                if vectors_table::width(c, &model)?.is_some_and(|w| w != query.values.len()) {
+                    return Ok(Meaning::Stale);
+                }
+                if vectors_table::any_missing(c, session_id, project_id, file)? {
+                    return Ok(Meaning::NotYet);
+                }
             }
-            Ok(Some(vectors_table::hits(c, &nearest, scope.session_id, scope.project_id, scope.file.as_deref())?))
+            Ok(Meaning::Found(vectors_table::hits(c, &nearest, session_id, project_id, file)?))
         })
         .await;
     match found {
-        Ok(Some(hits)) => (hits, RankingStep::Used),
-        // The stored vectors are of another width: the server's model changed under its name.
-        Ok(None) => {
+        Ok(Meaning::Found(hits)) => (hits, RankingStep::Used),
+        Ok(Meaning::Stale) => {
             embedding.mark_stale();
             (vec![], RankingStep::Pending)
         }
+        Ok(Meaning::NotYet) => (vec![], RankingStep::Pending),
         Err(e) => (vec![], RankingStep::Failed { message: e.body().message }),
     }
+}
+
+/// What the scan of the scope's vectors found.
+enum Meaning {
+    Found(Vec<Hit>),
+    /// Nothing: the stored vectors are of another width.
+    Stale,
+    /// Nothing: the scope's passages are not embedded yet.
+    NotYet,
 }
 
 /// The two rankings as one, by reciprocal rank. A passage is known by its file and text, as the
