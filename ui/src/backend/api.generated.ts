@@ -533,6 +533,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{id}/folder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How far the project's folder sync got: files found, read, skipped (with why), failed, done */
+        get: operations["folder_sync"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/restore": {
         parameters: {
             query?: never;
@@ -1111,7 +1128,7 @@ export interface components {
             title: string;
         };
         /** @enum {string} */
-        Code: "backup_damaged" | "bad_host" | "bad_method" | "bad_request" | "bad_template" | "binary_file" | "bind_failed" | "body_too_large" | "connection_off" | "data_dir_in_use" | "data_dir_not_empty" | "data_dir_unusable" | "default_connection" | "default_project" | "demo_unavailable" | "empty_file" | "empty_message" | "file_missing" | "file_too_large" | "headers_too_long" | "image_not_here" | "images_unsupported" | "instructions_too_long" | "internal" | "interrupted" | "interrupted_before_start" | "invalid_attachment_limit" | "invalid_budget" | "invalid_context_length" | "invalid_cursor" | "invalid_description" | "invalid_endpoint" | "invalid_file_name" | "invalid_folder" | "system_folder" | "invalid_host" | "invalid_id" | "invalid_import" | "invalid_json" | "invalid_max_tokens" | "invalid_memory" | "invalid_model" | "invalid_name" | "invalid_prompt" | "invalid_query" | "invalid_request" | "invalid_scope" | "invalid_temperature" | "invalid_text_limit" | "invalid_tool_output_limit" | "invalid_tool_schema_budget" | "invalid_tool_server" | "not_pending" | "tool_server_failed" | "tool_server_off" | "invalid_skill" | "invalid_timeout" | "invalid_title" | "invalid_top_p" | "invalid_upload" | "memory_off" | "message_streaming" | "message_too_long" | "method_not_allowed" | "name_taken" | "newer_schema" | "no_such_route" | "no_turn_running" | "not_a_backup" | "not_a_user_message" | "not_an_image" | "not_found" | "nothing_to_regenerate" | "remote_refused" | "reply_deleted" | "reply_too_long" | "scope_full" | "secret_refused" | "too_many_tool_rounds" | "turn_running" | "type_mismatch" | "unauthorized" | "unknown_preset" | "unsafe_backup_entry" | "temporary_chat" | "unsupported_import" | "unsupported_import_version" | "url_too_long" | "credentials_in_url" | "backup_too_large" | "not_enough_space" | "restore_running";
+        Code: "backup_damaged" | "bad_host" | "bad_method" | "bad_request" | "bad_template" | "binary_file" | "bind_failed" | "body_too_large" | "connection_off" | "data_dir_in_use" | "data_dir_not_empty" | "data_dir_unusable" | "default_connection" | "default_project" | "demo_unavailable" | "empty_file" | "empty_message" | "file_missing" | "file_too_large" | "headers_too_long" | "image_not_here" | "images_unsupported" | "instructions_too_long" | "internal" | "interrupted" | "interrupted_before_start" | "invalid_attachment_limit" | "invalid_budget" | "invalid_context_length" | "invalid_cursor" | "invalid_description" | "invalid_endpoint" | "invalid_file_name" | "invalid_folder" | "system_folder" | "invalid_host" | "invalid_id" | "invalid_import" | "invalid_json" | "invalid_max_tokens" | "invalid_memory" | "invalid_model" | "invalid_name" | "invalid_prompt" | "invalid_query" | "invalid_request" | "invalid_scope" | "invalid_temperature" | "invalid_text_limit" | "invalid_tool_output_limit" | "invalid_tool_schema_budget" | "invalid_tool_server" | "not_pending" | "tool_server_failed" | "tool_server_off" | "invalid_skill" | "invalid_timeout" | "invalid_title" | "invalid_top_p" | "invalid_upload" | "memory_off" | "message_streaming" | "message_too_long" | "method_not_allowed" | "name_taken" | "no_server" | "newer_schema" | "no_such_route" | "no_turn_running" | "not_a_backup" | "not_a_user_message" | "not_an_image" | "not_found" | "nothing_to_regenerate" | "remote_refused" | "reply_deleted" | "reply_too_long" | "scope_full" | "secret_refused" | "too_many_tool_rounds" | "turn_running" | "type_mismatch" | "unauthorized" | "unknown_preset" | "unsafe_backup_entry" | "temporary_chat" | "unsupported_import" | "unsupported_import_version" | "url_too_long" | "credentials_in_url" | "backup_too_large" | "not_enough_space" | "restore_running";
         /** @description What compacting on request did. */
         Compacted: {
             /** @description False when there was nothing older than the last turn left to summarise. */
@@ -1140,6 +1157,8 @@ export interface components {
             created_at: number;
             /** @description What its chats ask when they name no model; empty: the first one it lists. */
             default_model: string;
+            /** @description The demo model Maru starts itself (started again when a chat needs it). */
+            demo: boolean;
             enabled: boolean;
             /** Format: int64 */
             id: number;
@@ -1242,7 +1261,14 @@ export interface components {
             available: boolean;
             /** @description The OpenAI-compatible address while it runs (`http://127.0.0.1:<port>/v1`). */
             base_url: string | null;
+            /**
+             * Format: int64
+             * @description The saved server that asks it, once it was started once.
+             */
+            connection_id: number | null;
             model: string;
+            /** @description It is being started (loading takes a few seconds): the UI says so. */
+            starting: boolean;
         };
         /** @description How far the files' passages are embedded for search by meaning (`GET /api/embeddings`). */
         EmbeddingProgress: {
@@ -1343,6 +1369,32 @@ export interface components {
             session_id: number | null;
             /** @description A short excerpt around the first match, as plain text. */
             snippet: string;
+        };
+        /**
+         * @description A file of the folder left out, and why (`empty`, `too_large`, `not_readable_kind`, `link`,
+         *     `special_file`; a failure's reason is its error).
+         */
+        FolderFile: {
+            /** @description Its path in the folder. */
+            path: string;
+            reason: string;
+        };
+        /** @description How far a project's folder sync got: the last one's result while none runs. */
+        FolderSync: {
+            /** @description A sync ended since Maru started (`false` with `running` false: none yet, or no folder). */
+            done: boolean;
+            /** @description The whole sync failed (the folder gone or not answering); its files are kept as they were. */
+            error: string | null;
+            /** @description Could not be read or kept. */
+            failed: components["schemas"]["FolderFile"][];
+            /** @description Files in the folder Maru may read (after the ignore files). */
+            found: number;
+            /** @description Of those, the ones looked at so far. */
+            read: number;
+            /** @description A sync runs now. */
+            running: boolean;
+            /** @description Left out, and why: no failure (shown grey). */
+            skipped: components["schemas"]["FolderFile"][];
         };
         FoundFact: {
             content: string;
@@ -3180,7 +3232,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Running; point the settings at `base_url` to use it */
+            /** @description Running, and saved as one server (`connection_id`) whose address follows its port */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4752,6 +4804,65 @@ export interface operations {
                 };
                 content: {
                     "application/zip": number[];
+                };
+            };
+            /** @description `invalid_id` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    folder_sync: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A whole number, as the object's `id` field gives it */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The running sync's progress, else the last one's result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FolderSync"];
                 };
             };
             /** @description `invalid_id` */

@@ -268,7 +268,8 @@ mod tests {
         let (dim, count) = (576usize, 200_000usize);
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("maru.db")).unwrap();
-        let session = store.with(|c| sessions::create(c, &NewSession { title: "a".into(), project_id: None, temporary: false })).unwrap().id;
+        let session =
+            store.with(|c| sessions::create(c, &NewSession { title: "a".into(), project_id: None, temporary: false })).unwrap().id;
         file(&store, session, "big.txt", &[]);
         let model = VectorModel { connection_id: 1, model: "e".into() };
         let mut seed = 1u64;
