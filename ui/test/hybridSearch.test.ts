@@ -78,8 +78,10 @@ describe('hybrid search', () => {
     const reranker = dialog.querySelector<HTMLSelectElement>('[data-testid=reranker-server]')!;
     reranker.value = '1';
     reranker.dispatchEvent(new Event('change'));
-    dialog.querySelector<HTMLInputElement>('[data-testid=reranker-model]')!.value = 'bge-reranker';
-    dialog.querySelector<HTMLElement>('[data-testid=save-settings]')!.click();
+    const model = dialog.querySelector<HTMLInputElement>('[data-testid=reranker-model]')!;
+    model.value = 'bge-reranker';
+    // Settings save themselves as a field changes.
+    model.dispatchEvent(new Event('change', { bubbles: true }));
     await new Promise((r) => setTimeout(r, 20));
     expect(saved, 'only the reranker changed, so only it is sent').toEqual({ reranker: { connection_id: 1, model: 'bge-reranker' } });
   });

@@ -22,6 +22,26 @@ export class ExportsState {
   }
 
   /** Adds a project Maru exported (a zip) as a new project. */
+  /** A chat export of Maru's, ChatGPT's or Claude's (zip or JSON) into `projectId` (null: a
+   *  project of its own): a chat at once, or a job to follow with `importJob`. */
+  importFile(file: Blob, projectId: number | null, name: string) {
+    return this.app.backend.importFile(file, projectId, name);
+  }
+
+  importJob(id: number) {
+    return this.app.backend.importJob(id);
+  }
+
+  /** A new chat continuing from message `messageId` (the way to it copied). */
+  forkMessage(messageId: number): Promise<Session> {
+    return this.app.backend.forkMessage(messageId);
+  }
+
+  /** A temporary chat kept from now on. */
+  keepSession(id: number): Promise<Session> {
+    return this.app.backend.keepSession(id);
+  }
+
   importProject(file: Blob, name: string): Promise<ImportedProject> {
     return this.app.backend.importProject(file, name);
   }

@@ -15,7 +15,7 @@ export function forkButton(app: App, messageId: number): HTMLElement {
 }
 
 export async function continueInNewChat(app: App, messageId: number): Promise<void> {
-  const session = await app.attempt(() => app.backend.forkMessage(messageId));
+  const session = await app.attempt(() => app.exports.forkMessage(messageId));
   if (!session) return;
   // Listed in the sidebar before it opens, so it shows as the chat open.
   if (app.sessions.entry(session.project_id)) await app.attempt(() => app.sessions.loadSessions(session.project_id));

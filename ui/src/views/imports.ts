@@ -17,7 +17,7 @@ const SOURCE = { chatgpt: 'ChatGPT', claude: 'Claude' } as const;
 /** Sends the file the user chose to `projectId` (null: where the server puts it), then opens the
  *  chat, or follows the export's import until it ends. */
 export async function importFile(app: App, file: File, projectId: number | null): Promise<void> {
-  const imported = await app.attempt(() => app.backend.importFile(file, projectId, file.name));
+  const imported = await app.attempt(() => app.exports.importFile(file, projectId, file.name));
   if (!imported) return;
   if ('state' in imported) {
     await app.attempt(() => app.sessions.refreshProjects());
@@ -54,7 +54,7 @@ async function follow(app: App, started: ImportJob): Promise<void> {
   let job = started;
   while (job.state === 'running') {
     await new Promise((r) => setTimeout(r, POLL_MS));
-    const now = await app.attempt(() => app.backend.importJob(started.id));
+    const now = await app.attempt(() => app.exports.importJob(started.id));
     if (!now) break;
     job = now;
     show(job);

@@ -30,7 +30,7 @@ export function temporaryControl(app: App): HTMLElement | null {
 
 /** Keeps the open temporary chat: it joins its project's list. */
 export async function keepChat(app: App, id: number): Promise<void> {
-  const kept = await app.attempt(() => app.backend.keepSession(id));
+  const kept = await app.attempt(() => app.exports.keepSession(id));
   if (!kept) return;
   app.sessions.sessionChanged(kept);
   await app.attempt(() => app.sessions.loadSessions(kept.project_id));
