@@ -272,6 +272,8 @@ async fn every_answer_matches_the_document() {
     let work = c.ok(M::POST, "/api/projects", Some(json!({ "name": "Work", "instructions": "Ship it." }))).await["id"].clone();
     c.ok(M::PATCH, &format!("/api/projects/{work}"), Some(json!({ "instructions": "Ship it today." }))).await;
     c.get("/api/projects").await;
+    // A project without a folder: its sync's state says there is nothing to sync.
+    c.get(&format!("/api/projects/{work}/folder")).await;
     let sess = c.ok(M::POST, "/api/sessions", Some(json!({ "project_id": work, "title": "plan" }))).await["id"].clone();
     c.ok(M::POST, "/api/sessions", Some(json!({ "project_id": work }))).await;
     let page = c.get(&format!("/api/sessions?project_id={work}&limit=1")).await;
