@@ -11,7 +11,7 @@ import { setLanguage, startLanguage } from './lib/i18n';
 import { preloadMarkdown } from './lib/markdown';
 import { applyTheme, rememberedTheme } from './lib/theme';
 import { renderNotices } from './state/notices';
-import { mountLayout, mountNoToken } from './views/layout';
+import { mountLayout, mountNoToken, preloadViews } from './views/layout';
 import { toast } from './views/toast';
 
 applyTheme(rememberedTheme());
@@ -40,8 +40,11 @@ if (!token) {
   void app.start();
   (window as unknown as { maru?: App }).maru = app;
   // The Markdown renderer is a chunk of its own: fetched once the window is drawn, so that the
-  // first reply (or a chat opened at start) does not wait for it. KaTeX and highlight.js wait for
-  // a reply that needs them.
-  if ('requestIdleCallback' in window) requestIdleCallback(() => void preloadMarkdown(), { timeout: 1000 });
-  else setTimeout(() => void preloadMarkdown(), 200);
+  // first reply (or a chat opened at start) does not wait for it; then the panels and Settings.
+  // KaTeX and highlight.js wait for a reply that needs them.
+  const preload = () => {
+    void preloadMarkdown().then(preloadViews);
+  };
+  if ('requestIdleCallback' in window) requestIdleCallback(preload, { timeout: 1000 });
+  else setTimeout(preload, 200);
 }

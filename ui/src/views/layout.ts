@@ -8,7 +8,7 @@ import { shortcutOf, type Action } from '../lib/shortcuts';
 import { mountChat } from './chat';
 import { mountFilesPanel } from './files';
 import { mountServerBanner } from './serverBanner';
-import { openSettingsDialog } from './settingsLink';
+import { openSettingsDialog, preloadSettings } from './settingsLink';
 import { toggleShortcuts } from './shortcuts';
 import { mountSidebar } from './sidebar';
 import { toast } from './toast';
@@ -62,13 +62,26 @@ function mountPanels(app: App, shell: HTMLElement, panel: HTMLElement): void {
     else if (open === 'files') renderFiles();
     else panel.replaceChildren();
   };
-  const renderContext = lazyPanel(app, panel, close, renderPanel, async () => (await import('./contextPanel')).mountContextPanel);
-  const renderMemory = lazyPanel(app, panel, close, renderPanel, async () => (await import('./memoryPanel')).mountMemoryPanel);
+  const renderContext = lazyPanel(app, panel, close, renderPanel, PANELS.context);
+  const renderMemory = lazyPanel(app, panel, close, renderPanel, PANELS.memory);
   app.on('panel', renderPanel);
   renderPanel();
 }
 
 type MountPanel = (app: App, root: HTMLElement, onClose: () => void) => () => void;
+
+const PANELS = {
+  context: async (): Promise<MountPanel> => (await import('./contextPanel')).mountContextPanel,
+  memory: async (): Promise<MountPanel> => (await import('./memoryPanel')).mountMemoryPanel,
+};
+
+/** Fetches the code of the panels and of Settings, once the window is idle: opening them is then
+ *  immediate, and works while Maru is away for a moment (a restart). A failure here is tried
+ *  again when the panel is opened. */
+export function preloadViews(): void {
+  for (const load of Object.values(PANELS)) load().catch(() => {});
+  preloadSettings();
+}
 
 /** A panel whose code is loaded when it is first shown: empty until then, then mounted and, if
  *  it is still the one open, drawn (`again` draws the open panel). */

@@ -149,11 +149,18 @@ export class MessageList {
     const texts = this.app.chat.shownMessages().filter((m) => m.role === 'assistant').map((m) => m.content);
     if (live?.text) texts.push(live.text);
     if (markdownReady(texts)) return true;
+    this.loadParts(texts);
+    return false;
+  }
+
+  /** Loads what `texts` need (after the load under way, if any), then draws the list and the
+   *  reply being written again: each asks again for what it still lacks. */
+  private loadParts(texts: string[]): void {
     this.loading ??= loadMarkdownFor(texts).then(() => {
       this.loading = null;
       this.render();
+      if (this.app.chat.currentLive()) this.renderLive();
     });
-    return false;
   }
 
   /** Draws the list as the state has it now (once what its replies need is loaded). */
@@ -405,10 +412,7 @@ export class MessageList {
       if (!current || !this.liveEl) return;
       // Math or code just began (or the renderer is not there yet): drawn again once it is.
       if (!markdownReady([current.text])) {
-        this.loading ??= loadMarkdownFor([current.text]).then(() => {
-          this.loading = null;
-          this.renderLive();
-        });
+        this.loadParts([current.text]);
         return;
       }
       const stick = this.nearBottom();

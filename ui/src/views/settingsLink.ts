@@ -20,3 +20,8 @@ export function openSettingsDialog(app: App, tab?: Tab): void {
     opening = false;
   });
 }
+
+/** Fetches the dialog's code ahead of its first opening (see `preloadViews`). */
+export function preloadSettings(): void {
+  import('./settingsDialog').catch(() => {});
+}

@@ -5,7 +5,7 @@
 import type { App } from '../app';
 import type { Session } from '../backend/types';
 import { h, icon, replaceChildren } from '../lib/dom';
-import { t } from '../lib/i18n';
+import { language, t } from '../lib/i18n';
 import { isMac } from '../lib/shortcuts';
 import type { ProjectEntry } from '../state/sessions';
 import { confirmDialog, promptDialog } from './dialog';
@@ -27,6 +27,7 @@ export function mountSidebar(app: App, root: HTMLElement): { focusSearch(): void
   // The search box stays put (a redraw must not take the focus from it); its results replace
   // the projects while there is a query.
   const search = mountSearch(app, () => render());
+  const rows: Rows = new WeakMap();
   root.replaceChildren(head, search.box, projects, search.results, foot);
   const render = () => {
     list.setAttribute('aria-label', t('projects'));
@@ -50,7 +51,7 @@ export function mountSidebar(app: App, root: HTMLElement): { focusSearch(): void
       list,
     );
     renderFoot();
-    replaceChildren(list, app.sessions.projects.map((e) => projectNode(app, e)));
+    replaceChildren(list, app.sessions.projects.map((e) => projectNode(app, e, rows)));
   };
   const renderFoot = () => {
     const pending = app.memory.pendingCount;
@@ -70,7 +71,21 @@ export function mountSidebar(app: App, root: HTMLElement): { focusSearch(): void
   return { focusSearch: () => search.focus() };
 }
 
-function projectNode(app: App, e: ProjectEntry): HTMLElement {
+/** The chats' rows this sidebar drew, by chat, with what they showed: the sidebar is drawn again
+ *  on every change to it, and a row is built anew only when its chat or what it shows changed
+ *  (thousands of chats would otherwise be built again each time a page of them arrives). */
+type Rows = WeakMap<Session, { key: string; el: HTMLElement }>;
+
+function sessionRow(app: App, s: Session, rows: Rows): HTMLElement {
+  const key = [app.chat.session?.id === s.id, app.chat.live.has(s.id), app.sessions.writing.has(s.id), language()].join();
+  const kept = rows.get(s);
+  if (kept?.key === key) return kept.el;
+  const el = sessionNode(app, s);
+  rows.set(s, { key, el });
+  return el;
+}
+
+function projectNode(app: App, e: ProjectEntry, rows: Rows): HTMLElement {
   const p = e.project;
   const name = app.sessions.projectName(p);
   const current = app.chat.currentProject()?.id === p.id;
@@ -131,7 +146,7 @@ function projectNode(app: App, e: ProjectEntry): HTMLElement {
 
   const body = e.expanded
     ? h('ul', { class: 'session-list' },
-        e.sessions.map((s) => sessionNode(app, s)),
+        e.sessions.map((s) => sessionRow(app, s, rows)),
         e.loaded && e.sessions.length === 0 ? h('li', { class: 'empty-note' }, t('noChats')) : null,
         e.loading && !e.loaded ? h('li', { class: 'empty-note' }, t('loading')) : null,
         e.nextCursor
