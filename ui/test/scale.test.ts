@@ -37,7 +37,7 @@ function library() {
   }));
   const chats: Session[] = Array.from({ length: CHATS }, (_, i) => {
     const project = i % 3 === 0 ? 1 : 2 + (i % (PROJECTS - 1));
-    return { id: i + 1, project_id: project, title: `Chat ${i + 1} about ${['trips', 'taxes', 'code', '서울', 'math'][i % 5]}`, preset: null, model: null, connection_id: null, created_at: i, updated_at: i, imported_at: null };
+    return { id: i + 1, project_id: project, title: `Chat ${i + 1} about ${['trips', 'taxes', 'code', '서울', 'math'][i % 5]}`, preset: null, model: null, connection_id: null, created_at: i, updated_at: i, imported_at: null, temporary: false };
   });
   for (const p of projects) p.session_count = chats.filter((c) => c.project_id === p.id).length;
   return { projects, chats };
@@ -111,7 +111,7 @@ describe('a chat of 1,000 messages', () => {
 
   it('opens at its end, then goes up to its first message, with at most 200 in the page and every reply rendered', async () => {
     const PROJECT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, session_count: 1, created_at: 0, updated_at: 0 };
-    const SESSION: Session = { id: 5, project_id: 1, title: 'Long', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null };
+    const SESSION: Session = { id: 5, project_id: 1, title: 'Long', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null, temporary: false };
     // Replies with math, code or plain Markdown, as a long chat has them.
     const reply = (id: number) => [`The sum is $\\sum_{i=1}^{${id}} i$.`, `In code:\n\n\`\`\`python\nprint(${id})\n\`\`\``, `Plain **${id}**.`][id % 3];
     const stored: Message[] = Array.from({ length: 1000 }, (_, i) => {
