@@ -35,7 +35,8 @@ pub fn select<'a>(
     templates: &Templates,
 ) -> (Vec<&'a Offered>, Option<ToolSpec>) {
     let all: usize = own.iter().chain(servers.iter().map(|o| &o.spec)).map(tokens).sum();
-    if all <= budget {
+    // Nothing to search without a server's tools, however small the budget.
+    if all <= budget || servers.is_empty() {
         return (servers.iter().collect(), None);
     }
     let kept = servers.iter().filter(|o| used.contains(&o.spec.name) || found.contains(&o.spec.name)).collect();
@@ -134,6 +135,9 @@ mod tests {
         let templates = Templates::bundled();
         let (all, none) = select(&[], &servers[..3], 8_000, &BTreeSet::new(), &BTreeSet::new(), &templates);
         assert_eq!((all.len(), none.is_none()), (3, true), "a few tools fit: all are listed, no search tool");
+        let own = [offered("remember", &"keeps a fact ".repeat(2_000)).spec];
+        let (_, search) = select(&own, &[], 1_000, &BTreeSet::new(), &BTreeSet::new(), &templates);
+        assert!(search.is_none(), "without a server's tools there is nothing to search, however large Maru's own are");
         let used = BTreeSet::from(["big__tool_7".to_string()]);
         let found = BTreeSet::from(["big__tool_250".to_string()]);
         let (kept, search) = select(&[], &servers, 8_000, &used, &found, &templates);
