@@ -139,7 +139,7 @@ test('the desktop window: Default listed, a streamed reply, stop, move, tool cal
     assert.ok(live);
     await wd.click(await wd.waitFor('[data-testid=stop]'));
     await wd.waitFor('[data-testid=status-badge]', { text: 'Stopped', why: 'the reply is marked stopped' });
-    const sessionId = await wd.exec('return window.maru.session.id');
+    const sessionId = await wd.exec('return window.maru.chat.session.id');
     const page = await backend(`listMessages(${sessionId})`);
     const last = page.messages[0]; // newest first
     assert.equal(last.status, 'stopped', 'the core stored the reply as stopped');
@@ -148,8 +148,8 @@ test('the desktop window: Default listed, a streamed reply, stop, move, tool cal
 
   await t.test('the chat moves to another project from its menu', async () => {
     await backend('createProject({ name: "Trips" })');
-    await wd.exec('return window.maru.refreshProjects()');
-    const sessionId = await wd.exec('return window.maru.session.id');
+    await wd.exec('return window.maru.sessions.refreshProjects()');
+    const sessionId = await wd.exec('return window.maru.chat.session.id');
     const menu = await wd.waitFor(`[data-testid=session][data-session-id="${sessionId}"] [data-testid=session-menu]`);
     // The menu button shows on hover; a click through the page is what a pointer does.
     await wd.exec('arguments[0].click()', [wd.ref(menu)]);
@@ -176,7 +176,7 @@ test('the desktop window: Default listed, a streamed reply, stop, move, tool cal
   await t.test('a file the page saves (an export, a backup) lands in the Downloads folder', async () => {
     const downloads = process.env.MARU_TEST_DOWNLOADS;
     assert.ok(downloads, 'run.sh names the Downloads folder');
-    const session = await wd.exec('return window.maru.session.id');
+    const session = await wd.exec('return window.maru.chat.session.id');
     const menu = await wd.waitFor(`[data-testid=session][data-session-id="${session}"] [data-testid=session-menu]`);
     await wd.exec('arguments[0].click()', [wd.ref(menu)]);
     await wd.click(await wd.waitFor('[role=menuitem]', { text: 'Export as Markdown' }));
