@@ -6,7 +6,7 @@
 //! - the mean characters of a result, and p50/p99 of the search itself;
 //! - indexing speed (MB/s, from upload until every file is searchable);
 //! - the baselines (`retrieval_baselines.py`: BM25 from `bm25s` over whitespace tokens, over Kiwi
-//!   morphemes from `kiwipiepy` (Korean) or over Snowball stems from `PyStemmer` (English), the
+//!   morphemes from `kiwipiepy` and over MeCab-ko morphemes from `python-mecab-ko` (Korean) or over Snowball stems from `PyStemmer` (English), the
 //!   same paragraphs (for documentation, sections with their page's title and heading) taken
 //!   best first up to each question's character budget, which is Maru's own result length for
 //!   that question), and Maru / the best of them.
@@ -30,14 +30,14 @@
 //!
 //! Run with `make bench` or `cargo bench -p maru-tests --bench retrieval`. MARU_BENCH_QUESTIONS
 //! caps the questions of each half (all of them by default), MARU_BENCH_HALF=tuning measures
-//! only the tuning halves, MARU_BENCH_SET=korean|english|folder one set; MARU_KORQUAD names another
+//! only the tuning halves, MARU_BENCH_SET=korean|english|folder one set; MARU_BENCH_MISSES=<file>
+//! appends each question whose result lacks its answer (with the result) to a file; MARU_KORQUAD names another
 //! copy of KorQuAD; MARU_BENCH_PYTHON a Python with `bm25s`, `kiwipiepy` and `PyStemmer` (else
 //! the baselines get a virtual environment of their own under ~/.cache/maru/bench-venv).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use maru::store::attachments as table;
 use maru_tests::fake_openai::Reply;
 use maru_tests::server::with_fake_model;
 use serde_json::{json, Value};
@@ -75,11 +75,40 @@ fn main() {
     if set.as_deref().is_none_or(|s| s == "folder") {
         runtime.block_on(linked_folder());
     }
+    let embeddings = runtime.block_on(Embeddings::from_env());
     for mut half in halves.into_iter().filter(|h| only.as_deref().is_none_or(|o| h.name.contains(o))) {
         half.questions.truncate(cap);
-        let measured = runtime.block_on(measure(&half));
-        let baselines = baselines(&half, &measured.budgets);
-        report(&half, &measured, &baselines);
+        for measured in runtime.block_on(measure(&half, embeddings.as_ref())) {
+            let baselines = baselines(&half, &measured.budgets);
+            report(&half, &measured, &baselines);
+        }
+    }
+}
+
+/// An embeddings model for the hybrid pass (MARU_BENCH_EMBEDDINGS): `<base URL> <model>` of a
+/// running server, or `llama` for llama.cpp's server in embedding mode on the test model
+/// (LLAMA_SERVER, SMOLLM_GGUF: `eval "$(tests/real-server/setup.sh)"`), whose vectors exercise the
+/// path but are not meant to be good.
+struct Embeddings {
+    base_url: String,
+    model: String,
+    _server: Option<maru_tests::llama::LlamaServer>,
+}
+
+impl Embeddings {
+    async fn from_env() -> Option<Embeddings> {
+        let wanted = std::env::var("MARU_BENCH_EMBEDDINGS").ok()?;
+        if wanted == "llama" {
+            let server =
+                maru_tests::llama::LlamaServer::start_with(8192, &["--embeddings", "--pooling", "mean", "-ub", "2048", "-b", "2048"])
+                    .await
+                    .expect("MARU_BENCH_EMBEDDINGS=llama needs LLAMA_SERVER and SMOLLM_GGUF");
+            let models: Value = reqwest::get(format!("{}/models", server.base_url)).await.unwrap().json().await.unwrap();
+            let model = models["data"][0]["id"].as_str().unwrap().to_string();
+            return Some(Embeddings { base_url: server.base_url.clone(), model, _server: Some(server) });
+        }
+        let (base_url, model) = wanted.split_once(' ').expect("MARU_BENCH_EMBEDDINGS is `<base URL> <model>` or `llama`");
+        Some(Embeddings { base_url: base_url.into(), model: model.trim().into(), _server: None })
     }
 }
 
@@ -308,6 +337,8 @@ async fn linked_folder() {
 
 /// What Maru did on one half.
 struct Measured {
+    /// "by words", or "hybrid (<model>)".
+    ranking: String,
     questions: usize,
     answered: usize,
     mean_chars: f64,
@@ -317,7 +348,9 @@ struct Measured {
     budgets: Vec<usize>,
 }
 
-async fn measure(half: &Half) -> Measured {
+/// Maru on one half: by words, then (with an embeddings model) again once every passage is
+/// embedded, searching by words and meaning.
+async fn measure(half: &Half, embeddings: Option<&Embeddings>) -> Vec<Measured> {
     let (s, fake) = with_fake_model().await;
     // Only the search is measured: no facts are looked for after each turn.
     s.patch("/api/settings", json!({ "memory_mode": "off" })).await;
@@ -341,7 +374,37 @@ async fn measure(half: &Half) -> Measured {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let indexed_mb_s = bytes as f64 / 1e6 / started.elapsed().as_secs_f64();
+    let mut out = vec![ask(&s, &fake, project, half, "by words".into(), indexed_mb_s).await];
+    if let Some(e) = embeddings {
+        let (status, added) = s.post("/api/connections", json!({ "name": "embeddings", "base_url": e.base_url })).await;
+        assert!(status.is_success(), "adding the embeddings server: {added}");
+        let choice = json!({ "connection_id": added["id"], "model": e.model });
+        let (status, set) = s.patch("/api/settings", json!({ "embeddings": choice })).await;
+        assert!(status.is_success(), "choosing the embeddings model: {set}");
+        let started = Instant::now();
+        loop {
+            let (_, p) = s.get("/api/embeddings").await;
+            assert!(p["failure"].is_null(), "embedding failed: {p}");
+            if p["passages"].as_u64().is_some_and(|n| n > 0) && p["embedded"] == p["passages"] {
+                eprintln!("  {} passages embedded in {:.1} s", p["passages"], started.elapsed().as_secs_f64());
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        out.push(ask(&s, &fake, project, half, format!("hybrid ({})", e.model), indexed_mb_s).await);
+    }
+    out
+}
 
+/// Each question of the half through a turn in which the model searches with it.
+async fn ask(
+    s: &maru_tests::server::TestServer,
+    fake: &maru_tests::fake_openai::FakeOpenAi,
+    project: i64,
+    half: &Half,
+    ranking: String,
+    indexed_mb_s: f64,
+) -> Measured {
     let questions = &half.questions;
     let (mut answered, mut chars, mut search, mut budgets) = (0, 0usize, vec![], vec![]);
     for (i, q) in questions.iter().enumerate() {
@@ -354,19 +417,21 @@ async fn measure(half: &Half) -> Measured {
         let text = result.data["content"].as_str().unwrap_or_default().to_string();
         if q.answers.iter().any(|a| text.contains(a.as_str())) {
             answered += 1;
+        } else if let Ok(path) = std::env::var("MARU_BENCH_MISSES") {
+            // The questions whose result lacks the answer, to study (never the held-out half's).
+            let line = json!({ "question": q.text, "answers": q.answers, "result": text });
+            let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path).unwrap();
+            std::io::Write::write_all(&mut f, format!("{line}\n").as_bytes()).unwrap();
         }
         let n = text.chars().count();
         chars += n;
         budgets.push(n);
-        // The search alone, as the tool runs it (the turn around it is not search time).
-        let asked = q.text.clone();
-        let t = Instant::now();
-        s.app.store.read(move |c| table::search(c, &asked, session, project, None, 5)).await.unwrap();
-        search.push(t.elapsed());
+        search.push(search_time(s, &q.text, session, project).await);
         s.delete(&format!("/api/sessions/{session}")).await;
     }
     search.sort();
     Measured {
+        ranking,
         questions: questions.len(),
         answered,
         mean_chars: chars as f64 / questions.len().max(1) as f64,
@@ -374,6 +439,16 @@ async fn measure(half: &Half) -> Measured {
         indexed_mb_s,
         budgets,
     }
+}
+
+/// The search alone, as the tool runs it (the turn around it is not search time): by words, or
+/// (with an embeddings model) by words and meaning, the question embedded by the server.
+async fn search_time(s: &maru_tests::server::TestServer, query: &str, session: i64, project: i64) -> Duration {
+    let ctx = maru::app::ToolContext { session_id: session, project_id: project, message_id: None, store: s.app.store.clone() };
+    let args = json!({ "query": query, "limit": 5 }).to_string();
+    let t = Instant::now();
+    s.app.tools.run(ctx, "search_attachment", &args).await.expect("the search runs");
+    t.elapsed()
 }
 
 /// The baselines' answer-in-result rates at Maru's budgets: name → rate.
@@ -400,14 +475,17 @@ fn venv() -> String {
     let home = std::env::var("HOME").unwrap();
     let venv = Path::new(&home).join(".cache/maru/bench-venv");
     let python = venv.join("bin/python");
-    let ready = std::process::Command::new(&python).args(["-c", "import bm25s, kiwipiepy, Stemmer"]).status().is_ok_and(|s| s.success());
+    let ready =
+        std::process::Command::new(&python).args(["-c", "import bm25s, kiwipiepy, mecab, Stemmer"]).status().is_ok_and(|s| s.success());
     if !ready {
-        eprintln!("== the baselines' Python packages (bm25s, kiwipiepy, PyStemmer) into {}", venv.display());
+        eprintln!("== the baselines' Python packages (bm25s, kiwipiepy, python-mecab-ko, PyStemmer) into {}", venv.display());
         let made = std::process::Command::new("python3").arg("-m").arg("venv").arg(&venv).status().unwrap();
         assert!(made.success(), "python3 -m venv");
-        let pip =
-            std::process::Command::new(venv.join("bin/pip")).args(["install", "-q", "bm25s", "kiwipiepy", "PyStemmer"]).status().unwrap();
-        assert!(pip.success(), "pip install bm25s kiwipiepy PyStemmer");
+        let pip = std::process::Command::new(venv.join("bin/pip"))
+            .args(["install", "-q", "bm25s", "kiwipiepy", "python-mecab-ko", "PyStemmer"])
+            .status()
+            .unwrap();
+        assert!(pip.success(), "pip install bm25s kiwipiepy python-mecab-ko PyStemmer");
     }
     python.to_string_lossy().into_owned()
 }
@@ -415,7 +493,7 @@ fn venv() -> String {
 fn report(half: &Half, m: &Measured, baselines: &[(String, f64)]) {
     let pct = |d: &[Duration], p: f64| d.get(((d.len() as f64 * p) as usize).min(d.len().saturating_sub(1))).copied().unwrap_or_default();
     let rate = m.answered as f64 / m.questions.max(1) as f64;
-    println!("\n{}: {} questions", half.name, m.questions);
+    println!("\n{}: {} questions, {}", half.name, m.questions, m.ranking);
     println!(
         "  {:<45} answer in result {:>5.1}%   mean {:>5.0} chars   search p50 {:?} p99 {:?}   indexing {:.1} MB/s",
         "Maru search_attachment",
@@ -425,11 +503,18 @@ fn report(half: &Half, m: &Measured, baselines: &[(String, f64)]) {
         pct(&m.search, 0.99),
         m.indexed_mb_s
     );
-    for (name, r) in baselines {
-        println!("  {name:<45} answer in result {:>5.1}%", r * 100.0);
+    let rates = baselines.iter().filter(|(n, _)| !n.ends_with("MB/s"));
+    for (name, r) in rates.clone() {
+        let speed = baselines.iter().find(|(n, _)| *n == format!("{name}, analysis MB/s")).map(|(_, s)| *s);
+        let speed = speed.map(|s| format!("   analysis {s:.2} MB/s")).unwrap_or_default();
+        println!("  {name:<45} answer in result {:>5.1}%{speed}", r * 100.0);
     }
-    let best = baselines.iter().filter(|(n, _)| !n.contains("top-5")).map(|(_, r)| *r).fold(0.0, f64::max);
+    let best = rates.clone().filter(|(n, _)| !n.contains("top-5")).map(|(_, r)| *r).fold(0.0, f64::max);
+    let best_top5 = rates.filter(|(n, _)| n.contains("top-5")).map(|(_, r)| *r).fold(0.0, f64::max);
     if best > 0.0 {
         println!("  Maru / best baseline at the same budget: {:.3}", rate / best);
+        // Maru's result is its top five passages; the baselines' five best paragraphs whole may
+        // be longer than Maru's result.
+        println!("  Maru / best baseline's top-5 paragraphs whole: {:.3}", rate / best_top5);
     }
 }

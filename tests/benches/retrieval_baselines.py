@@ -2,6 +2,11 @@
 
 Usage: retrieval_baselines.py HALF_JSON
 
+The Korean morpheme analysers are the two candidates for Maru's own analysis that ship their
+dictionaries through a package registry (Kiwi: `kiwipiepy` with `kiwipiepy_model`, 105 MB;
+MeCab-ko: `python-mecab-ko` with `python-mecab-ko-dic`, 108 MB). Each analysis is also timed over
+the half's text (MB/s on one core), the figure its indexing would start from.
+
 HALF_JSON holds `paragraphs` (the half's text, a paragraph each), `questions` (each with its
 `question` and `answers`, in the order retrieval.rs asked them), `budgets` (Maru's result length
 for each question) and `analysis` ("kiwi" for Korean, "stem" for English). For each question,
@@ -13,6 +18,7 @@ whole, whatever their length. Prints one JSON object: name -> share of questions
 import json
 import re
 import sys
+import time
 
 import bm25s
 
@@ -27,6 +33,10 @@ def analyses(kind):
 
         kiwi = Kiwi()
         out.append(("BM25, Kiwi morphemes", lambda text: [t.form.lower() for t in kiwi.tokenize(text)]))
+        import mecab
+
+        mecab_ko = mecab.MeCab()
+        out.append(("BM25, MeCab-ko morphemes", lambda text: [m.lower() for m in mecab_ko.morphs(text)]))
     elif kind == "stem":
         import Stemmer
 
@@ -43,7 +53,10 @@ def main():
     out = {}
     for name, tokenize in analyses(half["analysis"]):
         retriever = bm25s.BM25()
-        retriever.index([tokenize(p) for p in paragraphs], show_progress=False)
+        started = time.perf_counter()
+        tokens = [tokenize(p) for p in paragraphs]
+        seconds = time.perf_counter() - started
+        retriever.index(tokens, show_progress=False)
         within, top5 = 0, 0
         for q, budget in zip(questions, budgets):
             answers = q["answers"]
@@ -63,6 +76,8 @@ def main():
         n = max(len(questions), 1)
         out[name] = within / n
         out[name + ", top-5 paragraphs whole"] = top5 / n
+        megabytes = sum(len(p.encode("utf-8")) for p in paragraphs) / 1e6
+        out[name + ", analysis MB/s"] = megabytes / max(seconds, 1e-9)
     print(json.dumps(out))
 
 

@@ -401,3 +401,43 @@ async fn the_plan_counts_as_the_real_server_does_in_english_and_korean() {
         );
     }
 }
+
+/// Hybrid search end to end against llama.cpp's own `/v1/embeddings`: a second llama-server in
+/// embedding mode (`--embeddings`, as a user runs one beside the chat model) added as a server
+/// and chosen as the embeddings model. SmolLM2's vectors are not meant to be good: this checks
+/// the path (batches of the file's passages embedded and stored, the question embedded, the
+/// outcome saying meaning was used), not the ranking, which the fake server's tests pin down.
+#[tokio::test]
+#[ignore = "needs llama-server: run through make test"]
+async fn a_real_embeddings_server_embeds_the_files_and_search_uses_it() {
+    let embedder = LlamaServer::start_with(2048, &["--embeddings", "--pooling", "mean"]).await.expect("set LLAMA_SERVER and SMOLLM_GGUF");
+    let s = TestServer::start().await;
+    let (status, added) = s.post("/api/connections", json!({ "name": "embeddings", "base_url": embedder.base_url })).await;
+    assert!(status.is_success(), "the embeddings server is added like any other: {added}");
+    let connection = added["id"].as_i64().unwrap();
+    let (_, models) = s.get(&format!("/api/models?connection_id={connection}")).await;
+    let model = models[0]["id"].as_str().unwrap_or_else(|| panic!("llama.cpp lists its model: {models}")).to_string();
+    let (status, set) = s.patch("/api/settings", json!({ "embeddings": { "connection_id": connection, "model": model } })).await;
+    assert!(status.is_success(), "choosing the embeddings model: {set}");
+
+    let session = s.session(None, "").await;
+    let notes: String = (1..=12).map(|n| format!("## Note {n}\n\nThe budget meeting number {n} moved to room {}.\n\n", n + 100)).collect();
+    let file = s.attach_indexed(session, "notes.md", &notes).await;
+    assert_eq!(file["status"], "ready", "{file}");
+    let mut progress = json!(null);
+    for _ in 0..600 {
+        progress = s.get("/api/embeddings").await.1;
+        if progress["passages"].as_u64().is_some_and(|n| n > 0) && progress["embedded"] == progress["passages"] {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(progress["embedded"], progress["passages"], "every passage of the file is embedded by the real server: {progress}");
+    assert!(progress["failure"].is_null(), "no batch failed: {progress}");
+
+    let ctx = maru::app::ToolContext { session_id: session, project_id: 1, message_id: None, store: s.app.store.clone() };
+    let found = s.app.tools.run(ctx, "search_attachment", r#"{"query": "where is the budget meeting"}"#).await.expect("the tool runs");
+    assert!(found.text.contains("notes.md") && found.text.contains("budget meeting"), "the search finds the notes: {}", found.text);
+    let did = serde_json::to_value(&found.did).unwrap();
+    assert_eq!(did["ranking"]["meaning"]["status"], "used", "the real server's vectors took part in the ranking: {did}");
+}

@@ -2,6 +2,8 @@
 //! sha256) and the passages of their text with the search index. The files themselves live in
 //! the data folder's `blobs/` (see `attachments::blobs`); these tables say what exists.
 
+use std::time::Duration;
+
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
@@ -357,7 +359,20 @@ pub fn images_in_scope(conn: &Connection, ids: &[i64], session_id: i64, project_
 /// taken first (a bounded sort inside FTS5) and filtered by scope, and only when that leaves too
 /// few is the whole match list filtered.
 pub fn search(conn: &Connection, asked: &str, session_id: i64, project_id: i64, file: Option<&str>, limit: usize) -> Result<Found> {
-    let deadline = std::time::Instant::now() + super::SEARCH_BUDGET;
+    search_within(conn, asked, (session_id, project_id), file, limit, super::SEARCH_BUDGET)
+}
+
+/// [`search`] within `budget`.
+pub(crate) fn search_within(
+    conn: &Connection,
+    asked: &str,
+    scope: (i64, i64),
+    file: Option<&str>,
+    limit: usize,
+    budget: Duration,
+) -> Result<Found> {
+    let (session_id, project_id) = scope;
+    let deadline = std::time::Instant::now() + budget;
     let mut found = Found { hits: vec![], unranked: false };
     for query in [analysis::query_all(asked), analysis::query(asked)].into_iter().flatten() {
         for candidates in [(limit * 40).max(200) as i64, -1] {
@@ -370,11 +385,38 @@ pub fn search(conn: &Connection, asked: &str, session_id: i64, project_id: i64, 
                 }
             }
             if found.hits.len() >= limit || std::time::Instant::now() >= deadline {
-                return Ok(found);
+                return Ok(never_nothing(conn, found, asked, session_id, project_id, file, limit));
             }
         }
     }
     Ok(found)
+}
+
+/// A search whose budget ran out before it found anything (every word required took it all, on a
+/// busy machine) still gives the first passages with any of the words, unranked and said so: it
+/// never answers "no passage matches" while the words are there. Bounded without a deadline: the
+/// index yields its first matches and stops at the candidates' limit.
+fn never_nothing(
+    conn: &Connection,
+    found: Found,
+    asked: &str,
+    session_id: i64,
+    project_id: i64,
+    file: Option<&str>,
+    limit: usize,
+) -> Found {
+    if !found.hits.is_empty() {
+        return found;
+    }
+    let Some(query) = analysis::query(asked) else { return found };
+    let candidates = (limit * 40).max(200) as i64;
+    match search_among(conn, &query, session_id, project_id, file, limit, candidates, false) {
+        Ok(hits) => Found { unranked: !hits.is_empty(), hits },
+        Err(e) => {
+            tracing::warn!("the search's last try failed: {e}");
+            found
+        }
+    }
 }
 
 /// What a search found.

@@ -827,3 +827,37 @@ fn a_search_past_its_ranking_budget_says_its_matches_are_unranked() {
     let (found, ranked) = super::ranked_or_said(&conn, deadline, |_| conn.query_row("SELECT 3", [], |r| r.get::<_, i64>(0))).unwrap();
     assert_eq!((found, ranked), (3, true), "a ranking within its budget is said to be ranked");
 }
+
+#[test]
+fn a_search_out_of_time_still_gives_passages_with_the_words() {
+    use super::attachments::{self, NewAttachment, NewPassage};
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    let sid = session(&store, None);
+    let text = "노아의 방주는 고페르나무로 만들었다.";
+    let terms = maru_retrieval::analysis::index_terms(text);
+    let found = store
+        .with(|c| {
+            let new = NewAttachment {
+                sha256: "ab",
+                session_id: Some(sid),
+                project_id: None,
+                name: "노아의_방주.md",
+                kind: maru_types::attachments::Kind::Markdown,
+                mime: "text/markdown",
+                size: text.len() as i64,
+                folder_path: None,
+            };
+            attachments::put_blob(c, "ab", text.len() as i64)?;
+            attachments::insert(c, &new)?;
+            let run = attachments::begin_indexing(c, "ab")?.unwrap();
+            let passage = NewPassage { page: None, line_start: 1, line_end: 1, heading: None, text, terms: &terms };
+            attachments::add_passages(c, "ab", run, 0, &[passage])?;
+            attachments::finish_indexing(c, "ab", run, None, None)?;
+            // No time at all: on a busy machine the search's budget can be gone before it starts.
+            attachments::search_within(c, "노아의 방주를 만든 재질은?", (sid, 1), None, 5, std::time::Duration::ZERO)
+        })
+        .unwrap();
+    assert_eq!(found.hits.len(), 1, "a search out of time never says nothing matches while the words are there");
+    assert!(found.unranked, "and it says its passages are unranked, so the model is told");
+}
