@@ -82,7 +82,7 @@ pub fn sweep_spools(data_dir: &Path) {
 pub fn write(store: &Store, data_dir: &Path, out: File) -> Result<Manifest> {
     let (snapshot, _) = Spool::create(data_dir, "backup-db")?;
     store.snapshot(snapshot.path())?;
-    let (shas, schema_version) = forget_secrets(snapshot.path())?;
+    let (shas, schema_version) = crate::store::backups::forget_secrets(snapshot.path())?;
 
     let mut zip = zip::ZipWriter::new(out);
     let opts = zip_options();
@@ -117,22 +117,6 @@ pub fn write(store: &Store, data_dir: &Path, out: File) -> Result<Manifest> {
     zip.write_all(&serde_json::to_vec_pretty(&manifest).map_err(anyhow::Error::from)?).context("zipping backup.json")?;
     zip.finish().map_err(anyhow::Error::from)?.flush().context("writing the backup")?;
     Ok(manifest)
-}
-
-/// Removes the API keys from the snapshot (for good: `secure_delete` overwrites it, and the
-/// vacuum leaves no free page behind) and returns the stored files it links and its schema.
-fn forget_secrets(snapshot: &Path) -> Result<(Vec<String>, i64)> {
-    let conn = rusqlite::Connection::open(snapshot)?;
-    conn.pragma_update(None, "secure_delete", "ON")?;
-    // The model servers' keys (before migration 0021, the setting).
-    conn.execute("DELETE FROM settings WHERE key = 'api_key'", [])?;
-    crate::store::connections::forget_secrets(&conn)?;
-    // Tool servers come back turned off, their variables' and headers' values emptied.
-    crate::store::tool_servers::forget_secrets(&conn)?;
-    conn.execute_batch("VACUUM")?;
-    let shas = conn.prepare("SELECT sha256 FROM blobs ORDER BY sha256")?.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
-    let version = conn.query_row("SELECT coalesce(max(version), 0) FROM schema_migrations", [], |r| r.get(0)).unwrap_or(0);
-    Ok((shas, version))
 }
 
 /// Adds the files under `dir` as `prefix/...` (nothing when it does not exist).
@@ -408,28 +392,19 @@ fn unpack(zip: &mut zip::ZipArchive<File>, names: &[(usize, PathBuf, u64)], data
 }
 
 fn check_restored(data_dir: &Path, manifest: &Manifest) -> Result<Restored> {
-    let db = data_dir.join("maru.db");
-    let conn = rusqlite::Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-    let check: String = conn
-        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
-        .map_err(|e| Error::invalid(Code::BackupDamaged, format!("the database in the backup cannot be read: {e}")))?;
-    if check != "ok" {
-        return Err(Error::invalid(Code::BackupDamaged, format!("the database in the backup is damaged: {check}")));
-    }
-    let count = |table: &str| conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get::<_, i64>(0));
-    let restored = Restored {
+    let counts = crate::store::backups::check_and_count(&data_dir.join("maru.db"))
+        .map_err(|why| Error::invalid(Code::BackupDamaged, format!("the database in the backup: {why}")))?;
+    Ok(Restored {
         data_dir: data_dir.to_path_buf(),
         created_at: manifest.created_at,
-        projects: count("projects")?,
-        sessions: count("sessions")?,
-        messages: count("messages")?,
-        memories: count("memories")?,
-        // A backup older than tool servers has none.
-        tool_servers: count("tool_servers").unwrap_or(0),
+        projects: counts.projects,
+        sessions: counts.sessions,
+        messages: counts.messages,
+        memories: counts.memories,
+        tool_servers: counts.tool_servers,
         files: count_files(&data_dir.join("blobs")),
         prompts: count_files(&data_dir.join("prompts")),
-    };
-    Ok(restored)
+    })
 }
 
 fn count_files(dir: &Path) -> usize {

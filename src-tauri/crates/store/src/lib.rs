@@ -14,6 +14,7 @@
 use maru_error as error;
 
 pub mod attachments;
+pub mod backups;
 pub mod changes;
 pub mod connections;
 pub mod exports;
