@@ -24,8 +24,8 @@ describe('reasons the server gives, in the UI’s language', () => {
 
   it('a file’s text cut at the limit: counts grouped, the page only when sent, in both languages', () => {
     const server = 'only the first 10000000 characters of its text were indexed (up to page 812); the rest cannot be searched (the limit is a setting: attachment_text_max_chars)';
-    const pdf = { code: 'text_cut', params: { chars: '10000000', max: '10000000', page: '812' } };
-    const text = { code: 'text_cut', params: { chars: '9999998', max: '10000000' } };
+    const pdf = { code: 'text_cut' as const, params: { chars: '10000000', max: '10000000', page: '812' } };
+    const text = { code: 'text_cut' as const, params: { chars: '9999998', max: '10000000' } };
     setLanguage('ko');
     expect(reasonText(pdf, server)).toBe('텍스트의 앞 10,000,000자만 색인했습니다 (812쪽까지). 나머지는 검색되지 않습니다. 설정에서 한도를 늘리세요');
     expect(reasonText(text, server)).toBe('텍스트의 앞 9,999,998자만 색인했습니다. 나머지는 검색되지 않습니다. 설정에서 한도를 늘리세요');
@@ -38,7 +38,7 @@ describe('reasons the server gives, in the UI’s language', () => {
 
   it('an unknown code (a newer server) or none (an old snapshot) falls back to the English', () => {
     setLanguage('ko');
-    expect(reasonText({ code: 'something_new', params: {} }, 'something new')).toBe('something new');
+    expect(reasonText({ code: 'unknown', params: {} }, 'something new'), 'a code this version does not know arrives as unknown').toBe('something new');
     expect(reasonText(null, 'old note')).toBe('old note');
     expect(reasonsText(null, 'first request of this session')).toBe('first request of this session');
   });

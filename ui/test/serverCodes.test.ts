@@ -1,9 +1,8 @@
-// Error codes are one Rust list each (`Code`, `UpstreamCode`, generated into
-// `src/backend/generated/`), and `lib/errors.ts` is checked against them by the TypeScript
-// compiler: a code without words fails the build. What the compiler cannot see is read here from
-// the Rust sources: the reasons (file notes, the context inspector's causes), which are still
-// written as strings, and the params each place that raises a code sends with it (`.with("…")`),
-// which a Korean sentence with `{name}` in it needs.
+// Error and reason codes are one Rust list each (`Code`, `UpstreamCode`, `ReasonCode`, generated
+// into `src/backend/generated/`), and `lib/errors.ts` and `lib/reasons.ts` are checked against them
+// by the TypeScript compiler: a code without words fails the build. What the compiler cannot see is
+// read here from the Rust sources: the params each place that raises a code sends with it
+// (`.with("…")`), which a Korean sentence with `{name}` in it needs.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -27,21 +26,6 @@ const sources = roots.flatMap(([root, prefix]) =>
   rustFiles(root).map((file) => ({ file: path.join(prefix, path.relative(root, file)), text: fs.readFileSync(file, 'utf8') })),
 );
 
-function codes(patterns: RegExp[], only?: (file: string) => boolean): Map<string, string> {
-  const found = new Map<string, string>();
-  for (const { file, text } of sources) {
-    if (only && !only(file)) continue;
-    for (const re of patterns) for (const m of text.matchAll(re)) found.set(m[1], file);
-  }
-  return found;
-}
-
-/** Reasons (context inspector, file notes). */
-const reasonCodes = () => codes([
-  /\b(?:Reason|Note|Absent)::new\(\s*"([a-z_]+)"/g,
-  /\bof\(\s*"([a-z_]+)"\)/g, // prompt::changes: a section's change
-  /\bBudget\(\s*"([a-z_]+)"/g, // prompt::budget: which budget cut
-]);
 
 /** The index of the `)` that closes the `(` at `open`, skipping string literals. */
 function closing(text: string, open: number): number {
@@ -56,19 +40,8 @@ function closing(text: string, open: number): number {
   return text.length;
 }
 
-const missing = (found: Map<string, string>, table: Readonly<Record<string, { en: string; ko: string }>>) =>
-  [...found].filter(([code]) => !table[code]?.ko).map(([code, file]) => `${code} (${file})`);
 
 describe('every code the server sends has Korean words', () => {
-  it('finds the reasons in the Rust sources (the patterns still match)', () => {
-    const reasons = reasonCodes();
-    for (const code of ['no_custom_instructions', 'section_budget', 'moved_to_project', 'pdf_timeout', 'unread_pages', 'text_cut']) expect(reasons.has(code), code).toBe(true);
-  });
-
-  it('reasons: a sentence for each in reasons.ts', () => {
-    expect(missing(reasonCodes(), REASONS), 'add them to ui/src/lib/reasons.ts').toEqual([]);
-  });
-
   it('the names a Korean sentence puts in are the ones the server sends with its code', () => {
     // Each `invalid(Code::Name, …)` / `conflict(Code::Name, …)` and the `.with("name", …)` calls
     // chained on it.

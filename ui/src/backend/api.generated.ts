@@ -1824,11 +1824,17 @@ export interface components {
          *     The English sentence travels beside it in the field it explains.
          */
         Reason: {
-            code: string;
+            code: components["schemas"]["ReasonCode"];
             params: {
                 [key: string]: string;
             };
         };
+        /**
+         * @description Every [`Reason`]'s code: the UI has a sentence for each in each language, and the generated
+         *     type makes it say so.
+         * @enum {string}
+         */
+        ReasonCode: "attachments_changed" | "base_changed" | "base_template_changed" | "custom_instructions_added" | "custom_instructions_edited" | "custom_instructions_removed" | "date_and_memory_changed" | "date_changed" | "default_project" | "first_request" | "html_unreadable" | "image_no_text" | "image_unreadable" | "memory_changed" | "moved_to_project" | "no_attachments" | "no_custom_instructions" | "no_project_instructions" | "no_text" | "no_text_in_pages" | "no_visible_change" | "not_utf8" | "pdf_no_pages" | "pdf_reader_failed" | "pdf_timeout" | "pdf_unreadable" | "project_instructions_edited" | "section_budget" | "stored_file_unreadable" | "text_cut" | "total_budget" | "unread_pages" | "unknown";
         ReplyFigures: {
             /**
              * Format: double

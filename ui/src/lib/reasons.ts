@@ -5,7 +5,7 @@
 // newer server) falls back to the English sentence. A few codes (`ownEnglish`) use the UI's English
 // too, where the server's sentence names a setting by its key rather than where to change it.
 
-import type { Reason } from '../backend/types';
+import type { Reason, ReasonCode } from '../backend/types';
 import { language } from './i18n';
 
 /** One code's sentences; `{name}` is filled from the reason's params, and a `[…]` part is kept
@@ -22,7 +22,9 @@ const COUNTS = new Set(['chars', 'max']);
 
 const CIRCLED = ['', '①', '②', '③', '④', '⑤'];
 
-export const REASONS: Readonly<Record<string, ReasonWords>> = {
+/** A sentence for every code the server sends (the generated `ReasonCode` makes a missing one a
+ *  build error); `unknown`, a code from a newer version, shows the server's English. */
+export const REASONS: Readonly<Record<Exclude<ReasonCode, 'unknown'>, ReasonWords>> = {
   // Why a section is not in the prompt.
   no_custom_instructions: { en: 'no custom instructions are set', ko: '사용자 지침이 없습니다' },
   default_project: { en: 'the session is in the Default project', ko: '이 대화는 기본 프로젝트에 있습니다' },
@@ -68,7 +70,7 @@ export const REASONS: Readonly<Record<string, ReasonWords>> = {
 /** `english` (the server's sentence) in English; otherwise the sentence for `reason`'s code. */
 export function reasonText(reason: Reason | null | undefined, english: string): string {
   const lang = language();
-  const words = reason ? REASONS[reason.code] : undefined;
+  const words = reason && reason.code !== 'unknown' ? REASONS[reason.code] : undefined;
   if (!reason || !words || (lang === 'en' && !words.ownEnglish)) return english;
   const p = reason.params ?? {};
   const filled = fill(lang === 'en' ? words.en : words.ko, p, lang);
@@ -104,7 +106,7 @@ function fill(sentence: string, p: Record<string, string>, lang: string): string
 
 /** Several reasons (a prompt's changes) as one line, or `english` when there are none to word. */
 export function reasonsText(reasons: Reason[] | null | undefined, english: string): string {
-  if (language() === 'en' || !reasons?.length || reasons.some((r) => !REASONS[r.code])) return english;
+  if (language() === 'en' || !reasons?.length || reasons.some((r) => r.code === 'unknown')) return english;
   const worded = reasons.map((r) => reasonText(r, ''));
   return worded.some((w) => !w) ? english : worded.join('; ');
 }

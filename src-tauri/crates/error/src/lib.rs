@@ -211,19 +211,61 @@ pub enum Error {
 /// types the API documents: the document would name an alias's schema after `BTreeMap`.)
 pub type Params = std::collections::BTreeMap<String, String>;
 
+/// Every [`Reason`]'s code: the UI has a sentence for each in each language, and the generated
+/// type makes it say so.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ReasonCode {
+    AttachmentsChanged,
+    BaseChanged,
+    BaseTemplateChanged,
+    CustomInstructionsAdded,
+    CustomInstructionsEdited,
+    CustomInstructionsRemoved,
+    DateAndMemoryChanged,
+    DateChanged,
+    DefaultProject,
+    FirstRequest,
+    HtmlUnreadable,
+    ImageNoText,
+    ImageUnreadable,
+    MemoryChanged,
+    MovedToProject,
+    NoAttachments,
+    NoCustomInstructions,
+    NoProjectInstructions,
+    NoText,
+    NoTextInPages,
+    NoVisibleChange,
+    NotUtf8,
+    PdfNoPages,
+    PdfReaderFailed,
+    PdfTimeout,
+    PdfUnreadable,
+    ProjectInstructionsEdited,
+    SectionBudget,
+    StoredFileUnreadable,
+    TextCut,
+    TotalBudget,
+    UnreadPages,
+    /// A code this version does not know (written by a newer one): its English sentence shows.
+    #[serde(other)]
+    Unknown,
+}
+
 /// Why something is as it is (a section left out, a cut, a changed prompt, a file that could not
 /// be read), for the UI to say in its language: a stable `code` and the values its sentence needs.
 /// The English sentence travels beside it in the field it explains.
 #[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, Eq, utoipa::ToSchema)]
 pub struct Reason {
-    pub code: String,
+    pub code: ReasonCode,
     #[serde(default)]
     pub params: std::collections::BTreeMap<String, String>,
 }
 
 impl Reason {
-    pub fn new(code: &str) -> Reason {
-        Reason { code: code.into(), params: Default::default() }
+    pub fn new(code: ReasonCode) -> Reason {
+        Reason { code, params: Default::default() }
     }
 
     pub fn with(mut self, name: &str, value: impl ToString) -> Reason {

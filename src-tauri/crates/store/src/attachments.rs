@@ -8,7 +8,7 @@ use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
 use super::{found, now_ms};
-use crate::error::{Code, Error, Reason, Result};
+use crate::error::{Code, Error, Reason, ReasonCode, Result};
 use maru_retrieval::analysis;
 
 pub use maru_types::attachments::*;
@@ -21,7 +21,7 @@ pub struct Note {
 }
 
 impl Note {
-    pub fn new(code: &str, text: impl Into<String>) -> Note {
+    pub fn new(code: ReasonCode, text: impl Into<String>) -> Note {
         Note { reason: Reason::new(code), text: text.into() }
     }
 }

@@ -74,6 +74,7 @@ export type ProjectPatch = components['schemas']['ProjectPatch'];
 export type ProjectZip = components['schemas']['ProjectZip'];
 export type RankingStep = components['schemas']['RankingStep'];
 export type Reason = components['schemas']['Reason'];
+export type ReasonCode = components['schemas']['ReasonCode'];
 export type ReplyFigures = components['schemas']['ReplyFigures'];
 export type RestoredBackup = components['schemas']['RestoredBackup'];
 export type Role = components['schemas']['Role'];

@@ -10,6 +10,7 @@
 //! benchmark binaries read PDFs in a thread instead: a panic still fails the file alone, but a
 //! runaway parse is only abandoned, not killed.
 
+use crate::error::ReasonCode;
 use std::io::Read as _;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,13 +27,13 @@ pub use crate::store::attachments::Note;
 fn pdf_timeout() -> Note {
     let secs = PDF_TIME_LIMIT.as_secs();
     Note {
-        reason: Reason::new("pdf_timeout").with("seconds", secs),
+        reason: Reason::new(ReasonCode::PdfTimeout).with("seconds", secs),
         text: format!("reading the PDF took longer than {secs} s; it was given up"),
     }
 }
 
 fn pdf_reader_failed() -> Note {
-    Note::new("pdf_reader_failed", "the PDF reader failed on this file (it may be damaged)")
+    Note::new(ReasonCode::PdfReaderFailed, "the PDF reader failed on this file (it may be damaged)")
 }
 
 /// How long a PDF may take before it is given up on.
@@ -173,14 +174,14 @@ impl PdfReader {
 /// note for the user: why no text could be read. A closed receiver stops the reading early.
 pub async fn read(kind: Kind, path: PathBuf, pdf: &PdfReader, max_chars: usize, pieces: mpsc::Sender<Piece>) -> Result<Outcome, Note> {
     match kind {
-        Kind::Image => Err(Note::new("image_no_text", "images are sent to models that can see them; they have no text to search")),
+        Kind::Image => Err(Note::new(ReasonCode::ImageNoText, "images are sent to models that can see them; they have no text to search")),
         Kind::Pdf => {
             let read = match pdf {
                 PdfReader::Child(program) => pdf_in_child(program, &path, max_chars, &pieces).await?,
                 PdfReader::InThread => pdf_in_thread(&path, max_chars, &pieces).await?,
             };
             match read.pages {
-                Some(0) | None => Err(Note::new("pdf_no_pages", "the PDF has no pages Maru can read (it may be damaged)")),
+                Some(0) | None => Err(Note::new(ReasonCode::PdfNoPages, "the PDF has no pages Maru can read (it may be damaged)")),
                 Some(_) => Ok(read),
             }
         }
@@ -188,7 +189,7 @@ pub async fn read(kind: Kind, path: PathBuf, pdf: &PdfReader, max_chars: usize, 
             let bytes = tokio::fs::read(&path).await.map_err(unreadable)?;
             tokio::task::spawn_blocking(move || {
                 let text = html2text::from_read(&bytes[..], 100)
-                    .map_err(|e| Note::new("html_unreadable", format!("the HTML could not be read: {e}")))?;
+                    .map_err(|e| Note::new(ReasonCode::HtmlUnreadable, format!("the HTML could not be read: {e}")))?;
                 drop(bytes);
                 let mut p = Pieces::new(max_chars);
                 p.push(&text);
@@ -201,16 +202,16 @@ pub async fn read(kind: Kind, path: PathBuf, pdf: &PdfReader, max_chars: usize, 
                 Ok(Outcome { cut: p.cut.then_some((p.kept, None)), ..Outcome::default() })
             })
             .await
-            .map_err(|e| Note::new("html_unreadable", format!("reading the HTML failed: {e}")))?
+            .map_err(|e| Note::new(ReasonCode::HtmlUnreadable, format!("reading the HTML failed: {e}")))?
         }
         _ => tokio::task::spawn_blocking(move || text_file(&path, max_chars, &pieces))
             .await
-            .map_err(|e| Note::new("stored_file_unreadable", format!("reading the file failed: {e}")))?,
+            .map_err(|e| Note::new(ReasonCode::StoredFileUnreadable, format!("reading the file failed: {e}")))?,
     }
 }
 
 fn unreadable(e: std::io::Error) -> Note {
-    Note::new("stored_file_unreadable", format!("the stored file cannot be read: {e}"))
+    Note::new(ReasonCode::StoredFileUnreadable, format!("the stored file cannot be read: {e}"))
 }
 
 /// A UTF-8 text file, a block at a time: memory stays at a few pieces whatever its size.
@@ -229,7 +230,7 @@ fn text_file(path: &std::path::Path, max_chars: usize, pieces: &mpsc::Sender<Pie
         let valid = match std::str::from_utf8(&pending) {
             Ok(_) => pending.len(),
             Err(e) if e.error_len().is_none() => e.valid_up_to(),
-            Err(_) => return Err(Note::new("not_utf8", "the file is not UTF-8 text")),
+            Err(_) => return Err(Note::new(ReasonCode::NotUtf8, "the file is not UTF-8 text")),
         };
         let more = p.push(std::str::from_utf8(&pending[..valid]).expect("checked above"));
         pending.drain(..valid);
@@ -243,7 +244,7 @@ fn text_file(path: &std::path::Path, max_chars: usize, pieces: &mpsc::Sender<Pie
         }
     }
     if !pending.is_empty() && !p.cut {
-        return Err(Note::new("not_utf8", "the file is not UTF-8 text"));
+        return Err(Note::new(ReasonCode::NotUtf8, "the file is not UTF-8 text"));
     }
     p.flush();
     for piece in p.take() {
@@ -291,7 +292,7 @@ async fn pdf_in_thread(path: &std::path::Path, max_chars: usize, pieces: &mpsc::
     let (pages, cut) = match tokio::time::timeout(PDF_TIME_LIMIT, rx).await {
         Err(_) => return Err(pdf_timeout()),
         Ok(Err(_)) | Ok(Ok(Err(_))) => return Err(pdf_reader_failed()),
-        Ok(Ok(Ok(pages))) => pages.map_err(|text| Note::new("pdf_unreadable", text))?,
+        Ok(Ok(Ok(pages))) => pages.map_err(|text| Note::new(ReasonCode::PdfUnreadable, text))?,
     };
     let mut sink = PageSink::new(max_chars);
     for page in &pages {
@@ -417,7 +418,7 @@ async fn pdf_in_child(
             Ok(())
         });
     }
-    let mut child = cmd.spawn().map_err(|e| Note::new("pdf_reader_failed", format!("the PDF reader could not start: {e}")))?;
+    let mut child = cmd.spawn().map_err(|e| Note::new(ReasonCode::PdfReaderFailed, format!("the PDF reader could not start: {e}")))?;
     let stdout = child.stdout.take().expect("stdout is piped");
     let work = async {
         // A line is one page, at most the whole limit in UTF-8 plus its JSON escapes.
@@ -445,7 +446,7 @@ async fn pdf_in_child(
                     }
                 }
                 serde_json::Value::Object(end) => match end.get("error").and_then(|e| e.as_str()) {
-                    Some(e) => return Err(Note::new("pdf_unreadable", e.to_string())),
+                    Some(e) => return Err(Note::new(ReasonCode::PdfUnreadable, e.to_string())),
                     None => {
                         if let Some(total) = end.get("done").and_then(|d| d.as_i64()) {
                             sink.read.pages = Some(total);
@@ -476,17 +477,17 @@ pub const THUMBNAIL_PX: u32 = 256;
 pub fn thumbnail(bytes: &[u8]) -> Result<Vec<u8>, Note> {
     let mut reader = image::ImageReader::new(std::io::Cursor::new(bytes))
         .with_guessed_format()
-        .map_err(|e| Note::new("image_unreadable", format!("the image could not be read: {e}")))?;
+        .map_err(|e| Note::new(ReasonCode::ImageUnreadable, format!("the image could not be read: {e}")))?;
     let mut limits = image::Limits::default();
     limits.max_image_width = Some(20_000);
     limits.max_image_height = Some(20_000);
     limits.max_alloc = Some(512 << 20);
     reader.limits(limits);
-    let img = reader.decode().map_err(|e| Note::new("image_unreadable", format!("the image could not be read: {e}")))?;
+    let img = reader.decode().map_err(|e| Note::new(ReasonCode::ImageUnreadable, format!("the image could not be read: {e}")))?;
     let small = img.thumbnail(THUMBNAIL_PX, THUMBNAIL_PX);
     let mut png = vec![];
     small
         .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
-        .map_err(|e| Note::new("image_unreadable", format!("the thumbnail could not be made: {e}")))?;
+        .map_err(|e| Note::new(ReasonCode::ImageUnreadable, format!("the thumbnail could not be made: {e}")))?;
     Ok(png)
 }

@@ -17,6 +17,7 @@ pub mod hybrid;
 pub mod kinds;
 pub mod tool;
 
+use crate::error::ReasonCode;
 use std::path::Path;
 
 use crate::error::{Code, Error, Result};
@@ -156,7 +157,7 @@ impl Files {
             let path = self.blobs.path(sha256);
             let made = tokio::task::spawn_blocking(move || {
                 std::fs::read(&path)
-                    .map_err(|e| extract::Note::new("stored_file_unreadable", format!("the stored image cannot be read: {e}")))
+                    .map_err(|e| extract::Note::new(ReasonCode::StoredFileUnreadable, format!("the stored image cannot be read: {e}")))
                     .and_then(|b| extract::thumbnail(&b))
             })
             .await
@@ -208,10 +209,11 @@ impl Files {
         };
         if !any {
             let note = match read.pages {
-                Some(_) => {
-                    extract::Note::new("no_text_in_pages", "no text could be read from any page (a scanned PDF has only images of text)")
-                }
-                None => extract::Note::new("no_text", "the file has no text"),
+                Some(_) => extract::Note::new(
+                    ReasonCode::NoTextInPages,
+                    "no text could be read from any page (a scanned PDF has only images of text)",
+                ),
+                None => extract::Note::new(ReasonCode::NoText, "the file has no text"),
             };
             return store.write(move |tx| table::fail_indexing(tx, &sha, run, &note)).await;
         }
@@ -269,7 +271,7 @@ async fn add_batch(
 /// "only the first 10,000,000 characters were indexed": the code carries `chars` (kept), `max`
 /// (the setting) and, for a PDF, `page` (where the text was cut).
 fn cut_note(kept: usize, page: Option<i64>, max: usize) -> extract::Note {
-    let mut reason = crate::error::Reason::new("text_cut").with("chars", kept).with("max", max);
+    let mut reason = crate::error::Reason::new(ReasonCode::TextCut).with("chars", kept).with("max", max);
     let where_ = match page {
         Some(p) => {
             reason = reason.with("page", p);
@@ -301,6 +303,6 @@ fn unread_pages_note(pages: &[usize]) -> Option<extract::Note> {
         _ if more > 0 => format!("no text could be read from pages {} and {more} more", shown.join(", ")),
         _ => format!("no text could be read from pages {}", shown.join(", ")),
     };
-    let reason = crate::error::Reason::new("unread_pages").with("pages", shown.join(", ")).with("more", more);
+    let reason = crate::error::Reason::new(ReasonCode::UnreadPages).with("pages", shown.join(", ")).with("more", more);
     Some(extract::Note { reason, text })
 }

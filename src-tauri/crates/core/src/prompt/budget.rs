@@ -6,6 +6,7 @@
 //! file that no longer fits whole is cut at a boundary and the farther ones are left out, each
 //! named in the report.
 
+use crate::error::ReasonCode;
 use serde::{Deserialize, Serialize};
 
 use super::inputs::PromptInputs;
@@ -79,14 +80,14 @@ pub struct Cut {
 }
 
 fn unknown_cut() -> Reason {
-    Reason::new("section_budget")
+    Reason::new(ReasonCode::SectionBudget)
 }
 
 /// Which budget made a cut: its code and its English words.
 #[derive(Clone, Copy)]
-struct Budget(&'static str, &'static str);
-const SECTION_BUDGET: Budget = Budget("section_budget", "longer than its section budget");
-const TOTAL_BUDGET: Budget = Budget("total_budget", "cut to fit the whole prompt's budget");
+struct Budget(ReasonCode, &'static str);
+const SECTION_BUDGET: Budget = Budget(ReasonCode::SectionBudget, "longer than its section budget");
+const TOTAL_BUDGET: Budget = Budget(ReasonCode::TotalBudget, "cut to fit the whole prompt's budget");
 
 /// The inputs after budgets, with what was cut. `omitted_*` count whole items left out.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

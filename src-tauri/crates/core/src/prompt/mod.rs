@@ -13,6 +13,7 @@ pub mod render;
 pub mod templates;
 pub mod tokens;
 
+use crate::error::ReasonCode;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -171,7 +172,7 @@ pub fn prepare_uncached(
     let report = build(&inputs, templates, budgets)?;
     let old_report = previous.as_ref().and_then(|p| serde_json::from_str::<SnapshotReport>(&p.report).ok());
     let (codes, reason) = match &old_report {
-        None => (vec![Reason::new("first_request")], "first request of this session".to_string()),
+        None => (vec![Reason::new(ReasonCode::FirstRequest)], "first request of this session".to_string()),
         Some(old) => changes(old, &report),
     };
     let prompt_unchanged = old_report.as_ref().is_some_and(|o| o.rendered.sha256 == report.rendered.sha256);
@@ -223,23 +224,23 @@ pub fn changes(old: &SnapshotReport, new: &SnapshotReport) -> (Vec<Reason>, Stri
         if a.sha256 == b.sha256 {
             continue;
         }
-        let of = |code: &str| Reason::new(code).with("section", id.number());
+        let of = |code: ReasonCode| Reason::new(code).with("section", id.number());
         let (why, what): (Reason, String) = match id {
             SectionId::Base if old.base_label != new.base_label => {
-                (of("base_changed").with("name", &new.base_label), format!("base prompt changed to {}", new.base_label))
+                (of(ReasonCode::BaseChanged).with("name", &new.base_label), format!("base prompt changed to {}", new.base_label))
             }
-            SectionId::Base => (of("base_template_changed"), "base prompt template changed".into()),
+            SectionId::Base => (of(ReasonCode::BaseTemplateChanged), "base prompt template changed".into()),
             SectionId::CustomInstructions => match (a.present, b.present) {
-                (false, true) => (of("custom_instructions_added"), "custom instructions added".into()),
-                (true, false) => (of("custom_instructions_removed"), "custom instructions removed".into()),
-                _ => (of("custom_instructions_edited"), "custom instructions edited".into()),
+                (false, true) => (of(ReasonCode::CustomInstructionsAdded), "custom instructions added".into()),
+                (true, false) => (of(ReasonCode::CustomInstructionsRemoved), "custom instructions removed".into()),
+                _ => (of(ReasonCode::CustomInstructionsEdited), "custom instructions edited".into()),
             },
             SectionId::ProjectInstructions if old.project_name != new.project_name => {
                 moved = true;
-                (of("moved_to_project").with("project", &new.project_name), format!("moved to project \"{}\"", new.project_name))
+                (of(ReasonCode::MovedToProject).with("project", &new.project_name), format!("moved to project \"{}\"", new.project_name))
             }
-            SectionId::ProjectInstructions => (of("project_instructions_edited"), "project instructions edited".into()),
-            SectionId::Attachments => (of("attachments_changed"), "attachments changed".into()),
+            SectionId::ProjectInstructions => (of(ReasonCode::ProjectInstructionsEdited), "project instructions edited".into()),
+            SectionId::Attachments => (of(ReasonCode::AttachmentsChanged), "attachments changed".into()),
             SectionId::Memory if old.date != new.date => {
                 let mut s = format!("the date changed to {}", new.date);
                 let strip_date = |t: &str| {
@@ -248,25 +249,25 @@ pub fn changes(old: &SnapshotReport, new: &SnapshotReport) -> (Vec<Reason>, Stri
                         .collect::<Vec<_>>()
                         .join("\n")
                 };
-                let mut why = of("date_changed").with("date", new.date);
+                let mut why = of(ReasonCode::DateChanged).with("date", new.date);
                 if strip_date(&a.text) != strip_date(&b.text) {
                     s.push_str("; long-term memory changed");
-                    why = of("date_and_memory_changed").with("date", new.date);
+                    why = of(ReasonCode::DateAndMemoryChanged).with("date", new.date);
                 }
                 (why, s)
             }
-            SectionId::Memory => (of("memory_changed"), "long-term memory changed".into()),
+            SectionId::Memory => (of(ReasonCode::MemoryChanged), "long-term memory changed".into()),
         };
         reasons.push((why, format!("{} {what}", circled(id))));
     }
     if old.project_name != new.project_name && !moved {
         reasons.push((
-            Reason::new("moved_to_project").with("project", &new.project_name),
+            Reason::new(ReasonCode::MovedToProject).with("project", &new.project_name),
             format!("moved to project \"{}\"", new.project_name),
         ));
     }
     if reasons.is_empty() {
-        return (vec![Reason::new("no_visible_change")], "no visible change".into());
+        return (vec![Reason::new(ReasonCode::NoVisibleChange)], "no visible change".into());
     }
     let text = reasons.iter().map(|(_, t)| t.as_str()).collect::<Vec<_>>().join("; ");
     (reasons.into_iter().map(|(r, _)| r).collect(), text)

@@ -2,6 +2,7 @@
 //! Sections are rendered one by one (so each can be reported) and joined in the
 //! order the model reads them (① to ⑤, see the module above).
 
+use crate::error::ReasonCode;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -49,7 +50,7 @@ const SEPARATOR: &str = "\n\n";
 struct Absent(Reason, String);
 
 impl Absent {
-    fn new(code: &str, text: &str) -> Absent {
+    fn new(code: ReasonCode, text: &str) -> Absent {
         Absent(Reason::new(code), text.into())
     }
 }
@@ -73,7 +74,7 @@ pub fn render(templates: &Templates, b: &Budgeted) -> Result<Rendered> {
     // ② global custom instructions
     let raw = raw_len(&b.cuts, SectionId::CustomInstructions, &i.custom_instructions);
     let (text, absent) = if i.custom_instructions.trim().is_empty() {
-        (String::new(), Some(Absent::new("no_custom_instructions", "no custom instructions are set")))
+        (String::new(), Some(Absent::new(ReasonCode::NoCustomInstructions, "no custom instructions are set")))
     } else {
         let data = json!({ "text": i.custom_instructions, "truncated": b.custom_truncated });
         (templates.render("sections/custom_instructions", &data)?, None)
@@ -94,12 +95,12 @@ pub fn render(templates: &Templates, b: &Budgeted) -> Result<Rendered> {
     // Before budgets: the project's own words and every file read, cut or left out since.
     let raw = b.project_raw_chars.max(i.project.instructions.chars().count()) + b.files_raw_chars;
     let (text, absent) = if i.project.is_default {
-        (String::new(), Some(Absent::new("default_project", "the session is in the Default project")))
+        (String::new(), Some(Absent::new(ReasonCode::DefaultProject, "the session is in the Default project")))
     } else if i.project.instructions.trim().is_empty() && files.is_empty() {
         (
             String::new(),
             Some(Absent(
-                Reason::new("no_project_instructions").with("project", &i.project.name),
+                Reason::new(ReasonCode::NoProjectInstructions).with("project", &i.project.name),
                 format!("the project \"{}\" has no instructions", i.project.name),
             )),
         )
@@ -124,7 +125,7 @@ pub fn render(templates: &Templates, b: &Budgeted) -> Result<Rendered> {
     // ④ what the model reads on demand: the files in scope, and the skills it may load
     let unlisted = b.unlisted_skills.len();
     let (text, absent) = if i.attachments.is_empty() && b.omitted_attachments == 0 && i.skills.is_empty() && unlisted == 0 {
-        (String::new(), Some(Absent::new("no_attachments", "no files are attached to this session or its project")))
+        (String::new(), Some(Absent::new(ReasonCode::NoAttachments, "no files are attached to this session or its project")))
     } else {
         let files: Vec<_> = i
             .attachments

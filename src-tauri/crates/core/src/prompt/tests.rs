@@ -278,7 +278,11 @@ fn over_the_total_the_files_give_way_before_the_users_own_instructions() {
     assert!(r.text.contains(&"p".repeat(3_000)), "the project's own instructions are kept whole while files can give way");
     assert!(r.text.contains(&"c".repeat(5_000)), "custom instructions are kept whole while files can give way");
     let three = r.sections.iter().find(|s| s.id == SectionId::ProjectInstructions).unwrap();
-    assert!(three.cuts.iter().any(|c| c.why.code == "total_budget"), "the cut says which budget made it: {:?}", three.cuts);
+    assert!(
+        three.cuts.iter().any(|c| c.why.code == maru_error::ReasonCode::TotalBudget),
+        "the cut says which budget made it: {:?}",
+        three.cuts
+    );
 }
 
 #[test]
