@@ -70,6 +70,7 @@ export function httpBackend(opts: HttpBackendOptions) {
       ok(api.PATCH('/api/projects/{id}', { ...byId(projectId), body: patch })),
     /** `keepalive` (here and in the other deletes): sent as the page closes, and to outlive it. */
     folderSync: (projectId: number) => ok(api.GET('/api/projects/{id}/folder', byId(projectId))),
+    projectInstructions: (projectId: number) => ok(api.GET('/api/projects/{id}/instructions', byId(projectId))),
     deleteProject: (projectId: number, keepalive?: boolean) => ok(api.DELETE('/api/projects/{id}', { ...byId(projectId), keepalive })),
 
     listSessions: (query: Query<'/api/sessions', 'get'>) => ok(api.GET('/api/sessions', { params: { query: present(query) } })),

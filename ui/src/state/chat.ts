@@ -90,6 +90,8 @@ export class ChatState {
   /** The draft becomes a temporary chat (views/temporary.ts): never kept unless the user says so. */
   draftTemporary = false;
   draftPreset: string | null = null;
+  /** The server and model a new chat will have once it is saved (chosen before its first message). */
+  draftModel: { connection_id: number | null; model: string | null } = { connection_id: null, model: null };
   /** The open chat's messages, oldest first. */
   messages: Message[] = [];
   olderBefore: number | null = null;
@@ -178,6 +180,7 @@ export class ChatState {
     this.focusMessageId = null;
     this.draftProjectId = projectId ?? app.sessions.defaultProjectId();
     this.draftPreset = null;
+    this.draftModel = { connection_id: null, model: null };
     app.panels.context = null;
     showChatInAddress(null, push);
     app.emit('chat', 'sidebar', 'context');
@@ -211,10 +214,14 @@ export class ChatState {
   }
 
   /** This chat's server and model, set together (a model is one server's); `null, null` goes back
-   *  to the default server's default model. Only a chat that exists has them. */
+   *  to the default server's default model. A new chat keeps them until it is saved. */
   async setChatModel(connectionId: number | null, model: string | null): Promise<void> {
     const app = this.app;
-    if (!this.session) return;
+    if (!this.session) {
+      this.draftModel = { connection_id: connectionId, model };
+      app.emit('chat');
+      return;
+    }
     const id = this.session.id;
     await app.attempt(async () => {
       app.sessions.sessionChanged(await app.backend.updateSession(id, { connection_id: connectionId, model }));
@@ -573,6 +580,7 @@ export class ChatState {
     const created = await app.attempt(async () => {
       let s = await app.backend.createSession({ project_id: this.draftProjectId, temporary: this.draftTemporary });
       if (this.draftPreset) s = await app.backend.updateSession(s.id, { preset: this.draftPreset });
+      if (this.draftModel.connection_id !== null || this.draftModel.model !== null) s = await app.backend.updateSession(s.id, { ...this.draftModel });
       return s;
     });
     if (!created) return undefined;

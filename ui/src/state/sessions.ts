@@ -1,6 +1,6 @@
 // Projects and their chats, as the sidebar lists them.
 
-import type { Attachment, DeletedProject, Project, ProjectPatch, Session } from '../backend/types';
+import type { Attachment, DeletedProject, InstructionFiles, Project, ProjectPatch, Session } from '../backend/types';
 import { rememberedExpanded, rememberExpanded } from '../lib/expandedProjects';
 import { t } from '../lib/i18n';
 import type { Core } from './core';
@@ -127,6 +127,12 @@ export class SessionsState {
     await this.app.attempt(() => this.refreshProjects());
     this.app.panels.contextChanged();
     return project;
+  }
+
+  /** The instructions files of the project's folder: those the next request sends, and those
+   *  found and not sent, with why (both empty without a folder). */
+  projectInstructions(id: number): Promise<InstructionFiles> {
+    return this.app.backend.projectInstructions(id);
   }
 
   /**

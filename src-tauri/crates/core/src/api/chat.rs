@@ -145,6 +145,29 @@ pub struct InstructionFiles {
     pub skipped: Vec<InstructionFileSkipped>,
 }
 
+impl InstructionFiles {
+    pub fn from_found(folder: Option<String>, found: &prompt::instruction_files::Found) -> Self {
+        InstructionFiles {
+            folder,
+            sent: found
+                .files
+                .iter()
+                .map(|f| InstructionFileSent {
+                    path: f.path.clone(),
+                    chars: f.content.chars().count(),
+                    raw_chars: f.raw_chars,
+                    imported_by: f.imported_by.clone(),
+                })
+                .collect(),
+            skipped: found
+                .skipped
+                .iter()
+                .map(|s| InstructionFileSkipped { path: s.path.clone(), why: s.why.clone(), imported_by: s.imported_by.clone() })
+                .collect(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct InstructionFileSent {
     pub path: String,
@@ -352,26 +375,7 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
         compacts_next: preview.is_some_and(|p| p.1),
         tools,
         skills,
-        instruction_files: InstructionFiles {
-            folder: current.folder.clone(),
-            sent: current
-                .instruction_files
-                .files
-                .iter()
-                .map(|f| InstructionFileSent {
-                    path: f.path.clone(),
-                    chars: f.content.chars().count(),
-                    raw_chars: f.raw_chars,
-                    imported_by: f.imported_by.clone(),
-                })
-                .collect(),
-            skipped: current
-                .instruction_files
-                .skipped
-                .iter()
-                .map(|s| InstructionFileSkipped { path: s.path.clone(), why: s.why.clone(), imported_by: s.imported_by.clone() })
-                .collect(),
-        },
+        instruction_files: InstructionFiles::from_found(current.folder.clone(), &current.instruction_files),
     })
 }
 
