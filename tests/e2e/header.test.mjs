@@ -99,7 +99,7 @@ test('the chat header fits from 600 px up, in English and Korean', { timeout: 18
         assert.ok(m.head.right <= m.view + 0.5, `the header ends at ${Math.round(m.head.right)} px, past the ${m.view} px window`);
         assert.ok(m.head.scrollWidth <= m.head.clientWidth + 1, `the header's content is ${m.head.scrollWidth} px wide in ${m.head.clientWidth} px: something is pushed out of it`);
         const names = m.controls.map((x) => x.name);
-        for (const want of ['chat-title', 'chat-setup', 'open-files', 'open-context', 'open-memory', 'chat-menu']) {
+        for (const want of ['chat-title', 'chat-setup', 'chat-model-picker', 'open-files', 'open-context', 'open-memory', 'chat-menu']) {
           assert.ok(names.includes(want), `${want} shows in the header (shown: ${names.join(', ')})`);
         }
         for (const x of m.controls) {
@@ -144,7 +144,9 @@ test('the chat header fits from 600 px up, in English and Korean', { timeout: 18
     await openChat(page, CHATS.en.project, ids.en);
     await page.getByTestId('chat-title').filter({ hasText: CHATS.en.title }).waitFor();
     const control = page.getByTestId('chat-setup');
-    assert.equal(await control.getAttribute('title'), `Preset and model: Base prompt · ${MODEL}`, 'the control says both in full on hover');
+    const picker = page.getByTestId('chat-model-picker');
+    assert.equal(await control.getAttribute('title'), 'Preset: Base prompt', 'the preset control says it in full on hover');
+    assert.equal(await picker.getAttribute('title'), `Model: ${MODEL}`, 'and the model picker its model');
     await control.click();
     const menu = page.locator('.menu');
     await menu.waitFor();
@@ -153,11 +155,12 @@ test('the chat header fits from 600 px up, in English and Korean', { timeout: 18
     await menu.getByRole('menuitem', { name: 'Code reviewer' }).click();
     await page.getByTestId('chat-preset').filter({ hasText: 'Code reviewer' }).waitFor();
     assert.equal((await api(maru.base, 'GET', `/api/sessions/${ids.en}`)).preset, 'code-reviewer', 'the chosen preset is the chat\'s');
-    await control.click();
+    await picker.click();
+    await menu.getByTestId('menu-search').fill(MODEL.slice(0, 4));
     await menu.getByRole('menuitem', { name: MODEL, exact: true }).click();
     await page.getByTestId('chat-model').waitFor();
     await until(async () => (await api(maru.base, 'GET', `/api/sessions/${ids.en}`)).model === MODEL, 'the chosen model is the chat\'s own');
-    await control.click();
+    await picker.click();
     await menu.getByRole('menuitem', { name: `Default model (${MODEL})` }).click();
     await until(async () => (await api(maru.base, 'GET', `/api/sessions/${ids.en}`)).model === null, 'back to the default model');
   });

@@ -288,8 +288,9 @@ export function httpBackend(opts: HttpBackendOptions) {
     // event (e.g. `turn_running`, `empty_message`), or after its first words when it stored
     // nothing (an `error` with `nothing_stored`: a new message is not in the chat, to be sent again).
     /** `images`: image attachments of the chat or its project to send with it, for models that see. */
-    sendMessage: (sessionId: number, content: string, sink: TurnSink, images: number[] = []) =>
-      turn(api.POST('/api/sessions/{id}/messages', { ...byId(sessionId), body: images.length ? { content, images } : { content }, ...STREAM }), sink),
+    /** `skills`: loaded with the message (`/` in the composer), by name. */
+    sendMessage: (sessionId: number, content: string, sink: TurnSink, images: number[] = [], skills: string[] = []) =>
+      turn(api.POST('/api/sessions/{id}/messages', { ...byId(sessionId), body: { content, ...(images.length ? { images } : {}), ...(skills.length ? { skills } : {}) }, ...STREAM }), sink),
     regenerate: (sessionId: number, sink: TurnSink) => turn(api.POST('/api/sessions/{id}/regenerate', { ...byId(sessionId), ...STREAM }), sink),
     resend: (messageId: number, content: string, sink: TurnSink) =>
       turn(api.POST('/api/messages/{id}/resend', { ...byId(messageId), body: { content }, ...STREAM }), sink),

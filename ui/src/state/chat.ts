@@ -505,8 +505,9 @@ export class ChatState {
     this.app.emit('chat', 'sidebar');
   }
 
-  /** Sends a message (creating the chat first if this is a draft). False if it was refused. */
-  async send(content: string): Promise<boolean> {
+  /** Sends a message (creating the chat first if this is a draft), with the skills it loads
+   *  (`/` in the composer). False if it was refused. */
+  async send(content: string, skills: string[] = []): Promise<boolean> {
     const app = this.app;
     if (!content.trim()) {
       notify(t('nothingToSend'), 'error');
@@ -545,7 +546,7 @@ export class ChatState {
       }
     };
     try {
-      await app.backend.sendMessage(sid, content, sink, images);
+      await app.backend.sendMessage(sid, content, sink, images, skills);
     } catch (e) {
       this.messages = this.messages.filter((m) => m !== pending);
       this.refused(sid, e);

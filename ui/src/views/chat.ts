@@ -95,6 +95,8 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
   // A message of the user's names the files and images it went with.
   app.on('files', () => messages.render());
   app.on('memories', renderHead);
+  // A fact proposed in a reply and accepted since no longer says "proposed".
+  app.on('memories', () => messages.render());
   // The chat's server's name, once the servers are read (or one is renamed).
   app.on('servers', renderHead);
   renderHead();

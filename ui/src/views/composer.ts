@@ -6,7 +6,9 @@
 import type { App } from '../app';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { t } from '../lib/i18n';
+import { commandsIn } from '../lib/commands';
 import { filePicker, filesToAttach, uploadChip } from './files';
+import { mountSlashMenu, type SlashMenu } from './slashMenu';
 import { keepToastsAbove } from './toast';
 
 export function mountComposer(app: App, root: HTMLElement): { focus(): void } {
@@ -41,14 +43,19 @@ class Composer {
   private readonly button = h('button', { class: 'send-btn', type: 'button' });
   private readonly attach: HTMLElement;
   private readonly chips = h('ul', { class: 'chips', 'data-testid': 'upload-chips', hidden: true });
+  private readonly slash: SlashMenu;
 
   constructor(private readonly app: App) {
     this.draftKey = this.key();
+    this.slash = mountSlashMenu(app, this.area, () => {
+      this.resize();
+      this.drafts.set(this.draftKey, this.area.value);
+    });
     const picker = filePicker((files) => void app.attachments.attachToChat(files), 'attach-input');
     this.attach = h('button', {
       class: 'icon-btn attach-btn', type: 'button', 'data-testid': 'attach', onClick: () => picker.open(),
     }, icon('paperclip'));
-    this.el = h('div', { class: 'composer' }, this.chips, h('div', { class: 'composer-row' }, this.attach, this.area, this.button), picker.input);
+    this.el = h('div', { class: 'composer' }, this.slash.el, this.chips, h('div', { class: 'composer-row' }, this.attach, this.area, this.button), picker.input);
     this.listen();
   }
 
@@ -71,8 +78,14 @@ class Composer {
     area.addEventListener('input', () => {
       this.resize();
       this.drafts.set(this.draftKey, area.value);
+      this.slash.update();
     });
     area.addEventListener('keydown', (e) => {
+      if (this.slash.keydown(e)) {
+        e.preventDefault();
+        e.stopPropagation();
+        return;
+      }
       if (e.key === 'Enter' && !e.shiftKey && !e.altKey && !e.isComposing && e.keyCode !== 229) {
         e.preventDefault();
         void this.send();
@@ -106,7 +119,10 @@ class Composer {
     area.value = '';
     this.drafts.delete(sentFrom);
     this.resize();
-    const ok = await app.chat.send(text);
+    this.slash.close();
+    // The skills the message names with `/` are loaded with it.
+    const skills = commandsIn(text, app.commands.known()).filter((c) => c.kind === 'skill').map((c) => c.name);
+    const ok = await app.chat.send(text, skills);
     // Refused: the text comes back, unless something new was typed meanwhile.
     if (!ok && !area.value) {
       area.value = text;

@@ -138,13 +138,19 @@ function lazyPanel(app: App, root: HTMLElement, close: () => void, again: () => 
   };
 }
 
-/** The banner for a refused access token, or a server that does not answer (with Retry). */
-function mountBanner(app: App, banner: HTMLElement): void {
+/** The banner for a refused access token, a server that does not answer (with Retry), or Maru
+ *  restarting on purpose (after a restore). */
+export function mountBanner(app: App, banner: HTMLElement): void {
   const render = () => {
     if (app.unauthorized) {
       banner.hidden = false;
       banner.className = 'banner banner-error';
       replaceChildren(banner, icon('warn'), h('div', null, h('strong', null, t('unauthorizedTitle')), h('p', null, t('tokenWrong'))));
+    } else if (!app.reachable && app.restarting) {
+      // A restore restarts Maru on purpose: no fault to report, only the wait.
+      banner.hidden = false;
+      banner.className = 'banner banner-info';
+      replaceChildren(banner, h('span', { class: 'spinner', 'aria-hidden': 'true' }), h('div', { 'data-testid': 'banner-restarting' }, h('strong', null, t('restarting'))));
     } else if (!app.reachable) {
       banner.hidden = false;
       banner.className = 'banner banner-error';

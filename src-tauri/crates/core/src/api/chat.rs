@@ -25,12 +25,17 @@ pub struct NewTurn {
     /// models that see images. Sending only; an edit keeps the message's images.
     #[serde(default)]
     pub images: Vec<i64>,
+    /// Skills the user loads with this message (`/` in the composer), by name: each is stored as
+    /// a `load_skill` call and its result after the message, so the model has the procedure
+    /// before it answers. A name no skill of the chat's has is refused (`unknown_skill`).
+    #[serde(default)]
+    pub skills: Vec<String>,
 }
 
 // No span around these two, unlike the other calls: creating one took 24 µs, a twentieth of
 // Maru's share of a turn's time to first token. The refusal is logged all the same.
 pub async fn send_message(app: Arc<App>, session_id: i64, turn: NewTurn) -> Result<TurnStream> {
-    let started = chat::start(app, session_id, TurnKind::Send { content: turn.content, images: turn.images }).await;
+    let started = chat::start(app, session_id, TurnKind::Send { content: turn.content, images: turn.images, skills: turn.skills }).await;
     started.inspect_err(|e| tracing::warn!(session_id, "send_message: {e}"))
 }
 
