@@ -62,11 +62,13 @@ function composer(skills: SkillView[]) {
     area.value = text;
     area.setSelectionRange(text.length, text.length);
     area.dispatchEvent(new Event('input'));
-    await sleep(0);
+    // The menu's code is fetched at the first `/`; then the skills are read.
+    for (let i = 0; i < 100 && slashAt(text, text.length) && !root.querySelector('[data-testid=slash-menu]'); i++) await sleep(10);
+    await sleep(10);
   };
   const key = (k: string) => area.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true, cancelable: true }));
-  const menu = () => root.querySelector<HTMLElement>('[data-testid=slash-menu]')!;
-  const names = () => [...menu().querySelectorAll<HTMLElement>('[data-testid=slash-item]')].map((b) => b.dataset.name);
+  const menu = () => root.querySelector<HTMLElement>('[data-testid=slash-menu]');
+  const names = () => [...menu()!.querySelectorAll<HTMLElement>('[data-testid=slash-item]')].map((b) => b.dataset.name);
   return { app, area, type, key, menu, names, sent };
 }
 
@@ -78,15 +80,15 @@ describe('the `/` menu in the composer', () => {
       skill({ id: 1, name: 'pdf-forms' }), skill({ id: 2, name: 'trip-plan', description: 'Plan a trip.' }),
       skill({ id: 3, name: 'elsewhere', project_id: 9 }), skill({ id: 4, name: 'off-here', off_in: [2] }), skill({ id: 5, name: 'disabled', enabled: false }),
     ]);
-    expect(menu().hidden, 'closed until `/` is typed').toBe(true);
+    expect(menu()?.hidden ?? true, 'closed until `/` is typed').toBe(true);
     await type('/');
-    expect(menu().hidden, '`/` opens it').toBe(false);
+    expect(menu()!.hidden, '`/` opens it').toBe(false);
     expect(names(), 'only what this project may load: not another project’s, one off here, or one disabled').toEqual(['pdf-forms', 'trip-plan']);
     await type('/tr');
     expect(names(), 'narrowed as the word is typed').toEqual(['trip-plan']);
     key('Enter');
     expect(area.value, 'Enter puts the command in the message, not sends it').toBe('/trip-plan ');
-    expect(menu().hidden, 'and closes the menu').toBe(true);
+    expect(menu()!.hidden, 'and closes the menu').toBe(true);
   });
 
   it('sends the skills the message names, to be loaded with it', async () => {
@@ -102,10 +104,10 @@ describe('the `/` menu in the composer', () => {
     const { area, type, key, menu, sent } = composer([skill({ name: 'pdf-forms' })]);
     await type('/pd');
     key('Escape');
-    expect(menu().hidden).toBe(true);
+    expect(menu()!.hidden).toBe(true);
     expect(area.value).toBe('/pd');
     await type('read /etc/hosts');
-    expect(menu().hidden, 'a path does not open the menu').toBe(true);
+    expect(menu()!.hidden, 'a path does not open the menu').toBe(true);
     key('Enter');
     await sleep(10);
     expect(sent, 'no skill goes with a message that names none').toEqual([[5, 'read /etc/hosts', [], []]]);
@@ -114,12 +116,12 @@ describe('the `/` menu in the composer', () => {
   it('says when nothing matches, and where skills are added, in Korean too', async () => {
     const none = composer([]);
     await none.type('/');
-    expect(none.menu().textContent).toContain('No skills yet: add them in Settings → Skills.');
+    expect(none.menu()!.textContent).toContain('No skills yet: add them in Settings → Skills.');
     setLanguage('ko');
     const some = composer([skill({ name: 'pdf-forms' })]);
     await some.type('/');
     await some.type('/zzz');
-    expect(some.menu().textContent).toContain('이름에 “zzz”가 들어간 스킬이 없습니다.');
-    expect(some.menu().textContent).toContain('스킬: 메시지와 함께 불러오기');
+    expect(some.menu()!.textContent).toContain('이름에 “zzz”가 들어간 스킬이 없습니다.');
+    expect(some.menu()!.textContent).toContain('스킬: 메시지와 함께 불러오기');
   });
 });

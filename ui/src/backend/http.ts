@@ -204,7 +204,22 @@ export function httpBackend(opts: HttpBackendOptions) {
       ),
     exportProject: (projectId: number) =>
       download(api.GET('/api/projects/{id}/export', { ...byId(projectId), ...FILE }), `project-${projectId}.zip`),
-    backup: () => download(api.GET('/api/backup', FILE), 'maru-backup.zip'),
+    backup: async (onProgress?: (got: number, total: number | null) => void): Promise<DownloadedFile> => {
+      // Read as it arrives, so the page can say how far it got (a backup is tens of MB).
+      const { data, response } = await api.GET('/api/backup', { parseAs: 'stream', headers: { Accept: '*/*' } });
+      const total = Number(response.headers.get('content-length')) || null;
+      const chunks: Uint8Array[] = [];
+      let got = 0;
+      const reader = (data as ReadableStream<Uint8Array> | null | undefined)?.getReader();
+      for (;;) {
+        const next = reader ? await reader.read() : { done: true as const, value: undefined };
+        if (next.done) break;
+        chunks.push(next.value);
+        got += next.value.length;
+        onProgress?.(got, total);
+      }
+      return { blob: new Blob(chunks as BlobPart[], { type: 'application/zip' }), name: fileName(response.headers.get('content-disposition'), 'maru-backup.zip') };
+    },
     /** Adds a chat exported by Maru as JSON as a new chat, in its project when one of that name
      *  exists, else in Default (refused: `unsupported_import`, `unsupported_import_version`). */
     importChat: async (chat: ChatExport) => (await ok(api.POST('/api/import', { body: chat }))) as Session,

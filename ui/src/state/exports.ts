@@ -53,8 +53,8 @@ export class ExportsState {
   }
 
   /** Everything, as one zip. */
-  backup(): Promise<DownloadedFile> {
-    return this.app.backend.backup();
+  backup(onProgress?: (got: number, total: number | null) => void): Promise<DownloadedFile> {
+    return this.app.backend.backup(onProgress);
   }
 
   /** Replaces everything with a backup's contents; the server restarts after. */

@@ -54,7 +54,9 @@ function presetControl(app: App, presetValue: string): HTMLElement {
  */
 function modelControl(app: App, s: ChatModel): HTMLElement {
   const label = chatModelLabel(app, s);
-  const server = label.server ?? app.servers.chatConnection(s)?.name ?? null;
+  // The server is named when there is a choice of servers (or the chat is off the default one).
+  const several = app.servers.connections.filter((c) => c.enabled).length > 1;
+  const server = label.server ?? (several ? app.servers.chatConnection(s)?.name ?? null : null);
   const summary = t('modelIs', { model: label.whole });
   const menu = () => chatModelItems(app, s, () => openSettingsDialog(app, 'server'));
   const open = (e: Event) => {
@@ -115,7 +117,7 @@ function chatHead(app: App, head: HTMLElement, toggleSidebar: () => void): () =>
     const presetValue = s ? s.preset ?? '' : app.chat.draftPreset ?? '';
     const files = app.attachments.chatFiles();
     const server = app.servers.chatConnection(s ?? app.chat.draftModel);
-    const sig = JSON.stringify([s?.id, s?.title, s?.model, s?.connection_id, app.chat.draftModel, server?.name, server?.is_default, app.config.settings?.model, presetValue, project?.id, project?.name, app.panels.panel, app.config.presets.map((p) => [p.key, p.name]), t('preset'), files.own.length, files.project.length, app.memory.pendingCount, s?.temporary, app.chat.draftTemporary]);
+    const sig = JSON.stringify([s?.id, s?.title, s?.model, s?.connection_id, app.chat.draftModel, app.servers.connections.map((c) => c.enabled), server?.name, server?.is_default, app.config.settings?.model, presetValue, project?.id, project?.name, app.panels.panel, app.config.presets.map((p) => [p.key, p.name]), t('preset'), files.own.length, files.project.length, app.memory.pendingCount, s?.temporary, app.chat.draftTemporary]);
     if (sig === headSig) return;
     headSig = sig;
     document.title = s ? `${sessionTitle(s)} · ${t('appName')}` : t('appName');

@@ -11,6 +11,7 @@ import { copyText } from '../lib/clipboard';
 import { h, icon, replaceChildren, type Child } from '../lib/dom';
 import { count, dateTime, ms, percent, rate, relative, shortSha } from '../lib/format';
 import { t, type Key } from '../lib/i18n';
+import { loadMarkdownFor, markdownReady, renderMarkdown } from '../lib/markdown';
 import { presetSourceText } from '../lib/presets';
 import { reasonsText, reasonText } from '../lib/reasons';
 import { instructionFilesView } from './instructionFiles';
@@ -261,6 +262,16 @@ function skillsOffered(app: App, skills: SkillOffered[]): HTMLElement {
   );
 }
 
+/** A summary as the model wrote it, in Markdown: drawn as a reply is (lists, code, emphasis),
+ *  not as its raw marks; its text as written until the renderer is there. */
+function summaryText(text: string): HTMLElement {
+  const div = h('div', { class: 'summary-text md', 'data-testid': 'summary-text' });
+  const draw = () => div.replaceChildren(renderMarkdown(text, { copyLabel: t('copy'), copyTitle: t('copyCode'), plainLabel: t('codePlain') }));
+  draw();
+  if (!markdownReady([text])) void loadMarkdownFor([text]).then(draw);
+  return div;
+}
+
 /** The summaries that stand in for older turns, oldest first, and the way back to sending the
  *  whole chat; nothing when there are none. */
 function summaries(app: App, list: Summary[]): HTMLElement | null {
@@ -275,9 +286,16 @@ function summaries(app: App, list: Summary[]): HTMLElement | null {
           h('span', { class: 'summary-turns' }, s.turns === 1 ? t('summaryTurnsOne') : t('summaryTurns', { n: count(s.turns) })),
           h('span', { class: 'summary-when', title: dateTime(s.created_at) }, t('summaryWritten', { when: relative(s.created_at) })),
         ),
-        h('p', { class: 'summary-text' }, s.content),
+        summaryText(s.content),
       ))),
   );
+}
+
+/** A section's size before and after its budget. Section ④ counts what it lists (files and
+ *  skills) before, and characters as sent: said so, not as if both were characters. */
+export function sectionSize(s: SectionReport): string {
+  if (s.id === 'attachments') return t('sectionItemsSize', { n: count(s.raw_chars), sent: count(s.injected_chars) });
+  return t('sectionSize', { raw: count(s.raw_chars), sent: count(s.injected_chars) });
 }
 
 /** `n` is its place, ① to ⑤: the server lists the sections in the order the model reads them;
@@ -292,7 +310,7 @@ function section(s: SectionReport, n: number, source: string, extra: HTMLElement
     !s.present && s.absent_reason ? h('p', { class: 'absent-reason' }, reasonText(s.absent, s.absent_reason)) : null,
     h('div', { class: 'section-meta' },
       h('span', { title: t('source') }, source),
-      s.present ? h('span', null, `${t('raw')} ${count(s.raw_chars)} → ${t('injected')} ${count(s.injected_chars)}`) : null,
+      s.present ? h('span', { 'data-testid': 'section-size' }, sectionSize(s)) : null,
       s.present ? h('span', null, `≈${t('tokens', { n: count(s.tokens_estimate) })}`) : null,
     ),
     s.template_outdated ? h('p', { class: 'warn-line' }, icon('warn'), t('outdatedTemplate')) : null,

@@ -7,7 +7,7 @@ import { ApiError, errorMessage } from '../lib/apiError';
 import { copyText } from '../lib/clipboard';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { count, dateTime } from '../lib/format';
-import { errorText, t } from '../lib/i18n';
+import { errorText, language, t } from '../lib/i18n';
 import { inDesktop } from '../lib/platform';
 import { saveBlob } from '../lib/save';
 import { confirmDialog, openDialog } from './dialog';
@@ -188,6 +188,26 @@ function restoreFieldset(app: App, closeSettings: () => void): HTMLElement {
   );
 }
 
+/** A backup's progress on its button: the seconds Maru takes to make it, then the megabytes
+ *  received (of how many, when the server says). */
+function backupProgress(label: HTMLElement): { got(bytes: number, total: number | null): void; stop(): void } {
+  const started = Date.now();
+  let received = false;
+  const mb = (b: number) => (b / (1024 * 1024)).toLocaleString(language(), { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+  const tick = () => {
+    if (!received) label.textContent = t('backingUpFor', { s: Math.round((Date.now() - started) / 1000) });
+  };
+  tick();
+  const timer = window.setInterval(tick, 1000);
+  return {
+    got: (bytes, total) => {
+      received = true;
+      label.textContent = total ? t('backupReceived', { got: mb(bytes), total: mb(total) }) : t('backupReceivedSoFar', { got: mb(bytes) });
+    },
+    stop: () => window.clearInterval(timer),
+  };
+}
+
 /** The settings' Data tab: back up, restore, import a chat or a project. The restore and both
  *  imports are file inputs, so they work in the desktop window too (WebKit shows the system's
  *  file chooser). `closeSettings` shows what comes in or back. */
@@ -196,8 +216,9 @@ export function dataPane(app: App, closeSettings: () => void): HTMLElement {
     class: 'btn', type: 'button', 'data-testid': 'backup-all',
     onClick: async () => {
       backupBtn.disabled = true;
-      backupBtn.lastChild!.textContent = t('backingUp');
-      await fetchAndSave(app, () => app.exports.backup());
+      const progress = backupProgress(backupBtn.lastChild as HTMLElement);
+      await fetchAndSave(app, () => app.exports.backup(progress.got));
+      progress.stop();
       backupBtn.disabled = false;
       backupBtn.lastChild!.textContent = t('backUpEverything');
     },
