@@ -65,7 +65,9 @@ describe('the tree in the project’s files', () => {
     const rows = () => tree.el.querySelectorAll('[data-testid=file]').length;
     expect(rows(), 'closed folders draw no file rows').toBe(0);
     expect(tree.el.querySelectorAll('[data-testid=tree-folder]').length, 'the 20 top folders are rows').toBe(20);
-    expect(took, `drawing 2,000 files' tree took ${took.toFixed(0)} ms`).toBeLessThan(500);
+    // Generous: the suite runs its files side by side on a busy machine; what keeps it fast is
+    // the count of rows above, the time only catches a tree drawn whole.
+    expect(took, `drawing 2,000 files' tree took ${took.toFixed(0)} ms`).toBeLessThan(1500);
     expect(tree.el.querySelector('[data-testid=tree-summary]')?.textContent, 'the total is said').toBe('2,000 files');
 
     tree.el.querySelector<HTMLButtonElement>('[data-testid=tree-folder][data-path=pkg0] > button')!.click();

@@ -8,7 +8,7 @@ import { App } from '../src/app';
 import { ApiError, type Backend } from '../src/backend/backend';
 import type { Project, RestoredBackup } from '../src/backend/types';
 import { setLanguage } from '../src/lib/i18n';
-import { afterRestore } from '../src/views/exports';
+import { afterRestore } from '../src/views/dataPane';
 import { mountBanner } from '../src/views/layout';
 import { openSettingsDialog } from '../src/views/settingsDialog';
 import { fakeBackend, settingsView } from './fakeBackend';

@@ -137,8 +137,8 @@ function leafRow(app: App, leaf: TreeLeaf<TreeEntry>, depth: number): HTMLElemen
   return treeFileRow(app, e.file, leaf.name, depth, false);
 }
 
-/** One kept file on one line: name, kind and size, its state when not ready, download, and
- *  delete for a file added by hand (a folder's file follows the disk). */
+/** One kept file on one line: name, kind and size, its state (a folder's file only when it is
+ *  not ready), download, and delete for a file added by hand (a folder's file follows the disk). */
 export function treeFileRow(app: App, a: Attachment, name: string, depth: number, deletable: boolean): HTMLElement {
   const meta = [kindLabel(a.kind), fileSize(a.size), a.pages ? t('pagesCount', { n: a.pages }) : null].filter(Boolean).join(' · ');
   const deleteIt = async () => {
@@ -153,7 +153,8 @@ export function treeFileRow(app: App, a: Attachment, name: string, depth: number
       icon(a.kind === 'image' ? 'image' : 'file'),
       h('span', { class: 'tree-name', 'data-testid': 'file-name', title: `${a.folder_path ?? a.name}\n${dateTime(a.created_at)}` }, name),
       h('span', { class: 'tree-meta' }, meta),
-      a.status === 'ready' ? null : statusNode(a),
+      // A file added by hand says when it is ready; a folder's many only when they are not.
+      deletable || a.status !== 'ready' ? statusNode(a) : null,
       h('span', { class: 'tree-actions' },
         h('button', { class: 'icon-btn', type: 'button', title: t('download'), 'aria-label': t('downloadFile', { name: a.name }), 'data-testid': 'file-download', onClick: () => void downloadFile(app, a) }, icon('download')),
         deletable
