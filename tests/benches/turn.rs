@@ -170,9 +170,13 @@ async fn overhead() {
             }
             let last = app.store.with(|c| Ok(c.query_row("SELECT max(id) FROM messages", [], |r| r.get::<_, i64>(0))?)).unwrap();
             let t0 = Instant::now();
-            let rx = api::chat::send_message(app.clone(), sid, NewTurn { content: "What is next on the calendar?".into(), images: vec![] })
-                .await
-                .unwrap();
+            let rx = api::chat::send_message(
+                app.clone(),
+                sid,
+                NewTurn { content: "What is next on the calendar?".into(), images: vec![], skills: vec![] },
+            )
+            .await
+            .unwrap();
             let arrived = arrivals.recv().await.unwrap();
             drain(rx).await;
             if i >= 10 {
@@ -210,7 +214,9 @@ async fn overhead() {
     for i in 0..RUNS + 10 {
         let last = app.store.with(|c| Ok(c.query_row("SELECT max(id) FROM messages", [], |r| r.get::<_, i64>(0))?)).unwrap();
         let t0 = Instant::now();
-        let rx = api::chat::send_message(app.clone(), long, NewTurn { content: "And next week?".into(), images: vec![] }).await.unwrap();
+        let rx = api::chat::send_message(app.clone(), long, NewTurn { content: "And next week?".into(), images: vec![], skills: vec![] })
+            .await
+            .unwrap();
         let arrived = arrivals.recv().await.unwrap();
         drain(rx).await;
         if i >= 10 {
@@ -274,9 +280,13 @@ async fn ttft_ratio() {
         .unwrap()
         .id;
     drain(
-        api::chat::send_message(app.clone(), sid, NewTurn { content: "What is the capital of France?".into(), images: vec![] })
-            .await
-            .unwrap(),
+        api::chat::send_message(
+            app.clone(),
+            sid,
+            NewTurn { content: "What is the capital of France?".into(), images: vec![], skills: vec![] },
+        )
+        .await
+        .unwrap(),
     )
     .await;
 
@@ -854,7 +864,8 @@ async fn first_message() {
         tokio::time::sleep(Duration::from_secs(1)).await;
         for i in 0..3 {
             let t0 = Instant::now();
-            let rx = api::chat::send_message(app.clone(), sid, NewTurn { content: "hi".into(), images: vec![] }).await.unwrap();
+            let rx =
+                api::chat::send_message(app.clone(), sid, NewTurn { content: "hi".into(), images: vec![], skills: vec![] }).await.unwrap();
             let arrived = arrivals.recv().await.unwrap();
             drain(rx).await;
             if i == 0 { &mut first } else { &mut later }.push(arrived - t0);

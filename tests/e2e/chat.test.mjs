@@ -103,7 +103,7 @@ test('the web UI: project, streamed chat, move, context inspector', { timeout: 1
     const dialog = page.locator('dialog[open]');
     await dialog.locator('input[name=name]').fill(PROJECT);
     await dialog.locator('textarea[name=instructions]').fill(INSTRUCTIONS);
-    await dialog.getByRole('button', { name: 'New project' }).click();
+    await dialog.getByRole('button', { name: 'Create project' }).click();
     await dialog.waitFor({ state: 'detached' });
     await page.locator('[data-testid=project]', { hasText: PROJECT }).waitFor();
   });
@@ -392,7 +392,7 @@ test('the web UI: project, streamed chat, move, context inspector', { timeout: 1
     const projectId = projects.find((p) => p.name === PROJECT).id;
     const files = await api(maru.base, 'GET', `/api/attachments?project_id=${projectId}`);
     assert.deepEqual(files.map((f) => f.name), ['school-term.csv']);
-    await dialog.getByRole('button', { name: 'Close' }).last().click();
+    await dialog.getByTestId('project-done').click();
     await dialog.waitFor({ state: 'detached' });
     // A new chat in that project already sees the project's file.
     await head.hover();

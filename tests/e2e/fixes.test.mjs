@@ -48,7 +48,7 @@ test('project counts, sending with no model server, the chat menu in a narrow wi
     await page.getByTestId('new-project').click();
     const dialog = page.locator('dialog[open]');
     await dialog.locator('input[name=name]').fill('Temp');
-    await dialog.getByRole('button', { name: 'New project' }).click();
+    await dialog.getByRole('button', { name: 'Create project' }).click();
     await dialog.waitFor({ state: 'detached' });
     const head = page.locator('[data-testid=project]', { hasText: 'Temp' });
     await head.waitFor();

@@ -99,7 +99,7 @@ test('the chat header fits from 600 px up, in English and Korean', { timeout: 18
         assert.ok(m.head.right <= m.view + 0.5, `the header ends at ${Math.round(m.head.right)} px, past the ${m.view} px window`);
         assert.ok(m.head.scrollWidth <= m.head.clientWidth + 1, `the header's content is ${m.head.scrollWidth} px wide in ${m.head.clientWidth} px: something is pushed out of it`);
         const names = m.controls.map((x) => x.name);
-        for (const want of ['chat-title', 'chat-setup', 'open-files', 'open-context', 'open-memory', 'chat-menu']) {
+        for (const want of ['chat-title', 'chat-setup', 'chat-model-picker', 'open-files', 'open-context', 'open-memory', 'chat-menu']) {
           assert.ok(names.includes(want), `${want} shows in the header (shown: ${names.join(', ')})`);
         }
         for (const x of m.controls) {
@@ -109,9 +109,13 @@ test('the chat header fits from 600 px up, in English and Korean', { timeout: 18
         // The title keeps room to be read: most of it on a wide window, a good part on a narrow one.
         const least = width >= 1024 ? 20 : 10;
         assert.ok(m.title.chars >= Math.min(least, m.title.text.length), `the title shows about ${m.title.chars} of its ${m.title.text.length} characters (${m.title.width} px); at ${width} px at least ${least} must show`);
-        assert.ok(m.preset && m.preset.chars >= 2, 'the preset is named on the control');
+        // A narrow chat column shows the preset as its icon, named on hover: the model keeps its name.
+        if (width >= 700) assert.ok(m.preset && m.preset.chars >= 2, 'the preset is named on the control');
+        else assert.match(await page.getByTestId('chat-setup').getAttribute('aria-label'), new RegExp(c.preset), 'the preset is named on the control, to hover and to screen readers');
+        // Beside the sidebar on a 1024 px window the project is the sidebar's highlighted one, and
+        // the header gives its room to the title, the preset and the model.
+        if (width >= 1280) assert.ok(m.project && !m.project.cut, `the project's name shows whole at ${width} px, not cut to ~${m.project?.chars} characters`);
         if (width >= 1024) {
-          assert.ok(!m.project.cut, `the project's name shows whole at ${width} px, not cut to ~${m.project.chars} characters`);
           assert.ok(!m.preset.cut && !m.model.cut, `the preset (${m.preset.text}) and the model (${m.model.text}) show whole at ${width} px`);
         }
         if (width >= 700) assert.ok(m.model && m.model.text === MODEL, `the control names the chat's model (${m.model?.text})`);
@@ -144,20 +148,23 @@ test('the chat header fits from 600 px up, in English and Korean', { timeout: 18
     await openChat(page, CHATS.en.project, ids.en);
     await page.getByTestId('chat-title').filter({ hasText: CHATS.en.title }).waitFor();
     const control = page.getByTestId('chat-setup');
-    assert.equal(await control.getAttribute('title'), `Preset and model: Base prompt · ${MODEL}`, 'the control says both in full on hover');
+    const picker = page.getByTestId('chat-model-picker');
+    assert.equal(await control.getAttribute('title'), 'Preset: Base prompt', 'the preset control says it in full on hover');
+    assert.equal(await picker.getAttribute('title'), `Model: ${MODEL}`, 'and the model picker its model');
     await control.click();
     const menu = page.locator('.menu');
     await menu.waitFor();
     for (const item of await menu.getByRole('menuitem').all()) assert.ok(await item.isVisible(), `"${await item.innerText()}" shows`);
     await page.screenshot({ path: path.join(outDir, 'header-setup-menu-600.png') });
     await menu.getByRole('menuitem', { name: 'Code reviewer' }).click();
-    await page.getByTestId('chat-preset').filter({ hasText: 'Code reviewer' }).waitFor();
+    await page.getByTestId('chat-preset').filter({ hasText: 'Code reviewer' }).waitFor({ state: 'attached' });
     assert.equal((await api(maru.base, 'GET', `/api/sessions/${ids.en}`)).preset, 'code-reviewer', 'the chosen preset is the chat\'s');
-    await control.click();
+    await picker.click();
+    await menu.getByTestId('menu-search').fill(MODEL.slice(0, 4));
     await menu.getByRole('menuitem', { name: MODEL, exact: true }).click();
     await page.getByTestId('chat-model').waitFor();
     await until(async () => (await api(maru.base, 'GET', `/api/sessions/${ids.en}`)).model === MODEL, 'the chosen model is the chat\'s own');
-    await control.click();
+    await picker.click();
     await menu.getByRole('menuitem', { name: `Default model (${MODEL})` }).click();
     await until(async () => (await api(maru.base, 'GET', `/api/sessions/${ids.en}`)).model === null, 'back to the default model');
   });

@@ -324,7 +324,7 @@ test('in Korean, no English string of the UI shows on the main screens', { timeo
     await dialog.locator('input[name=name]').waitFor();
     await scan('project dialog');
     await dialog.locator('input[name=name]').fill(PROJECT);
-    await dialog.getByRole('button', { name: '새 프로젝트' }).click();
+    await dialog.getByRole('button', { name: '프로젝트 만들기' }).click();
     const toast = page.locator('.toast-error');
     await toast.waitFor();
     const text = await toast.innerText();

@@ -59,7 +59,7 @@ test('two model servers: add one in Settings, pick its model in a chat, the repl
   });
 
   await step('the header’s picker groups the models by server; picking the laptop’s sets the chat’s server and model', async () => {
-    await page.getByTestId('chat-setup').click();
+    await page.getByTestId('chat-model-picker').click();
     const menu = page.locator('.menu');
     await menu.getByRole('menuitem', { name: SECOND_MODEL, exact: true }).waitFor();
     const headings = await menu.locator('.menu-heading').allInnerTexts();
@@ -96,7 +96,7 @@ test('two model servers: add one in Settings, pick its model in a chat, the repl
     await page.waitForTimeout(400);
     const m = await page.evaluate(() => {
       const head = document.querySelector('.chat-head');
-      const setup = document.querySelector('[data-testid=chat-setup]').getBoundingClientRect();
+      const setup = document.querySelector('[data-testid=chat-model-picker]').getBoundingClientRect();
       const server = document.querySelector('[data-testid=chat-server]');
       return { scroll: head.scrollWidth, client: head.clientWidth, right: setup.right, view: document.documentElement.clientWidth, server: server.getBoundingClientRect().width };
     });
@@ -114,7 +114,7 @@ test('two model servers: add one in Settings, pick its model in a chat, the repl
     await page.getByTestId('chat-server').filter({ hasText: 'Laptop' }).waitFor();
     await page.getByTestId('open-context').click();
     await page.getByTestId('context-server').filter({ hasText: 'Laptop' }).waitFor();
-    await page.getByTestId('chat-setup').click();
+    await page.getByTestId('chat-model-picker').click();
     const menu = page.locator('.menu');
     await menu.getByRole('menuitem', { name: SECOND_MODEL, exact: true }).waitFor();
     await menu.getByRole('menuitem', { name: '서버 관리…' }).waitFor();

@@ -9,6 +9,7 @@ import type { Backend } from './backend/backend';
 import { onAddressChange } from './lib/router';
 import { ChangesFeed } from './state/changes';
 import { ChatState } from './state/chat';
+import { CommandsState } from './state/commands';
 import { ConnectionsState } from './state/connections';
 import type { Core } from './state/core';
 import { Errors } from './state/errors';
@@ -43,6 +44,8 @@ export class App implements Core {
   readonly tooling: ToolServersState = new ToolServersState(this);
   readonly servers: ConnectionsState = new ConnectionsState(this);
   readonly exports: ExportsState = new ExportsState(this);
+  /** What the composer's `/` menu offers. */
+  readonly commands: CommandsState = new CommandsState(this);
   /** Deletes waiting a few seconds for Undo. */
   readonly undo = new Undoable();
   /** What other tabs and the API change, heard as it happens (`GET /api/events`). */
@@ -87,8 +90,17 @@ export class App implements Core {
     return this.errors.reachable;
   }
 
+  /** Maru restarts on purpose (after a restore): the window says so instead of "cannot reach". */
+  get restarting(): boolean {
+    return this.errors.restarting;
+  }
+
   get unauthorized(): boolean {
     return this.errors.unauthorized;
+  }
+
+  restartPlanned(): void {
+    this.errors.restartPlanned();
   }
 
   /** Called by the backend on every request: shows or clears the "server is down" banner. */

@@ -1,8 +1,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { App } from '../src/app';
-import type { ContextView, Session } from '../src/backend/types';
+import type { ContextView, SectionReport, Session } from '../src/backend/types';
 import { setLanguage } from '../src/lib/i18n';
-import { mountContextPanel } from '../src/views/contextPanel';
+import { loadMarkdownFor } from '../src/lib/markdown';
+import { mountContextPanel, sectionSize } from '../src/views/contextPanel';
 import { contextView, fakeBackend, settingsView, summary } from './fakeBackend';
 
 const SESSION: Session = { id: 9, project_id: 1, title: 'Trip', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null, temporary: false };
@@ -172,14 +173,36 @@ describe('the context inspector', () => {
     expect(card.querySelector('h3')?.textContent).toBe('Summaries (2)');
     const items = [...card.querySelectorAll<HTMLElement>('[data-testid=context-summary-item]')];
     expect(items.map((li) => li.dataset.id)).toEqual(['1', '2']);
-    expect(items.map((li) => li.querySelector('.summary-text')?.textContent)).toEqual(['Planned a trip <img src=x onerror=alert(1)>', 'Booked the train.\nChose a hotel.']);
-    expect(card.querySelector('img')).toBeNull();
+    await loadMarkdownFor(['Planned', 'Booked']);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(items.map((li) => li.querySelector('.summary-text')?.textContent?.trim())).toEqual(['Planned a trip <img src=x onerror=alert(1)>', 'Booked the train.\nChose a hotel.']);
+    expect(card.querySelector('img'), 'what a summary holds is never run as HTML').toBeNull();
     expect(items.map((li) => li.querySelector('.summary-turns')?.textContent)).toEqual(['replaces 1 turn', 'replaces 4 turns']);
     expect(items[0].querySelector('.summary-when')?.textContent).toBe('written 2 hours ago');
     expect(items[0].querySelector('.summary-when')?.getAttribute('title')).toBeTruthy();
     // After the five sections, as in the request.
     const sections = root.querySelector('[data-testid=context-sections]')!;
     expect(sections.compareDocumentPosition(card) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+  });
+
+  it('says a section’s size in one unit: files listed for ④, characters for the others', () => {
+    const section = (id: SectionReport['id'], raw: number, sent: number) => ({ id, raw_chars: raw, injected_chars: sent } as SectionReport);
+    expect(sectionSize(section('attachments', 1612, 5077)), 'not “raw 1,612 → sent 5,077”, files against characters').toBe('1,612 files and skills listed → sent 5,077 characters');
+    expect(sectionSize(section('memory', 900, 640))).toBe('raw 900 → sent 640 characters');
+    setLanguage('ko');
+    expect(sectionSize(section('attachments', 1612, 5077))).toBe('파일과 스킬 1,612개 → 전송 5,077자');
+    setLanguage('en');
+  });
+
+  it('draws a summary’s Markdown as a reply’s, not its raw marks', async () => {
+    const content = 'The user **chose** Jeju.\n\n- booked the ferry\n- packed\n\n```\ncheck-in 15:00\n```';
+    await loadMarkdownFor([content]);
+    const { root } = await open(contextView({ summaries: [summary({ content })] }));
+    const text = root.querySelector<HTMLElement>('[data-testid=summary-text]')!;
+    expect(text.querySelector('strong')?.textContent, 'emphasis drawn').toBe('chose');
+    expect(text.querySelectorAll('li').length, 'a list drawn').toBe(2);
+    expect(text.querySelector('pre code')?.textContent?.trim(), 'a fence drawn as code').toBe('check-in 15:00');
+    expect(text.textContent, 'no raw marks left').not.toMatch(/```|\*\*/);
   });
 
   it('speaks Korean', async () => {

@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Attachment, FolderSync, Project } from '../src/backend/types';
 import { setLanguage } from '../src/lib/i18n';
-import { projectFilesSection } from '../src/views/files';
+import { projectFilesSection } from '../src/views/projectFiles';
 import { appInProject } from './fakeBackend';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -393,6 +393,22 @@ describe('files', () => {
     expect(lines(sent)).toEqual(['GET http://127.0.0.1:9/api/sessions/4/export?format=markdown', 'GET http://127.0.0.1:9/api/backup']);
   });
 
+  it('says how much of a backup has come, as it comes', async () => {
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(new Uint8Array(3));
+        c.enqueue(new Uint8Array(5));
+        c.close();
+      },
+    });
+    const { backend } = backendWith(() => new Response(body, { headers: { 'content-length': '8', 'content-disposition': 'attachment; filename="maru-backup-1.zip"' } }));
+    const seen: [number, number | null][] = [];
+    const file = await backend.backup((got, total) => seen.push([got, total]));
+    expect(seen, 'each piece as it arrives, of the whole the server announced').toEqual([[3, 8], [8, 8]]);
+    expect(file.name).toBe('maru-backup-1.zip');
+    expect(file.blob.size, 'and the whole file, once it is all there').toBe(8);
+  });
+
   it('reads the file name from a Content-Disposition', () => {
     expect(fileName(`attachment; filename="a.zip"; filename*=UTF-8''%ED%95%9C.zip`, 'x')).toBe('한.zip');
     expect(fileName('attachment; filename="a.zip"', 'x')).toBe('a.zip');

@@ -42,7 +42,7 @@ function chatWithServers(session: Session = SESSION) {
   const root = document.createElement('main');
   document.body.replaceChildren(root);
   mountChat(app, root, () => {});
-  const items = () => [...document.querySelectorAll<HTMLElement>('.menu > *')].map((el) => ({
+  const items = () => [...document.querySelectorAll<HTMLElement>('.menu .menu-items > *')].map((el) => ({
     text: el.textContent?.trim() ?? '',
     heading: el.classList.contains('menu-heading'),
     disabled: (el as HTMLButtonElement).disabled ?? false,
@@ -59,7 +59,7 @@ describe('the chat’s model picker with several servers', () => {
   it('groups the models by server as each answers: a server that is slow, then down, never holds up the other', async () => {
     const { app, root, calls, release, items, item } = chatWithServers();
     await app.servers.loadConnections();
-    root.querySelector<HTMLElement>('[data-testid=chat-setup]')!.click();
+    root.querySelector<HTMLElement>('[data-testid=chat-model-picker]')!.click();
     await sleep(10);
     const asked = calls.filter((c) => c.method === 'listModels').map((c) => c.args[0]);
     expect(asked, 'one request per server that is on, all at once').toEqual([1, 2]);
@@ -87,23 +87,59 @@ describe('the chat’s model picker with several servers', () => {
       .toEqual([[5, { connection_id: 2, model: 'qwen2.5-7b' }]]);
     expect(root.querySelector('[data-testid=chat-model]')?.textContent).toBe('qwen2.5-7b');
     expect(root.querySelector('[data-testid=chat-server]')?.textContent, 'the header names the server: the model is not the default server’s').toBe('Laptop');
-    expect(root.querySelector('[data-testid=chat-setup]')?.getAttribute('title')).toBe('Preset and model: Base prompt · qwen2.5-7b on Laptop');
+    expect(root.querySelector('[data-testid=chat-model-picker]')?.getAttribute('title')).toBe('Model: qwen2.5-7b on Laptop');
 
     // Back to the default: both cleared.
-    root.querySelector<HTMLElement>('[data-testid=chat-setup]')!.click();
+    root.querySelector<HTMLElement>('[data-testid=chat-model-picker]')!.click();
     await sleep(10);
     expect(items().find((i) => i.text === 'qwen2.5-7b')?.checked, 'the chat’s model is checked, in its server’s group').toBe(true);
     item('Default model (gemma-2-9b)')!.click();
     await sleep(10);
     expect(calls.filter((c) => c.method === 'updateSession').at(-1)?.args).toEqual([5, { connection_id: null, model: null }]);
-    expect(root.querySelector('[data-testid=chat-server]'), 'on the default server, the header names the model only').toBeNull();
+    expect(root.querySelector('[data-testid=chat-server]')?.textContent, 'the header names the server even when it is the default one').toBe('Desk');
     expect(root.querySelector('[data-testid=chat-model]')?.textContent).toBe('gemma-2-9b');
+  });
+
+  it('is searched: what is typed narrows the models, each under its server’s name, and Enter chooses', async () => {
+    const { app, root, calls, release, items } = chatWithServers();
+    await app.servers.loadConnections();
+    release();
+    root.querySelector<HTMLElement>('[data-testid=chat-model-picker]')!.click();
+    await sleep(10);
+    const search = document.querySelector<HTMLInputElement>('.menu [data-testid=menu-search]')!;
+    expect(document.activeElement, 'the search box has the focus: typing searches at once').toBe(search);
+    search.value = 'QWEN';
+    search.dispatchEvent(new Event('input'));
+    expect(items().map((i) => i.text), 'the one model, with its section and its server').toEqual(['Model for this chat', 'Laptop', 'qwen2.5-7b']);
+    search.value = 'mistral';
+    search.dispatchEvent(new Event('input'));
+    expect(items().map((i) => i.text), 'nothing found says so').toEqual(['Nothing matches']);
+    search.value = 'llama';
+    search.dispatchEvent(new Event('input'));
+    search.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
+    await sleep(10);
+    expect(calls.filter((c) => c.method === 'updateSession').map((c) => c.args), 'Enter chose the one model shown').toEqual([[5, { connection_id: 2, model: 'llama-3.1-8b' }]]);
+    expect(root.querySelector('[data-testid=chat-server]')?.textContent).toBe('Laptop');
+  });
+
+  it('a new chat keeps the model chosen before its first message, and is saved with it', async () => {
+    const { app, root, calls, release, item } = chatWithServers();
+    app.chat.newChat(PROJECT.id);
+    await app.servers.loadConnections();
+    release();
+    root.querySelector<HTMLElement>('[data-testid=chat-model-picker]')!.click();
+    await sleep(10);
+    item('qwen2.5-7b')!.click();
+    await sleep(10);
+    expect(calls.filter((c) => c.method === 'updateSession'), 'nothing is saved before the chat is').toEqual([]);
+    expect(root.querySelector('[data-testid=chat-model]')?.textContent, 'the header shows the choice').toBe('qwen2.5-7b');
+    expect(app.chat.draftModel).toEqual({ connection_id: 2, model: 'qwen2.5-7b' });
   });
 
   it('still shows a chat’s model its server no longer lists, and the chat’s server even when it is off', async () => {
     const gone = chatWithServers({ ...SESSION, connection_id: 2, model: 'mistral-7b' });
     await gone.app.servers.loadConnections();
-    gone.root.querySelector<HTMLElement>('[data-testid=chat-setup]')!.click();
+    gone.root.querySelector<HTMLElement>('[data-testid=chat-model-picker]')!.click();
     await sleep(10);
     const laptop = gone.items().slice(gone.items().findIndex((i) => i.text === 'Laptop'));
     expect(laptop.slice(0, 4).map((i) => [i.text, i.checked])).toEqual([['Laptop', false], ['llama-3.1-8b', false], ['qwen2.5-7b', false], ['mistral-7b', true]]);
@@ -112,7 +148,7 @@ describe('the chat’s model picker with several servers', () => {
     const off = chatWithServers({ ...SESSION, connection_id: 3, model: 'old-model' });
     await off.app.servers.loadConnections();
     expect(off.root.querySelector('[data-testid=chat-server]')?.textContent).toBe('Old box');
-    off.root.querySelector<HTMLElement>('[data-testid=chat-setup]')!.click();
+    off.root.querySelector<HTMLElement>('[data-testid=chat-model-picker]')!.click();
     await sleep(10);
     const group = off.items().slice(off.items().findIndex((i) => i.text === 'Old box (off)'));
     expect(group[1], 'its model shows, checked, and says how to use it again').toMatchObject({ text: 'old-model', checked: true, disabled: true, title: 'This server is off: turn it on in Settings → Servers.' });
@@ -124,13 +160,13 @@ describe('the chat’s model picker with several servers', () => {
     const { app, root, release, items } = chatWithServers({ ...SESSION, connection_id: 2, model: null });
     await app.servers.loadConnections();
     expect(root.querySelector('[data-testid=chat-model]')?.textContent).toBe('서버의 첫 모델');
-    root.querySelector<HTMLElement>('[data-testid=chat-setup]')!.click();
+    root.querySelector<HTMLElement>('[data-testid=chat-model-picker]')!.click();
     release();
     await sleep(10);
     const texts = items().map((i) => i.text);
     expect(texts).toEqual(expect.arrayContaining(['이 대화의 모델', '기본 모델 (gemma-2-9b)', '응답 없음', '서버 관리…']));
     expect(items().find((i) => i.text === '응답 없음')?.title, 'the server’s name, then the Korean sentence').toBe('Desk: 모델 서버에 연결할 수 없습니다. 서버가 켜져 있는지, 설정의 주소가 맞는지 확인하세요. (http://127.0.0.1:8080/v1)');
-    expect(root.querySelector('[data-testid=chat-setup]')?.getAttribute('title')).toBe('프리셋과 모델: 기본 프롬프트 · Laptop의 첫 모델');
+    expect(root.querySelector('[data-testid=chat-model-picker]')?.getAttribute('title')).toBe('모델: Laptop의 첫 모델');
   });
 });
 

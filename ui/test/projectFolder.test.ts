@@ -70,14 +70,33 @@ describe("a project's folder in its dialog", () => {
     expect(q('folder-error')!.hidden, 'nothing went wrong').toBe(true);
   });
 
-  it('unlinks a linked folder', async () => {
-    const { q, patches } = await openWork({ project: { ...WORK, folder: '/home/me/site' } });
+  it('unlinks a linked folder only after saying what goes, and then says what went', async () => {
+    const mirrored = [1, 2, 3].map((id) => file({ id, name: `f${id}.md`, folder_path: `docs/f${id}.md` }));
+    const { q, patches } = await openWork({ project: { ...WORK, folder: '/home/me/site' }, files: [...mirrored, file({ id: 9, name: 'mine.txt' })] });
     expect(q('folder-current')?.textContent, 'the linked folder is shown').toBe('/home/me/site');
     q<HTMLButtonElement>('folder-unlink')!.click();
+    await sleep(0);
+    const confirm = document.querySelector<HTMLDialogElement>('dialog.dialog-confirm[open]')!;
+    expect(confirm, 'Unlink asks first').not.toBeNull();
+    expect(confirm.textContent, 'and says what goes, and what does not').toContain('Unlinking removes the 3 files mirrored from this folder from the project.');
+    expect(confirm.textContent, 'the folder on disk is safe').toContain('the folder itself is not touched');
+    expect(patches(), 'nothing is unlinked while the question is open').toEqual([]);
+    confirm.querySelector<HTMLButtonElement>('.btn-danger')!.click();
     await sleep(0);
     expect(patches(), 'unlinking sends a null folder').toEqual([[2, { folder: null }]]);
     expect(q('folder-current')?.textContent, 'the project follows no folder any more').toBe('No folder');
     expect(q('folder-unlink'), 'there is nothing left to unlink').toBeNull();
+    expect(q('folder-said')?.textContent, 'the view says what the unlink did').toContain('The 3 files mirrored from it were removed from the project');
+  });
+
+  it('unlinks nothing when the question is cancelled', async () => {
+    const { q, patches } = await openWork({ project: { ...WORK, folder: '/home/me/site' } });
+    q<HTMLButtonElement>('folder-unlink')!.click();
+    await sleep(0);
+    document.querySelector<HTMLDialogElement>('dialog.dialog-confirm[open]')!.close();
+    await sleep(0);
+    expect(patches(), 'Cancel cancels').toEqual([]);
+    expect(q('folder-current')?.textContent, 'the folder stays linked').toBe('/home/me/site');
   });
 
   it('says why a path was refused, beside it, in the UI’s language', async () => {
@@ -138,24 +157,29 @@ describe("a linked folder's files", () => {
     document.body.replaceChildren();
   });
 
-  it('are marked as from the folder, with their path there, and cannot be deleted on their own', async () => {
+  it('show under their folders, named once, and cannot be deleted on their own', async () => {
     const mirrored = file({ id: 7, name: 'main.rs', folder_path: 'src/main.rs' });
     const uploaded = file({ id: 8, name: 'notes.txt' });
     const { q } = await openWork({ project: { ...WORK, folder: '/home/me/site' }, files: [mirrored, uploaded] });
-    const rows = [...document.querySelectorAll<HTMLElement>('[data-testid=file]')];
-    const row = (id: number) => rows.find((r) => r.dataset.fileId === String(id))!;
-    expect(row(7).querySelector('[data-testid=file-folder-path]')?.textContent, 'the path inside the folder tells same-named files apart').toBe('src/main.rs');
-    expect(row(7).querySelector('[data-testid=file-from-folder]')?.textContent, 'the badge says where the file comes from').toBe('from folder');
+    const folder = document.querySelector<HTMLElement>('[data-testid=tree-folder][data-path=src]')!;
+    expect(folder, 'the folder src is a row of the tree').not.toBeNull();
+    expect(folder.querySelector('[data-testid=file]'), 'a closed folder draws no rows under it').toBeNull();
+    folder.querySelector<HTMLButtonElement>('button')!.click();
+    const row = (id: number) => document.querySelector<HTMLElement>(`[data-testid=file][data-file-id="${id}"]`)!;
+    expect(row(7).querySelector('[data-testid=file-name]')?.textContent, 'opened, it shows its file by name').toBe('main.rs');
+    expect(row(7).textContent, 'the path is the tree’s, not repeated on the row').not.toContain('src/main.rs');
     expect(row(7).querySelector('[data-testid=file-delete]'), 'deleting it would only bring it back with the next sync').toBeNull();
     expect(row(7).querySelector('[data-testid=file-download]'), 'it can still be downloaded').not.toBeNull();
-    expect(row(8).querySelector('[data-testid=file-delete]'), 'a file added by hand is still deleted here').not.toBeNull();
-    expect(row(8).querySelector('[data-testid=file-from-folder]'), 'only mirrored files carry the badge').toBeNull();
-    expect(q('folder-current')?.textContent, 'the dialog says which folder the files come from').toBe('/home/me/site');
+    expect(q('folder-files')?.contains(row(7)), 'under “From the folder”').toBe(true);
+    expect(q('hand-files')?.contains(row(8)), 'a file added by hand is listed apart').toBe(true);
+    expect(row(8).querySelector('[data-testid=file-delete]'), 'and is still deleted here').not.toBeNull();
+    expect(q('folder-current')?.textContent, 'the view says which folder the files come from').toBe('/home/me/site');
   });
 
-  it('carry a Korean badge', async () => {
+  it('speak Korean', async () => {
     setLanguage('ko');
-    await openWork({ files: [file({ id: 7, name: 'main.rs', folder_path: 'src/main.rs' })] });
-    expect(document.querySelector('[data-testid=file-from-folder]')?.textContent, 'the badge is in Korean').toBe('폴더');
+    await openWork({ files: [file({ id: 7, name: 'main.rs', folder_path: 'src/main.rs' }), file({ id: 8, name: 'notes.txt' })] });
+    expect(document.querySelector('[data-testid=folder-files] h4')?.textContent, 'the group is named in Korean').toBe('폴더에서 가져온 파일');
+    expect(document.querySelector('[data-testid=tree-summary]')?.textContent, 'and counted in Korean').toBe('파일 1개');
   });
 });

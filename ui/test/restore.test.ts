@@ -8,7 +8,8 @@ import { App } from '../src/app';
 import { ApiError, type Backend } from '../src/backend/backend';
 import type { Project, RestoredBackup } from '../src/backend/types';
 import { setLanguage } from '../src/lib/i18n';
-import { afterRestore } from '../src/views/exports';
+import { afterRestore } from '../src/views/dataPane';
+import { mountBanner } from '../src/views/layout';
 import { openSettingsDialog } from '../src/views/settingsDialog';
 import { fakeBackend, settingsView } from './fakeBackend';
 
@@ -173,6 +174,24 @@ describe('restoring a backup', () => {
     expect(reload, 'the page reloads once the restarted Maru answers, to read the restored data afresh').toHaveBeenCalledTimes(1);
     await settle(3000);
     expect([asked(), reload.mock.calls.length], 'and then stops asking').toEqual([4, 1]);
+  });
+
+  it('while Maru restarts on purpose, the window says so, not that Maru cannot be reached', async () => {
+    const { app } = setup({ restoreBackup: async () => RESTORED, health: () => new Promise(() => {}) });
+    const banner = document.createElement('div');
+    document.body.append(banner);
+    mountBanner(app, banner);
+    await choose(app);
+    await answer('Restore');
+    // Any request while Maru is away fails, as the changes feed's does.
+    app.setReachable(false);
+    expect(banner.hidden, 'the wait is shown').toBe(false);
+    expect(banner.textContent, 'as the restart it is').toBe('Maru is restarting…');
+    expect(banner.textContent, 'not as a fault').not.toContain('Cannot reach');
+    setLanguage('ko');
+    app.setReachable(true);
+    app.setReachable(false);
+    expect(banner.textContent).toBe('마루가 다시 시작하는 중…');
   });
 
   it('in Korean too', async () => {

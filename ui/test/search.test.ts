@@ -284,9 +284,10 @@ describe('searching inside files', () => {
     const { app, root, input } = mount({});
     await type(input, 'budget');
     fileHits(root)[1].click();
-    await new Promise((r) => setTimeout(r, 20));
+    // The project's settings are a chunk of their own: loaded at the first opening.
+    for (let i = 0; i < 100 && !document.querySelector('dialog[open]'); i++) await new Promise((r) => setTimeout(r, 20));
     const dialog = document.querySelector<HTMLDialogElement>('dialog[open]');
-    expect(dialog?.querySelector('h2')?.textContent, 'the project’s files dialog').toBe('Files of “Taxes”');
+    expect(dialog?.querySelector('h2')?.textContent, 'the project’s files dialog').toBe('Project “Taxes”');
     expect(app.chat.session, 'no chat is opened for a project’s file').toBeNull();
     dialog?.close();
   });

@@ -299,6 +299,31 @@ describe('settings: the Skills tab', () => {
     expect(document.querySelector('[data-testid=toasts]')?.textContent).toContain('Imported 1 skill');
   });
 
+  it('says in the preview which skills the import will refuse, and why, before Import is pressed', async () => {
+    const { app, sent } = setUp([]);
+    await openSkills(app);
+    const ok = '---\nname: pdf-forms\ndescription: Fill in PDF forms.\n---\nRead the form.\n';
+    const big = 'x'.repeat(3 * 1024 * 1024);
+    pick(byTest<HTMLInputElement>(pane(), 'skill-folder-input'), [
+      inFolder('skills/pdf-forms/SKILL.md', ok),
+      inFolder('skills/huge/SKILL.md', ok.replace('pdf-forms', 'huge')),
+      ...[1, 2, 3, 4].map((n) => inFolder(`skills/huge/schemas/part${n}.xsd`, big)),
+      inFolder('skills/bare/SKILL.md', 'Just steps, no front matter.\n'),
+    ]);
+    await sleep(20);
+    const form = byTest(pane(), 'skill-import-form');
+    const item = (folder: string) => form.querySelector<HTMLElement>(`[data-testid=skill-import-item][data-folder="${folder}"]`)!;
+    expect(item('skills/pdf-forms').querySelector('[data-testid=skill-import-refused]'), 'a good skill has nothing against it').toBeNull();
+    expect(item('skills/huge').querySelector('[data-testid=skill-import-refused]')?.textContent, 'too much for one skill: said now, not after Import')
+      .toBe('Not imported: its files hold 12 MB of text, over the 10 MB a skill can hold (SKILL.md and reference files together).');
+    expect(item('skills/bare').querySelector('[data-testid=skill-import-refused]')?.textContent)
+      .toBe('Not imported: its SKILL.md does not start with front matter (---, name: …, description: …, ---).');
+    expect(byTest(form, 'skill-import').textContent, 'the button counts what will be imported').toBe('Import the skill');
+    byTest(form, 'skill-import').click();
+    await sleep(10);
+    expect(sent('createSkill').map((c) => (c[0] as { text: string }).text), 'only the skill the server takes is sent').toEqual([ok]);
+  });
+
   it('a folder without a SKILL.md says so and sends nothing', async () => {
     const { app, sent } = setUp([]);
     await openSkills(app);

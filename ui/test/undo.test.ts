@@ -105,4 +105,23 @@ describe('deleting a project', () => {
     expect(deletes('deleteProject')).toEqual([[2, false]]);
     expect(app.sessions.projects.map((e) => e.project.name)).toEqual(['Default']);
   });
+
+  it('shows its chats in Default at once (counted, the open one’s header naming Default); Undo takes them back, the project open as it was', async () => {
+    const PLAN: Session = { ...TRIP, id: 20, project_id: 2, title: 'Quarter plan', updated_at: 5 };
+    const { app, listed, undo } = setup();
+    const work = app.sessions.entry(2)!;
+    work.project = { ...WORK, session_count: 1 };
+    work.sessions = [PLAN];
+    work.expanded = true;
+    app.chat.session = PLAN;
+    await app.sessions.deleteProject(2);
+    expect(listed(), 'its chat is listed in Default now, not hidden for the seconds Undo is offered').toEqual(['Quarter plan', 'Trip to Busan', 'Dinner']);
+    expect(app.sessions.entry(1)!.project.session_count, 'and counted there').toBe(3);
+    expect(app.chat.currentProject()?.name, 'the open chat’s header names Default, not nothing').toBe('Default');
+    undo()!.click();
+    await vi.advanceTimersByTimeAsync(50);
+    expect(app.chat.currentProject()?.name, 'undone: the chat is Work’s again').toBe('Work');
+    expect(app.sessions.entry(1)!.sessions.map((s) => s.title), 'and gone from Default').toEqual(['Trip to Busan', 'Dinner']);
+    expect(app.sessions.entry(2)?.expanded, 'the project open as it was').toBe(true);
+  });
 });

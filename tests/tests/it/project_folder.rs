@@ -76,6 +76,16 @@ async fn instructions_files_are_found_upwards_ordered_deduplicated_and_followed_
     assert_eq!(why(&root.join("AGENTS.md")).as_deref(), Some("duplicate"), "{files}");
     assert_eq!(why(&folder.join(".codex/AGENTS.md")).as_deref(), Some("not_text"), "a file that is not text is noted, not fatal: {files}");
     assert_eq!(files["sent"].as_array().unwrap().len(), 3, "{files}");
+    // The project's own view shows the same files before any chat is opened: its route answers
+    // what the chat's inspector does (the budget aside, which this small folder does not reach).
+    let (status, own) = s.get(&format!("/api/projects/{p}/instructions")).await;
+    assert_eq!(status, 200, "{own}");
+    assert_eq!(&own, files, "the project's view and the chat's inspector name the same files sent and left out, with why");
+    let other = s.project("No folder").await;
+    let (_, none) = s.get(&format!("/api/projects/{other}/instructions")).await;
+    assert_eq!(none, json!({ "folder": null, "sent": [], "skipped": [] }), "a project without a folder has no instructions files");
+    let (status, gone) = s.get("/api/projects/999999/instructions").await;
+    assert_eq!((status.as_u16(), gone["code"].as_str()), (404, Some("not_found")), "a project that is not there says so: {gone}");
 
     s.say(sess, "second, nothing changed").await;
     assert_eq!(system_prompt(&fake.last_chat_body().unwrap()), prompt, "an unchanged folder keeps the prompt byte for byte");

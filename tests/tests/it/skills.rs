@@ -66,6 +66,47 @@ async fn a_skill_is_listed_by_name_loaded_once_and_its_files_read() {
     assert!(ctx["skills"][0]["body_chars"].as_u64() > Some(50), "{}", ctx["skills"]);
 }
 
+/// The user loads a skill with `/` in the composer: sent with the message, the procedure reaches
+/// the model in the same request, as a `load_skill` call and its result after the message, and
+/// the chat keeps them as it keeps a skill the model loaded. A name the chat has no skill of is
+/// refused before anything is stored.
+#[tokio::test]
+async fn a_skill_the_user_loads_with_a_message_reaches_the_model_before_it_answers() {
+    let (s, fake) = with_fake_model().await;
+    let project = s.project("Paperwork").await;
+    skill(&s, json!({ "project_id": project, "text": FORMS })).await;
+    let chat = s.session(Some(project), "").await;
+
+    fake.push(Reply::text(["Which form?"]));
+    let turn = s
+        .turn(&format!("/api/sessions/{chat}/messages"), Some(json!({ "content": "/pdf-forms my tax form", "skills": ["PDF-Forms"] })))
+        .await;
+    assert_eq!(turn.status, 200, "{:?}", turn.refusal);
+    turn.collect().await;
+    let body = fake.last_chat_body().unwrap();
+    let messages = body["messages"].as_array().unwrap();
+    let n = messages.len();
+    assert_eq!(messages[n - 3]["role"], "user", "the user's message first: {body}");
+    assert_eq!(messages[n - 2]["tool_calls"][0]["function"]["name"], "load_skill", "then the load, as the model's own call: {body}");
+    assert_eq!(messages[n - 1]["role"], "tool");
+    assert!(
+        messages[n - 1]["content"].as_str().unwrap().contains("FORMS-PROCEDURE"),
+        "the procedure reaches the model in the first request: {body}"
+    );
+
+    let (_, page) = s.get(&format!("/api/sessions/{chat}/messages")).await;
+    let roles: Vec<&str> = page["messages"].as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["assistant", "tool", "assistant", "user"], "newest first, the chat keeps the load as it keeps one the model made");
+    let (_, ctx) = s.get(&format!("/api/sessions/{chat}/context")).await;
+    assert_eq!(ctx["skills"][0]["loaded"], true, "the inspector counts it loaded: {}", ctx["skills"]);
+
+    let refused = s.turn(&format!("/api/sessions/{chat}/messages"), Some(json!({ "content": "/nope hello", "skills": ["nope"] }))).await;
+    assert_eq!(refused.status, 400, "an unknown skill is refused");
+    assert_eq!(refused.refusal.as_ref().unwrap()["code"], "unknown_skill", "{:?}", refused.refusal);
+    let (_, after) = s.get(&format!("/api/sessions/{chat}/messages")).await;
+    assert_eq!(after["messages"].as_array().unwrap().len(), 4, "and nothing of that message is stored");
+}
+
 #[tokio::test]
 async fn a_disabled_skill_or_one_off_in_the_project_is_neither_listed_nor_loadable() {
     let (s, fake) = with_fake_model().await;

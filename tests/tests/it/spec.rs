@@ -274,6 +274,18 @@ async fn every_answer_matches_the_document() {
     c.get("/api/projects").await;
     // A project without a folder: its sync's state says there is nothing to sync.
     c.get(&format!("/api/projects/{work}/folder")).await;
+    // Its instructions files: none without a folder; with one, a file sent and one left out.
+    c.get(&format!("/api/projects/{work}/instructions")).await;
+    let rules = tempfile::tempdir().unwrap();
+    std::fs::write(rules.path().join("AGENTS.md"), "Answer briefly.\n").unwrap();
+    std::fs::write(rules.path().join("CLAUDE.md"), "@missing.md\n").unwrap();
+    let ruled = c.ok(M::POST, "/api/projects", Some(json!({ "name": "Ruled", "instructions": "" }))).await["id"].clone();
+    c.ok(M::PATCH, &format!("/api/projects/{ruled}"), Some(json!({ "folder": rules.path().to_str().unwrap() }))).await;
+    let found = c.get(&format!("/api/projects/{ruled}/instructions")).await;
+    assert!(
+        !found["sent"].as_array().unwrap().is_empty() && !found["skipped"].as_array().unwrap().is_empty(),
+        "both lists hold an entry, so both are held to the document: {found}"
+    );
     let sess = c.ok(M::POST, "/api/sessions", Some(json!({ "project_id": work, "title": "plan" }))).await["id"].clone();
     c.ok(M::POST, "/api/sessions", Some(json!({ "project_id": work }))).await;
     let page = c.get(&format!("/api/sessions?project_id={work}&limit=1")).await;

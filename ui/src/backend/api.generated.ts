@@ -550,6 +550,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{id}/instructions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The instructions files of the project's folder: those sent (most general first) and those found and not sent, with why */
+        get: operations["project_instructions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/restore": {
         parameters: {
             query?: never;
@@ -1128,7 +1145,7 @@ export interface components {
             title: string;
         };
         /** @enum {string} */
-        Code: "backup_damaged" | "bad_host" | "bad_method" | "bad_request" | "bad_template" | "binary_file" | "bind_failed" | "body_too_large" | "connection_off" | "data_dir_in_use" | "data_dir_not_empty" | "data_dir_unusable" | "default_connection" | "default_project" | "demo_unavailable" | "empty_file" | "empty_message" | "file_missing" | "file_too_large" | "headers_too_long" | "image_not_here" | "images_unsupported" | "instructions_too_long" | "internal" | "interrupted" | "interrupted_before_start" | "invalid_attachment_limit" | "invalid_budget" | "invalid_context_length" | "invalid_cursor" | "invalid_description" | "invalid_endpoint" | "invalid_file_name" | "invalid_folder" | "system_folder" | "invalid_host" | "invalid_id" | "invalid_import" | "invalid_json" | "invalid_max_tokens" | "invalid_memory" | "invalid_model" | "invalid_name" | "invalid_prompt" | "invalid_query" | "invalid_request" | "invalid_scope" | "invalid_temperature" | "invalid_text_limit" | "invalid_tool_output_limit" | "invalid_tool_schema_budget" | "invalid_tool_server" | "not_pending" | "tool_server_failed" | "tool_server_off" | "invalid_skill" | "invalid_timeout" | "invalid_title" | "invalid_top_p" | "invalid_upload" | "memory_off" | "message_streaming" | "message_too_long" | "method_not_allowed" | "name_taken" | "no_server" | "newer_schema" | "no_such_route" | "no_turn_running" | "not_a_backup" | "not_a_user_message" | "not_an_image" | "not_found" | "nothing_to_regenerate" | "remote_refused" | "reply_deleted" | "reply_too_long" | "scope_full" | "secret_refused" | "too_many_tool_rounds" | "turn_running" | "type_mismatch" | "unauthorized" | "unknown_preset" | "unsafe_backup_entry" | "temporary_chat" | "unsupported_import" | "unsupported_import_version" | "url_too_long" | "credentials_in_url" | "backup_too_large" | "not_enough_space" | "restore_running";
+        Code: "backup_damaged" | "bad_host" | "bad_method" | "bad_request" | "bad_template" | "binary_file" | "bind_failed" | "body_too_large" | "connection_off" | "data_dir_in_use" | "data_dir_not_empty" | "data_dir_unusable" | "default_connection" | "default_project" | "demo_unavailable" | "empty_file" | "empty_message" | "file_missing" | "file_too_large" | "headers_too_long" | "image_not_here" | "images_unsupported" | "instructions_too_long" | "internal" | "interrupted" | "interrupted_before_start" | "invalid_attachment_limit" | "invalid_budget" | "invalid_context_length" | "invalid_cursor" | "invalid_description" | "invalid_endpoint" | "invalid_file_name" | "invalid_folder" | "system_folder" | "invalid_host" | "invalid_id" | "invalid_import" | "invalid_json" | "invalid_max_tokens" | "invalid_memory" | "invalid_model" | "invalid_name" | "invalid_prompt" | "invalid_query" | "invalid_request" | "invalid_scope" | "invalid_temperature" | "invalid_text_limit" | "invalid_tool_output_limit" | "invalid_tool_schema_budget" | "invalid_tool_server" | "not_pending" | "tool_server_failed" | "tool_server_off" | "invalid_skill" | "unknown_skill" | "invalid_timeout" | "invalid_title" | "invalid_top_p" | "invalid_upload" | "memory_off" | "message_streaming" | "message_too_long" | "method_not_allowed" | "name_taken" | "no_server" | "newer_schema" | "no_such_route" | "no_turn_running" | "not_a_backup" | "not_a_user_message" | "not_an_image" | "not_found" | "nothing_to_regenerate" | "remote_refused" | "reply_deleted" | "reply_too_long" | "scope_full" | "secret_refused" | "too_many_tool_rounds" | "turn_running" | "type_mismatch" | "unauthorized" | "unknown_preset" | "unsafe_backup_entry" | "temporary_chat" | "unsupported_import" | "unsupported_import_version" | "url_too_long" | "credentials_in_url" | "backup_too_large" | "not_enough_space" | "restore_running";
         /** @description What compacting on request did. */
         Compacted: {
             /** @description False when there was nothing older than the last turn left to summarise. */
@@ -1758,6 +1775,12 @@ export interface components {
              *     models that see images. Sending only; an edit keeps the message's images.
              */
             images?: number[];
+            /**
+             * @description Skills the user loads with this message (`/` in the composer), by name: each is stored as
+             *     a `load_skill` call and its result after the message, so the model has the procedure
+             *     before it answers. A name no skill of the chat's has is refused (`unknown_skill`).
+             */
+            skills?: string[];
         };
         PresetPatch: {
             description?: string | null;
@@ -4869,6 +4892,65 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FolderSync"];
+                };
+            };
+            /** @description `invalid_id` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    project_instructions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A whole number, as the object's `id` field gives it */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Sent and left out, with why (both empty without a folder) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstructionFiles"];
                 };
             };
             /** @description `invalid_id` */

@@ -70,6 +70,7 @@ export function httpBackend(opts: HttpBackendOptions) {
       ok(api.PATCH('/api/projects/{id}', { ...byId(projectId), body: patch })),
     /** `keepalive` (here and in the other deletes): sent as the page closes, and to outlive it. */
     folderSync: (projectId: number) => ok(api.GET('/api/projects/{id}/folder', byId(projectId))),
+    projectInstructions: (projectId: number) => ok(api.GET('/api/projects/{id}/instructions', byId(projectId))),
     deleteProject: (projectId: number, keepalive?: boolean) => ok(api.DELETE('/api/projects/{id}', { ...byId(projectId), keepalive })),
 
     listSessions: (query: Query<'/api/sessions', 'get'>) => ok(api.GET('/api/sessions', { params: { query: present(query) } })),
@@ -203,7 +204,22 @@ export function httpBackend(opts: HttpBackendOptions) {
       ),
     exportProject: (projectId: number) =>
       download(api.GET('/api/projects/{id}/export', { ...byId(projectId), ...FILE }), `project-${projectId}.zip`),
-    backup: () => download(api.GET('/api/backup', FILE), 'maru-backup.zip'),
+    backup: async (onProgress?: (got: number, total: number | null) => void): Promise<DownloadedFile> => {
+      // Read as it arrives, so the page can say how far it got (a backup is tens of MB).
+      const { data, response } = await api.GET('/api/backup', { parseAs: 'stream', headers: { Accept: '*/*' } });
+      const total = Number(response.headers.get('content-length')) || null;
+      const chunks: Uint8Array[] = [];
+      let got = 0;
+      const reader = (data as ReadableStream<Uint8Array> | null | undefined)?.getReader();
+      for (;;) {
+        const next = reader ? await reader.read() : { done: true as const, value: undefined };
+        if (next.done) break;
+        chunks.push(next.value);
+        got += next.value.length;
+        onProgress?.(got, total);
+      }
+      return { blob: new Blob(chunks as BlobPart[], { type: 'application/zip' }), name: fileName(response.headers.get('content-disposition'), 'maru-backup.zip') };
+    },
     /** Adds a chat exported by Maru as JSON as a new chat, in its project when one of that name
      *  exists, else in Default (refused: `unsupported_import`, `unsupported_import_version`). */
     importChat: async (chat: ChatExport) => (await ok(api.POST('/api/import', { body: chat }))) as Session,
@@ -287,8 +303,9 @@ export function httpBackend(opts: HttpBackendOptions) {
     // event (e.g. `turn_running`, `empty_message`), or after its first words when it stored
     // nothing (an `error` with `nothing_stored`: a new message is not in the chat, to be sent again).
     /** `images`: image attachments of the chat or its project to send with it, for models that see. */
-    sendMessage: (sessionId: number, content: string, sink: TurnSink, images: number[] = []) =>
-      turn(api.POST('/api/sessions/{id}/messages', { ...byId(sessionId), body: images.length ? { content, images } : { content }, ...STREAM }), sink),
+    /** `skills`: loaded with the message (`/` in the composer), by name. */
+    sendMessage: (sessionId: number, content: string, sink: TurnSink, images: number[] = [], skills: string[] = []) =>
+      turn(api.POST('/api/sessions/{id}/messages', { ...byId(sessionId), body: { content, ...(images.length ? { images } : {}), ...(skills.length ? { skills } : {}) }, ...STREAM }), sink),
     regenerate: (sessionId: number, sink: TurnSink) => turn(api.POST('/api/sessions/{id}/regenerate', { ...byId(sessionId), ...STREAM }), sink),
     resend: (messageId: number, content: string, sink: TurnSink) =>
       turn(api.POST('/api/messages/{id}/resend', { ...byId(messageId), body: { content }, ...STREAM }), sink),

@@ -125,6 +125,7 @@ const MARU = {
     ko: '도구 설명에 쓰는 한도는 1,000에서 1,000,000 토큰 사이여야 합니다.',
     named: '도구 설명에 쓰는 한도는 {min}에서 {max} 토큰 사이여야 합니다.' },
   invalid_skill: { en: 'This skill cannot be saved as it is.', ko: '이 스킬은 지금 상태로 저장할 수 없습니다.', detail: true },
+  unknown_skill: { en: 'This chat has no skill of that name: it may have been turned off or deleted.', ko: '이 대화에는 그런 이름의 스킬이 없습니다. 꺼졌거나 삭제되었을 수 있습니다.', detail: 'names', named: '이 대화에는 “{name}” 스킬이 없습니다. 꺼졌거나 삭제되었을 수 있습니다.' },
   invalid_tool_server: { en: 'This tool server cannot be saved as it is.', ko: '이 도구 서버는 지금 상태로 저장할 수 없습니다.', detail: true },
   tool_server_failed: { en: 'The tool server does not start.', ko: '도구 서버가 시작되지 않습니다.', detail: true },
   tool_server_off: { en: 'This tool server is turned off.', ko: '이 도구 서버는 꺼져 있습니다.', named: '도구 서버 {name}은(는) 꺼져 있습니다.' },

@@ -6,7 +6,7 @@
 // too, where the server's sentence names a setting by its key rather than where to change it.
 
 import type { Reason, ReasonCode } from '../backend/types';
-import { language } from './i18n';
+import { language, t } from './i18n';
 
 /** One code's sentences; `{name}` is filled from the reason's params, and a `[…]` part is kept
  *  only when every param in it was sent (an optional one). `ownEnglish`: English shows `en` too,
@@ -72,7 +72,7 @@ export function reasonText(reason: Reason | null | undefined, english: string): 
   const lang = language();
   const words = reason && reason.code !== 'unknown' ? REASONS[reason.code] : undefined;
   if (!reason || !words || (lang === 'en' && !words.ownEnglish)) return english;
-  const p = reason.params ?? {};
+  const p = projectNamed(reason.code, reason.params ?? {});
   const filled = fill(lang === 'en' ? words.en : words.ko, p, lang);
   if (filled === null) return english; // a param it needs is missing
   if (lang === 'en') return filled;
@@ -86,6 +86,15 @@ export function reasonText(reason: Reason | null | undefined, english: string): 
   }
   const n = Number(p.section);
   return n >= 1 && n <= 5 ? `${CIRCLED[n]} ${s}` : s;
+}
+
+/** The name of the Default project as stored (it cannot be renamed, and no other project may
+ *  take it): the UI calls it by its own word in every language (기본 in Korean). */
+const DEFAULT_PROJECT_STORED = 'Default';
+
+/** A reason that names a project names the Default one as the rest of the UI does. */
+function projectNamed(code: string, p: Record<string, string>): Record<string, string> {
+  return code === 'moved_to_project' && p.project === DEFAULT_PROJECT_STORED ? { ...p, project: t('defaultProject') } : p;
 }
 
 /** `sentence` with its params in (counts grouped); null when one outside a `[…]` is missing. */

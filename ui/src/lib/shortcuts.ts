@@ -3,7 +3,7 @@
 import { t, type Key } from './i18n';
 
 /** The shortcuts that work anywhere in the window. */
-export type Shortcut = 'search' | 'newChat' | 'shortcuts' | 'stop';
+export type Shortcut = 'search' | 'newChat' | 'shortcuts' | 'stop' | 'toggleSidebar';
 
 /** What the window can be asked to do from outside the page (the desktop app's menu). */
 export type Action = Shortcut | 'settings';
@@ -19,6 +19,8 @@ export function shortcutOf(e: KeyboardEvent): Shortcut | null {
   const key = e.key.toLowerCase();
   if (mod && !e.shiftKey && (key === 'k' || e.code === 'KeyK')) return 'search';
   if (mod && e.shiftKey && (key === 'o' || e.code === 'KeyO')) return 'newChat';
+  // As in ChatGPT: Ctrl+Shift+S (⌘⇧S) shows or hides the sidebar.
+  if (mod && e.shiftKey && (key === 's' || e.code === 'KeyS')) return 'toggleSidebar';
   // "/" needs Shift on some layouts: either way it is the list.
   if (mod && (key === '/' || e.code === 'Slash')) return 'shortcuts';
   if (e.key === 'Escape' && !e.ctrlKey && !e.metaKey && !e.altKey && !e.shiftKey) return 'stop';
@@ -46,6 +48,7 @@ export function shortcutGroups(): ShortcutGroup[] {
       rows: [
         row('kbSearch', [mod, 'K']),
         row('kbNewChat', [mod, 'Shift', 'O']),
+        row('kbToggleSidebar', [mod, 'Shift', 'S']),
         row('kbShortcuts', [mod, '/']),
         row('kbStop', ['Esc']),
       ],

@@ -90,6 +90,8 @@ export class ChatState {
   /** The draft becomes a temporary chat (views/temporary.ts): never kept unless the user says so. */
   draftTemporary = false;
   draftPreset: string | null = null;
+  /** The server and model a new chat will have once it is saved (chosen before its first message). */
+  draftModel: { connection_id: number | null; model: string | null } = { connection_id: null, model: null };
   /** The open chat's messages, oldest first. */
   messages: Message[] = [];
   olderBefore: number | null = null;
@@ -178,6 +180,7 @@ export class ChatState {
     this.focusMessageId = null;
     this.draftProjectId = projectId ?? app.sessions.defaultProjectId();
     this.draftPreset = null;
+    this.draftModel = { connection_id: null, model: null };
     app.panels.context = null;
     showChatInAddress(null, push);
     app.emit('chat', 'sidebar', 'context');
@@ -211,10 +214,14 @@ export class ChatState {
   }
 
   /** This chat's server and model, set together (a model is one server's); `null, null` goes back
-   *  to the default server's default model. Only a chat that exists has them. */
+   *  to the default server's default model. A new chat keeps them until it is saved. */
   async setChatModel(connectionId: number | null, model: string | null): Promise<void> {
     const app = this.app;
-    if (!this.session) return;
+    if (!this.session) {
+      this.draftModel = { connection_id: connectionId, model };
+      app.emit('chat');
+      return;
+    }
     const id = this.session.id;
     await app.attempt(async () => {
       app.sessions.sessionChanged(await app.backend.updateSession(id, { connection_id: connectionId, model }));
@@ -498,8 +505,9 @@ export class ChatState {
     this.app.emit('chat', 'sidebar');
   }
 
-  /** Sends a message (creating the chat first if this is a draft). False if it was refused. */
-  async send(content: string): Promise<boolean> {
+  /** Sends a message (creating the chat first if this is a draft), with the skills it loads
+   *  (`/` in the composer). False if it was refused. */
+  async send(content: string, skills: string[] = []): Promise<boolean> {
     const app = this.app;
     if (!content.trim()) {
       notify(t('nothingToSend'), 'error');
@@ -538,7 +546,7 @@ export class ChatState {
       }
     };
     try {
-      await app.backend.sendMessage(sid, content, sink, images);
+      await app.backend.sendMessage(sid, content, sink, images, skills);
     } catch (e) {
       this.messages = this.messages.filter((m) => m !== pending);
       this.refused(sid, e);
@@ -573,6 +581,7 @@ export class ChatState {
     const created = await app.attempt(async () => {
       let s = await app.backend.createSession({ project_id: this.draftProjectId, temporary: this.draftTemporary });
       if (this.draftPreset) s = await app.backend.updateSession(s.id, { preset: this.draftPreset });
+      if (this.draftModel.connection_id !== null || this.draftModel.model !== null) s = await app.backend.updateSession(s.id, { ...this.draftModel });
       return s;
     });
     if (!created) return undefined;

@@ -8,6 +8,8 @@ import { notify } from './notices';
 export class Errors {
   reachable = true;
   unauthorized = false;
+  /** Maru restarts on purpose (after a restore): out of reach meanwhile is expected, not a fault. */
+  restarting = false;
 
   private healthTimer: number | undefined;
 
@@ -35,6 +37,13 @@ export class Errors {
       return;
     }
     notify(errorMessage(e), 'error');
+  }
+
+  /** Maru is about to restart on purpose: while it is away the window says so, not that it
+   *  cannot be reached. */
+  restartPlanned(): void {
+    this.restarting = true;
+    this.events.emit('connection');
   }
 
   /** Called by the backend on every request: shows or clears the "server is down" banner. */

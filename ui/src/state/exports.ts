@@ -5,8 +5,14 @@ import type { DownloadedFile } from '../backend/backend';
 import type { ChatExport, ExportFormat, ImportedProject, RestoredBackup, Session } from '../backend/types';
 import type { Core } from './core';
 
+/** What exports need of the rest of the state. */
+export interface ExportsNeeds extends Core {
+  /** Maru is about to restart on purpose (a restore). */
+  restartPlanned(): void;
+}
+
 export class ExportsState {
-  constructor(private readonly app: Core) {}
+  constructor(private readonly app: ExportsNeeds) {}
 
   exportChat(sessionId: number, format: ExportFormat): Promise<DownloadedFile> {
     return this.app.backend.exportChat(sessionId, format);
@@ -47,13 +53,16 @@ export class ExportsState {
   }
 
   /** Everything, as one zip. */
-  backup(): Promise<DownloadedFile> {
-    return this.app.backend.backup();
+  backup(onProgress?: (got: number, total: number | null) => void): Promise<DownloadedFile> {
+    return this.app.backend.backup(onProgress);
   }
 
   /** Replaces everything with a backup's contents; the server restarts after. */
-  restoreBackup(file: Blob, name: string): Promise<RestoredBackup> {
-    return this.app.backend.restoreBackup(file, name);
+  async restoreBackup(file: Blob, name: string): Promise<RestoredBackup> {
+    const restored = await this.app.backend.restoreBackup(file, name);
+    // Maru restarts now: its being away for a moment is no fault to report.
+    this.app.restartPlanned();
+    return restored;
   }
 
   /** Whether the server answers (while it restarts after a restore). */

@@ -99,7 +99,12 @@ export class FilesState {
         this.app.emit('files');
         if (!sync.running && seenRunning) await this.loadFiles({ project_id: projectId });
         const settled = seenRunning || (linked ? asked >= 4 : sync.done || asked >= 1);
-        if (!sync.running && settled) return;
+        if (!sync.running && settled) {
+          // A small folder's sync can start and end between two asks: just linked, its files are
+          // read again anyway.
+          if (!seenRunning && linked) await this.loadFiles({ project_id: projectId });
+          return;
+        }
         await new Promise((r) => setTimeout(r, FOLDER_POLL_MS));
       }
     } catch (e) {
@@ -142,10 +147,13 @@ export class FilesState {
     app.panels.contextChanged();
   }
 
-  /** Attaches files to a project: every chat in it sees them. */
-  async attachToProject(projectId: number, files: FileToAttach[]): Promise<void> {
-    for (const f of files) await this.upload({ project_id: projectId }, f);
+  /** Attaches files to a project: every chat in it sees them. Answers how many it took (a
+   *  refused one is said so on its own). */
+  async attachToProject(projectId: number, files: FileToAttach[]): Promise<number> {
+    let added = 0;
+    for (const f of files) if (await this.upload({ project_id: projectId }, f)) added++;
     this.app.panels.contextChanged();
+    return added;
   }
 
   private async upload(scope: AttachmentScope, f: FileToAttach): Promise<Attachment | undefined> {

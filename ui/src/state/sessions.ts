@@ -1,6 +1,6 @@
 // Projects and their chats, as the sidebar lists them.
 
-import type { Attachment, DeletedProject, Project, ProjectPatch, Session } from '../backend/types';
+import type { Attachment, DeletedProject, InstructionFiles, Project, ProjectPatch, Session } from '../backend/types';
 import { rememberedExpanded, rememberExpanded } from '../lib/expandedProjects';
 import { t } from '../lib/i18n';
 import type { Core } from './core';
@@ -40,6 +40,8 @@ export class SessionsState {
   /** Chats and projects deleted a moment ago, whose delete waits for Undo: not listed meanwhile. */
   readonly hiddenSessions = new Set<number>();
   readonly hiddenProjects = new Set<number>();
+  /** Chats shown in Default while their project's delete waits for Undo, with their project. */
+  private readonly movedToDefault = new Map<number, Session>();
   /** Chats a reply is being written in, as the changes told (`turn_started` until `turn_ended`). */
   readonly writing = new Set<number>();
 
@@ -129,21 +131,43 @@ export class SessionsState {
     return project;
   }
 
+  /** The instructions files of the project's folder: those the next request sends, and those
+   *  found and not sent, with why (both empty without a folder). */
+  projectInstructions(id: number): Promise<InstructionFiles> {
+    return this.app.backend.projectInstructions(id);
+  }
+
   /**
-   * Deletes a project: it goes from the sidebar at once, and is deleted when Undo is no longer
-   * offered (its chats then move to the Default project).
+   * Deletes a project: it goes from the sidebar at once and its chats show in Default at once
+   * (counted there, the open one's header naming Default), as they will be once it is deleted,
+   * when Undo is no longer offered. Undo puts them back, the project open as it was.
    */
   async deleteProject(id: number): Promise<void> {
     const app = this.app;
     const e = this.entry(id);
-    if (!e || e.project.is_default || this.hiddenProjects.has(id)) return;
+    const defaultId = this.defaultProjectId();
+    if (!e || e.project.is_default || this.hiddenProjects.has(id) || defaultId === null) return;
+    // Its chats, to show in Default: those listed, else its first ones, read now.
+    const sessions = e.loaded && !e.nextCursor ? e.sessions
+      : (await app.attempt(() => app.backend.listSessions({ project_id: id, limit: 200 })))?.sessions ?? e.sessions;
+    if (this.hiddenProjects.has(id)) return;
     this.hiddenProjects.add(id);
     this.projects = this.projects.filter((x) => x.project.id !== id);
-    if (app.chat.draftProjectId === id && !app.chat.session) app.chat.draftProjectId = this.defaultProjectId();
+    const shown = this.showInDefault(e, sessions, defaultId);
+    if (app.chat.draftProjectId === id && !app.chat.session) app.chat.draftProjectId = defaultId;
     app.emit('sidebar', 'chat');
     const restore = () => {
       this.hiddenProjects.delete(id);
-      void app.attempt(() => this.refreshProjects());
+      shown.undo();
+      void app.attempt(async () => {
+        await this.refreshProjects();
+        const back = this.entry(id);
+        if (back && e.expanded) {
+          this.expandProject(id);
+          await this.loadSessions(id);
+        }
+        await this.loadSessions(defaultId);
+      });
     };
     app.undo.offer(`project:${id}`, t('projectDeleted', { name: e.project.name }), async (closing) => {
       let res: DeletedProject;
@@ -153,6 +177,7 @@ export class SessionsState {
         if (closing) return;
         if (alreadyGone(err)) {
           this.hiddenProjects.delete(id);
+          shown.done();
           await app.attempt(() => this.refreshProjects());
           return;
         }
@@ -161,6 +186,7 @@ export class SessionsState {
         return;
       }
       this.hiddenProjects.delete(id);
+      shown.done();
       if (closing) return;
       notify(t('deleteProjectDone', { n: res.moved_sessions }));
       await app.attempt(async () => {
@@ -168,14 +194,43 @@ export class SessionsState {
         await this.refreshProjects();
         await this.loadSessions(res.default_project_id);
         app.attachments.files.delete(scopeKey({ project_id: id }));
-        if (app.chat.session && app.chat.session.project_id === id) {
-          app.chat.session = { ...app.chat.session, project_id: res.default_project_id };
-          app.emit('chat');
-          app.panels.contextChanged();
-        }
         void app.attachments.loadChatFiles();
+        app.panels.contextChanged();
       });
     }, restore);
+  }
+
+  /** A deleted project's chats shown in Default while its delete waits for Undo: counted there,
+   *  listed there (as far as loaded), the open one in it. `undo` takes them back; `done`, once
+   *  the server has moved them, only forgets them (the lists are read again). */
+  private showInDefault(e: ProjectEntry, sessions: Session[], defaultId: number): { undo(): void; done(): void } {
+    const app = this.app;
+    const moved = sessions.map((s) => ({ ...s, project_id: defaultId }));
+    for (const s of moved) this.movedToDefault.set(s.id, s);
+    const def = this.entry(defaultId);
+    if (def) {
+      def.project = { ...def.project, session_count: def.project.session_count + e.project.session_count };
+      if (def.loaded) def.sessions = byActivity([...def.sessions.filter((s) => !this.movedToDefault.has(s.id)), ...moved]);
+    }
+    const open = app.chat.session;
+    if (open?.project_id === e.project.id) app.chat.session = { ...open, project_id: defaultId };
+    const forget = () => {
+      for (const s of moved) this.movedToDefault.delete(s.id);
+    };
+    return {
+      undo: () => {
+        forget();
+        const d = this.entry(defaultId);
+        if (d) d.sessions = d.sessions.filter((s) => !moved.some((m) => m.id === s.id));
+        const now = app.chat.session;
+        if (now && moved.some((m) => m.id === now.id)) {
+          app.chat.session = { ...now, project_id: e.project.id };
+          app.panels.contextChanged();
+        }
+        app.emit('sidebar', 'chat');
+      },
+      done: forget,
+    };
   }
 
   /** The first page of a project's chats (or as many as are shown, to keep the list stable). */
@@ -191,6 +246,11 @@ export class SessionsState {
       // A later read (after a move, a change heard from elsewhere) answers for the list.
       if (e.reads !== mine) return;
       e.sessions = page.sessions.filter((s) => !this.hiddenSessions.has(s.id));
+      // Default, while a project's delete waits: its chats show here already.
+      if (e.project.is_default && this.movedToDefault.size) {
+        const known = new Set(e.sessions.map((s) => s.id));
+        e.sessions = byActivity([...e.sessions, ...[...this.movedToDefault.values()].filter((s) => !known.has(s.id))]);
+      }
       e.nextCursor = page.next_cursor;
       e.loaded = true;
     } finally {
@@ -380,6 +440,11 @@ export class SessionsState {
     if (!p) return '';
     return p.is_default ? t('defaultProject') : p.name;
   }
+}
+
+/** Chats newest activity first, as the server lists them. */
+function byActivity(sessions: Session[]): Session[] {
+  return [...sessions].sort((a, b) => b.updated_at - a.updated_at || b.id - a.id);
 }
 
 /** The projects the first list opens: those open when Maru was last used, the Default one on a first run. */

@@ -153,6 +153,35 @@ export async function readSkillFolder(picked: readonly PickedFile[]): Promise<Fo
   return skills.sort((a, b) => (a.folder < b.folder ? -1 : a.folder > b.folder ? 1 : 0));
 }
 
+/** The server's other limits (store/skills.rs), checked before an import is sent. */
+export const SKILL_TEXT_MAX_CHARS = 100_000;
+export const SKILL_NAME_MAX_CHARS = 64;
+export const SKILL_DESCRIPTION_MAX_CHARS = 1_024;
+
+/** Why the server would refuse a skill read from disk, as it would check it (store/skills.rs):
+ *  no SKILL.md text, no front matter, a name or description missing or too long, no procedure,
+ *  or more than it keeps in all. Null when it would take it. Said before Import, not after. */
+export type ImportRefusal =
+  | { why: 'noText' | 'noFrontMatter' | 'noProcedure' }
+  | { why: 'textTooLong'; chars: number; max: number }
+  | { why: 'badName' | 'badDescription'; max: number }
+  | { why: 'tooLarge'; bytes: number; max: number };
+
+export function importRefusal(skill: Pick<FolderSkill, 'text' | 'files'>): ImportRefusal | null {
+  const text = skill.text;
+  if (!text.trim()) return { why: 'noText' };
+  if (chars(text) > SKILL_TEXT_MAX_CHARS) return { why: 'textTooLong', chars: chars(text), max: SKILL_TEXT_MAX_CHARS };
+  if (!split(text)) return { why: 'noFrontMatter' };
+  const { name, description } = skillFrontMatter(text);
+  if (!name || chars(name) > SKILL_NAME_MAX_CHARS) return { why: 'badName', max: SKILL_NAME_MAX_CHARS };
+  if (!description || chars(description) > SKILL_DESCRIPTION_MAX_CHARS) return { why: 'badDescription', max: SKILL_DESCRIPTION_MAX_CHARS };
+  if (!skillBody(text)) return { why: 'noProcedure' };
+  const utf8 = (v: string) => new TextEncoder().encode(v).length;
+  const bytes = utf8(text) + skill.files.reduce((n, f) => n + utf8(f.path) + utf8(f.content), 0);
+  if (bytes > SKILL_MAX_BYTES) return { why: 'tooLarge', bytes, max: SKILL_MAX_BYTES };
+  return null;
+}
+
 /** Picked files as reference files (the edit form's "Add files"): by name, text only. */
 export async function readReferenceFiles(list: readonly File[]): Promise<{ files: SkillFile[]; skipped: { path: string; why: SkipReason }[] }> {
   const files: SkillFile[] = [];

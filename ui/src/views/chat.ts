@@ -2,63 +2,76 @@
 // with the reply being written, and the composer. Files dropped anywhere on it are attached.
 
 import type { App } from '../app';
-import type { Session } from '../backend/types';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { t } from '../lib/i18n';
+import { isMac } from '../lib/shortcuts';
 import { presetDescription, presetName } from '../lib/presets';
 import { mountComposer } from './composer';
 import { mountDropZone } from './files';
 import { showMenu, type MenuItem } from './menu';
 import { MessageList } from './messageList';
-import { chatModelItems, chatModelLabel } from './modelMenu';
+import { chatModelItems, chatModelLabel, type ChatModel } from './modelMenu';
 import { openSettingsDialog } from './settingsLink';
 import { pendingBadge, renameSession, sessionMenu, sessionTitle } from './sidebar';
 import { temporaryControl } from './temporary';
 
 /**
- * The chat's preset and model as one control: a button naming both (and the model's server when
- * it is not the default one), and a menu to choose either. The model is the default one, or one
- * of a server's, grouped by server (see modelMenu.ts); a name no longer listed still shows, and so
- * does a preset that no longer exists, so the control never lies. A chat not yet saved has a
- * preset only.
+ * The chat's preset: a button naming it, and a menu to choose another. A preset that no longer
+ * exists still shows, so the control never lies.
  */
-function setupControl(app: App, presetValue: string, session: Session | null): HTMLElement {
+function presetControl(app: App, presetValue: string): HTMLElement {
   const preset = app.config.presets.find((p) => p.key === presetValue);
   const presetLabel = !presetValue ? t('basePrompt') : preset ? presetName(preset) : presetValue;
-  const label = session ? chatModelLabel(app, session) : null;
-  const summary = label ? t('presetAndModelIs', { preset: presetLabel, model: label.whole }) : t('presetIs', { preset: presetLabel });
+  const summary = t('presetIs', { preset: presetLabel });
   const menu = (): MenuItem[] => {
     const builtin = app.config.presets.filter((p) => p.builtin);
     const mine = app.config.presets.filter((p) => !p.builtin);
     const presetItem = (key: string, label: string, title?: string): MenuItem => ({
       label, title, icon: 'layers', checked: key === presetValue, onSelect: () => void app.chat.setPreset(key || null),
     });
-    const items: MenuItem[] = [
+    return [
       { label: t('preset'), heading: true },
       presetItem('', t('basePrompt')),
       ...builtin.map((p) => presetItem(p.key, presetName(p), presetDescription(p))),
       ...(mine.length ? [{ label: t('yourPresets'), heading: true }, ...mine.map((p) => presetItem(p.key, p.name, p.description || undefined))] : []),
       ...(presetValue && !preset ? [presetItem(presetValue, presetValue)] : []),
     ];
-    return session ? [...items, ...chatModelItems(app, session, () => openSettingsDialog(app, 'server'))] : items;
   };
+  return h('button', {
+    class: 'btn setup-btn', type: 'button', 'data-testid': 'chat-setup', 'aria-haspopup': 'menu',
+    'aria-label': summary, title: summary, onClick: (e: Event) => showMenu(e.currentTarget as HTMLElement, menu(), t('preset')),
+  },
+    icon('layers'),
+    h('span', { class: 'setup-text' }, h('span', { class: 'setup-preset', 'data-testid': 'chat-preset' }, presetLabel)),
+    h('span', { class: 'setup-caret' }, icon('chevron')),
+  );
+}
+
+/**
+ * The chat's server and model: a button naming both, and a menu to search and choose among every
+ * server's models, grouped by server (see modelMenu.ts). Each server's list comes in as it
+ * answers, into the menu while it is open. A new chat's choice is kept until it is saved.
+ */
+function modelControl(app: App, s: ChatModel): HTMLElement {
+  const label = chatModelLabel(app, s);
+  // The server is named when there is a choice of servers (or the chat is off the default one).
+  const several = app.servers.connections.filter((c) => c.enabled).length > 1;
+  const server = label.server ?? (several ? app.servers.chatConnection(s)?.name ?? null : null);
+  const summary = t('modelIs', { model: label.whole });
+  const menu = () => chatModelItems(app, s, () => openSettingsDialog(app, 'server'));
   const open = (e: Event) => {
-    const shown = showMenu(e.currentTarget as HTMLElement, menu(), t('presetAndModel'));
-    if (!session) return;
-    // Each server's models come in as it answers, into the menu while it is open.
+    const shown = showMenu(e.currentTarget as HTMLElement, menu(), t('chatModel'), { search: t('modelSearch') });
     const off = app.on('servers', () => (shown.open ? shown.update(menu()) : off()));
     void app.servers.loadModelLists();
   };
   return h('button', {
-    class: 'btn setup-btn', type: 'button', 'data-testid': 'chat-setup', 'aria-haspopup': 'menu',
+    class: 'btn model-btn', type: 'button', 'data-testid': 'chat-model-picker', 'aria-haspopup': 'menu',
     'aria-label': summary, title: summary, onClick: open,
   },
-    icon('layers'),
+    icon('cpu'),
     h('span', { class: 'setup-text' },
-      h('span', { class: 'setup-preset', 'data-testid': 'chat-preset' }, presetLabel),
-      label ? h('span', { class: 'setup-line' },
-        h('span', { class: 'setup-model', 'data-testid': 'chat-model' }, label.model),
-        label.server ? h('span', { class: 'setup-server', 'data-testid': 'chat-server' }, label.server) : null) : null),
+      h('span', { class: 'setup-model', 'data-testid': 'chat-model' }, label.model),
+      server ? h('span', { class: 'setup-server', 'data-testid': 'chat-server' }, server) : null),
     h('span', { class: 'setup-caret' }, icon('chevron')),
   );
 }
@@ -84,6 +97,8 @@ export function mountChat(app: App, root: HTMLElement, toggleSidebar: () => void
   // A message of the user's names the files and images it went with.
   app.on('files', () => messages.render());
   app.on('memories', renderHead);
+  // A fact proposed in a reply and accepted since no longer says "proposed".
+  app.on('memories', () => messages.render());
   // The chat's server's name, once the servers are read (or one is renamed).
   app.on('servers', renderHead);
   renderHead();
@@ -101,13 +116,13 @@ function chatHead(app: App, head: HTMLElement, toggleSidebar: () => void): () =>
     const project = app.chat.currentProject();
     const presetValue = s ? s.preset ?? '' : app.chat.draftPreset ?? '';
     const files = app.attachments.chatFiles();
-    const server = s ? app.servers.chatConnection(s) : undefined;
-    const sig = JSON.stringify([s?.id, s?.title, s?.model, s?.connection_id, server?.name, server?.is_default, app.config.settings?.model, presetValue, project?.id, project?.name, app.panels.panel, app.config.presets.map((p) => [p.key, p.name]), t('preset'), files.own.length, files.project.length, app.memory.pendingCount, s?.temporary, app.chat.draftTemporary]);
+    const server = app.servers.chatConnection(s ?? app.chat.draftModel);
+    const sig = JSON.stringify([s?.id, s?.title, s?.model, s?.connection_id, app.chat.draftModel, app.servers.connections.map((c) => c.enabled), server?.name, server?.is_default, app.config.settings?.model, presetValue, project?.id, project?.name, app.panels.panel, app.config.presets.map((p) => [p.key, p.name]), t('preset'), files.own.length, files.project.length, app.memory.pendingCount, s?.temporary, app.chat.draftTemporary]);
     if (sig === headSig) return;
     headSig = sig;
     document.title = s ? `${sessionTitle(s)} · ${t('appName')}` : t('appName');
     replaceChildren(head,
-      h('button', { class: 'icon-btn sidebar-toggle', type: 'button', 'aria-label': t('projects'), onClick: toggleSidebar }, icon('menu')),
+      h('button', { class: 'icon-btn sidebar-toggle', type: 'button', 'data-testid': 'show-sidebar', 'aria-label': t('showSidebar'), title: `${t('showSidebar')} (${isMac() ? '⌘⇧S' : 'Ctrl+Shift+S'})`, onClick: toggleSidebar }, icon('menu')),
       h('div', { class: 'crumbs' },
         project ? h('span', { class: 'crumb-project', 'data-testid': 'chat-project', title: app.sessions.projectName(project) }, icon('folder'), h('span', null, app.sessions.projectName(project))) : null,
         h('span', { class: 'crumb-sep' }, '/'),
@@ -118,7 +133,8 @@ function chatHead(app: App, head: HTMLElement, toggleSidebar: () => void): () =>
       ),
       h('div', { class: 'head-actions' },
         temporaryControl(app),
-        setupControl(app, presetValue, s),
+        presetControl(app, presetValue),
+        modelControl(app, s ?? app.chat.draftModel),
         ...panelButtons(app, files.own.length, files.project.length),
         s ? h('button', {
           class: 'icon-btn chat-menu-btn', type: 'button', 'aria-label': t('chatMenu'), title: t('chatMenu'), 'data-testid': 'chat-menu', 'aria-haspopup': 'menu',

@@ -6,7 +6,9 @@
 import type { App } from '../app';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { t } from '../lib/i18n';
+import { commandsIn, slashAt } from '../lib/commands';
 import { filePicker, filesToAttach, uploadChip } from './files';
+import type { SlashMenu } from './slashMenu';
 import { keepToastsAbove } from './toast';
 
 export function mountComposer(app: App, root: HTMLElement): { focus(): void } {
@@ -41,6 +43,10 @@ class Composer {
   private readonly button = h('button', { class: 'send-btn', type: 'button' });
   private readonly attach: HTMLElement;
   private readonly chips = h('ul', { class: 'chips', 'data-testid': 'upload-chips', hidden: true });
+  /** The `/` menu, loaded when a `/` is first typed (most messages never need it). */
+  private slash: SlashMenu | null = null;
+  private slashLoading = false;
+  private readonly slashHost = h('div', { hidden: true });
 
   constructor(private readonly app: App) {
     this.draftKey = this.key();
@@ -48,7 +54,7 @@ class Composer {
     this.attach = h('button', {
       class: 'icon-btn attach-btn', type: 'button', 'data-testid': 'attach', onClick: () => picker.open(),
     }, icon('paperclip'));
-    this.el = h('div', { class: 'composer' }, this.chips, h('div', { class: 'composer-row' }, this.attach, this.area, this.button), picker.input);
+    this.el = h('div', { class: 'composer' }, this.slashHost, this.chips, h('div', { class: 'composer-row' }, this.attach, this.area, this.button), picker.input);
     this.listen();
   }
 
@@ -71,8 +77,14 @@ class Composer {
     area.addEventListener('input', () => {
       this.resize();
       this.drafts.set(this.draftKey, area.value);
+      this.followSlash();
     });
     area.addEventListener('keydown', (e) => {
+      if (this.slash?.keydown(e)) {
+        e.preventDefault();
+        e.stopPropagation();
+        return;
+      }
       if (e.key === 'Enter' && !e.shiftKey && !e.altKey && !e.isComposing && e.keyCode !== 229) {
         e.preventDefault();
         void this.send();
@@ -81,6 +93,25 @@ class Composer {
     this.button.addEventListener('click', () => {
       if (app.chat.currentLive()) void app.chat.stop();
       else void this.send();
+    });
+  }
+
+  /** The `/` menu follows what is typed; its code is fetched at the first `/`. */
+  private followSlash(): void {
+    if (this.slash) return this.slash.update();
+    const area = this.area;
+    if (this.slashLoading || !slashAt(area.value, area.selectionStart ?? 0)) return;
+    this.slashLoading = true;
+    import('./slashMenu').then(({ mountSlashMenu }) => {
+      this.slash = mountSlashMenu(this.app, area, () => {
+        this.resize();
+        this.drafts.set(this.draftKey, area.value);
+      });
+      this.slashHost.replaceWith(this.slash.el);
+      this.slash.update();
+    }, (e: unknown) => {
+      this.slashLoading = false;
+      console.error('Maru: the / menu did not load', e);
     });
   }
 
@@ -106,7 +137,10 @@ class Composer {
     area.value = '';
     this.drafts.delete(sentFrom);
     this.resize();
-    const ok = await app.chat.send(text);
+    this.slash?.close();
+    // The skills the message names with `/` are loaded with it.
+    const skills = commandsIn(text, app.commands.known()).filter((c) => c.kind === 'skill').map((c) => c.name);
+    const ok = await app.chat.send(text, skills);
     // Refused: the text comes back, unless something new was typed meanwhile.
     if (!ok && !area.value) {
       area.value = text;

@@ -5,14 +5,16 @@
 // long chat's older turns.
 
 import type { App } from '../app';
-import type { ContextView, InstructionFiles, SectionReport, SkillOffered, Summary, Tally, TemplateInfo, TokenPlan, ToolOffered } from '../backend/types';
+import type { ContextView, SectionReport, SkillOffered, Summary, Tally, TemplateInfo, TokenPlan, ToolOffered } from '../backend/types';
 import { errorMessage } from '../lib/apiError';
 import { copyText } from '../lib/clipboard';
 import { h, icon, replaceChildren, type Child } from '../lib/dom';
 import { count, dateTime, ms, percent, rate, relative, shortSha } from '../lib/format';
 import { t, type Key } from '../lib/i18n';
+import { loadMarkdownFor, markdownReady, renderMarkdown } from '../lib/markdown';
 import { presetSourceText } from '../lib/presets';
 import { reasonsText, reasonText } from '../lib/reasons';
+import { instructionFilesView } from './instructionFiles';
 import { openSettingsDialog } from './settingsLink';
 import { toast } from './toast';
 
@@ -102,7 +104,7 @@ function body(app: App, v: ContextView, staleError: string | null): Child[] {
         )
       : null,
     h('ol', { class: 'sections', 'data-testid': 'context-sections' }, v.sections.map((s, i) =>
-      section(s, i + 1, presetSourceText(s.source, app.config.presets, t('preset')), s.id === 'project_instructions' ? instructionFiles(v.instruction_files) : null))),
+      section(s, i + 1, presetSourceText(s.source, app.config.presets, t('preset')), s.id === 'project_instructions' ? instructionFilesView(v.instruction_files) : null))),
     toolsOffered(v.tools),
     skillsOffered(app, v.skills),
     summaries(app, v.summaries),
@@ -260,6 +262,16 @@ function skillsOffered(app: App, skills: SkillOffered[]): HTMLElement {
   );
 }
 
+/** A summary as the model wrote it, in Markdown: drawn as a reply is (lists, code, emphasis),
+ *  not as its raw marks; its text as written until the renderer is there. */
+function summaryText(text: string): HTMLElement {
+  const div = h('div', { class: 'summary-text md', 'data-testid': 'summary-text' });
+  const draw = () => div.replaceChildren(renderMarkdown(text, { copyLabel: t('copy'), copyTitle: t('copyCode'), plainLabel: t('codePlain') }));
+  draw();
+  if (!markdownReady([text])) void loadMarkdownFor([text]).then(draw);
+  return div;
+}
+
 /** The summaries that stand in for older turns, oldest first, and the way back to sending the
  *  whole chat; nothing when there are none. */
 function summaries(app: App, list: Summary[]): HTMLElement | null {
@@ -274,57 +286,16 @@ function summaries(app: App, list: Summary[]): HTMLElement | null {
           h('span', { class: 'summary-turns' }, s.turns === 1 ? t('summaryTurnsOne') : t('summaryTurns', { n: count(s.turns) })),
           h('span', { class: 'summary-when', title: dateTime(s.created_at) }, t('summaryWritten', { when: relative(s.created_at) })),
         ),
-        h('p', { class: 'summary-text' }, s.content),
+        summaryText(s.content),
       ))),
   );
 }
 
-/** Why a folder's instructions file was not sent, by the server's code. */
-const INSTRUCTION_WHY: Record<string, Key> = {
-  shadowed: 'instructionWhy_shadowed', duplicate: 'instructionWhy_duplicate', too_large: 'instructionWhy_too_large', too_many: 'instructionWhy_too_many',
-  unreadable: 'instructionWhy_unreadable', not_text: 'instructionWhy_not_text', deadline: 'instructionWhy_deadline', outside: 'instructionWhy_outside',
-  budget: 'instructionWhy_budget', cycle: 'instructionWhy_cycle', too_deep: 'instructionWhy_too_deep', missing: 'instructionWhy_missing',
-  not_importable: 'instructionWhy_not_importable', imports_only: 'instructionWhy_imports_only',
-};
-
-/** A code a newer server may send is shown as it is. */
-function instructionWhy(why: string): string {
-  return INSTRUCTION_WHY[why] ? t(INSTRUCTION_WHY[why]) : why;
-}
-
-/** Which file's `@path` import brought this one in. */
-function importedBy(path: string | null): HTMLElement | null {
-  return path ? h('span', { class: 'hint' }, t('instructionImportedBy', { path })) : null;
-}
-
-/**
- * The AGENTS.md / CLAUDE.md files of the project's folder in section ③: those sent with their
- * size, and those found but not sent with why, so a user sees which of them the model reads.
- * Nothing when the project follows no folder.
- */
-function instructionFiles(f: InstructionFiles): HTMLElement | null {
-  if (!f.folder && !f.sent.length && !f.skipped.length) return null;
-  return h('div', { class: 'instruction-files', 'data-testid': 'instruction-files' },
-    h('h4', null, t('instructionFiles')),
-    f.folder ? h('p', { class: 'hint' }, t('instructionFilesHint', { folder: f.folder })) : null,
-    f.sent.length
-      ? h('ul', { class: 'instruction-list' }, f.sent.map((x) =>
-          h('li', { 'data-testid': 'instruction-sent', dataset: { path: x.path } },
-            h('code', { class: 'path' }, x.path),
-            h('span', { class: 'n' }, x.raw_chars != null
-              ? t('instructionFileCut', { raw: count(x.raw_chars), kept: count(x.chars) })
-              : t('chars', { n: count(x.chars) })),
-            importedBy(x.imported_by))))
-      : h('p', { class: 'hint' }, t('noInstructionFiles')),
-    f.skipped.length
-      ? [
-          h('h5', null, t('instructionFilesSkipped')),
-          h('ul', { class: 'instruction-list skipped' }, f.skipped.map((x) =>
-            h('li', { 'data-testid': 'instruction-skipped', dataset: { path: x.path, why: x.why } },
-              h('code', { class: 'path' }, x.path), h('span', { class: 'why' }, instructionWhy(x.why)), importedBy(x.imported_by)))),
-        ]
-      : null,
-  );
+/** A section's size before and after its budget. Section ④ counts what it lists (files and
+ *  skills) before, and characters as sent: said so, not as if both were characters. */
+export function sectionSize(s: SectionReport): string {
+  if (s.id === 'attachments') return t('sectionItemsSize', { n: count(s.raw_chars), sent: count(s.injected_chars) });
+  return t('sectionSize', { raw: count(s.raw_chars), sent: count(s.injected_chars) });
 }
 
 /** `n` is its place, ① to ⑤: the server lists the sections in the order the model reads them;
@@ -339,7 +310,7 @@ function section(s: SectionReport, n: number, source: string, extra: HTMLElement
     !s.present && s.absent_reason ? h('p', { class: 'absent-reason' }, reasonText(s.absent, s.absent_reason)) : null,
     h('div', { class: 'section-meta' },
       h('span', { title: t('source') }, source),
-      s.present ? h('span', null, `${t('raw')} ${count(s.raw_chars)} → ${t('injected')} ${count(s.injected_chars)}`) : null,
+      s.present ? h('span', { 'data-testid': 'section-size' }, sectionSize(s)) : null,
       s.present ? h('span', null, `≈${t('tokens', { n: count(s.tokens_estimate) })}`) : null,
     ),
     s.template_outdated ? h('p', { class: 'warn-line' }, icon('warn'), t('outdatedTemplate')) : null,

@@ -8,6 +8,7 @@ import { shortcutOf, type Action } from '../lib/shortcuts';
 import { mountChat } from './chat';
 import { mountFilesPanel } from './files';
 import { mountServerBanner } from './serverBanner';
+import { preloadProjectDialog } from './projectLink';
 import { openSettingsDialog, preloadSettings } from './settingsLink';
 import { toggleShortcuts } from './shortcuts';
 import { mountSidebar } from './sidebar';
@@ -24,8 +25,9 @@ export function mountLayout(app: App, root: HTMLElement): { perform: (action: Ac
   const shell = h('div', { class: 'app' }, sidebar, scrim, main, panel);
   replaceChildren(root, shell);
 
-  const side = mountSidebar(app, sidebar);
-  mountChat(app, chat, () => shell.classList.toggle('sidebar-open'));
+  const toggleSidebar = sidebarToggle(shell);
+  const side = mountSidebar(app, sidebar, toggleSidebar);
+  mountChat(app, chat, toggleSidebar);
   mountServerBanner(app, serverBanner);
   mountPanels(app, shell, panel);
 
@@ -40,12 +42,43 @@ export function mountLayout(app: App, root: HTMLElement): { perform: (action: Ac
   mountBanner(app, banner);
   ignoreStrayDrops();
 
-  const perform = windowActions(app, shell, () => side.focusSearch());
+  const perform = windowActions(app, shell, () => side.focusSearch(), toggleSidebar);
   document.addEventListener('keydown', (e) => {
     const shortcut = shortcutOf(e);
     if (shortcut && perform(shortcut, e.defaultPrevented)) e.preventDefault();
   });
   return { perform };
+}
+
+/** Where the sidebar's collapsed state is kept between visits. */
+const SIDEBAR_KEY = 'maru.sidebarCollapsed';
+
+/**
+ * Shows or hides the sidebar: on a wide window it collapses (remembered for the next visit) and
+ * gives its room to the chat and a panel; on a narrow one it is a drawer that slides in and out.
+ */
+function sidebarToggle(shell: HTMLElement): () => void {
+  const narrow = window.matchMedia('(max-width: 760px)');
+  let collapsed = false;
+  try {
+    collapsed = localStorage.getItem(SIDEBAR_KEY) === '1';
+  } catch {
+    // storage off: the sidebar starts shown
+  }
+  shell.classList.toggle('sidebar-collapsed', collapsed);
+  return () => {
+    if (narrow.matches) {
+      shell.classList.toggle('sidebar-open');
+      return;
+    }
+    collapsed = !collapsed;
+    shell.classList.toggle('sidebar-collapsed', collapsed);
+    try {
+      localStorage.setItem(SIDEBAR_KEY, collapsed ? '1' : '0');
+    } catch {
+      // not remembered: it still collapses now
+    }
+  };
 }
 
 /** The side panel: the one open (context inspector, memory, files), or none. The context
@@ -81,6 +114,7 @@ const PANELS = {
 export function preloadViews(): void {
   for (const load of Object.values(PANELS)) load().catch(() => {});
   preloadSettings();
+  preloadProjectDialog();
 }
 
 /** A panel whose code is loaded when it is first shown: empty until then, then mounted and, if
@@ -104,13 +138,19 @@ function lazyPanel(app: App, root: HTMLElement, close: () => void, again: () => 
   };
 }
 
-/** The banner for a refused access token, or a server that does not answer (with Retry). */
-function mountBanner(app: App, banner: HTMLElement): void {
+/** The banner for a refused access token, a server that does not answer (with Retry), or Maru
+ *  restarting on purpose (after a restore). */
+export function mountBanner(app: App, banner: HTMLElement): void {
   const render = () => {
     if (app.unauthorized) {
       banner.hidden = false;
       banner.className = 'banner banner-error';
       replaceChildren(banner, icon('warn'), h('div', null, h('strong', null, t('unauthorizedTitle')), h('p', null, t('tokenWrong'))));
+    } else if (!app.reachable && app.restarting) {
+      // A restore restarts Maru on purpose: no fault to report, only the wait.
+      banner.hidden = false;
+      banner.className = 'banner banner-info';
+      replaceChildren(banner, h('span', { class: 'spinner', 'aria-hidden': 'true' }), h('div', { 'data-testid': 'banner-restarting' }, h('strong', null, t('restarting'))));
     } else if (!app.reachable) {
       banner.hidden = false;
       banner.className = 'banner banner-error';
@@ -139,7 +179,7 @@ function ignoreStrayDrops(): void {
 
 /** What runs a window-wide action (a shortcut, or the desktop menu's item); it answers false when
  *  the action does not apply now. `handled`: Escape already did something. */
-function windowActions(app: App, shell: HTMLElement, focusSearch: () => void): (action: Action, handled?: boolean) => boolean {
+function windowActions(app: App, shell: HTMLElement, focusSearch: () => void, toggleSidebar: () => void): (action: Action, handled?: boolean) => boolean {
   return (action, handled = false) => {
     const dialogOpen = !!document.querySelector('dialog[open]');
     switch (action) {
@@ -148,6 +188,10 @@ function windowActions(app: App, shell: HTMLElement, focusSearch: () => void): (
         if (dialogOpen) return false;
         shell.classList.add('sidebar-open');
         focusSearch();
+        return true;
+      case 'toggleSidebar':
+        if (dialogOpen) return false;
+        toggleSidebar();
         return true;
       case 'newChat':
         if (dialogOpen) return false;

@@ -1,6 +1,7 @@
 // A small pop-up menu under a button; closes on a choice, a click elsewhere or Escape.
 
 import { h, icon } from '../lib/dom';
+import { t } from '../lib/i18n';
 
 export interface MenuItem {
   label: string;
@@ -77,9 +78,57 @@ function itemNodes(items: MenuItem[]): HTMLElement[] {
     }, item.icon ? icon(item.icon) : h('span', { class: 'icon-space' }), h('span', null, item.label), item.checked ? icon('check') : null));
 }
 
-export function showMenu(anchor: HTMLElement, items: MenuItem[], label?: string): MenuHandle {
+/** Items whose label holds every word of `query` (any case), each with the headings above it
+ *  that still head something. */
+export function filterMenu(items: MenuItem[], query: string): MenuItem[] {
+  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return items;
+  const out: MenuItem[] = [];
+  let section: MenuItem | null = null;
+  let group: MenuItem | null = null;
+  for (const item of items) {
+    if (item.heading) {
+      if (item.group) group = item;
+      else [section, group] = [item, null];
+      continue;
+    }
+    const label = item.label.toLowerCase();
+    if (item.disabled || !words.every((w) => label.includes(w))) continue;
+    if (section) out.push(section);
+    if (group) out.push(group);
+    [section, group] = [null, null];
+    out.push(item);
+  }
+  return out;
+}
+
+/** A search box atop a menu: what is typed narrows the items (`filterMenu`); ↓ goes into them. */
+function menuSearch(menu: HTMLElement, placeholder: string, items: () => MenuItem[], list: HTMLElement): HTMLInputElement {
+  const input = h('input', { class: 'input menu-search', type: 'search', placeholder, 'aria-label': placeholder, 'data-testid': 'menu-search', spellcheck: 'false', autocomplete: 'off' });
+  const draw = () => {
+    const shown = filterMenu(items(), input.value);
+    list.replaceChildren(...(shown.length ? itemNodes(shown) : [h('div', { class: 'menu-empty' }, t('menuNoMatch'))]));
+  };
+  input.addEventListener('input', draw);
+  input.addEventListener('keydown', (e) => {
+    if (e.key === 'ArrowDown') {
+      e.preventDefault();
+      list.querySelector<HTMLButtonElement>('button:not([disabled])')?.focus();
+    } else if (e.key === 'Enter') {
+      e.preventDefault();
+      list.querySelector<HTMLButtonElement>('button:not([disabled])')?.click();
+    }
+  });
+  menu.prepend(input);
+  return input;
+}
+
+export function showMenu(anchor: HTMLElement, items: MenuItem[], label?: string, opts: { search?: string } = {}): MenuHandle {
   closeMenu();
-  const menu = h('div', { class: 'menu', role: 'menu', 'aria-label': label ?? '' }, itemNodes(items));
+  let current = items;
+  const list = h('div', { class: 'menu-items' }, itemNodes(items));
+  const menu = h('div', { class: ['menu', opts.search && 'menu-searchable'], role: 'menu', 'aria-label': label ?? '' }, list);
+  const search = opts.search ? menuSearch(menu, opts.search, () => current, list) : null;
   document.body.appendChild(menu);
   // Kept inside the visible area (the page's scroll bar excluded), however narrow the window.
   const place = () => {
@@ -107,7 +156,8 @@ export function showMenu(anchor: HTMLElement, items: MenuItem[], label?: string)
       document.removeEventListener('keydown', onKey);
     },
   };
-  (menu.querySelector('button:not([disabled])') as HTMLButtonElement | null)?.focus();
+  if (search) search.focus();
+  else (menu.querySelector('button:not([disabled])') as HTMLButtonElement | null)?.focus();
   const handle: MenuHandle = {
     get open() {
       return openMenu?.el === menu;
@@ -116,10 +166,12 @@ export function showMenu(anchor: HTMLElement, items: MenuItem[], label?: string)
       if (!handle.open) return;
       const focused = document.activeElement instanceof HTMLElement && menu.contains(document.activeElement) ? document.activeElement.textContent : null;
       const scroll = menu.scrollTop;
-      menu.replaceChildren(...itemNodes(next));
+      current = next;
+      list.replaceChildren(...itemNodes(search ? filterMenu(next, search.value) : next));
       place();
       menu.scrollTop = scroll;
-      const again = [...menu.querySelectorAll<HTMLButtonElement>('button:not([disabled])')];
+      if (search && (focused === null || document.activeElement === search)) return;
+      const again = [...list.querySelectorAll<HTMLButtonElement>('button:not([disabled])')];
       (again.find((b) => b.textContent === focused) ?? again[0])?.focus();
     },
   };

@@ -327,9 +327,26 @@ function toolChipsNode(calls: readonly ToolCallView[], live: boolean, app: App |
   return h('div', { class: 'tool-calls', 'data-testid': 'tool-calls' }, calls.map((c) => toolChip(c, live, app)));
 }
 
+/** A fact the model proposed that the user has accepted since: shown as saved, not "proposed". */
+function nowAccepted(o: ToolOutcome, app: App | null): ToolOutcome {
+  return o.kind === 'proposed' && app?.memory.memories.some((m) => m.id === o.id) ? { kind: 'saved', id: o.id, fact: o.fact } : o;
+}
+
+/** The ids of the facts proposed in `parts` that are accepted now (a message is drawn again when
+ *  one is accepted). */
+export function acceptedProposals(parts: readonly Message[], app: App): string {
+  const accepted = new Set(app.memory.memories.map((m) => m.id));
+  const ids: number[] = [];
+  for (const p of parts) {
+    const did = p.tool_outcome?.did;
+    if (did && did.kind === 'proposed' && accepted.has(did.id)) ids.push(did.id);
+  }
+  return ids.join(',');
+}
+
 /** One call: the tool, its arguments in short and how it went; opened, what it did and its arguments. */
 function toolChip(call: ToolCallView, live: boolean, app: App | null): HTMLElement {
-  const o = toolOutcome(call, live);
+  const o = nowAccepted(toolOutcome(call, live), app);
   const args = shortArgs(call);
   return h('details', { class: ['tool-chip', `tool-${o.kind}`], 'data-testid': 'tool-chip', dataset: { tool: call.name, outcome: o.kind, callId: call.id } },
     h('summary', { title: t('toolShowDetails') },

@@ -11,7 +11,7 @@ import { copyText } from '../lib/clipboard';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { language, t } from '../lib/i18n';
 import { loadMarkdownFor, markdownReady } from '../lib/markdown';
-import { entryNode, filesSentWith, groupReplies, liveNode, updateLiveNode, type Entry } from './message';
+import { acceptedProposals, entryNode, filesSentWith, groupReplies, liveNode, updateLiveNode, type Entry } from './message';
 import { openSettingsDialog } from './settingsLink';
 import { toast } from './toast';
 
@@ -271,7 +271,7 @@ export class MessageList {
       // a turn running disables buttons: in the message edited, the one Regenerate answers and those
       // with versions they are drawn again, elsewhere (Edit, marked `idle-only`) switched below.
       const tail = entry.parts[entry.parts.length - 1];
-      const key = [regenerable, editing, (editing || regenerable || m.versions.length > 1) && busy, lang, app.chat.replyErrors.get(tail.id), filesKey, ...entry.parts];
+      const key = [regenerable, editing, (editing || regenerable || m.versions.length > 1) && busy, lang, app.chat.replyErrors.get(tail.id), filesKey, acceptedProposals(entry.parts, app), ...entry.parts];
       let d = this.drawn.get(m.id);
       if (!d || d.key.length !== key.length || d.key.some((v, j) => v !== key[j])) {
         d?.el.remove();

@@ -11,7 +11,10 @@ import { modelsProblem } from './servers';
 
 /** What the header says of a chat's model: its name and, off the default server, the server's;
  *  `whole`: both in one phrase, for the tooltip. */
-export function chatModelLabel(app: App, s: Session): { model: string; server: string | null; whole: string } {
+/** A chat's model as the picker reads it: a saved chat's, or what a new chat will get. */
+export type ChatModel = Pick<Session, 'connection_id' | 'model'>;
+
+export function chatModelLabel(app: App, s: ChatModel): { model: string; server: string | null; whole: string } {
   const conn = app.servers.chatConnection(s);
   const onDefault = s.connection_id === null || !!conn?.is_default;
   const server = onDefault || !conn ? null : conn.name;
@@ -22,7 +25,7 @@ export function chatModelLabel(app: App, s: Session): { model: string; server: s
 }
 
 /** The model part of the chat's preset-and-model menu. */
-export function chatModelItems(app: App, s: Session, openServers: () => void): MenuItem[] {
+export function chatModelItems(app: App, s: ChatModel, openServers: () => void): MenuItem[] {
   const global = app.config.settings?.model || t('modelServerFirst');
   const current = app.servers.chatConnection(s);
   const items: MenuItem[] = [

@@ -10,7 +10,7 @@ import type { ChatHit, FileHit } from '../backend/types';
 import { errorMessage } from '../lib/apiError';
 import { h, icon, replaceChildren, type Child } from '../lib/dom';
 import { t } from '../lib/i18n';
-import { openProjectFilesDialog } from './files';
+import { openProjectDialog } from './projectLink';
 
 const DEBOUNCE_MS = 200;
 const LIMIT = 30;
@@ -167,7 +167,7 @@ class Search implements SearchBox {
       return;
     }
     const project = this.app.sessions.entry(hit.project_id)?.project;
-    if (project) openProjectFilesDialog(this.app, project);
+    if (project) openProjectDialog(this.app, project, 'files');
   }
 
   /** Opens the `i`th result of both groups. */

@@ -14,7 +14,7 @@ import { count } from '../lib/format';
 import { language as shownLanguage, t, type Key } from '../lib/i18n';
 import { openDialog } from './dialog';
 import { searchModelsPatch, searchModelsSection, type SearchModels } from './hybridSearch';
-import { dataPane } from './exports';
+import { dataPane } from './dataPane';
 import { mountPresetEditor } from './presetEditor';
 import { mountServers } from './servers';
 import { mountSkillsPane } from './skillsPane';

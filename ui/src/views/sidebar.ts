@@ -10,16 +10,15 @@ import { isMac } from '../lib/shortcuts';
 import type { ProjectEntry } from '../state/sessions';
 import { confirmDialog, promptDialog } from './dialog';
 import { exportChat, exportProject } from './exports';
-import { openProjectFilesDialog } from './files';
 import { showMenu, type MenuItem } from './menu';
-import { openProjectDialog } from './projectDialog';
+import { openProjectDialog } from './projectLink';
 import { mountSearch } from './search';
 import { openSettingsDialog } from './settingsLink';
 import { toggleShortcuts } from './shortcuts';
 
 const DRAG_TYPE = 'application/x-maru-session';
 
-export function mountSidebar(app: App, root: HTMLElement): { focusSearch(): void } {
+export function mountSidebar(app: App, root: HTMLElement, toggleSidebar: () => void = () => {}): { focusSearch(): void } {
   const list = h('nav', { class: 'project-list', 'aria-label': t('projects') });
   const head = h('div', { class: 'sidebar-head' });
   const projects = h('div', { class: 'sidebar-body' });
@@ -39,7 +38,11 @@ export function mountSidebar(app: App, root: HTMLElement): { focusSearch(): void
         h('button', {
           class: 'icon-btn shortcuts-btn', type: 'button', 'data-testid': 'open-shortcuts', 'aria-label': t('kbTitle'),
           title: `${t('kbTitle')} (${isMac() ? '⌘/' : 'Ctrl+/'})`, onClick: () => toggleShortcuts(),
-        }, '?')),
+        }, '?'),
+        h('button', {
+          class: 'icon-btn collapse-btn', type: 'button', 'data-testid': 'collapse-sidebar', 'aria-label': t('hideSidebar'),
+          title: `${t('hideSidebar')} (${isMac() ? '⌘⇧S' : 'Ctrl+Shift+S'})`, onClick: toggleSidebar,
+        }, icon('sidebar'))),
       h('button', { class: 'btn btn-primary btn-block', type: 'button', 'data-testid': 'new-chat', onClick: () => app.chat.newChat(app.chat.currentProject()?.id) },
         icon('plus'), t('newChat')),
     );
@@ -161,9 +164,11 @@ export function projectMenu(app: App, e: ProjectEntry): MenuItem[] {
   const p = e.project;
   return [
     { label: t('newChat'), icon: 'plus', onSelect: () => app.chat.newChat(p.id) },
+    { label: t('projectSettingsMenu'), icon: 'gear', onSelect: () => openProjectDialog(app, p, 'name') },
     { label: t('rename'), icon: 'edit', disabled: p.is_default, title: p.is_default ? t('defaultCannotRename') : undefined, onSelect: () => openProjectDialog(app, p, 'name') },
     { label: t('editInstructions'), icon: 'layers', disabled: p.is_default, title: p.is_default ? t('defaultUsesCustomInstructions', { settings: t('settings'), tab: t('settingsInstructions') }) : undefined, onSelect: () => openProjectDialog(app, p, 'instructions') },
-    { label: t('projectFilesMenu'), icon: 'paperclip', onSelect: () => openProjectFilesDialog(app, p) },
+    { label: t('projectFolderMenu'), icon: 'folder', disabled: p.is_default, title: p.is_default ? t('defaultNoFolder') : undefined, onSelect: () => openProjectDialog(app, p, 'folder') },
+    { label: t('projectFilesMenu'), icon: 'paperclip', onSelect: () => openProjectDialog(app, p, 'files') },
     { label: t('exportZip'), icon: 'download', onSelect: () => void exportProject(app, p) },
     {
       label: t('delete'), icon: 'trash', danger: true, disabled: p.is_default, title: p.is_default ? t('defaultCannotDelete') : undefined,

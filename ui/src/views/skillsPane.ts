@@ -11,8 +11,8 @@ import type { SkillFile, SkillView } from '../backend/types';
 import { errorMessage } from '../lib/apiError';
 import { h, icon, replaceChildren, type Child } from '../lib/dom';
 import { count } from '../lib/format';
-import { t, type Key } from '../lib/i18n';
-import { pickedFiles, readReferenceFiles, readSkillFolder, skillFrontMatter, skillSizes, chars, SkillsStore, type FolderSkill, type SkipReason } from '../state/skills';
+import { language, t, type Key } from '../lib/i18n';
+import { importRefusal, pickedFiles, readReferenceFiles, readSkillFolder, skillFrontMatter, skillSizes, chars, SkillsStore, type FolderSkill, type ImportRefusal, type SkipReason } from '../state/skills';
 import { confirmDialog } from './dialog';
 import { toast } from './toast';
 
@@ -127,7 +127,7 @@ class SkillsPane {
       const project = whereValue(where);
       let done = 0;
       for (const s of [...imp.skills]) {
-        if (!s.text) continue;
+        if (importRefusal(s)) continue;
         try {
           await this.store.create({ ...(project !== undefined ? { project_id: project } : {}), text: s.text, ...(s.files.length ? { files: s.files } : {}) });
           imp.skills = imp.skills.filter((x) => x !== s);
@@ -141,7 +141,9 @@ class SkillsPane {
       if (imp.skills.length === 0) this.closeImport();
       else draw();
     };
-    const goBtn = h('button', { class: 'btn btn-primary', type: 'button', 'data-testid': 'skill-import', onClick: () => void go() }, t('skillImport', { n: imp.skills.length }));
+    // What the server would refuse is said on each skill now, and is not offered for import.
+    const importable = imp.skills.filter((s) => !importRefusal(s)).length;
+    const goBtn = h('button', { class: 'btn btn-primary', type: 'button', 'data-testid': 'skill-import', disabled: importable === 0, onClick: () => void go() }, t('skillImport', { n: importable }));
     return h('div', { class: 'skill-form form', 'data-testid': 'skill-import-form' },
       h('h3', null, t('skillImportTitle', { folder: imp.folder })),
       list,
@@ -272,8 +274,22 @@ function importItem(s: Importing['skills'][number]): HTMLElement {
     h('p', { class: 'hint', 'data-testid': 'skill-import-files' }, t('skillImportFiles', { files: t('skillFileCount', { n: s.files.length }) }),
       s.files.length ? [': ', s.files.map((f) => f.path).join(', ')] : null),
     s.skipped.length ? h('p', { class: 'hint', 'data-testid': 'skill-import-skipped' }, t('skillLeftOut', { list: leftOutText(s.skipped) })) : null,
+    refusalNode(importRefusal(s)),
     s.error ? h('p', { class: 'field-error', role: 'alert', 'data-testid': 'skill-import-error' }, s.error) : null,
   );
+}
+
+/** Why the import will leave a skill out, before it is tried. */
+function refusalNode(r: ImportRefusal | null): HTMLElement | null {
+  if (!r) return null;
+  const mb = (b: number) => (b / (1024 * 1024)).toLocaleString(language(), { maximumFractionDigits: 1 });
+  const text = r.why === 'tooLarge' ? t('skillRefusedTooLarge', { mb: mb(r.bytes), max: mb(r.max) })
+    : r.why === 'textTooLong' ? t('skillRefusedTextTooLong', { n: count(r.chars), max: count(r.max) })
+      : r.why === 'badName' ? t('skillRefusedName', { max: r.max })
+        : r.why === 'badDescription' ? t('skillRefusedDescription', { max: count(r.max) })
+          : r.why === 'noFrontMatter' ? t('skillRefusedFrontMatter')
+            : r.why === 'noProcedure' ? t('skillRefusedProcedure') : t('skillRefusedNoText');
+  return h('p', { class: 'field-error', 'data-testid': 'skill-import-refused' }, t('skillWillBeLeftOut', { why: text }));
 }
 
 /** A skill's reference files as the form edits them: listed, removed, added from disk (a file of

@@ -113,6 +113,7 @@ codes! {
         ToolServerFailed = "tool_server_failed",
         ToolServerOff = "tool_server_off",
         InvalidSkill = "invalid_skill",
+        UnknownSkill = "unknown_skill",
         InvalidTimeout = "invalid_timeout",
         InvalidTitle = "invalid_title",
         InvalidTopP = "invalid_top_p",

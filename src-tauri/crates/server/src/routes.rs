@@ -13,7 +13,7 @@ use utoipa_axum::routes;
 
 use super::extract::{Id, Json, Multipart, Query};
 use crate::api::attachments::{AttachmentScope, UploadForm};
-use crate::api::chat::{ContextView, DeletedPreset, NewTurn, PresetView, Stopped};
+use crate::api::chat::{ContextView, DeletedPreset, InstructionFiles, NewTurn, PresetView, Stopped};
 use crate::api::connections::{ConnectionView, ModelsQuery};
 use crate::api::skills::SkillView;
 use crate::api::tool_servers::{Answered, Approve, ToolServerView};
@@ -50,6 +50,7 @@ pub(super) fn documented() -> (Router<Arc<App>>, utoipa::openapi::OpenApi) {
         .routes(routes!(list_projects, create_project))
         .routes(routes!(update_project, delete_project))
         .routes(routes!(folder_sync))
+        .routes(routes!(project_instructions))
         .routes(routes!(list_sessions, create_session))
         .routes(routes!(get_session, update_session, delete_session))
         .routes(routes!(keep_session))
@@ -207,6 +208,16 @@ async fn delete_project(State(app): AppState, Id(id): Id) -> Reply<DeletedProjec
 ))]
 async fn folder_sync(State(app): AppState, Id(id): Id) -> Reply<FolderSync> {
     Ok(axum::Json(api::folder_sync(&app, id).await?))
+}
+
+/// The instructions files of the project's folder: those sent (most general first) and those found and not sent, with why
+#[utoipa::path(get, path = "/api/projects/{id}/instructions", tag = "projects", params(Id), responses(
+    (status = 200, description = "Sent and left out, with why (both empty without a folder)", body = InstructionFiles),
+    (status = 400, description = "`invalid_id`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+))]
+async fn project_instructions(State(app): AppState, Id(id): Id) -> Reply<InstructionFiles> {
+    Ok(axum::Json(api::project_instructions(&app, id).await?))
 }
 
 // ---- sessions

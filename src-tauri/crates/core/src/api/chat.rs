@@ -25,12 +25,17 @@ pub struct NewTurn {
     /// models that see images. Sending only; an edit keeps the message's images.
     #[serde(default)]
     pub images: Vec<i64>,
+    /// Skills the user loads with this message (`/` in the composer), by name: each is stored as
+    /// a `load_skill` call and its result after the message, so the model has the procedure
+    /// before it answers. A name no skill of the chat's has is refused (`unknown_skill`).
+    #[serde(default)]
+    pub skills: Vec<String>,
 }
 
 // No span around these two, unlike the other calls: creating one took 24 µs, a twentieth of
 // Maru's share of a turn's time to first token. The refusal is logged all the same.
 pub async fn send_message(app: Arc<App>, session_id: i64, turn: NewTurn) -> Result<TurnStream> {
-    let started = chat::start(app, session_id, TurnKind::Send { content: turn.content, images: turn.images }).await;
+    let started = chat::start(app, session_id, TurnKind::Send { content: turn.content, images: turn.images, skills: turn.skills }).await;
     started.inspect_err(|e| tracing::warn!(session_id, "send_message: {e}"))
 }
 
@@ -143,6 +148,29 @@ pub struct InstructionFiles {
     pub sent: Vec<InstructionFileSent>,
     /// Found and not sent.
     pub skipped: Vec<InstructionFileSkipped>,
+}
+
+impl InstructionFiles {
+    pub fn from_found(folder: Option<String>, found: &prompt::instruction_files::Found) -> Self {
+        InstructionFiles {
+            folder,
+            sent: found
+                .files
+                .iter()
+                .map(|f| InstructionFileSent {
+                    path: f.path.clone(),
+                    chars: f.content.chars().count(),
+                    raw_chars: f.raw_chars,
+                    imported_by: f.imported_by.clone(),
+                })
+                .collect(),
+            skipped: found
+                .skipped
+                .iter()
+                .map(|s| InstructionFileSkipped { path: s.path.clone(), why: s.why.clone(), imported_by: s.imported_by.clone() })
+                .collect(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
@@ -352,26 +380,7 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
         compacts_next: preview.is_some_and(|p| p.1),
         tools,
         skills,
-        instruction_files: InstructionFiles {
-            folder: current.folder.clone(),
-            sent: current
-                .instruction_files
-                .files
-                .iter()
-                .map(|f| InstructionFileSent {
-                    path: f.path.clone(),
-                    chars: f.content.chars().count(),
-                    raw_chars: f.raw_chars,
-                    imported_by: f.imported_by.clone(),
-                })
-                .collect(),
-            skipped: current
-                .instruction_files
-                .skipped
-                .iter()
-                .map(|s| InstructionFileSkipped { path: s.path.clone(), why: s.why.clone(), imported_by: s.imported_by.clone() })
-                .collect(),
-        },
+        instruction_files: InstructionFiles::from_found(current.folder.clone(), &current.instruction_files),
     })
 }
 

@@ -77,6 +77,21 @@ pub async fn folder_sync(app: &Arc<App>, id: i64) -> Result<crate::app::folders:
     Ok(app.folders.progress(id))
 }
 
+/// The instructions files of the project's folder (AGENTS.md, CLAUDE.md, GEMINI.md, their
+/// imports) as the next request finds them: those sent, most general first, and those found and
+/// not sent, with why. The project's own view shows them; a chat's inspector shows the same list
+/// after section ③'s budget (which may cut or leave out a file that is read here whole).
+pub async fn project_instructions(app: &Arc<App>, id: i64) -> Result<chat::InstructionFiles> {
+    let project = app.store.read(move |c| projects::get(c, id)).await?;
+    let Some(folder) = project.folder else { return Ok(chat::InstructionFiles::default()) };
+    let read = folder.clone();
+    // Reads files up the folder's tree (cached by their sizes and times): off the async threads.
+    let found = tokio::task::spawn_blocking(move || crate::prompt::instruction_files::KNOWN.get(std::path::Path::new(&read)))
+        .await
+        .map_err(|e| crate::error::Error::Internal(anyhow::anyhow!("reading the instructions files failed: {e}")))?;
+    Ok(chat::InstructionFiles::from_found(Some(folder), &found))
+}
+
 /// The project that follows `folder`, linked now if none does (`maru serve --folder`): a new
 /// project named after the folder (with a number when that name is taken).
 pub async fn follow_folder(app: &Arc<App>, folder: &str) -> Result<Project> {

@@ -145,7 +145,9 @@ pub(crate) async fn send(
         // Only a message the turn will take (it refuses empty and overlong ones) and send as it
         // is: one that leaves the chat too long is sent after summarising older turns. Half the
         // room: the server's tokenizer may count the chat anew meanwhile.
-        TurnKind::Send { content, images } if images.is_empty() && !content.trim().is_empty() && content.len() <= CONTENT_MAX_CHARS => {
+        TurnKind::Send { content, images, skills }
+            if images.is_empty() && skills.is_empty() && !content.trim().is_empty() && content.len() <= CONTENT_MAX_CHARS =>
+        {
             let note = super::history::runtime_note(&app.templates, now).ok()?;
             if estimate_tokens(content) + estimate_tokens(&note) + 8 > last.room / 2 {
                 return None;

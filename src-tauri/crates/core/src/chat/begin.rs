@@ -173,10 +173,13 @@ fn first_step(
     }
     let mut branch_at = None;
     match kind {
-        TurnKind::Send { content, images } => {
+        TurnKind::Send { content, images, skills } => {
             check_content(&content)?;
             attachments::images_in_scope(tx, &images, session_id, session.project_id)?;
-            insert_user(tx, session_id, &content, &images, &history::runtime_note(&app.templates, now)?)?;
+            let user = insert_user(tx, session_id, &content, &images, &history::runtime_note(&app.templates, now)?)?;
+            for (n, name) in skills.iter().enumerate() {
+                load_skill_now(tx, app, session_id, session.project_id, &format!("load_{user}_{n}"), name)?;
+            }
             if session.title.is_empty() {
                 sessions::set_title_if_empty(tx, session_id, &title::from_first_message(&content))?;
             }
@@ -211,6 +214,39 @@ fn first_step(
 /// The user's message, stamped with the time it is sent (`note`), which later requests repeat.
 fn insert_user(tx: &rusqlite::Connection, session_id: i64, content: &str, images: &[i64], note: &str) -> Result<i64> {
     messages::insert_id(tx, &NewMessage { session_id, role: Role::User, content, runtime_note: Some(note), images, ..Default::default() })
+}
+
+/// A skill the user loaded with their message (`/` in the composer): stored as a `load_skill`
+/// call and its result, as if the model had asked for it, so the model has the procedure before
+/// it answers, and the chat shows the skill loaded as it shows one the model loaded.
+fn load_skill_now(tx: &rusqlite::Connection, app: &App, session_id: i64, project_id: i64, call_id: &str, name: &str) -> Result<()> {
+    use crate::tools::skills;
+    let Some((text, did)) = skills::load_now(tx, &app.templates, project_id, name)? else {
+        return Err(Error::invalid(Code::UnknownSkill, format!("no skill named {name} is offered in this chat")).with("name", name));
+    };
+    let call = crate::llm::ToolCall {
+        id: call_id.to_string(),
+        name: skills::LOAD.to_string(),
+        arguments: serde_json::json!({ "name": name }).to_string(),
+    };
+    messages::insert_id(
+        tx,
+        &NewMessage { session_id, role: Role::Assistant, tool_calls: std::slice::from_ref(&call), ..Default::default() },
+    )?;
+    let outcome = crate::tools::ToolOutcome { did, kept: None };
+    messages::insert_id(
+        tx,
+        &NewMessage {
+            session_id,
+            role: Role::Tool,
+            content: &text,
+            tool_call_id: Some(call_id),
+            tool_name: Some(skills::LOAD),
+            tool_outcome: Some(&outcome),
+            ..Default::default()
+        },
+    )?;
+    Ok(())
 }
 
 /// Refuses images before anything is stored when the model is known not to see them.

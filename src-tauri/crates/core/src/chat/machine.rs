@@ -133,8 +133,9 @@ impl Turn {
 /// What a turn is asked to do.
 #[derive(Debug, Clone)]
 pub enum TurnKind {
-    /// A new user message, with images for models that see them.
-    Send { content: String, images: Vec<i64> },
+    /// A new user message, with images for models that see them, and the skills the user loaded
+    /// with it (`/` in the composer), by name.
+    Send { content: String, images: Vec<i64>, skills: Vec<String> },
     /// Answer the last message again; the reply so far stays as an earlier version.
     Regenerate,
     /// Answer an edited copy of a user message; the original and what followed it stay as an

@@ -135,13 +135,41 @@ impl Tool for SkillTool {
                     ToolDid::SkillFileRead { name: skill.name.clone(), path: file.path.clone() },
                 )
             } else {
-                let vars = json!({ "name": skill.name, "body": skill.body(), "files": paths });
-                let did = ToolDid::SkillLoaded { name: skill.name.clone(), files: paths.iter().map(|p| p.to_string()).collect() };
-                (templates.render("tools/load_skill_result", &vars)?, did)
+                loaded(&templates, &skill, &files)?
             };
             Ok(ToolReply::new(rendered.trim_end().to_string(), did))
         })
     }
+}
+
+/// What `load_skill` answers for `skill`: its procedure and the names of its files.
+fn loaded(
+    templates: &Templates,
+    skill: &super::folder_skills::OfferedSkill,
+    files: &[skills::SkillFile],
+) -> crate::error::Result<(String, ToolDid)> {
+    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    let vars = json!({ "name": skill.name, "body": skill.body(), "files": paths });
+    let did = ToolDid::SkillLoaded { name: skill.name.clone(), files: paths.iter().map(|p| p.to_string()).collect() };
+    Ok((templates.render("tools/load_skill_result", &vars)?, did))
+}
+
+/// A skill the user loads now (with `/` in the composer), read in `conn` as `load_skill` reads
+/// it for the model: its result as the tool gives it, and what it did. `None`: no skill of that
+/// name is offered in the project.
+pub fn load_now(
+    conn: &rusqlite::Connection,
+    templates: &Templates,
+    project_id: i64,
+    name: &str,
+) -> crate::error::Result<Option<(String, ToolDid)>> {
+    let offered = super::folder_skills::offered(conn, project_id)?;
+    let Some(skill) = offered.into_iter().find(|s| s.name.eq_ignore_ascii_case(name.trim())) else {
+        return Ok(None);
+    };
+    let files = super::folder_skills::files(conn, &skill)?;
+    let (text, did) = loaded(templates, &skill, &files)?;
+    Ok(Some((text.trim_end().to_string(), did)))
 }
 
 #[cfg(test)]
