@@ -25,6 +25,7 @@ mod real_server;
 mod reliability;
 mod search;
 mod skills;
+mod small_windows;
 mod spec;
 mod switching;
 mod temporary_chats;
