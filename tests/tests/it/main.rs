@@ -33,5 +33,6 @@ mod titles;
 mod token_counts;
 mod tool_outcomes_as_data;
 mod tool_outputs;
+mod tool_server_import;
 mod tool_servers;
 mod versions;

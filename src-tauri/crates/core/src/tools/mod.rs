@@ -4,7 +4,9 @@
 //! sent is decided once, when it comes back (`output`).
 
 pub mod approvals;
+pub mod command_line;
 pub mod folder_skills;
+pub mod mcp_config;
 pub mod output;
 pub mod servers;
 pub mod skills;
