@@ -25,7 +25,7 @@ pub fn budgets(app: &App, settings: &Settings, offer: Offer, servers: &[ToolServ
     let Some(w) = window else { return Budgets::for_window(settings, None, None) };
     let theirs: usize = app.tool_servers.ready(servers, project_id).iter().map(|o| estimate_tokens(&compact::tool_json(&o.spec))).sum();
     let offer = Offer { servers: theirs > 0, ..offer };
-    let own: usize = app.tools.specs(&offer).iter().map(|t| estimate_tokens(&compact::tool_json(t))).sum();
+    let own = app.tools.estimated_tokens(&offer);
     let tools = own + theirs.min(settings.tool_schema_budget_tokens as usize);
     Budgets::for_window(settings, Some(w), Some(fit_tokens(settings, w, tools)))
 }
