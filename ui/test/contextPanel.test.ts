@@ -231,6 +231,23 @@ describe('the context inspector', () => {
     expect(document.body.textContent, 'a toast says what happened').toContain('older turns are summarised');
   });
 
+  it('offers compact now only where it makes room, and says why not where the prompt fills the window, in English and Korean', async () => {
+    const nothing = await open(contextView({ compact: { offered: false, compactable: 0, over: 0, why_not: { code: 'nothing_to_compact' as const, params: {} } } }));
+    expect(nothing.root.querySelector('[data-testid=compact-now]'), 'a chat with nothing older to summarise offers nothing').toBeNull();
+    expect(nothing.root.querySelector('[data-testid=compact-cannot-help]'), 'and needs no explanation').toBeNull();
+    const full = { offered: false, compactable: 300, over: 420, why_not: { code: 'prompt_fills_window' as const, params: { system: '1900', tools: '700', limit: '2457' } } };
+    const stuck = await open(contextView({ compact: full }));
+    expect(stuck.root.querySelector('[data-testid=compact-now]'), 'a button that cannot help is not offered').toBeNull();
+    expect(stuck.root.querySelector('[data-testid=compact-cannot-help]')?.textContent, 'the user is told where the window went instead')
+      .toBe('The system prompt (1,900 tokens) and the tools (700) alone take more than a request may fill of this window (2,457). Compacting summarises only the chat, so it cannot help: choose a model with a larger window, or turn off tool servers in this project.');
+    setLanguage('ko');
+    const ko = await open(contextView({ compact: full }));
+    expect(ko.root.querySelector('[data-testid=compact-cannot-help]')?.textContent, 'the same in Korean').toContain('압축은 대화만 요약하므로 도움이 되지 않습니다');
+    setLanguage('en');
+    const helps = await open(contextView({ compact: { offered: true, compactable: 2400, over: 300, why_not: null } }));
+    expect(helps.root.querySelector('[data-testid=compact-now]'), 'where summarising frees what is over, it is offered').not.toBeNull();
+  });
+
   it('send the whole chat again deletes the summaries on the server and the inspector shows none, in English and Korean', async () => {
     for (const lang of ['en', 'ko'] as const) {
       setLanguage(lang);

@@ -87,6 +87,7 @@ export function contextView(over: Partial<ContextView> = {}): ContextView {
     token_plan: { context: 16384, system: 1200, tools: 0, summaries: 0, history: 3000, reserve: 2048 },
     plan_counts: { server: 0, fitted: 0, estimated: 4200 },
     compacts_next: false,
+    compact: { offered: true, compactable: 2400, over: 0, why_not: null },
     tools: [],
     skills: [],
     instruction_files: { folder: null, sent: [], skipped: [] },

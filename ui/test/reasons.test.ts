@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { setLanguage } from '../src/lib/i18n';
 import { reasonsText, reasonText } from '../src/lib/reasons';
+import type { ReasonCode } from '../src/backend/types';
 
 describe('reasons the server gives, in the UI’s language', () => {
   afterEach(() => setLanguage('en'));
@@ -38,7 +39,7 @@ describe('reasons the server gives, in the UI’s language', () => {
 
   it('an unknown code (a newer server) or none (an old snapshot) falls back to the English', () => {
     setLanguage('ko');
-    expect(reasonText({ code: 'unknown', params: {} }, 'something new'), 'a code this version does not know arrives as unknown').toBe('something new');
+    expect(reasonText({ code: 'something_new' as ReasonCode, params: {} }, 'something new'), 'a newer server\'s code').toBe('something new');
     expect(reasonText(null, 'old note')).toBe('old note');
     expect(reasonsText(null, 'first request of this session')).toBe('first request of this session');
   });

@@ -96,9 +96,9 @@ function toolServerRoutes(initial: ToolServerView[], opts: { tools?: Record<stri
   return { store, secrets, methods };
 }
 
-function setUp(initial: ToolServerView[], opts: Parameters<typeof toolServerRoutes>[1] = {}) {
+function setUp(initial: ToolServerView[], opts: Parameters<typeof toolServerRoutes>[1] = {}, more: Partial<Backend> = {}) {
   const routes = toolServerRoutes(initial, opts);
-  const { app, calls } = appInProject({ ...routes.methods, listModels: async () => [], probeServers: async () => [] }, DEFAULT);
+  const { app, calls } = appInProject({ ...routes.methods, listModels: async () => [], probeServers: async () => [], ...more }, DEFAULT);
   app.sessions.projects = [DEFAULT, WORK].map((project) => ({ project, sessions: [], nextCursor: null, loaded: true, loading: false, expanded: false }));
   const patches = () => calls.filter((c) => c.method === 'updateToolServer').map((c) => c.args[1] as ToolServerPatch);
   return { app, calls, patches, ...routes };
@@ -341,6 +341,84 @@ describe('settings: the Tools tab', () => {
     await sleep(5);
     expect(calls.filter((c) => c.method === 'deleteToolServer').map((c) => c.args[0])).toEqual([1]);
     expect(server('files'), 'gone from the list').toBeNull();
+  });
+
+  it('a whole command line pasted into Command is split before it is saved, and the split is what is saved', async () => {
+    const line = 'node "/home/me/My Servers/weather/index.js" stdio';
+    // The server's answer for that line (shell rules: the quoted path is one argument).
+    const { app, calls } = setUp([], {}, {
+      splitCommandLine: async (l: string) => {
+        expect(l, 'the line as typed goes to the one splitter, on the server').toBe(line);
+        return { command: 'node', args: ['/home/me/My Servers/weather/index.js', 'stdio'] };
+      },
+    });
+    await openTools(app);
+    byTest(pane(), 'add-tool-server').click();
+    const form = byTest(pane(), 'tool-server-form');
+    type(byTest(form, 'tool-server-name'), 'weather');
+    type(byTest(form, 'tool-server-command'), line);
+    byTest(form, 'tool-server-save').click();
+    await sleep(5);
+    expect(calls.some((c) => c.method === 'createToolServer'), 'the first Save only shows the split').toBe(false);
+    expect(byTest<HTMLInputElement>(form, 'tool-server-command').value).toBe('node');
+    expect(byTest<HTMLTextAreaElement>(form, 'tool-server-args').value, 'each argument on its own line').toBe('/home/me/My Servers/weather/index.js\nstdio');
+    expect(byTest(form, 'tool-server-split').textContent, 'and says what it did').toContain('the program is node, and its 2 arguments are now under Arguments');
+    byTest(form, 'tool-server-save').click();
+    await sleep(5);
+    expect(calls.find((c) => c.method === 'createToolServer')?.args[0], 'saved as a program and its arguments, not as a program named by the whole line')
+      .toEqual({ name: 'weather', transport: 'stdio', command: 'node', args: ['/home/me/My Servers/weather/index.js', 'stdio'], env: {} });
+  });
+
+  it('imports from an mcp.json: a preview with a box per server, a clash left unchosen, a broken one not choosable; then adds the chosen at once', async () => {
+    const text = '{"mcpServers": {"files": {"command": "npx"}, "brave-search": {"command": "npx", "env": {"BRAVE_API_KEY": "…"}}, "broken": {}}}';
+    const shown = [
+      { key: 'files', name: 'files-2', transport: 'stdio' as const, command: 'npx', args: [], url: '', env: [], headers: [], clash: true, enabled: true, problem: null, notes: [] },
+      { key: 'brave-search', name: 'brave-search', transport: 'stdio' as const, command: 'npx', args: ['-y', '@modelcontextprotocol/server-brave-search'], url: '',
+        env: [{ name: 'BRAVE_API_KEY', secret: true, placeholder: false }], headers: [], clash: false, enabled: true, problem: null, notes: [] },
+      { key: 'broken', name: 'broken', transport: 'stdio' as const, command: '', args: [], url: '', env: [], headers: [], clash: false, enabled: true,
+        problem: { code: 'mcp_server_incomplete' as const, params: {} }, notes: [] },
+    ];
+    const { app, calls } = setUp([view({ name: 'files' })], {}, {
+      previewToolServerImport: async () => ({ servers: shown }),
+      importToolServers: async (_text: string, chosen: string[]) =>
+        chosen.map((key, i) => view({ id: 10 + i, name: shown.find((s) => s.key === key)!.name, env_keys: key === 'brave-search' ? ['BRAVE_API_KEY'] : [] })),
+    });
+    await openTools(app);
+    byTest(pane(), 'import-tool-servers').click();
+    const form = byTest(pane(), 'tool-server-import');
+    type(byTest(form, 'import-text'), text);
+    byTest(form, 'import-preview-btn').click();
+    await sleep(5);
+    const rows = [...form.querySelectorAll<HTMLElement>('[data-testid=import-item]')];
+    expect(rows.map((r) => r.dataset.name), 'every server of the file, by the name it would get').toEqual(['files-2', 'brave-search', 'broken']);
+    const box = (r: HTMLElement) => byTest<HTMLInputElement>(r, 'import-choose');
+    expect(rows.map((r) => [box(r).checked, box(r).disabled]), 'a clash waits to be chosen; what cannot be added cannot be chosen').toEqual([[false, false], [true, false], [false, true]]);
+    expect(byTest(rows[0], 'import-clash').textContent).toContain('You have a server named “files” already');
+    expect(byTest(rows[1], 'import-values').textContent, 'a secret is named and marked, its value never shown').toBe('Variables: BRAVE_API_KEYsecret');
+    expect(byTest(rows[2], 'import-problem').textContent).toBe('It has neither a command nor a url: nothing to start or reach.');
+    expect(byTest(form, 'import-add').textContent).toBe('Add 1 server');
+    byTest(form, 'import-add').click();
+    await sleep(5);
+    expect(calls.find((c) => c.method === 'importToolServers')?.args, 'the text as previewed, and the chosen by their names in the file').toEqual([text, ['brave-search']]);
+    expect(server('brave-search'), 'the added server is listed').not.toBeNull();
+    expect(pane().querySelector('[data-testid=tool-server-import]'), 'and the import closes').toBeNull();
+  });
+
+  it('says why an mcp.json is refused, in Korean too', async () => {
+    setLanguage('ko');
+    const { app } = setUp([], {}, {
+      previewToolServerImport: async () => {
+        throw new ApiError('mcp_config_no_servers', 'the text has no "mcpServers" object', 400);
+      },
+    });
+    await openTools(app);
+    byTest(pane(), 'import-tool-servers').click();
+    const form = byTest(pane(), 'tool-server-import');
+    type(byTest(form, 'import-text'), '{"servers_list": []}');
+    byTest(form, 'import-preview-btn').click();
+    await sleep(5);
+    expect(byTest(form, 'import-error').textContent).toBe('이 JSON에는 "mcpServers"(VS Code의 "servers")가 없습니다. mcp.json이 아닙니다.');
+    expect(byTest<HTMLButtonElement>(form, 'import-add').hidden, 'nothing to add').toBe(true);
   });
 });
 

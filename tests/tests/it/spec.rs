@@ -353,6 +353,23 @@ async fn every_answer_matches_the_document() {
     }
     c.delete(&format!("/api/tool-servers/{missing}"), "/api/tool-servers", &missing).await;
     c.delete(&format!("/api/tool-servers/{mini}"), "/api/tool-servers", &mini).await;
+    // A pasted command line, and servers from an mcp.json (previewed, then added; a refusal too).
+    c.ok(M::POST, "/api/tool-servers/command-line", Some(json!({ "line": "node 'My Server/index.js' stdio" }))).await;
+    let (status, open) = c.call(M::POST, "/api/tool-servers/command-line", Some(json!({ "line": "node 'index.js" }))).await;
+    assert_eq!((status.as_u16(), open["code"].as_str()), (400, Some("invalid_command_line")), "{open}");
+    let config = json!({ "mcpServers": {
+        "weather": { "command": "node /opt/weather/index.js", "env": { "WEATHER_API_KEY": "k-123" } },
+        "remote": { "url": "https://mcp.example.com/mcp", "headers": { "Authorization": "Bearer <TOKEN>" } },
+        "empty": {}
+    } })
+    .to_string();
+    c.ok(M::POST, "/api/tool-servers/import/preview", Some(json!({ "text": config }))).await;
+    let (status, refused) = c.call(M::POST, "/api/tool-servers/import/preview", Some(json!({ "text": "[1, 2" }))).await;
+    assert_eq!((status.as_u16(), refused["code"].as_str()), (400, Some("mcp_config_not_json")), "{refused}");
+    let added = c.ok(M::POST, "/api/tool-servers/import", Some(json!({ "text": config, "chosen": ["weather", "remote"] }))).await;
+    for server in added.as_array().unwrap() {
+        c.delete(&format!("/api/tool-servers/{}", server["id"]), "/api/tool-servers", &server["id"]).await;
+    }
 
     // Turns: reasoning and usage; a tool call and its result; a failure; an edit and resend.
     let messages = format!("/api/sessions/{sess}/messages");

@@ -982,6 +982,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tool-servers/command-line": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Split a pasted command line into the program and its arguments (shell rules), to show before saving */
+        post: operations["split_command_line"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tool-servers/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add the chosen servers of an mcp.json at once, their secrets kept unseen; all or nothing */
+        post: operations["import_tool_servers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tool-servers/import/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Read an mcp.json (Claude Desktop, Cursor, LM Studio, VS Code) and say what adding from it would add; adds nothing */
+        post: operations["preview_tool_server_import"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tool-servers/{id}": {
         parameters: {
             query?: never;
@@ -1145,7 +1196,33 @@ export interface components {
             title: string;
         };
         /** @enum {string} */
-        Code: "backup_damaged" | "bad_host" | "bad_method" | "bad_request" | "bad_template" | "binary_file" | "bind_failed" | "body_too_large" | "connection_off" | "data_dir_in_use" | "data_dir_not_empty" | "data_dir_unusable" | "default_connection" | "default_project" | "demo_unavailable" | "empty_file" | "empty_message" | "file_missing" | "file_too_large" | "headers_too_long" | "image_not_here" | "images_unsupported" | "instructions_too_long" | "internal" | "interrupted" | "interrupted_before_start" | "invalid_attachment_limit" | "invalid_budget" | "invalid_context_length" | "invalid_cursor" | "invalid_description" | "invalid_endpoint" | "invalid_file_name" | "invalid_folder" | "system_folder" | "invalid_host" | "invalid_id" | "invalid_import" | "invalid_json" | "invalid_max_tokens" | "invalid_memory" | "invalid_model" | "invalid_name" | "invalid_prompt" | "invalid_query" | "invalid_request" | "invalid_scope" | "invalid_temperature" | "invalid_text_limit" | "invalid_tool_output_limit" | "invalid_tool_schema_budget" | "invalid_tool_server" | "not_pending" | "tool_server_failed" | "tool_server_off" | "invalid_skill" | "unknown_skill" | "invalid_timeout" | "invalid_title" | "invalid_top_p" | "invalid_upload" | "memory_off" | "message_streaming" | "message_too_long" | "method_not_allowed" | "name_taken" | "no_server" | "newer_schema" | "no_such_route" | "no_turn_running" | "not_a_backup" | "not_a_user_message" | "not_an_image" | "not_found" | "nothing_to_regenerate" | "remote_refused" | "reply_deleted" | "reply_too_long" | "scope_full" | "secret_refused" | "too_many_tool_rounds" | "turn_running" | "type_mismatch" | "unauthorized" | "unknown_preset" | "unsafe_backup_entry" | "temporary_chat" | "unsupported_import" | "unsupported_import_version" | "url_too_long" | "credentials_in_url" | "backup_too_large" | "not_enough_space" | "restore_running";
+        Code: "backup_damaged" | "bad_host" | "bad_method" | "bad_request" | "bad_template" | "binary_file" | "bind_failed" | "body_too_large" | "connection_off" | "data_dir_in_use" | "data_dir_not_empty" | "data_dir_unusable" | "default_connection" | "default_project" | "demo_unavailable" | "empty_file" | "empty_message" | "file_missing" | "file_too_large" | "headers_too_long" | "image_not_here" | "images_unsupported" | "instructions_too_long" | "internal" | "interrupted" | "interrupted_before_start" | "invalid_attachment_limit" | "invalid_budget" | "invalid_context_length" | "invalid_cursor" | "invalid_description" | "invalid_endpoint" | "invalid_file_name" | "invalid_folder" | "system_folder" | "invalid_host" | "invalid_id" | "invalid_import" | "invalid_json" | "invalid_max_tokens" | "invalid_memory" | "invalid_model" | "invalid_name" | "invalid_prompt" | "invalid_query" | "invalid_request" | "invalid_scope" | "invalid_temperature" | "invalid_text_limit" | "invalid_tool_output_limit" | "invalid_tool_schema_budget" | "invalid_tool_server" | "invalid_command_line" | "mcp_config_not_json" | "mcp_config_no_servers" | "mcp_config_too_large" | "mcp_config_too_many" | "mcp_config_nothing_chosen" | "mcp_server_not_in_file" | "mcp_server_unusable" | "not_pending" | "tool_server_failed" | "tool_server_off" | "invalid_skill" | "unknown_skill" | "invalid_timeout" | "invalid_title" | "invalid_top_p" | "invalid_upload" | "memory_off" | "message_streaming" | "message_too_long" | "method_not_allowed" | "name_taken" | "no_server" | "newer_schema" | "no_such_route" | "no_turn_running" | "not_a_backup" | "not_a_user_message" | "not_an_image" | "not_found" | "nothing_to_regenerate" | "remote_refused" | "reply_deleted" | "reply_too_long" | "scope_full" | "secret_refused" | "too_many_tool_rounds" | "turn_running" | "type_mismatch" | "unauthorized" | "unknown_preset" | "unsafe_backup_entry" | "temporary_chat" | "unsupported_import" | "unsupported_import_version" | "url_too_long" | "credentials_in_url" | "backup_too_large" | "not_enough_space" | "restore_running";
+        /** @description A command line split: the program to run, and each argument. */
+        CommandLine: {
+            args: string[];
+            command: string;
+        };
+        /** @description A command line as pasted into Command. */
+        CommandLineText: {
+            line: string;
+        };
+        /**
+         * @description Whether summarising now (the inspector's Compact now) can make room for the next request,
+         *     and why not. Compacting replaces the older turns with a summary: it frees nothing of the
+         *     system prompt, the tools or the last message.
+         */
+        CompactOffer: {
+            /** @description Tokens of the older turns it would summarise (every one not yet summarised but the last). */
+            compactable: number;
+            /**
+             * @description Offered: there are older turns to summarise, longer than their summary would be, and
+             *     summarising them frees what the next request is over.
+             */
+            offered: boolean;
+            /** @description Tokens the next request is over what a request may fill of the window (0: it fits). */
+            over: number;
+            why_not: null | components["schemas"]["Reason"];
+        };
         /** @description What compacting on request did. */
         Compacted: {
             /** @description False when there was nothing older than the last turn left to summarise. */
@@ -1187,6 +1264,8 @@ export interface components {
         };
         ContextView: {
             chars: number;
+            /** @description Whether Compact now can make room for the next request, and why not. */
+            compact: components["schemas"]["CompactOffer"];
             /** @description The next turn will first summarise older turns to fit the window. */
             compacts_next: boolean;
             /**
@@ -1471,6 +1550,11 @@ export interface components {
             source: components["schemas"]["ExportSource"];
             state: components["schemas"]["JobState"];
         };
+        /** @description What adding from an `mcp.json` would add. */
+        ImportPreview: {
+            /** @description In the file's order. */
+            servers: components["schemas"]["ImportedServer"][];
+        };
         /**
          * @description What `POST /api/import` takes as `multipart/form-data`: the file in a part named `file`
          *     (ChatGPT's or Claude's export as downloaded, its `conversations.json`, or a chat Maru exported
@@ -1495,10 +1579,51 @@ export interface components {
             /** @description Entries of the zip left out, each with why. */
             skipped: components["schemas"]["Skipped"][];
         };
+        /** @description A server of the file as it would be added, its values left out. */
+        ImportedServer: {
+            args: string[];
+            /**
+             * @description One of your servers has the file's name for it already (it may be this one, added before):
+             *     it is added under `name` only if chosen.
+             */
+            clash: boolean;
+            command: string;
+            /** @description The file turns it off (`"disabled": true`): it is added turned off. */
+            enabled: boolean;
+            /** @description Its variables by name, and what each looks like; their values are never shown. */
+            env: components["schemas"]["ImportedValue"][];
+            /** @description Its headers by name, the same way. */
+            headers: components["schemas"]["ImportedValue"][];
+            /** @description Its name in the file: what choosing it names. */
+            key: string;
+            /**
+             * @description The name it gets: the file's, with what Maru's names do not allow replaced by `-`, and a
+             *     number after it where one of your servers (or one before it in the file) has it.
+             */
+            name: string;
+            /**
+             * @description What to know before adding it: `command_split` (the command was a whole command line),
+             *     `sse_transport` (the older SSE transport: Maru speaks Streamable HTTP, which most such
+             *     servers answer too), `ignored_fields` (`fields` Maru has no use for).
+             */
+            notes: components["schemas"]["Reason"][];
+            problem: null | components["schemas"]["Reason"];
+            transport: components["schemas"]["Transport"];
+            url: string;
+        };
         /** @description What importing a zip of skills did: the skills made, and the files left out of them. */
         ImportedSkills: {
             left_out: components["schemas"]["SkillFileLeftOut"][];
             skills: components["schemas"]["SkillView"][];
+        };
+        /**
+         * @description A variable or header, by name: whether its value looks like a secret (it is kept as the
+         *     others are, never shown), or like a placeholder to fill in after adding (`<YOUR_TOKEN>`).
+         */
+        ImportedValue: {
+            name: string;
+            placeholder: boolean;
+            secret: boolean;
         };
         /** @enum {string} */
         IndexStatus: "indexing" | "ready" | "failed";
@@ -1569,6 +1694,15 @@ export interface components {
             sha256: string;
             /** Format: int64 */
             used_at: number;
+        };
+        /** @description An `mcp.json`'s text, as pasted or read from the file. */
+        McpConfigText: {
+            text: string;
+        };
+        /** @description The servers of an `mcp.json` to add, by their names in the file. */
+        McpImport: {
+            chosen: string[];
+            text: string;
         };
         Memory: {
             /**
@@ -1852,12 +1986,8 @@ export interface components {
                 [key: string]: string;
             };
         };
-        /**
-         * @description Every [`Reason`]'s code: the UI has a sentence for each in each language, and the generated
-         *     type makes it say so.
-         * @enum {string}
-         */
-        ReasonCode: "attachments_changed" | "base_changed" | "base_template_changed" | "custom_instructions_added" | "custom_instructions_edited" | "custom_instructions_removed" | "date_and_memory_changed" | "date_changed" | "default_project" | "first_request" | "html_unreadable" | "image_no_text" | "image_unreadable" | "memory_changed" | "moved_to_project" | "no_attachments" | "no_custom_instructions" | "no_project_instructions" | "no_text" | "no_text_in_pages" | "no_visible_change" | "not_utf8" | "pdf_no_pages" | "pdf_reader_failed" | "pdf_timeout" | "pdf_unreadable" | "project_instructions_edited" | "section_budget" | "stored_file_unreadable" | "text_cut" | "total_budget" | "unread_pages" | "unknown";
+        /** @enum {string} */
+        ReasonCode: "attachments_changed" | "base_changed" | "base_template_changed" | "custom_instructions_added" | "custom_instructions_edited" | "custom_instructions_removed" | "date_and_memory_changed" | "date_changed" | "default_project" | "first_request" | "html_unreadable" | "image_no_text" | "image_unreadable" | "memory_changed" | "moved_to_project" | "no_attachments" | "no_custom_instructions" | "no_project_instructions" | "no_text" | "no_text_in_pages" | "no_visible_change" | "not_utf8" | "pdf_no_pages" | "pdf_reader_failed" | "pdf_timeout" | "pdf_unreadable" | "project_instructions_edited" | "section_budget" | "stored_file_unreadable" | "text_cut" | "total_budget" | "context_window" | "temporary_chat" | "prompt_fills_window" | "last_message_fills_window" | "nothing_to_compact" | "mcp_server_bad_field" | "mcp_server_invalid" | "mcp_server_incomplete" | "sse_transport" | "command_split" | "ignored_fields" | "unread_pages";
         ReplyFigures: {
             /**
              * Format: double
@@ -6766,6 +6896,168 @@ export interface operations {
             };
             /** @description `name_taken` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    split_command_line: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CommandLineText"];
+            };
+        };
+        responses: {
+            /** @description The program and each argument */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommandLine"];
+                };
+            };
+            /** @description `invalid_json`, `invalid_command_line` (a quote left open, or nothing to run) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    import_tool_servers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["McpImport"];
+            };
+        };
+        responses: {
+            /** @description The servers added, in the order chosen */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolServerView"][];
+                };
+            };
+            /** @description `invalid_json`, `mcp_config_not_json`, `mcp_config_no_servers`, `mcp_config_too_large`, `mcp_config_too_many`, `mcp_config_nothing_chosen`, `mcp_server_not_in_file`, `mcp_server_unusable`, `invalid_name`, `invalid_tool_server` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `name_taken` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    preview_tool_server_import: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["McpConfigText"];
+            };
+        };
+        responses: {
+            /** @description Each server of the file: its name here, whether it clashes, which values look like secrets (never the values), what stops it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportPreview"];
+                };
+            };
+            /** @description `invalid_json`, `mcp_config_not_json`, `mcp_config_no_servers`, `mcp_config_too_large`, `mcp_config_too_many` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

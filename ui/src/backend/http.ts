@@ -292,6 +292,13 @@ export function httpBackend(opts: HttpBackendOptions) {
     deleteToolServer: (serverId: number) => ok(api.DELETE('/api/tool-servers/{id}', byId(serverId))),
     /** Its tools, starting it first (rejects with `tool_server_failed` in its own words, or `tool_server_off`). */
     toolServerTools: (serverId: number) => ok(api.GET('/api/tool-servers/{id}/tools', byId(serverId))),
+    /** A pasted command line split by shell rules into the program and each argument
+     *  (`invalid_command_line` when a quote is left open). */
+    splitCommandLine: (line: string) => ok(api.POST('/api/tool-servers/command-line', { body: { line } })),
+    /** What adding from an mcp.json's text would add, server by server; adds nothing. */
+    previewToolServerImport: (text: string) => ok(api.POST('/api/tool-servers/import/preview', { body: { text } })),
+    /** Adds the chosen servers of an mcp.json (by their names in the file) at once: all or none. */
+    importToolServers: (text: string, chosen: string[]) => ok(api.POST('/api/tool-servers/import', { body: { text, chosen } })),
     /** Answers a turn's `approval_needed`: run the call (`always`: and this tool from now on without
      *  asking), or not. `not_pending` (409): answered already (another window), or the turn stopped. */
     approveToolCall: (approval: string, always = false) =>

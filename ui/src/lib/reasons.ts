@@ -18,13 +18,13 @@ export interface ReasonWords {
 }
 
 /** Params that are counts, shown with thousands separators ("10,000,000"). */
-const COUNTS = new Set(['chars', 'max']);
+const COUNTS = new Set(['chars', 'max', 'tokens', 'system', 'tools', 'limit']);
 
 const CIRCLED = ['', '①', '②', '③', '④', '⑤'];
 
 /** A sentence for every code the server sends (the generated `ReasonCode` makes a missing one a
- *  build error); `unknown`, a code from a newer version, shows the server's English. */
-export const REASONS: Readonly<Record<Exclude<ReasonCode, 'unknown'>, ReasonWords>> = {
+ *  build error); a newer server's code, unknown here, shows the server's English. */
+export const REASONS: Readonly<Record<ReasonCode, ReasonWords>> = {
   // Why a section is not in the prompt.
   no_custom_instructions: { en: 'no custom instructions are set', ko: '사용자 지침이 없습니다' },
   default_project: { en: 'the session is in the Default project', ko: '이 대화는 기본 프로젝트에 있습니다' },
@@ -33,6 +33,7 @@ export const REASONS: Readonly<Record<Exclude<ReasonCode, 'unknown'>, ReasonWord
   // Why a section was cut.
   section_budget: { en: 'longer than its section budget', ko: '섹션 예산보다 깁니다' },
   total_budget: { en: 'cut to fit the whole prompt’s budget', ko: '전체 프롬프트 예산에 맞추려고 줄였습니다' },
+  context_window: { en: 'cut to fit the model’s context window', ko: '모델의 컨텍스트 창에 맞추려고 줄였습니다' },
   // Why the prompt changed (each may name its section, shown as ① to ⑤ before it).
   first_request: { en: 'first request of this session', ko: '이 대화의 첫 요청' },
   no_visible_change: { en: 'no visible change', ko: '보이는 변화 없음' },
@@ -47,6 +48,34 @@ export const REASONS: Readonly<Record<Exclude<ReasonCode, 'unknown'>, ReasonWord
   date_changed: { en: 'the date changed to {date}', ko: '날짜가 {date}(으)로 바뀜' },
   date_and_memory_changed: { en: 'the date changed to {date}; long-term memory changed', ko: '날짜가 {date}(으)로 바뀌고 장기 기억이 바뀜' },
   memory_changed: { en: 'long-term memory changed', ko: '장기 기억이 바뀜' },
+  // Why the context inspector does not offer Compact now (the server words none of these).
+  nothing_to_compact: { en: 'Nothing older than the last turn to summarise.', ko: '마지막 턴보다 오래된, 요약할 내용이 없습니다.', ownEnglish: true },
+  temporary_chat: { en: 'A temporary chat keeps no summaries.', ko: '임시 대화는 요약을 남기지 않습니다.', ownEnglish: true },
+  prompt_fills_window: {
+    en: 'The system prompt ({system} tokens) and the tools ({tools}) alone take more than a request may fill of this window ({limit}). Compacting summarises only the chat, so it cannot help: choose a model with a larger window, or turn off tool servers in this project.',
+    ko: '시스템 프롬프트({system} 토큰)와 도구({tools} 토큰)만으로 이 창에서 요청이 쓸 수 있는 양({limit} 토큰)을 넘습니다. 압축은 대화만 요약하므로 도움이 되지 않습니다. 창이 더 큰 모델을 고르거나, 이 프로젝트의 도구 서버를 끄세요.',
+    ownEnglish: true,
+  },
+  last_message_fills_window: {
+    en: 'The last message ({tokens} tokens) does not fit beside the system prompt and the tools ({limit} for all). Compacting summarises only older turns, so it cannot help: shorten the message, or choose a model with a larger window.',
+    ko: '마지막 메시지({tokens} 토큰)가 시스템 프롬프트, 도구와 함께 들어가지 않습니다(모두 합쳐 {limit} 토큰까지). 압축은 이전 턴만 요약하므로 도움이 되지 않습니다. 메시지를 줄이거나, 창이 더 큰 모델을 고르세요.',
+    ownEnglish: true,
+  },
+  // What reading an mcp.json says of a server: what stops it being added, and what to know.
+  mcp_server_incomplete: { en: 'It has neither a command nor a url: nothing to start or reach.', ko: '명령도 url도 없어서 시작하거나 연결할 수 없습니다.', ownEnglish: true },
+  mcp_server_bad_field: {
+    en: '“{field}” is not what it should be (a text, a list of texts, or names with texts).',
+    ko: '“{field}” 값의 형식이 맞지 않습니다(텍스트, 텍스트 목록, 또는 이름과 텍스트의 쌍이어야 합니다).',
+    ownEnglish: true,
+  },
+  mcp_server_invalid: { en: 'Maru cannot add it as it is: {detail}', ko: '지금 상태로는 추가할 수 없습니다: {detail}', ownEnglish: true },
+  command_split: { en: 'Its command was a whole command line: split into the program and its arguments.', ko: '명령에 명령줄 전체가 들어 있어서 프로그램과 인수로 나눴습니다.', ownEnglish: true },
+  sse_transport: {
+    en: 'This address uses the older SSE transport. Maru speaks Streamable HTTP, which most such servers answer too (often at /mcp instead of /sse).',
+    ko: '이 주소는 예전 SSE 방식을 씁니다. 마루는 Streamable HTTP로 연결하며, 대부분의 서버가 이 방식도 받습니다(/sse 대신 /mcp인 경우가 많습니다).',
+    ownEnglish: true,
+  },
+  ignored_fields: { en: 'Maru does not use: {fields}.', ko: '마루가 쓰지 않는 항목: {fields}.', ownEnglish: true },
   // Why a file's text could not be read (all of it, or some pages).
   image_no_text: { en: 'images are sent to models that can see them; they have no text to search', ko: '이미지는 볼 수 있는 모델에 그대로 보냅니다. 검색할 텍스트는 없습니다' },
   pdf_no_pages: { en: 'the PDF has no pages Maru can read (it may be damaged)', ko: 'PDF에 마루가 읽을 수 있는 쪽이 없습니다 (손상되었을 수 있습니다)' },
@@ -70,7 +99,7 @@ export const REASONS: Readonly<Record<Exclude<ReasonCode, 'unknown'>, ReasonWord
 /** `english` (the server's sentence) in English; otherwise the sentence for `reason`'s code. */
 export function reasonText(reason: Reason | null | undefined, english: string): string {
   const lang = language();
-  const words = reason && reason.code !== 'unknown' ? REASONS[reason.code] : undefined;
+  const words = reason ? (REASONS as Partial<Record<string, ReasonWords>>)[reason.code] : undefined;
   if (!reason || !words || (lang === 'en' && !words.ownEnglish)) return english;
   const p = projectNamed(reason.code, reason.params ?? {});
   const filled = fill(lang === 'en' ? words.en : words.ko, p, lang);
@@ -78,7 +107,7 @@ export function reasonText(reason: Reason | null | undefined, english: string): 
   if (lang === 'en') return filled;
   let s = filled;
   if (reason.code === 'unread_pages' && Number(p.more) > 0) s = s.replace(/쪽에서/, ` 외 ${p.more}쪽에서`);
-  if ((reason.code === 'section_budget' || reason.code === 'total_budget') && p.items) {
+  if ((reason.code === 'section_budget' || reason.code === 'total_budget' || reason.code === 'context_window') && p.items) {
     s += p.items === 'facts' ? `: 사실 ${p.of}개 중 ${p.kept}개 유지`
       : p.items === 'instructions_files' ? `: 지침 파일 ${p.of}개 중 ${p.kept}개 보냄`
       : p.items === 'skills' ? `: 스킬 ${p.of}개 중 ${p.kept}개 표시`
@@ -115,7 +144,7 @@ function fill(sentence: string, p: Record<string, string>, lang: string): string
 
 /** Several reasons (a prompt's changes) as one line, or `english` when there are none to word. */
 export function reasonsText(reasons: Reason[] | null | undefined, english: string): string {
-  if (language() === 'en' || !reasons?.length || reasons.some((r) => r.code === 'unknown')) return english;
+  if (language() === 'en' || !reasons?.length || reasons.some((r) => !(r.code in REASONS))) return english;
   const worded = reasons.map((r) => reasonText(r, ''));
   return worded.some((w) => !w) ? english : worded.join('; ');
 }

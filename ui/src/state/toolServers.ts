@@ -3,7 +3,7 @@
 // starts a server). Secrets never reach the UI: a server's view names its variables and headers
 // without their values.
 
-import type { NewToolServer, ServerTool, ToolServerPatch, ToolServerView } from '../backend/types';
+import type { CommandLine, ImportPreview, NewToolServer, ServerTool, ToolServerPatch, ToolServerView } from '../backend/types';
 import { errorMessage } from '../lib/apiError';
 import type { Core } from './core';
 
@@ -50,6 +50,25 @@ export class ToolServersState {
     // What listing its tools said was about the server as it was.
     this.toolsProblems.delete(id);
     return this.changed(view);
+  }
+
+  /** A pasted command line as the program and its arguments; rejects with `invalid_command_line`. */
+  async splitCommandLine(line: string): Promise<CommandLine> {
+    return this.app.backend.splitCommandLine(line);
+  }
+
+  /** What adding from an mcp.json would add; rejects with the server's refusal (not JSON, no
+   *  servers, too large, too many), which the import form shows. */
+  async previewImport(text: string): Promise<ImportPreview> {
+    return this.app.backend.previewToolServerImport(text);
+  }
+
+  /** Adds the chosen servers of an mcp.json at once, and lists them; rejects as `previewImport`. */
+  async importServers(text: string, chosen: string[]): Promise<ToolServerView[]> {
+    const added = await this.app.backend.importToolServers(text, chosen);
+    this.toolServers = [...this.toolServers, ...added];
+    this.app.emit('toolServers');
+    return added;
   }
 
   /** A quick change (on/off, an always-allowed tool, a project): a failure is shown and undone. */

@@ -5,7 +5,7 @@
 // long chat's older turns.
 
 import type { App } from '../app';
-import type { ContextView, SectionReport, SkillOffered, Summary, Tally, TemplateInfo, TokenPlan, ToolOffered } from '../backend/types';
+import type { CompactOffer, ContextView, SectionReport, SkillOffered, Summary, Tally, TemplateInfo, TokenPlan, ToolOffered } from '../backend/types';
 import { errorMessage } from '../lib/apiError';
 import { copyText } from '../lib/clipboard';
 import { h, icon, replaceChildren, type Child } from '../lib/dom';
@@ -88,7 +88,7 @@ function body(app: App, v: ContextView, staleError: string | null): Child[] {
         ? h('div', { class: 'pending', 'data-testid': 'pending-change' }, icon('warn'), h('div', null, h('strong', null, t('pendingChange')), h('p', null, reasonsText(v.pending_changes, v.pending_change))))
         : unchanged ? h('div', { class: 'steady' }, icon('check'), h('span', null, t('unchangedSinceSent'))) : null,
     ),
-    contextWindow(app, v.token_plan, v.plan_counts, v.compacts_next),
+    contextWindow(app, v.token_plan, v.plan_counts, v.compacts_next, v.compact),
     r
       ? h('section', { class: 'card reply', 'data-testid': 'context-last-reply' },
           h('h3', null, t('lastReply')),
@@ -163,10 +163,23 @@ function chatAction(app: App, testid: string, label: string, hint: string, run: 
   return h('div', { class: 'row-end' }, button);
 }
 
-function contextWindow(app: App, plan: TokenPlan | null, counts: Tally, compactsNext: boolean): HTMLElement {
+/**
+ * Compact now only where it makes room: there are older turns to summarise and that frees what
+ * the next request is over. Where the system prompt and the tools (or the last message) fill the
+ * window, compacting cannot help, and this says so instead.
+ */
+function compactOffer(app: App, offer: CompactOffer): Child {
+  if (offer.offered) return compactButton(app);
+  const why = offer.why_not;
+  // Nothing older to summarise (or a temporary chat) needs no words: the button is simply not there.
+  if (!why || (why.code !== 'prompt_fills_window' && why.code !== 'last_message_fills_window')) return null;
+  return h('p', { class: 'warn-line', 'data-testid': 'compact-cannot-help' }, icon('warn'), h('span', null, reasonText(why, why.code)));
+}
+
+function contextWindow(app: App, plan: TokenPlan | null, counts: Tally, compactsNext: boolean, offer: CompactOffer): HTMLElement {
   const compacts = [compactsNext
     ? h('div', { class: 'pending', 'data-testid': 'compacts-next' }, icon('warn'), h('span', null, t('compactsNext')))
-    : null, compactButton(app)];
+    : null, compactOffer(app, offer)];
   if (!plan) {
     return h('section', { class: 'card', 'data-testid': 'context-window' },
       h('h3', null, t('contextWindow')),

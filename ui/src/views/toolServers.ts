@@ -11,6 +11,7 @@ import { ApiError, errorMessage } from '../lib/apiError';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { t, type Key } from '../lib/i18n';
 import { confirmDialog } from './dialog';
+import { quoted, toolServerImport } from './toolServerImport';
 
 /** `NAME=value` (variables) or `Name: value` (headers) lines, read; `bad`: the first line that is neither. */
 export function parsePairs(text: string, sep: '=' | ':'): { pairs: [string, string][]; bad: number | null } {
@@ -63,27 +64,33 @@ export function mountToolServers(app: App, root: HTMLElement): void {
 }
 
 class ToolServersPane {
-  /** The server being edited: its id, "new", or none. Its form is kept while the list redraws. */
-  private editing: number | 'new' | null = null;
+  /** The server being edited: its id, "new", "import" (from an mcp.json), or none. Its form is
+   *  kept while the list redraws. */
+  private editing: number | 'new' | 'import' | null = null;
   private form: HTMLElement | null = null;
 
   constructor(private readonly app: App, private readonly root: HTMLElement) {}
 
-  private edit(which: number | 'new' | null): void {
+  private edit(which: number | 'new' | 'import' | null): void {
     this.editing = which;
-    const server = which === 'new' ? null : this.app.tooling.toolServers.find((s) => s.id === which) ?? null;
-    this.form = which === null ? null : toolServerForm(this.app, server, () => this.edit(null));
+    const server = typeof which === 'number' ? this.app.tooling.toolServers.find((s) => s.id === which) ?? null : null;
+    this.form = which === null ? null
+      : which === 'import' ? toolServerImport(this.app, () => this.edit(null))
+      : toolServerForm(this.app, server, () => this.edit(null));
     this.render();
   }
 
   render(): void {
     const tooling = this.app.tooling;
     const list = tooling.toolServers;
-    const newForm = this.editing === 'new' && this.form ? this.form : null;
+    const newForm = (this.editing === 'new' || this.editing === 'import') && this.form ? this.form : null;
     replaceChildren(this.root,
       h('div', { class: 'row-between' },
         h('h3', null, t('yourToolServers')),
-        this.editing === 'new' ? null : h('button', { class: 'btn btn-small', type: 'button', 'data-testid': 'add-tool-server', onClick: () => this.edit('new') }, icon('plus'), t('addToolServer')),
+        newForm ? null : h('div', { class: 'row-end' },
+          h('button', { class: 'btn btn-small', type: 'button', 'data-testid': 'import-tool-servers', onClick: () => this.edit('import') }, icon('upload'), t('importToolServers')),
+          h('button', { class: 'btn btn-small', type: 'button', 'data-testid': 'add-tool-server', onClick: () => this.edit('new') }, icon('plus'), t('addToolServer')),
+        ),
       ),
       h('p', { class: 'hint' }, t('toolServersHint')),
       newForm,
@@ -235,8 +242,10 @@ function toolServerForm(app: App, server: ToolServerView | null, done: () => voi
     problem.textContent = text ?? '';
     problem.hidden = text === null;
   };
+  const { note: split, splitCommand } = commandSplitter(app, f, say);
   const stdio = h('div', { class: 'tool-server-fields' },
     field(t('toolServerCommand'), f.command, t('toolServerCommandHint')),
+    split,
     field(t('toolServerArgs'), f.args, t('toolServerArgsHint')),
     field(t('toolServerEnv'), f.env, t(server ? 'toolServerSecretsEditHint' : 'toolServerEnvHint')),
   );
@@ -252,6 +261,7 @@ function toolServerForm(app: App, server: ToolServerView | null, done: () => voi
   shown();
   const save = async () => {
     const tr = f.transport();
+    if (tr === 'stdio' && (await splitCommand())) return;
     const secrets = parsePairs(tr === 'stdio' ? f.env.value : f.headers.value, tr === 'stdio' ? '=' : ':');
     if (secrets.bad !== null) {
       say(t(tr === 'stdio' ? 'envLineInvalid' : 'headerLineInvalid', { line: secrets.bad }));
@@ -287,6 +297,40 @@ function toolServerForm(app: App, server: ToolServerView | null, done: () => voi
   );
 }
 
+/**
+ * A whole command line in Command (`node …/index.js stdio`), split by shell rules (by the server)
+ * into the program and its arguments, which go before any under Arguments: when it is pasted, and
+ * before saving. `splitCommand` is true when the form changed (or the line cannot be split), so it
+ * is not saved before the user has seen the result, which `note` tells.
+ */
+function commandSplitter(app: App, f: ToolServerFields, say: (text: string | null) => void) {
+  const note = h('p', { class: 'hint', 'data-testid': 'tool-server-split', hidden: true });
+  // The Command the split shown was made for: it is not split again unless edited (a quoted
+  // path with spaces stays one program).
+  let splitFor = f.command.value.trim();
+  const splitCommand = async (): Promise<boolean> => {
+    const line = f.command.value.trim();
+    if (!/\s/.test(line) || line === splitFor) return false;
+    let parts;
+    try {
+      parts = await app.tooling.splitCommandLine(line);
+    } catch (e) {
+      say(errorMessage(e));
+      return true;
+    }
+    say(null);
+    f.command.value = parts.command;
+    splitFor = parts.command;
+    if (!parts.args.length) return false;
+    f.args.value = [...parts.args, ...lines(f.args.value)].join('\n');
+    note.textContent = t('commandSplit', { command: parts.command, n: parts.args.length });
+    note.hidden = false;
+    return true;
+  };
+  f.command.addEventListener('paste', () => setTimeout(() => void splitCommand(), 0));
+  return { note, splitCommand };
+}
+
 /** Adds the server, or sends what the form changed of it (`secrets`: its variables or headers as
  *  typed); rejects with the server's refusal. */
 async function saveToolServer(app: App, server: ToolServerView | null, f: ToolServerFields, secrets: [string, string][]): Promise<void> {
@@ -313,11 +357,6 @@ async function saveToolServer(app: App, server: ToolServerView | null, f: ToolSe
     if (changed) patch.headers = changed;
   }
   if (Object.keys(patch).length) await app.tooling.editToolServer(server.id, patch);
-}
-
-/** An argument as a shell would need it to read as one. */
-function quoted(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
 function field(label: string, control: HTMLElement, hint?: string | null): HTMLElement {

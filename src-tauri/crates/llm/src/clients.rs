@@ -96,6 +96,12 @@ impl Clients {
         found
     }
 
+    /// The model's context length if the server was asked already (`Some(None)`: it did not
+    /// say), without asking: a turn's first transaction cannot wait on the server.
+    pub fn known_context_length(&self, url: &str, model: &str) -> Option<Option<u32>> {
+        self.context.lock().unwrap_or_else(|p| p.into_inner()).get(&(url.to_string(), model.to_string())).copied()
+    }
+
     /// Forgets what the server at `url` listed (it said it does not know the model: it was swapped).
     pub fn forget_listed_model(&self, url: &str) {
         self.listed_model.lock().unwrap_or_else(|p| p.into_inner()).remove(url);

@@ -16,7 +16,7 @@ use crate::api::attachments::{AttachmentScope, UploadForm};
 use crate::api::chat::{ContextView, DeletedPreset, InstructionFiles, NewTurn, PresetView, Stopped};
 use crate::api::connections::{ConnectionView, ModelsQuery};
 use crate::api::skills::SkillView;
-use crate::api::tool_servers::{Answered, Approve, ToolServerView};
+use crate::api::tool_servers::{Answered, Approve, CommandLineText, ImportPreview, McpConfigText, McpImport, ToolServerView};
 use crate::api::{self, Deleted, Health, MessageEdit, MessageQuery, SessionQuery};
 use crate::app::demo::DemoModel;
 use crate::app::folders::FolderSync;
@@ -36,6 +36,7 @@ use crate::store::settings::{EmbeddingProgress, SettingsPatch, SettingsView};
 use crate::store::skills::{NewSkill, SkillPatch};
 use crate::store::tool_servers::{NewToolServer, ToolServerPatch};
 use crate::tools::approvals::Decision;
+use crate::tools::command_line::CommandLine;
 use crate::tools::servers::ServerTool;
 
 type AppState = State<Arc<App>>;
@@ -82,6 +83,9 @@ pub(super) fn documented() -> (Router<Arc<App>>, utoipa::openapi::OpenApi) {
         .routes(routes!(list_tool_servers, create_tool_server))
         .routes(routes!(update_tool_server, delete_tool_server))
         .routes(routes!(tool_server_tools))
+        .routes(routes!(split_command_line))
+        .routes(routes!(preview_tool_server_import))
+        .routes(routes!(import_tool_servers))
         .routes(routes!(approve_tool_call))
         .routes(routes!(deny_tool_call))
         .routes(routes!(list_connections, create_connection))
@@ -726,6 +730,34 @@ async fn delete_tool_server(State(app): AppState, Id(id): Id) -> Reply<Deleted> 
 ))]
 async fn tool_server_tools(State(app): AppState, Id(id): Id) -> Reply<Vec<ServerTool>> {
     Ok(axum::Json(api::tool_servers::tool_server_tools(&app, id).await?))
+}
+
+/// Split a pasted command line into the program and its arguments (shell rules), to show before saving
+#[utoipa::path(post, path = "/api/tool-servers/command-line", tag = "tool servers", request_body = CommandLineText, responses(
+    (status = 200, description = "The program and each argument", body = CommandLine),
+    (status = 400, description = "`invalid_json`, `invalid_command_line` (a quote left open, or nothing to run)", body = ErrorBody),
+))]
+async fn split_command_line(Json(text): Json<CommandLineText>) -> Reply<CommandLine> {
+    Ok(axum::Json(api::tool_servers::split_command_line(text)?))
+}
+
+/// Read an mcp.json (Claude Desktop, Cursor, LM Studio, VS Code) and say what adding from it would add; adds nothing
+#[utoipa::path(post, path = "/api/tool-servers/import/preview", tag = "tool servers", request_body = McpConfigText, responses(
+    (status = 200, description = "Each server of the file: its name here, whether it clashes, which values look like secrets (never the values), what stops it", body = ImportPreview),
+    (status = 400, description = "`invalid_json`, `mcp_config_not_json`, `mcp_config_no_servers`, `mcp_config_too_large`, `mcp_config_too_many`", body = ErrorBody),
+))]
+async fn preview_tool_server_import(State(app): AppState, Json(text): Json<McpConfigText>) -> Reply<ImportPreview> {
+    Ok(axum::Json(api::tool_servers::preview_import(&app, text).await?))
+}
+
+/// Add the chosen servers of an mcp.json at once, their secrets kept unseen; all or nothing
+#[utoipa::path(post, path = "/api/tool-servers/import", tag = "tool servers", request_body = McpImport, responses(
+    (status = 200, description = "The servers added, in the order chosen", body = Vec<ToolServerView>),
+    (status = 400, description = "`invalid_json`, `mcp_config_not_json`, `mcp_config_no_servers`, `mcp_config_too_large`, `mcp_config_too_many`, `mcp_config_nothing_chosen`, `mcp_server_not_in_file`, `mcp_server_unusable`, `invalid_name`, `invalid_tool_server`", body = ErrorBody),
+    (status = 409, description = "`name_taken`", body = ErrorBody),
+))]
+async fn import_tool_servers(State(app): AppState, Json(import): Json<McpImport>) -> Reply<Vec<ToolServerView>> {
+    Ok(axum::Json(api::tool_servers::import_tool_servers(&app, import).await?))
 }
 
 /// Allow a tool call waiting for approval (once, or always for its tool)

@@ -77,8 +77,8 @@ pub fn get(conn: &Connection, id: i64) -> Result<ToolServer> {
     found(conn.query_row(&format!("{SELECT} WHERE id = ?1"), [id], from_row), "tool server", id)
 }
 
-pub fn create(conn: &Connection, new: &NewToolServer) -> Result<ToolServer> {
-    let mut server = ToolServer {
+fn from_new(new: &NewToolServer) -> ToolServer {
+    ToolServer {
         id: 0,
         name: new.name.clone(),
         transport: new.transport,
@@ -92,7 +92,16 @@ pub fn create(conn: &Connection, new: &NewToolServer) -> Result<ToolServer> {
         off_in: vec![],
         created_at: now_ms(),
         updated_at: now_ms(),
-    };
+    }
+}
+
+/// Whether `new` would be added as it is (the same checks as [`create`]), without adding it.
+pub fn check_new(conn: &Connection, new: &NewToolServer) -> Result<()> {
+    check(conn, &mut from_new(new))
+}
+
+pub fn create(conn: &Connection, new: &NewToolServer) -> Result<ToolServer> {
+    let mut server = from_new(new);
     check(conn, &mut server)?;
     conn.execute(
         "INSERT INTO tool_servers (name, transport, command, args, env, url, headers, enabled, created_at, updated_at)

@@ -13,7 +13,7 @@ use crate::chat::{self, TurnKind};
 use crate::error::{Code, Error, Result};
 use crate::llm;
 use crate::prompt::templates::TemplateInfo;
-use crate::prompt::{self, Budgets, SectionReport};
+use crate::prompt::{self, SectionReport};
 use crate::store::presets::{self, NewPreset, PresetPatch};
 use crate::store::{messages, settings, snapshots};
 
@@ -130,6 +130,8 @@ pub struct ContextView {
     pub plan_counts: prompt::tokens::Tally,
     /// The next turn will first summarise older turns to fit the window.
     pub compacts_next: bool,
+    /// Whether Compact now can make room for the next request, and why not.
+    pub compact: chat::plan::CompactOffer,
     /// The tools the next request offers, each with its size as sent (name, description, schema).
     pub tools: Vec<ToolOffered>,
     /// The skills the prompt lists, and which this chat has loaded.
@@ -248,28 +250,17 @@ pub struct ReplyFigures {
     pub tokens_per_second: Option<f64>,
 }
 
-pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
+pub async fn context(app: &Arc<App>, session_id: i64) -> Result<ContextView> {
     let templates = app.templates.clone();
     let today = chrono::Local::now().date_naive();
-    let (current, snapshot, history, settings, summaries, (mut offer, servers, project_id, skills)) = app
+    let (settings, temporary) = app
         .store
         .read(move |c| {
-            let budgets = Budgets::from_settings(&settings::load(c)?);
-            let (_, report) = prompt::render_current(c, &templates, session_id, today, &budgets)?;
-            let summaries = crate::store::summaries::list(c, session_id)?;
             let session = crate::store::sessions::get(c, session_id)?;
-            let settings = settings::for_chat(c, &session)?;
-            let offer = crate::tools::Offer::for_session(c, &session, &settings)?;
-            let skills = crate::tools::folder_skills::offered(c, session.project_id)?;
-            let tools = (offer, crate::store::tool_servers::list(c)?, session.project_id, skills);
-            Ok((report, snapshots::get(c, session_id)?, messages::history(c, session_id)?, settings, summaries, tools))
+            Ok((settings::for_chat(c, &session)?, session.temporary))
         })
         .await?;
-    // The running servers' tools as the next request offers them (none is started to say so).
-    let from_servers = app.tool_servers.ready(&servers, project_id);
-    offer.servers = !from_servers.is_empty();
-    let specs: Vec<llm::ToolSpec> = app.tools.specs(&offer).into_iter().chain(from_servers.into_iter().map(|o| o.spec)).collect();
-    let tool_texts: Vec<String> = specs.iter().map(chat::compact::tool_json).collect();
+    // The window first: the prompt's budgets depend on it, as the next turn's do.
     let window = match settings.context_length {
         Some(n) => Some(n),
         None => {
@@ -279,6 +270,28 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
             tokio::time::timeout(Duration::from_secs(2), ask).await.ok().flatten()
         }
     };
+    let shared = app.clone();
+    let (current, snapshot, history, settings, summaries, (mut offer, servers, project_id, skills)) = app
+        .store
+        .read(move |c| {
+            let summaries = crate::store::summaries::list(c, session_id)?;
+            let session = crate::store::sessions::get(c, session_id)?;
+            let offer = crate::tools::Offer::for_session(c, &session, &settings)?;
+            let servers = crate::store::tool_servers::list(c)?;
+            let on: Vec<_> = servers.iter().filter(|s| s.on_in(session.project_id)).cloned().collect();
+            let budgets = chat::window::budgets(&shared, &settings, offer, &on, session.project_id, window);
+            let (_, report) = prompt::render_current(c, &templates, session_id, today, &budgets)?;
+            let skills = crate::tools::folder_skills::offered(c, session.project_id)?;
+            let tools = (offer, servers, session.project_id, skills);
+            Ok((report, snapshots::get(c, session_id)?, messages::history(c, session_id)?, settings, summaries, tools))
+        })
+        .await?;
+    // The running servers' tools as the next request offers them (none is started to say so).
+    let from_servers = app.tool_servers.ready(&servers, project_id);
+    offer.servers = !from_servers.is_empty();
+    offer.skills_search |= !current.unlisted_skills.is_empty();
+    let specs: Vec<llm::ToolSpec> = app.tools.specs(&offer).into_iter().chain(from_servers.into_iter().map(|o| o.spec)).collect();
+    let tool_texts: Vec<String> = specs.iter().map(chat::compact::tool_json).collect();
     let loaded: Vec<String> = history
         .iter()
         .flat_map(|m| &m.tool_calls)
@@ -313,7 +326,14 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
         .map(|(t, json)| ToolOffered { name: t.name.clone(), chars: json.chars().count(), tokens: counter.tokens(json) })
         .collect();
     let tool_tokens = tools.iter().map(|t| t.tokens).sum();
-    let preview = chat::compact::plan_preview(&settings, window, &mut counter, &text, tool_tokens, &summaries, &uncovered);
+    let (preview, mut compact) = chat::compact::plan_preview(&settings, window, &mut counter, &text, tool_tokens, &summaries, &uncovered);
+    if temporary {
+        compact = chat::plan::CompactOffer {
+            offered: false,
+            why_not: Some(crate::error::Reason::new(crate::error::ReasonCode::TemporaryChat)),
+            ..compact
+        };
+    }
     let plan_counts = counter.tally;
     let last_reply = history.iter().rfind(|m| m.role == messages::Role::Assistant && m.status != messages::Status::Streaming).cloned();
     let (pending_changes, pending_change) = snapshot
@@ -378,6 +398,7 @@ pub async fn context(app: &App, session_id: i64) -> Result<ContextView> {
         token_plan: preview.as_ref().map(|p| p.0.clone()),
         plan_counts,
         compacts_next: preview.is_some_and(|p| p.1),
+        compact,
         tools,
         skills,
         instruction_files: InstructionFiles::from_found(current.folder.clone(), &current.instruction_files),

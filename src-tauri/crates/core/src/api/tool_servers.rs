@@ -5,9 +5,11 @@ use serde::{Deserialize, Serialize};
 use tracing::{instrument, Level};
 
 use crate::app::App;
-use crate::error::{Code, Error, Result};
+use crate::error::{Code, Error, Reason, Result};
 use crate::store::tool_servers::{self, NewToolServer, ToolServer, ToolServerPatch, Transport};
 use crate::tools::approvals::Decision;
+use crate::tools::command_line::{self, CommandLine};
+use crate::tools::mcp_config::{self, ImportedServer};
 use crate::tools::servers::{ServerStatus, ServerTool};
 
 /// A tool server, its secrets left out.
@@ -128,4 +130,92 @@ pub struct Answered {
 pub async fn answer_tool_call(app: &App, approval: String, decision: Decision) -> Result<Answered> {
     let session_id = app.approvals.answer(&approval, decision)?;
     Ok(Answered { approval, decision, session_id })
+}
+
+// ---- a pasted command line, and servers from an mcp.json
+
+/// A command line as pasted into Command.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CommandLineText {
+    pub line: String,
+}
+
+/// Splits a pasted command line into the program and its arguments by shell rules (the form
+/// shows the split before it is saved): `invalid_command_line` when a quote is left open.
+pub fn split_command_line(text: CommandLineText) -> Result<CommandLine> {
+    command_line::split(&text.line)
+}
+
+/// An `mcp.json`'s text, as pasted or read from the file.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct McpConfigText {
+    pub text: String,
+}
+
+/// What adding from an `mcp.json` would add.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ImportPreview {
+    /// In the file's order.
+    pub servers: Vec<ImportedServer>,
+}
+
+/// The servers of an `mcp.json` to add, by their names in the file.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct McpImport {
+    pub text: String,
+    pub chosen: Vec<String>,
+}
+
+/// Reads an `mcp.json` and says what adding from it would add, server by server (adds nothing).
+#[instrument(skip(app, text), err(level = Level::WARN))]
+pub async fn preview_import(app: &App, text: McpConfigText) -> Result<ImportPreview> {
+    let servers = app.store.read(move |c| read_config(c, &text.text)).await?;
+    Ok(ImportPreview { servers: servers.into_iter().map(|r| r.shown).collect() })
+}
+
+/// Adds the chosen servers of an `mcp.json` at once, with their variables and headers (kept as
+/// typed ones are, never shown). All or nothing: a chosen server that cannot be added
+/// (`mcp_server_unusable`, `mcp_server_not_in_file`) adds none.
+#[instrument(skip(app, import), err(level = Level::WARN))]
+pub async fn import_tool_servers(app: &App, import: McpImport) -> Result<Vec<ToolServerView>> {
+    if import.chosen.is_empty() {
+        return Err(Error::invalid(Code::McpConfigNothingChosen, "choose at least one server of the file to add"));
+    }
+    let added = app
+        .store
+        .write(move |tx| {
+            let read = read_config(tx, &import.text)?;
+            let mut added = vec![];
+            for key in &import.chosen {
+                let Some(server) = read.iter().find(|r| &r.shown.key == key) else {
+                    return Err(
+                        Error::invalid(Code::McpServerNotInFile, format!("the file has no server named \"{key}\"")).with("name", key)
+                    );
+                };
+                if let Some(problem) = &server.shown.problem {
+                    return Err(Error::invalid(Code::McpServerUnusable, format!("the server \"{key}\" cannot be added: {}", problem.code))
+                        .with("name", key)
+                        .with("why", problem.code));
+                }
+                added.push(tool_servers::create(tx, &server.new)?);
+            }
+            Ok(added)
+        })
+        .await?;
+    Ok(added.into_iter().map(|s| view(app, s)).collect())
+}
+
+/// The file's servers, named against the user's, each checked as adding it would check it.
+fn read_config(conn: &rusqlite::Connection, text: &str) -> Result<Vec<mcp_config::Read>> {
+    let taken: Vec<String> = tool_servers::list(conn)?.into_iter().map(|s| s.name).collect();
+    let mut read = mcp_config::read(text, &taken)?;
+    for r in read.iter_mut().filter(|r| r.shown.problem.is_none()) {
+        if let Err(e) = tool_servers::check_new(conn, &r.new) {
+            r.shown.problem = Some(Reason::new(crate::error::ReasonCode::McpServerInvalid).with("detail", e.body().message));
+        }
+    }
+    Ok(read)
 }

@@ -167,7 +167,11 @@ fn first_step(
     settings::check_server_on(&settings)?;
     // With the model known without asking the server, the first round is read in this
     // same transaction: one store round trip from the call to the request.
-    let model = app.clients.known_model(&settings.server.base_url, &settings.model);
+    // And with its window known: the prompt's budgets leave room in it. A model's first turn
+    // asks the server first, outside the transaction.
+    let known = app.clients.known_model(&settings.server.base_url, &settings.model);
+    let window = known.as_deref().and_then(|m| super::window::known(app, &settings, m));
+    let model = known.filter(|_| window.is_some());
     if model.is_some() && connect {
         app.llm_client(&settings).open_connection();
     }
@@ -204,7 +208,7 @@ fn first_step(
         }
     }
     let first = match model.clone() {
-        Some(model) => Some(read_round(tx, app, &session, model, &settings, branch_at)?),
+        Some(model) => Some(read_round(tx, app, &session, model, window.flatten(), &settings, branch_at)?),
         None => None,
     };
     let server = settings.server.name.clone();

@@ -143,7 +143,7 @@ pub async fn now(app: &Arc<App>, session_id: i64) -> Result<Compacted> {
     let slot = app.runs.hold(session_id)?;
     let templates = app.templates.clone();
     let today = chrono::Local::now().date_naive();
-    let (settings, prompt, stored, history, offer) = app
+    let settings = app
         .store
         .read(move |c| {
             let session = crate::store::sessions::get(c, session_id)?;
@@ -153,13 +153,7 @@ pub async fn now(app: &Arc<App>, session_id: i64) -> Result<Compacted> {
                     "a temporary chat keeps no summaries; keep the chat first to compact it",
                 ));
             }
-            let settings = crate::store::settings::for_chat(c, &session)?;
-            let budgets = crate::prompt::Budgets::from_settings(&settings);
-            let (_, report) = crate::prompt::render_current(c, &templates, session_id, today, &budgets)?;
-            let stored = summaries::list(c, session_id)?;
-            let history = messages::history_after(c, session_id, stored.last().map_or(0, |s| s.through_id))?;
-            let offer = crate::tools::Offer::for_session(c, &session, &settings)?;
-            Ok((settings, report.rendered.text, stored, history, offer))
+            crate::store::settings::for_chat(c, &session)
         })
         .await?;
     let client = app.llm_client(&settings);
@@ -168,6 +162,21 @@ pub async fn now(app: &Arc<App>, session_id: i64) -> Result<Compacted> {
         Some(n) => Some(n),
         None => app.clients.context_length(&client, &settings.server.base_url, &model).await,
     };
+    // The prompt the next turn sends, under the budgets its window gives it.
+    let shared = app.clone();
+    let (settings, prompt, stored, history, offer) = app
+        .store
+        .read(move |c| {
+            let session = crate::store::sessions::get(c, session_id)?;
+            let offer = crate::tools::Offer::for_session(c, &session, &settings)?;
+            let servers: Vec<_> = crate::store::tool_servers::list(c)?.into_iter().filter(|s| s.on_in(session.project_id)).collect();
+            let budgets = super::window::budgets(&shared, &settings, offer, &servers, session.project_id, window);
+            let (_, report) = crate::prompt::render_current(c, &templates, session_id, today, &budgets)?;
+            let stored = summaries::list(c, session_id)?;
+            let history = messages::history_after(c, session_id, stored.last().map_or(0, |s| s.through_id))?;
+            Ok((settings, report.rendered.text, stored, history, offer))
+        })
+        .await?;
     let before = stored.len();
     let mut counter = Counter::new(&app.tokens, &settings.server.base_url, &model);
     let tools = app.tools.specs(&offer).iter().map(|t| counter.tokens(&tool_json(t))).sum();
@@ -207,7 +216,8 @@ pub(super) fn with_summaries<'h>(
 }
 
 /// The token plan of a session's next request, for the inspector: `None` when the window is
-/// unknown. The bool says whether older turns will be summarised first.
+/// unknown. The bool says whether older turns will be summarised first; the offer, whether
+/// summarising now can make room.
 pub fn plan_preview(
     settings: &Settings,
     window: Option<u32>,
@@ -216,13 +226,13 @@ pub fn plan_preview(
     tools: usize,
     stored: &[summaries::Summary],
     history: &[messages::Message],
-) -> Option<(plan::TokenPlan, bool)> {
-    let window = window?;
+) -> (Option<(plan::TokenPlan, bool)>, plan::CompactOffer) {
     let items: Vec<plan::Item> = history.iter().filter(|m| m.status != Status::Streaming).map(|m| plan_item(m, counter)).collect();
     let summaries = stored.iter().map(|s| counter.tokens(&s.content)).sum();
     let fixed = plan::Fixed { system: counter.tokens(prompt), tools, summaries };
-    let w = plan::Window { context: window as usize, reserve: reserve(settings, Some(window)) };
-    Some(plan::preview(w, fixed, stored.last().map(|s| s.through_id), &items))
+    let w = window.map(|window| plan::Window { context: window as usize, reserve: reserve(settings, Some(window)) });
+    let through = stored.last().map(|s| s.through_id);
+    (w.map(|w| plan::preview(w, fixed, through, &items)), plan::compact_offer(w, fixed, through, &items))
 }
 
 /// A tool as it is sent: its name, description and argument schema as JSON.

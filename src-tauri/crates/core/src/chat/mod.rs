@@ -20,5 +20,6 @@ mod server_tools;
 pub mod title;
 mod tool_search;
 pub mod turn;
+pub mod window;
 
 pub use turn::{start, TurnKind};

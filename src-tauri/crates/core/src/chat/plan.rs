@@ -109,6 +109,63 @@ pub fn plan(window: Window, fixed: Fixed, summarised_through: Option<i64>, items
     Plan::Compact { end }
 }
 
+/// What a summary of older turns takes in their place, at most (its request asks for 400 tokens).
+pub const SUMMARY_TOKENS: usize = 400;
+
+/// Whether summarising now (the inspector's Compact now) can make room for the next request,
+/// and why not. Compacting replaces the older turns with a summary: it frees nothing of the
+/// system prompt, the tools or the last message.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+pub struct CompactOffer {
+    /// Offered: there are older turns to summarise, longer than their summary would be, and
+    /// summarising them frees what the next request is over.
+    pub offered: bool,
+    /// Tokens of the older turns it would summarise (every one not yet summarised but the last).
+    pub compactable: usize,
+    /// Tokens the next request is over what a request may fill of the window (0: it fits).
+    pub over: usize,
+    /// Why it is not offered: `nothing_to_compact`, `temporary_chat`, or, where the request is
+    /// over and compacting cannot help, `prompt_fills_window` (the system prompt and the tools
+    /// alone take more than a request may fill: `system`, `tools`, `limit`) or
+    /// `last_message_fills_window` (the last message with them: its `tokens`, `limit`).
+    pub why_not: Option<crate::error::Reason>,
+}
+
+/// The offer of Compact now for the next request (`window`: `None` when unknown; then it is
+/// offered whenever there is something to summarise).
+pub fn compact_offer(window: Option<Window>, fixed: Fixed, summarised_through: Option<i64>, items: &[Item]) -> CompactOffer {
+    use crate::error::Reason;
+    let first = items.iter().position(|i| summarised_through.is_none_or(|t| i.id > t)).unwrap_or(items.len());
+    let last_question = items.iter().rposition(|i| i.starts_turn).filter(|&q| q > first).unwrap_or(first);
+    let compactable: usize = items[first..last_question].iter().map(|i| i.tokens).sum();
+    let last: usize = items[last_question..].iter().map(|i| i.tokens).sum();
+    let frees = compactable.saturating_sub(SUMMARY_TOKENS);
+    let over = window.map_or(0, |w| {
+        let limit = ((w.context as f64 * FILL) as usize).saturating_sub(w.reserve);
+        (fixed.total() + compactable + last).saturating_sub(limit)
+    });
+    let why_not = match window {
+        _ if frees > 0 && frees >= over => None,
+        Some(w) if over > 0 => {
+            let limit = ((w.context as f64 * FILL) as usize).saturating_sub(w.reserve);
+            Some(if fixed.system + fixed.tools > limit {
+                Reason::new(crate::error::ReasonCode::PromptFillsWindow)
+                    .with("system", fixed.system)
+                    .with("tools", fixed.tools)
+                    .with("limit", limit)
+            } else if fixed.total() + last > limit {
+                Reason::new(crate::error::ReasonCode::LastMessageFillsWindow).with("tokens", last).with("limit", limit)
+            } else {
+                // Room is missing that one summary of these turns does not free: the turn
+                // after this one is summarised with them.
+                Reason::new(crate::error::ReasonCode::NothingToCompact)
+            })
+        }
+        _ => Some(Reason::new(crate::error::ReasonCode::NothingToCompact)),
+    };
+    CompactOffer { offered: why_not.is_none(), compactable, over, why_not }
+}
+
 /// What the inspector shows: how the next request would spend the window, and whether it will
 /// summarise older turns first.
 pub fn preview(window: Window, fixed: Fixed, summarised_through: Option<i64>, items: &[Item]) -> (TokenPlan, bool) {
@@ -159,6 +216,26 @@ mod tests {
         // Once summarised (say in 300 tokens), the plan fits.
         let through = items[end - 1].id;
         assert!(matches!(plan(WINDOW, system(800, 300), Some(through), &items), Plan::Fits(_)));
+    }
+
+    #[test]
+    fn compact_now_is_offered_only_where_it_frees_what_is_needed() {
+        let fits = compact_offer(Some(WINDOW), system(800, 0), None, &turns(10, 100));
+        assert!(fits.offered && fits.over == 0, "a chat with older turns may be compacted to make room: {fits:?}");
+        let nothing = compact_offer(Some(WINDOW), system(800, 0), None, &turns(1, 100));
+        assert_eq!(
+            (nothing.offered, nothing.why_not.map(|r| r.code)),
+            (false, Some(crate::error::ReasonCode::NothingToCompact)),
+            "a chat of one turn has nothing older to summarise"
+        );
+        let long = compact_offer(Some(WINDOW), system(800, 0), None, &turns(20, 100));
+        assert!(long.offered && long.over > 0, "2,000 tokens over, 3,900 of older turns to summarise: it helps: {long:?}");
+        let big_prompt = Fixed { system: 2_800, tools: 300, summaries: 0 };
+        let stuck = compact_offer(Some(WINDOW), big_prompt, None, &turns(3, 100));
+        assert!(!stuck.offered && stuck.over > 0, "the prompt alone is over: compacting the chat cannot help: {stuck:?}");
+        assert_eq!(stuck.why_not.map(|r| r.code), Some(crate::error::ReasonCode::PromptFillsWindow), "and the inspector says so");
+        let unknown = compact_offer(None, system(800, 0), None, &turns(10, 100));
+        assert!(unknown.offered, "with the window unknown, older turns may still be summarised: {unknown:?}");
     }
 
     #[test]

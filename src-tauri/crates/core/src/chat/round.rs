@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::history;
 use crate::app::{App, Offer};
 use crate::error::{Error, Result};
-use crate::prompt::{self, Budgets};
+use crate::prompt;
 use crate::store::messages::{self, NewMessage, Role, Status};
 use crate::store::settings::Settings;
 use crate::store::{attachments, sessions, summaries, tool_servers};
@@ -36,9 +36,16 @@ pub(super) struct Round {
 
 /// [`read_round`] and its new streaming reply: one transaction, so the reply and what it
 /// answers belong together.
-pub(super) fn open_round(tx: &rusqlite::Transaction, app: &App, session_id: i64, model: String, settings: &Settings) -> Result<Round> {
+pub(super) fn open_round(
+    tx: &rusqlite::Transaction,
+    app: &App,
+    session_id: i64,
+    model: String,
+    window: Option<u32>,
+    settings: &Settings,
+) -> Result<Round> {
     let session = sessions::get(tx, session_id)?;
-    let mut round = read_round(tx, app, &session, model, settings, None)?;
+    let mut round = read_round(tx, app, &session, model, window, settings, None)?;
     round.reply_id = Some(insert_reply(tx, session_id, &round.model, &settings.server.name)?);
     Ok(round)
 }
@@ -58,7 +65,8 @@ pub(super) fn insert_reply(tx: &rusqlite::Connection, session_id: i64, model: &s
 
 /// What a round sends: the prompt (reused while its inputs are unchanged), the history it
 /// precedes, and what the chat's tools may work on, for `session` as this transaction read it
-/// (only its id and project count, which a turn's writes never change). `ends_at`: the chat
+/// (only its id and project count, which a turn's writes never change), on a model whose
+/// window is `window` tokens (the prompt's budgets leave room in it). `ends_at`: the chat
 /// as it is once a regenerate has branched after that message ([`messages::branch_at`]), which
 /// this transaction does after the request has gone out.
 pub(super) fn read_round(
@@ -66,12 +74,21 @@ pub(super) fn read_round(
     app: &App,
     session: &sessions::Session,
     model: String,
+    window: Option<u32>,
     settings: &Settings,
     ends_at: Option<i64>,
 ) -> Result<Round> {
     let session_id = session.id;
     let today = chrono::Local::now().date_naive();
-    let prepared = prompt::prepare(tx, &app.templates, &app.prompts, session_id, today, &Budgets::from_settings(settings))?;
+    // The offer reads the folder's skills, which marks them as seen: a change on disk must
+    // reach the prompt all the same.
+    app.prompts.forget_if_folder_changed(session_id);
+    let mut offer = Offer::for_session(tx, session, settings)?;
+    let servers: Vec<_> = tool_servers::list(tx)?.into_iter().filter(|s| s.on_in(session.project_id)).collect();
+    let budgets = super::window::budgets(app, settings, offer, &servers, session.project_id, window);
+    let prepared = prompt::prepare(tx, &app.templates, &app.prompts, session_id, today, &budgets)?;
+    // A window too small for the list of skills leaves some out: `search_skills` finds them.
+    offer.skills_search |= !prepared.unlisted_skills.is_empty();
     // Only what no summary covers: a long chat's older messages are not read at all.
     let mut summaries = summaries::list(tx, session_id)?;
     let kept = |id: i64| ends_at.is_none_or(|end| id <= end);
@@ -81,8 +98,6 @@ pub(super) fn read_round(
     let mut history = messages::history_after(tx, session_id, summaries.last().map_or(0, |s| s.through_id))?;
     history.retain(|m| kept(m.id));
     let images = image_refs(tx, &history)?;
-    let offer = Offer::for_session(tx, session, settings)?;
-    let servers = tool_servers::list(tx)?.into_iter().filter(|s| s.on_in(session.project_id)).collect();
     Ok(Round {
         model,
         prompt: prepared.rendered.text.clone(),

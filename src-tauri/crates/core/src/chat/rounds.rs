@@ -139,8 +139,9 @@ impl<'a> Rounds<'a> {
     /// A round after the first: its reply is stored with what it answers, in one transaction.
     async fn open(&self) -> Result<Round, Halt> {
         let model = self.app.resolve_model(&self.client, self.settings).await?;
+        let window = self.window(&model).await;
         let (app, settings, session_id) = (self.app.clone(), self.settings.clone(), self.session_id);
-        Ok(self.app.store.write(move |tx| open_round(tx, &app, session_id, model, &settings)).await?)
+        Ok(self.app.store.write(move |tx| open_round(tx, &app, session_id, model, window, &settings)).await?)
     }
 
     /// The model's context length, from the settings or the server.

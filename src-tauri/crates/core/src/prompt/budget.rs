@@ -27,6 +27,11 @@ pub struct Budgets {
     pub skills: usize,
     /// For the whole system prompt; sections are shrunk from ⑤ backwards to ② when over it.
     pub total: usize,
+    /// The tokens the whole system prompt may take in the model's window, when it is known:
+    /// what is left after the tools, the reply and room for the conversation. Past it, sections
+    /// are shrunk as for `total` (see [`super::build`]), so that a first request always fits.
+    #[serde(default)]
+    pub fit_tokens: Option<usize>,
 }
 
 impl Default for Budgets {
@@ -39,6 +44,7 @@ impl Default for Budgets {
             memory: 12_000,
             skills: skills_budget(),
             total: 48_000,
+            fit_tokens: None,
         }
     }
 }
@@ -59,10 +65,32 @@ pub fn skills_overflow<'a>(skills: impl IntoIterator<Item = (&'a str, &'a str)>)
     skills.into_iter().map(|(n, d)| skill_chars(n, d)).sum::<usize>() > Budgets::default().skills
 }
 
+/// The list of files in ④ takes this share of the model's window: a folder of 1,600 files once
+/// took 1,270 tokens of a 4,096-token window in every request. The model finds the others with
+/// `search_attachment`, and the list says how many it leaves out.
+const LISTING_SHARE: f64 = 0.03;
+/// A few files are listed however small the window (about 100 tokens).
+const LISTING_FLOOR_CHARS: usize = 400;
+/// Characters per token of English text, as [`super::render::estimate_tokens`] counts them.
+const CHARS_PER_TOKEN: usize = 4;
+
 impl Budgets {
     /// The budgets the user set (the whole prompt and ⑤); the other sections keep theirs.
     pub fn from_settings(s: &crate::store::settings::Settings) -> Budgets {
         Budgets { total: s.prompt_budget_chars as usize, memory: s.memory_budget_chars as usize, ..Budgets::default() }
+    }
+
+    /// The budgets for a model whose window is `window` tokens (`None`: unknown), of which the
+    /// system prompt may take `fit_tokens`: the list of files scales with the window (3%, at
+    /// least [`LISTING_FLOOR_CHARS`], at most its budget for a window that is not known).
+    pub fn for_window(s: &crate::store::settings::Settings, window: Option<u32>, fit_tokens: Option<usize>) -> Budgets {
+        let mut b = Budgets::from_settings(s);
+        if let Some(w) = window {
+            let share = (w as f64 * LISTING_SHARE) as usize * CHARS_PER_TOKEN;
+            b.attachments = share.clamp(LISTING_FLOOR_CHARS, b.attachments);
+        }
+        b.fit_tokens = fit_tokens;
+        b
     }
 }
 
@@ -88,6 +116,7 @@ fn unknown_cut() -> Reason {
 struct Budget(ReasonCode, &'static str);
 const SECTION_BUDGET: Budget = Budget(ReasonCode::SectionBudget, "longer than its section budget");
 const TOTAL_BUDGET: Budget = Budget(ReasonCode::TotalBudget, "cut to fit the whole prompt's budget");
+const WINDOW_BUDGET: Budget = Budget(ReasonCode::ContextWindow, "cut to fit the model's context window");
 
 /// The inputs after budgets, with what was cut. `omitted_*` count whole items left out.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -117,6 +146,21 @@ const FILE_HEADER_CHARS: usize = 10;
 const MIN_FILE_PART: usize = 200;
 
 pub fn apply(inputs: &PromptInputs, budgets: &Budgets) -> Budgeted {
+    apply_for(inputs, budgets, TOTAL_BUDGET)
+}
+
+/// [`apply`] with `total` lowered until the rendered prompt fits the model's window: the cuts
+/// that makes say so.
+pub(super) fn apply_to_fit(inputs: &PromptInputs, budgets: &Budgets) -> Budgeted {
+    apply_for(inputs, budgets, WINDOW_BUDGET)
+}
+
+/// The characters of sections ② to ⑤ as the budgets count them (their inputs, not their text).
+pub(super) fn counted_chars(b: &Budgeted) -> usize {
+    size(b)
+}
+
+fn apply_for(inputs: &PromptInputs, budgets: &Budgets, total_reason: Budget) -> Budgeted {
     let mut out = Budgeted {
         inputs: inputs.clone(),
         custom_truncated: false,
@@ -135,10 +179,9 @@ pub fn apply(inputs: &PromptInputs, budgets: &Budgets) -> Budgeted {
     cut_files(&mut out, room, per_section);
     cut_attachments(&mut out, budgets.attachments, per_section);
     cut_memories(&mut out, budgets.memory, per_section);
-    cut_skills(&mut out, budgets.skills);
+    cut_skills(&mut out, budgets.skills, SECTION_BUDGET);
 
     // Over the total: shrink the most specific, most expendable sections first.
-    let total_reason = TOTAL_BUDGET;
     // ① is never cut (it is the product's or the user's chosen persona): reserve its budget.
     let fixed = budgets.base;
     let mut over = size(&out) + fixed;
@@ -152,6 +195,12 @@ pub fn apply(inputs: &PromptInputs, budgets: &Budgets) -> Budgeted {
         let excess = over - budgets.total;
         let att = attachment_chars(&out.inputs);
         cut_attachments(&mut out, att.saturating_sub(excess), total_reason);
+        over = size(&out) + fixed;
+    }
+    if over > budgets.total {
+        let excess = over - budgets.total;
+        let skills = skills_chars(&out.inputs);
+        cut_skills(&mut out, skills.saturating_sub(excess), total_reason);
         over = size(&out) + fixed;
     }
     if over > budgets.total {
@@ -240,7 +289,7 @@ fn skills_chars(i: &PromptInputs) -> usize {
 /// Lists the skills that fit the budget: those used most recently first, then by name (their
 /// stored order); the listed ones keep that order, so a prompt changes only when which ones
 /// fit changes. The rest stay loadable and `search_skills` finds them.
-fn cut_skills(out: &mut Budgeted, budget: usize) {
+fn cut_skills(out: &mut Budgeted, budget: usize, reason: Budget) {
     let raw = skills_chars(&out.inputs);
     if raw <= budget {
         return;
@@ -260,13 +309,13 @@ fn cut_skills(out: &mut Budgeted, budget: usize) {
     let before = skills.len();
     let (listed, unlisted): (Vec<_>, Vec<_>) = std::mem::take(&mut out.inputs.skills).into_iter().zip(keep).partition(|(_, k)| *k);
     out.inputs.skills = listed.into_iter().map(|(s, _)| s).collect();
-    out.unlisted_skills = unlisted.into_iter().map(|(s, _)| s.name).collect();
+    out.unlisted_skills.extend(unlisted.into_iter().map(|(s, _)| s.name));
     out.cuts.push(Cut {
         section: SectionId::Attachments,
         raw_chars: raw,
         kept_chars: skills_chars(&out.inputs),
-        reason: format!("{}: {} of {before} skills listed", SECTION_BUDGET.1, out.inputs.skills.len()),
-        why: Reason::new(SECTION_BUDGET.0).with("kept", out.inputs.skills.len()).with("of", before).with("items", "skills"),
+        reason: format!("{}: {} of {before} skills listed", reason.1, out.inputs.skills.len()),
+        why: Reason::new(reason.0).with("kept", out.inputs.skills.len()).with("of", before).with("items", "skills"),
     });
 }
 

@@ -85,8 +85,7 @@ pub fn render_current(
 
 /// Budgets then render: the pure part.
 fn build(inputs: &PromptInputs, templates: &Templates, budgets: &Budgets) -> Result<SnapshotReport> {
-    let budgeted = budget::apply(inputs, budgets);
-    let rendered = render::render(templates, &budgeted)?;
+    let (budgeted, rendered) = fitted(inputs, templates, budgets)?;
     Ok(SnapshotReport {
         rendered,
         project_name: inputs.project.name.clone(),
@@ -97,6 +96,31 @@ fn build(inputs: &PromptInputs, templates: &Templates, budgets: &Budgets) -> Res
         // As sent: cut by ③'s budget, and those it left out noted with why.
         instruction_files: budgeted.inputs.project.files,
     })
+}
+
+/// The budgets applied and the prompt rendered; when it is over the tokens the window leaves it
+/// (`fit_tokens`), the whole prompt's budget is lowered by what is over and the sections cut
+/// again, from ⑤ backwards (① is never cut), until it fits or nothing is left to cut. The
+/// templates' own words count too, which the budgets do not see: hence a few rounds.
+fn fitted(inputs: &PromptInputs, templates: &Templates, budgets: &Budgets) -> Result<(budget::Budgeted, Rendered)> {
+    let mut budgeted = budget::apply(inputs, budgets);
+    let mut rendered = render::render(templates, &budgeted)?;
+    let Some(fit) = budgets.fit_tokens else { return Ok((budgeted, rendered)) };
+    let mut lowered = budgets.clone();
+    for _ in 0..6 {
+        let tokens = render::estimate_tokens(&rendered.text);
+        let counted = budget::counted_chars(&budgeted);
+        if tokens <= fit || counted == 0 {
+            break;
+        }
+        // What is over, in characters of this prompt (Korean takes about four times as many tokens).
+        let chars = rendered.text.chars().count();
+        let excess = ((tokens - fit) * chars).div_ceil(tokens.max(1)) + 1;
+        lowered.total = lowered.base + counted.saturating_sub(excess);
+        budgeted = budget::apply_to_fit(inputs, &lowered);
+        rendered = render::render(templates, &budgeted)?;
+    }
+    Ok((budgeted, rendered))
 }
 
 /// Each session's last prepared prompt, with the inputs revision and the date it was made for.
@@ -110,6 +134,20 @@ pub struct PromptCache {
 type CachedPrompt = (i64, NaiveDate, Arc<SnapshotReport>);
 
 impl PromptCache {
+    /// Forgets a session's prompt when its folder's instructions files or skills changed on disk:
+    /// for a caller about to read the folder's skills itself (which marks them as seen), before
+    /// [`prepare`] would notice.
+    pub fn forget_if_folder_changed(&self, session_id: i64) {
+        let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        let changed = entries
+            .get(&session_id)
+            .and_then(|(_, _, report)| report.folder.as_ref())
+            .is_some_and(|f| instruction_files::KNOWN.changed(Path::new(f)) || crate::tools::folder_skills::KNOWN.changed(Path::new(f)));
+        if changed {
+            entries.remove(&session_id);
+        }
+    }
+
     fn get(&self, session_id: i64, revision: i64, today: NaiveDate) -> Option<Arc<SnapshotReport>> {
         let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
         entries

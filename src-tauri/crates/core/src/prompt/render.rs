@@ -133,7 +133,7 @@ pub fn render(templates: &Templates, b: &Budgeted) -> Result<Rendered> {
             .map(|a| json!({ "name": a.name, "kind": a.kind, "size": human_size(a.size_bytes), "pages": a.pages, "project": a.project }))
             .collect();
         let data = json!({
-            "files": files, "omitted": b.omitted_attachments,
+            "any_files": !files.is_empty() || b.omitted_attachments > 0, "files": files, "omitted": b.omitted_attachments,
             "any_skills": !i.skills.is_empty() || unlisted > 0, "skills": i.skills, "unlisted_skills": unlisted,
         });
         // Two optional blocks: the one left out must not leave its line break behind.

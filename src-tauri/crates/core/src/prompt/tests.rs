@@ -315,3 +315,45 @@ fn a_thousand_skills_keep_the_prompt_within_budget_and_the_ones_in_use_are_liste
         four.cuts
     );
 }
+
+#[test]
+fn a_small_window_gets_a_short_file_list_and_a_prompt_that_fits() {
+    let mut i = inputs();
+    family(&mut i);
+    i.custom_instructions = "Answer in short sentences. ".repeat(200);
+    i.attachments = (0..1600)
+        .map(|n| AttachmentInput {
+            name: format!("src/module_{n}/file_{n}.rs"),
+            kind: "text".into(),
+            size_bytes: 2_000,
+            pages: None,
+            project: true,
+        })
+        .collect();
+    i.memories = (0..200).map(|n| MemoryInput { content: format!("Fact {n} is a sentence of some length."), pinned: false }).collect();
+    let settings = crate::store::settings::Settings::default();
+    let small = Budgets::for_window(&settings, Some(4096), Some(1_000));
+    let large = Budgets::for_window(&settings, Some(131_072), None);
+    assert!(
+        small.attachments < large.attachments,
+        "the list of files scales with the window: {} vs {}",
+        small.attachments,
+        large.attachments
+    );
+    assert_eq!(large.attachments, Budgets::default().attachments, "and a large window keeps the list's cap");
+
+    let report = super::build(&i, &Templates::bundled(), &small).unwrap();
+    let tokens = super::render::estimate_tokens(&report.rendered.text);
+    assert!(tokens <= 1_000, "the prompt fits what the window leaves it ({tokens} tokens), however large the folder and the instructions");
+    assert!(report.rendered.text.starts_with("You are Maru"), "① is never cut");
+    let four = report.rendered.sections.iter().find(|s| s.id == SectionId::Attachments).unwrap();
+    let listed = four.cuts.iter().find_map(|c| (c.why.params.get("items").map(String::as_str) == Some("files")).then_some(c.why.clone()));
+    let listed = listed.expect("the list of files says it was cut");
+    assert_eq!(listed.params["of"], "1600", "it says of how many: {listed:?}");
+    assert!(four.text.contains("listed here"), "and the model is told the others exist: {}", four.text);
+    assert!(
+        report.rendered.sections.iter().flat_map(|s| &s.cuts).any(|c| c.why.code == crate::error::ReasonCode::ContextWindow),
+        "the cuts made for the window say so: {:?}",
+        report.rendered.sections.iter().flat_map(|s| &s.cuts).collect::<Vec<_>>()
+    );
+}

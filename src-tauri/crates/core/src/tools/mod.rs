@@ -4,7 +4,9 @@
 //! sent is decided once, when it comes back (`output`).
 
 pub mod approvals;
+pub mod command_line;
 pub mod folder_skills;
+pub mod mcp_config;
 pub mod output;
 pub mod servers;
 pub mod skills;
@@ -20,7 +22,7 @@ use crate::store::Store;
 pub use maru_types::tool_outcomes::{FoundFact, FoundPassage, KeptOutput, RankingStep, SearchRanking, ToolDid, ToolFailure, ToolOutcome};
 
 /// What a turn has for tools to work on.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Offer {
     /// The session can see attached files.
     pub has_files: bool,
@@ -116,11 +118,13 @@ pub fn refuse(templates: &Templates, code: ToolFailure, params: Value) -> ToolRe
 pub struct ToolRegistry {
     tools: Arc<RwLock<Vec<Arc<dyn Tool>>>>,
     templates: Arc<Templates>,
+    /// What each offer's tools take of a request, estimated (see [`ToolRegistry::estimated_tokens`]).
+    estimated: Arc<std::sync::Mutex<std::collections::HashMap<Offer, usize>>>,
 }
 
 impl ToolRegistry {
     pub fn new(templates: Arc<Templates>) -> ToolRegistry {
-        ToolRegistry { tools: Default::default(), templates }
+        ToolRegistry { tools: Default::default(), templates, estimated: Default::default() }
     }
 
     pub fn register(&self, tool: Arc<dyn Tool>) {
@@ -128,6 +132,20 @@ impl ToolRegistry {
         let name = tool.spec().name;
         tools.retain(|t| t.spec().name != name);
         tools.push(tool);
+        self.estimated.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    }
+
+    /// The estimated tokens of the tools `turn` offers, as a request carries them (their JSON),
+    /// worked out once per kind of offer: every round of a turn asks, on a path where
+    /// microseconds count.
+    pub fn estimated_tokens(&self, turn: &Offer) -> usize {
+        if let Some(&n) = self.estimated.lock().unwrap_or_else(|p| p.into_inner()).get(turn) {
+            return n;
+        }
+        let n =
+            self.specs(turn).iter().map(|t| crate::prompt::render::estimate_tokens(&serde_json::to_string(t).unwrap_or_default())).sum();
+        self.estimated.lock().unwrap_or_else(|p| p.into_inner()).insert(*turn, n);
+        n
     }
 
     /// The tools to offer this turn: each only when it has something to work on.
