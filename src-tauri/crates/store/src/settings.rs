@@ -120,6 +120,7 @@ fn validate(conn: &Connection, s: &Settings) -> Result<()> {
             }
         }
     }
+    check_sharing(conn, &s.sharing)?;
     let len = char_len(&s.custom_instructions);
     if len > CUSTOM_INSTRUCTIONS_MAX_CHARS {
         return Err(Error::invalid(
@@ -128,4 +129,25 @@ fn validate(conn: &Connection, s: &Settings) -> Result<()> {
         ));
     }
     s.check_bounds()
+}
+
+/// The projects whose files are shared must exist, each named once: a project deleted later
+/// simply drops out (its files are gone with it).
+fn check_sharing(conn: &Connection, sharing: &maru_types::sharing::Sharing) -> Result<()> {
+    let max = maru_types::sharing::Sharing::PROJECTS_MAX;
+    if sharing.projects.len() > max {
+        return Err(Error::invalid(
+            Code::InvalidSharing,
+            format!("at most {max} projects can share their files (this names {})", sharing.projects.len()),
+        )
+        .with("max", max));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for &id in &sharing.projects {
+        if !seen.insert(id) {
+            return Err(Error::invalid(Code::InvalidSharing, format!("project {id} is named twice among the shared projects")));
+        }
+        super::projects::get(conn, id)?;
+    }
+    Ok(())
 }
