@@ -117,6 +117,42 @@ async fn the_mcp_endpoint_needs_the_token_and_refuses_another_host_or_site() {
 }
 
 #[tokio::test]
+async fn a_huge_or_malformed_request_to_mcp_is_refused_and_the_server_goes_on() {
+    let s = TestServer::start().await;
+    share(&s, json!({ "chats": true })).await;
+    let session = connect(&s, "fuzzer").await;
+    let post = |body: Vec<u8>| {
+        s.http
+            .post(s.url("/mcp"))
+            .bearer_auth(&s.token)
+            .header("accept", ACCEPT)
+            .header("content-type", "application/json")
+            .header("mcp-session-id", &session)
+            .header("mcp-protocol-version", "2025-06-18")
+            .body(body)
+            .send()
+    };
+    let huge = json!({ "jsonrpc": "2.0", "id": 9, "method": "tools/call",
+        "params": { "name": "search_chats", "arguments": { "query": "x".repeat(20 << 20) } } });
+    let res = post(huge.to_string().into_bytes()).await.expect("a 20 MB request is answered, not hung up on");
+    assert_eq!(res.status(), 413, "a request far past any real call is refused as too large");
+    let e: Value = res.json().await.unwrap_or(Value::Null);
+    assert_eq!(e["code"], "body_too_large", "in Maru's error shape, which the UI words in both languages: {e}");
+
+    let res = post(b"{ not json".to_vec()).await.unwrap();
+    let status = res.status().as_u16();
+    let text = res.text().await.unwrap_or_default();
+    assert!((400..500).contains(&status) || text.contains("-32700"), "malformed JSON is refused as such ({status}): {text}");
+
+    let many: Map<String, Value> =
+        (0..1_000).map(|i| (format!("field{i}"), json!("x"))).chain([("query".to_string(), json!("hello"))]).collect();
+    let call = json!({ "jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": { "name": "search_chats", "arguments": many } });
+    let answer = mcp(&s, call, Some(&session), &[]).await;
+    assert_eq!(answer.body["result"]["isError"], false, "a thousand unknown arguments are ignored: {}", answer.body);
+    assert_eq!(tool_names(&s, &session, 11).await, ["search_chats"], "and the session goes on");
+}
+
+#[tokio::test]
 async fn nothing_is_shared_until_settings_say_so_and_each_call_is_recorded() {
     let (s, fake) = with_fake_model().await;
     let chat = s.session(None, "Launch plans").await;
