@@ -30,4 +30,4 @@ echo "== e2e dependencies" >&2
 
 echo "== browser end-to-end test" >&2
 cd "$here"
-exec node --test --test-concurrency=1 chat.test.mjs memory.test.mjs longchat.test.mjs keyboard.test.mjs fixes.test.mjs korean.test.mjs exports.test.mjs versions.test.mjs header.test.mjs follow.test.mjs settings.test.mjs replies.test.mjs toolservers.test.mjs skills.test.mjs servers.test.mjs restore.test.mjs
+exec node --test --test-concurrency=1 chat.test.mjs memory.test.mjs longchat.test.mjs keyboard.test.mjs fixes.test.mjs korean.test.mjs exports.test.mjs versions.test.mjs header.test.mjs follow.test.mjs settings.test.mjs replies.test.mjs toolservers.test.mjs skills.test.mjs servers.test.mjs restore.test.mjs sharing.test.mjs
