@@ -191,6 +191,40 @@ async fn nothing_is_shared_until_settings_say_so_and_each_call_is_recorded() {
 }
 
 #[tokio::test]
+async fn an_app_is_told_when_the_user_changes_what_is_shared() {
+    let s = TestServer::start().await;
+    let session = connect(&s, "Claude Code").await;
+    let init = mcp(&s, initialize("Claude Code"), None, &[]).await;
+    assert_eq!(init.body["result"]["capabilities"]["tools"]["listChanged"], true, "Maru says it tells of changes: {}", init.body);
+    // The app's stream for what the server sends of itself.
+    let mut stream = s
+        .http
+        .get(s.url("/mcp"))
+        .bearer_auth(&s.token)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-06-18")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), 200, "the app listens for the server's notifications");
+    share(&s, json!({ "chats": true })).await;
+    let mut seen = String::new();
+    let told = tokio::time::timeout(Duration::from_secs(15), async {
+        while let Ok(Some(chunk)) = stream.chunk().await {
+            seen.push_str(&String::from_utf8_lossy(&chunk));
+            if seen.contains("notifications/tools/list_changed") {
+                return true;
+            }
+        }
+        false
+    })
+    .await;
+    assert_eq!(told, Ok(true), "the app hears that the tools changed, and lists them again without a restart: {seen}");
+    assert_eq!(tool_names(&s, &session, 7).await, ["search_chats"]);
+}
+
+#[tokio::test]
 async fn review_mode_makes_another_apps_fact_a_proposal_and_auto_keeps_it() {
     let s = TestServer::start().await;
     share(&s, json!({ "memory_read": true, "memory_write": true })).await;

@@ -15,7 +15,7 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, InitializeResult, JsonObject, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -26,6 +26,10 @@ use maru_core::sharing::Shared;
 /// What `initialize` tells the client's model about this server.
 const INSTRUCTIONS: &str = "Maru is the user's own chatbot. Its tools are those the user chose to share with other apps in \
 Maru's Settings, under \"Share with other apps\": none until they do.";
+
+/// How often a connected app's tools are compared with what the user shares now: a change in
+/// Settings (made in this process or in another, for `maru mcp`) reaches the app this soon.
+const WATCH_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The name an app that gave none is recorded under.
 const UNNAMED_CLIENT: &str = "an app that gave no name";
@@ -44,9 +48,32 @@ impl McpServer {
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+        InitializeResult::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build())
             .with_server_info(Implementation::new("maru", env!("CARGO_PKG_VERSION")).with_title("Maru"))
             .with_instructions(INSTRUCTIONS)
+    }
+
+    /// Tells the app when the user changes what is shared, so it lists the tools again without
+    /// being restarted (`notifications/tools/list_changed`), until it disconnects.
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let (shared, peer) = (self.shared.clone(), context.peer);
+        tokio::spawn(async move {
+            let names = |tools: Vec<maru_core::sharing::SharedTool>| tools.into_iter().map(|t| t.name).collect::<Vec<_>>();
+            let mut shown = shared.list().await.map(names).unwrap_or_default();
+            loop {
+                tokio::time::sleep(WATCH_EVERY).await;
+                if peer.is_transport_closed() {
+                    return;
+                }
+                let Ok(now) = shared.list().await.map(names) else { continue };
+                if now != shown {
+                    shown = now;
+                    if peer.notify_tool_list_changed().await.is_err() {
+                        return;
+                    }
+                }
+            }
+        });
     }
 
     async fn list_tools(
