@@ -288,6 +288,16 @@ async fn bad_input_to_a_shared_tool_is_refused_with_what_to_do() {
     let (_, calls) = s.get("/api/sharing/calls").await;
     assert!(calls.as_array().unwrap().iter().all(|c| c["ok"] == false && c["summary"].as_str().unwrap().chars().count() <= 201), "{calls}");
 
+    s.delete(&format!("/api/projects/{thesis}")).await;
+    s.delete(&format!("/api/projects/{notes}")).await;
+    let names: Vec<String> = shared.list().await.unwrap().into_iter().map(|t| t.name).collect();
+    assert_eq!(names, ["search_chats"], "a deleted project's files are no longer offered, nor a tool with no project to search");
+    let (status, e) = s.patch("/api/settings", json!({ "theme": "dark" })).await;
+    assert_eq!(status, 200, "the deleted projects still named in the setting do not block saving another setting: {e}");
+    let (status, e) = s.patch("/api/settings", json!({ "sharing": { "chats": true, "projects": [thesis, notes] } })).await;
+    assert_eq!((status.as_u16(), &e["sharing"]["projects"]), (200, &json!([])), "nor a list the UI sends back with them still in");
+
+    let thesis = s.project("Thesis").await;
     let (status, e) = s.patch("/api/settings", json!({ "sharing": { "projects": [thesis, thesis] } })).await;
     assert_eq!((status.as_u16(), e["code"].as_str()), (400, Some("invalid_sharing")), "a project named twice is refused: {e}");
     let (status, e) = s.patch("/api/settings", json!({ "sharing": { "projects": [999_999] } })).await;

@@ -89,14 +89,15 @@ impl Kind {
     }
 
     /// Whether the user shares it now. Memory's tools follow the memory setting too, as the
-    /// chat's model's do: with memory off there is nothing to search or keep.
-    fn shared(self, s: &settings::Settings) -> bool {
+    /// chat's model's do: with memory off there is nothing to search or keep. The files' tool
+    /// needs a shared project that still exists (`projects`).
+    fn shared(self, s: &settings::Settings, projects: &[projects::Project]) -> bool {
         let memory_on = s.memory_mode != MemoryMode::Off;
         match self {
             Kind::SearchMemory => s.sharing.memory_read && memory_on,
             Kind::Remember | Kind::UpdateMemory | Kind::Forget => s.sharing.memory_write && memory_on,
             Kind::SearchChats => s.sharing.chats,
-            Kind::SearchProjectFiles => !s.sharing.projects.is_empty(),
+            Kind::SearchProjectFiles => !projects.is_empty(),
         }
     }
 
@@ -129,7 +130,7 @@ impl Shared {
     /// the user changed them sees the change.
     pub async fn list(&self) -> Result<Vec<SharedTool>> {
         let (settings, projects) = self.store.read(|c| Ok((settings::load(c)?, shared_projects(c)?))).await?;
-        Ok(Kind::ALL.into_iter().filter(|k| k.shared(&settings)).map(|k| self.describe(k, &projects)).collect())
+        Ok(Kind::ALL.into_iter().filter(|k| k.shared(&settings, &projects)).map(|k| self.describe(k, &projects)).collect())
     }
 
     fn describe(&self, kind: Kind, projects: &[projects::Project]) -> SharedTool {
@@ -190,8 +191,8 @@ impl Shared {
 
     async fn run(&self, name: &str, args: Map<String, Value>) -> Result<SharedReply> {
         let (settings, projects) = self.store.read(|c| Ok((settings::load(c)?, shared_projects(c)?))).await?;
-        let Some(kind) = Kind::by_name(name).filter(|k| k.shared(&settings)) else {
-            let shared: Vec<&str> = Kind::ALL.into_iter().filter(|k| k.shared(&settings)).map(Kind::name).collect();
+        let Some(kind) = Kind::by_name(name).filter(|k| k.shared(&settings, &projects)) else {
+            let shared: Vec<&str> = Kind::ALL.into_iter().filter(|k| k.shared(&settings, &projects)).map(Kind::name).collect();
             return Ok(self.refuse("not_shared", json!({ "name": name, "shared": shared.join(", ") })));
         };
         for (field, value) in &args {

@@ -23,11 +23,6 @@ pub struct Sharing {
 impl Sharing {
     /// The most projects one setting names: more than anyone shares, few enough to check.
     pub const PROJECTS_MAX: usize = 1_000;
-
-    /// Nothing is shared: `maru mcp` lists no tool.
-    pub fn is_off(&self) -> bool {
-        !self.memory_read && !self.memory_write && !self.chats && self.projects.is_empty()
-    }
 }
 
 /// One call another app made, newest first in `GET /api/sharing/calls`.
