@@ -65,6 +65,17 @@ describe('sharing with other apps', () => {
     expect(rows[1]).toContain('launch date');
   });
 
+  it('names an app that gave no name in the user’s language', async () => {
+    setLanguage('ko');
+    const { pane } = mount();
+    calls.push({ id: 0, at: 0, client: '', tool: 'search_chats', summary: 'x', ok: true, error: null });
+    pane.dispatchEvent(new Event(SHOWN));
+    await tick();
+    await tick();
+    calls.pop();
+    expect(pane.querySelector('[data-testid=shared-calls] li:last-child')?.textContent, 'not an empty name, nor an English one').toContain('이름을 밝히지 않은 앱');
+  });
+
   it('shows the lines that add Maru to Claude Code and Claude Desktop', () => {
     const { pane } = mount();
     const shown = [...pane.querySelectorAll('pre')].map((p) => p.textContent);

@@ -2131,7 +2131,10 @@ export interface components {
              * @description When, in milliseconds since 1970.
              */
             at: number;
-            /** @description The app, by the name it gave when it connected (`clientInfo.name` of `initialize`). */
+            /**
+             * @description The app, by the name it gave when it connected (`clientInfo.name` of `initialize`); empty
+             *     when it gave none.
+             */
             client: string;
             error: string | null;
             /** Format: int64 */

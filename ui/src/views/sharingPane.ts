@@ -75,7 +75,7 @@ export function sharingPane(app: App): HTMLElement {
 function callRow(c: SharedCall): HTMLElement {
   return h('li', { class: c.ok ? 'shared-call' : 'shared-call refused' },
     h('span', { class: 'muted' }, dateTime(c.at)), ' · ',
-    h('strong', null, c.client), ' · ',
+    h('strong', null, c.client || t('sharingUnnamedClient')), ' · ',
     h('code', null, c.tool), ' ',
     h('span', null, c.summary),
     c.ok ? null : h('span', { class: 'field-error' }, ' ', t('sharingCallRefused', { error: c.error ?? '' })),

@@ -126,6 +126,14 @@ impl Shared {
         Ok(Shared::new(store, templates, tools))
     }
 
+    /// What the app's model is told about Maru when it connects (MCP's `instructions`).
+    pub fn instructions(&self) -> String {
+        self.templates.render("sharing_instructions", &json!({})).map(|t| t.trim().to_string()).unwrap_or_else(|e| {
+            tracing::warn!("the sharing instructions do not render: {e}");
+            String::new()
+        })
+    }
+
     /// The tools shared now, as the settings say when asked: a client that lists again after
     /// the user changed them sees the change.
     pub async fn list(&self) -> Result<Vec<SharedTool>> {

@@ -23,16 +23,9 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use crate::error::{Error, Result};
 use maru_core::sharing::Shared;
 
-/// What `initialize` tells the client's model about this server.
-const INSTRUCTIONS: &str = "Maru is the user's own chatbot. Its tools are those the user chose to share with other apps in \
-Maru's Settings, under \"Share with other apps\": none until they do.";
-
 /// How often a connected app's tools are compared with what the user shares now: a change in
 /// Settings (made in this process or in another, for `maru mcp`) reaches the app this soon.
 const WATCH_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
-
-/// The name an app that gave none is recorded under.
-const UNNAMED_CLIENT: &str = "an app that gave no name";
 
 /// One MCP server over the shared tools; a copy per session.
 #[derive(Clone)]
@@ -50,7 +43,7 @@ impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
         InitializeResult::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build())
             .with_server_info(Implementation::new("maru", env!("CARGO_PKG_VERSION")).with_title("Maru"))
-            .with_instructions(INSTRUCTIONS)
+            .with_instructions(self.shared.instructions())
     }
 
     /// Tells the app when the user changes what is shared, so it lists the tools again without
@@ -101,9 +94,9 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> std::result::Result<CallToolResponse, ErrorData> {
-        let client = context.client_info().map(|i| i.name).filter(|n| !n.trim().is_empty());
-        let client = client.as_deref().unwrap_or(UNNAMED_CLIENT);
-        let reply = self.shared.call(client, &request.name, request.arguments).await.map_err(internal)?;
+        // An app that gave no name is recorded without one, and the list says so in the UI's language.
+        let client = context.client_info().map(|i| i.name).unwrap_or_default();
+        let reply = self.shared.call(&client, &request.name, request.arguments).await.map_err(internal)?;
         let content = vec![ContentBlock::text(reply.text)];
         Ok(match reply.failed {
             true => CallToolResult::error(content),

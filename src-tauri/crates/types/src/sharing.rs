@@ -31,7 +31,8 @@ pub struct SharedCall {
     pub id: i64,
     /// When, in milliseconds since 1970.
     pub at: i64,
-    /// The app, by the name it gave when it connected (`clientInfo.name` of `initialize`).
+    /// The app, by the name it gave when it connected (`clientInfo.name` of `initialize`); empty
+    /// when it gave none.
     pub client: String,
     pub tool: String,
     /// What it asked, in a line: the query, the fact, the id.

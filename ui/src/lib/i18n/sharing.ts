@@ -22,6 +22,7 @@ export const en = {
   sharingCallsEmpty: 'No app has called Maru yet.',
   sharingCallsRefresh: 'Refresh',
   sharingCallRefused: 'refused: {error}',
+  sharingUnnamedClient: 'an app that gave no name',
 } as const;
 
 export const ko: Words<typeof en> = {
@@ -43,4 +44,5 @@ export const ko: Words<typeof en> = {
   sharingCallsEmpty: '아직 마루를 부른 앱이 없습니다.',
   sharingCallsRefresh: '새로 고침',
   sharingCallRefused: '거절됨: {error}',
+  sharingUnnamedClient: '이름을 밝히지 않은 앱',
 };

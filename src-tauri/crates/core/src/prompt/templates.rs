@@ -47,6 +47,7 @@ const BUNDLED: &[(&str, &str)] = &[
     ("tools/search_skills_result", include_str!("../../../../../prompts/tools/search_skills_result.md")),
     ("tools/search_tools", include_str!("../../../../../prompts/tools/search_tools.md")),
     ("tools/search_tools_result", include_str!("../../../../../prompts/tools/search_tools_result.md")),
+    ("sharing_instructions", include_str!("../../../../../prompts/sharing_instructions.md")),
     ("tools/search_chats", include_str!("../../../../../prompts/tools/search_chats.md")),
     ("tools/search_chats_result", include_str!("../../../../../prompts/tools/search_chats_result.md")),
     ("tools/search_project_files", include_str!("../../../../../prompts/tools/search_project_files.md")),
