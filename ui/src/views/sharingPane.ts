@@ -35,7 +35,7 @@ export function sharingPane(app: App): HTMLElement {
     const box = h('input', { type: 'checkbox', 'data-testid': `share-project-${project.id}` });
     box.checked = current().projects.includes(project.id);
     box.addEventListener('change', () => save(toggled(current(), { project: project.id }, box.checked)));
-    return h('label', { class: 'row' }, box, h('span', null, project.name));
+    return h('label', { class: 'row' }, box, h('span', null, app.sessions.projectName(project)));
   });
   const calls = h('ul', { class: 'shared-calls', 'data-testid': 'shared-calls' });
   const refresh = async () => {
