@@ -283,6 +283,8 @@ async fn bad_input_to_a_shared_tool_is_refused_with_what_to_do() {
         assert!(reply.failed, "{tool} {arguments} is refused");
         assert!(reply.text.contains(says), "{tool}: the refusal says what to do ({says}): {}", reply.text);
     }
+    let long_name = shared.call("fuzzer", &"n".repeat(1 << 20), None).await.unwrap();
+    assert!(long_name.failed && long_name.text.len() < 1_000, "a megabyte-long tool name is refused in a line: {}", long_name.text.len());
     let names: Vec<String> = shared.list().await.unwrap().into_iter().map(|t| t.name).collect();
     assert_eq!(names, ["search_chats", "search_project_files"], "and the server goes on as before");
     let (_, calls) = s.get("/api/sharing/calls").await;

@@ -201,6 +201,8 @@ impl Shared {
         let (settings, projects) = self.store.read(|c| Ok((settings::load(c)?, shared_projects(c)?))).await?;
         let Some(kind) = Kind::by_name(name).filter(|k| k.shared(&settings, &projects)) else {
             let shared: Vec<&str> = Kind::ALL.into_iter().filter(|k| k.shared(&settings, &projects)).map(Kind::name).collect();
+            // A name is echoed only so far: an app sending a megabyte of one gets no megabyte back.
+            let name: String = name.chars().take(100).collect();
             return Ok(self.refuse("not_shared", json!({ "name": name, "shared": shared.join(", ") })));
         };
         for (field, value) in &args {
