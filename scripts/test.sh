@@ -49,9 +49,9 @@ export LLAMA_SERVER SMOLLM_GGUF
 # would build the whole stack again with other features).
 cargo test --workspace --no-default-features --test it -- --include-ignored --test-threads=1 real_server::
 
-tier "tool servers" "tool servers: real MCP servers from the npm registry (stdio and Streamable HTTP)"
+tier "tool servers" "tool servers: real MCP servers from the npm registry (stdio and Streamable HTTP); Maru as one, driven by the official SDK and conformance suite"
 npm ci --prefix tests/mcp --no-audit --no-fund
-cargo test --workspace --no-default-features --test it -- --include-ignored tool_servers:: tool_server_orphans::
+cargo test --workspace --no-default-features --test it -- --include-ignored tool_servers:: tool_server_orphans:: mcp_server::
 
 tier browser "browser end-to-end: maru serve + the web UI in Chromium"
 # The `maru` the core tests ran (cargo leaves it at debug/maru): `cargo build -p maru` would

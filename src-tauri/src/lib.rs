@@ -5,7 +5,7 @@
 //! `maru-server` (the HTTP API) → `maru-core` (chats, prompts, files, memory) → `maru-store` →
 //! `maru-llm` → `maru-error`. Their modules are re-exported here under their usual names.
 
-pub use maru_core::{api, app, attachments, backup, chat, error, llm, logging, memory, paths, prompt, store, tools};
+pub use maru_core::{api, app, attachments, backup, chat, error, llm, logging, memory, paths, prompt, sharing, store, tools};
 pub use maru_server as server;
 
 #[cfg(feature = "desktop")]

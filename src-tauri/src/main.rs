@@ -42,6 +42,10 @@ enum Command {
         #[arg(long)]
         folder: Option<PathBuf>,
     },
+    /// Serve the tools you share with other apps (Settings → Share with other apps) over MCP on
+    /// standard input and output, for Claude Desktop, Claude Code, editors: `claude mcp add maru
+    /// -- maru mcp`. Runs beside an open Maru.
+    Mcp,
     /// Print the system prompt the session's next request will carry, section by section.
     Prompt {
         #[arg(long)]
@@ -96,6 +100,7 @@ fn main() -> ExitCode {
             let opts = ServeOptions { host, port, token, allow_remote, ui_dir };
             serve(&data_dir, opts, folder)
         }
+        Some(Command::Mcp) => serve_mcp(&data_dir).map(|()| None),
         Some(Command::Prompt { session, json }) => print_prompt(&data_dir, session, json).map(|()| None),
         Some(Command::ExportPrompts) => export_prompts(&data_dir).map(|()| None),
         Some(Command::ExtractPdf { .. } | Command::Restore { .. }) => unreachable!("handled before logging starts"),
@@ -248,6 +253,15 @@ async fn termination() {
     {
         let _ = tokio::signal::ctrl_c().await;
     }
+}
+
+/// `maru mcp`: the app that started it talks to it on stdin and stdout (only MCP goes there;
+/// the log goes to stderr and the data folder's logs/), until it closes them.
+fn serve_mcp(data_dir: &std::path::Path) -> maru::error::Result<()> {
+    maru::runtime().expect("tokio runtime").block_on(async {
+        let shared = maru::sharing::Shared::open(data_dir)?;
+        server::mcp::serve_stdio(shared).await
+    })
 }
 
 fn print_prompt(data_dir: &std::path::Path, session: i64, json: bool) -> maru::error::Result<()> {

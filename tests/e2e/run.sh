@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Browser end-to-end tests: builds the UI if needed, installs playwright-core, runs the tests (chat, memory, long chat, keyboard, smaller fixes, Korean, exports, reply versions, the header's fit, following a reply, the model server's settings, a reply's tool calls, attachments and undo, tool servers and their calls' approval, skills, several model servers, restoring a backup, tool servers from an mcp.json, a project's settings (folder, instructions files, files as a tree), the model picker, the / menu and the sidebar that collapses)
+# Browser end-to-end tests: builds the UI if needed, installs playwright-core, runs the tests (chat, memory, long chat, keyboard, smaller fixes, Korean, exports, reply versions, the header's fit, following a reply, the model server's settings, a reply's tool calls, attachments and undo, tool servers and their calls' approval, skills, several model servers, restoring a backup, tool servers from an mcp.json, a project's settings (folder, instructions files, files as a tree), the model picker, the / menu and the sidebar that collapses, sharing with other apps)
 # against `maru serve` (MARU_BIN, default ~/.cache/maru/target/debug/maru) and Debian's Chromium.
 # Screenshots land in tests/e2e/out/.
 set -euo pipefail
@@ -30,4 +30,4 @@ echo "== e2e dependencies" >&2
 
 echo "== browser end-to-end test" >&2
 cd "$here"
-exec node --test --test-concurrency=1 chat.test.mjs memory.test.mjs longchat.test.mjs keyboard.test.mjs fixes.test.mjs korean.test.mjs exports.test.mjs versions.test.mjs header.test.mjs follow.test.mjs settings.test.mjs replies.test.mjs toolservers.test.mjs skills.test.mjs servers.test.mjs restore.test.mjs mcpimport.test.mjs project.test.mjs finding.test.mjs
+exec node --test --test-concurrency=1 chat.test.mjs memory.test.mjs longchat.test.mjs keyboard.test.mjs fixes.test.mjs korean.test.mjs exports.test.mjs versions.test.mjs header.test.mjs follow.test.mjs settings.test.mjs replies.test.mjs toolservers.test.mjs skills.test.mjs servers.test.mjs restore.test.mjs mcpimport.test.mjs project.test.mjs finding.test.mjs sharing.test.mjs

@@ -57,6 +57,7 @@ export function settingsView(over: Partial<SettingsView> = {}): SettingsView {
     tool_output_inline_tokens: 2000,
     tool_schema_budget_tokens: 8000,
     tool_call_timeout_secs: 120,
+    sharing: { memory_read: false, memory_write: false, chats: false, projects: [] },
     embeddings: null,
     reranker: null,
     ...over,

@@ -3,7 +3,7 @@
 //!
 //! A new area is a file in this folder and its `mod` line below, in order. The tiers that need
 //! something set up first pick their modules by name (scripts/test.sh): `real_server::` (one at
-//! a time, with llama-server) and `tool_servers::` (with the npm tool servers); without their
+//! a time, with llama-server) and `tool_servers::` and `mcp_server::` (with the npm MCP packages); without their
 //! setup those tests are ignored.
 
 mod api;
@@ -18,6 +18,7 @@ mod hybrid;
 mod llm_client;
 mod local_api;
 mod long_chats;
+mod mcp_server;
 mod memory;
 mod project_folder;
 mod races;

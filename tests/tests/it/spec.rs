@@ -489,6 +489,16 @@ async fn every_answer_matches_the_document() {
     c.ok(M::POST, &format!("/api/memories/{proposal}/accept"), None).await;
     c.get("/api/memories?status=all").await;
 
+    // Another app's call of a shared tool, as Settings lists it.
+    c.ok(
+        M::PATCH,
+        "/api/settings",
+        Some(json!({ "sharing": { "memory_read": true, "memory_write": false, "chats": true, "projects": [] } })),
+    )
+    .await;
+    s.app.shared().call("spec-client", "search_chats", json!({ "query": "launch" }).as_object().cloned()).await.unwrap();
+    c.get("/api/sharing/calls").await;
+
     // The model server.
     c.get("/api/models").await;
     let found = c.get("/api/servers").await;

@@ -872,6 +872,23 @@ export interface paths {
         patch: operations["update_settings"];
         trace?: never;
     };
+    "/api/sharing/calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The calls other apps made of the tools the user shared (`maru mcp`, `/mcp`), newest first */
+        get: operations["shared_calls"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/skills": {
         parameters: {
             query?: never;
@@ -1196,7 +1213,7 @@ export interface components {
             title: string;
         };
         /** @enum {string} */
-        Code: "backup_damaged" | "bad_host" | "bad_method" | "bad_request" | "bad_template" | "binary_file" | "bind_failed" | "body_too_large" | "connection_off" | "data_dir_in_use" | "data_dir_not_empty" | "data_dir_unusable" | "default_connection" | "default_project" | "demo_unavailable" | "empty_file" | "empty_message" | "file_missing" | "file_too_large" | "headers_too_long" | "image_not_here" | "images_unsupported" | "instructions_too_long" | "internal" | "interrupted" | "interrupted_before_start" | "invalid_attachment_limit" | "invalid_budget" | "invalid_context_length" | "invalid_cursor" | "invalid_description" | "invalid_endpoint" | "invalid_file_name" | "invalid_folder" | "system_folder" | "invalid_host" | "invalid_id" | "invalid_import" | "invalid_json" | "invalid_max_tokens" | "invalid_memory" | "invalid_model" | "invalid_name" | "invalid_prompt" | "invalid_query" | "invalid_request" | "invalid_scope" | "invalid_temperature" | "invalid_text_limit" | "invalid_tool_output_limit" | "invalid_tool_schema_budget" | "invalid_tool_server" | "invalid_command_line" | "mcp_config_not_json" | "mcp_config_no_servers" | "mcp_config_too_large" | "mcp_config_too_many" | "mcp_config_nothing_chosen" | "mcp_server_not_in_file" | "mcp_server_unusable" | "not_pending" | "tool_server_failed" | "tool_server_off" | "invalid_skill" | "unknown_skill" | "invalid_timeout" | "invalid_title" | "invalid_top_p" | "invalid_upload" | "memory_off" | "message_streaming" | "message_too_long" | "method_not_allowed" | "name_taken" | "no_server" | "newer_schema" | "no_such_route" | "no_turn_running" | "not_a_backup" | "not_a_user_message" | "not_an_image" | "not_found" | "nothing_to_regenerate" | "remote_refused" | "reply_deleted" | "reply_too_long" | "scope_full" | "secret_refused" | "too_many_tool_rounds" | "turn_running" | "type_mismatch" | "unauthorized" | "unknown_preset" | "unsafe_backup_entry" | "temporary_chat" | "unsupported_import" | "unsupported_import_version" | "url_too_long" | "credentials_in_url" | "backup_too_large" | "not_enough_space" | "restore_running";
+        Code: "backup_damaged" | "bad_host" | "bad_origin" | "bad_method" | "bad_request" | "bad_template" | "binary_file" | "bind_failed" | "body_too_large" | "connection_off" | "data_dir_in_use" | "data_dir_not_empty" | "data_dir_unusable" | "default_connection" | "default_project" | "demo_unavailable" | "empty_file" | "empty_message" | "file_missing" | "file_too_large" | "headers_too_long" | "image_not_here" | "images_unsupported" | "instructions_too_long" | "internal" | "interrupted" | "interrupted_before_start" | "invalid_attachment_limit" | "invalid_budget" | "invalid_context_length" | "invalid_cursor" | "invalid_description" | "invalid_endpoint" | "invalid_file_name" | "invalid_folder" | "system_folder" | "invalid_host" | "invalid_id" | "invalid_import" | "invalid_json" | "invalid_max_tokens" | "invalid_memory" | "invalid_model" | "invalid_name" | "invalid_prompt" | "invalid_query" | "invalid_request" | "invalid_scope" | "invalid_sharing" | "invalid_temperature" | "invalid_text_limit" | "invalid_tool_output_limit" | "invalid_tool_schema_budget" | "invalid_tool_server" | "invalid_command_line" | "mcp_config_not_json" | "mcp_config_no_servers" | "mcp_config_too_large" | "mcp_config_too_many" | "mcp_config_nothing_chosen" | "mcp_server_not_in_file" | "mcp_server_unusable" | "not_pending" | "tool_server_failed" | "tool_server_off" | "invalid_skill" | "unknown_skill" | "invalid_timeout" | "invalid_title" | "invalid_top_p" | "invalid_upload" | "memory_off" | "message_streaming" | "message_too_long" | "method_not_allowed" | "name_taken" | "no_server" | "newer_schema" | "no_such_route" | "no_turn_running" | "not_a_backup" | "not_a_user_message" | "not_an_image" | "not_found" | "nothing_to_regenerate" | "remote_refused" | "reply_deleted" | "reply_too_long" | "scope_full" | "secret_refused" | "too_many_tool_rounds" | "turn_running" | "type_mismatch" | "unauthorized" | "unknown_preset" | "unsafe_backup_entry" | "temporary_chat" | "unsupported_import" | "unsupported_import_version" | "url_too_long" | "credentials_in_url" | "backup_too_large" | "not_enough_space" | "restore_running";
         /** @description A command line split: the program to run, and each argument. */
         CommandLine: {
             args: string[];
@@ -2169,6 +2186,7 @@ export interface components {
             /** Format: int32 */
             prompt_budget_chars?: number | null;
             reranker?: null | components["schemas"]["ModelChoice"];
+            sharing?: null | components["schemas"]["Sharing"];
             /** Format: float */
             temperature?: number | null;
             theme?: null | components["schemas"]["Theme"];
@@ -2235,6 +2253,8 @@ export interface components {
              */
             prompt_budget_chars: number;
             reranker: null | components["schemas"]["ModelChoice"];
+            /** @description What other apps may use through `maru mcp` and `/mcp`: nothing, by default. */
+            sharing: components["schemas"]["Sharing"];
             /** Format: float */
             temperature: number | null;
             theme: components["schemas"]["Theme"];
@@ -2262,6 +2282,54 @@ export interface components {
             tool_schema_budget_tokens: number;
             /** Format: float */
             top_p: number | null;
+        };
+        /** @description One call another app made, newest first in `GET /api/sharing/calls`. */
+        SharedCall: {
+            /**
+             * Format: int64
+             * @description When, in milliseconds since 1970.
+             */
+            at: number;
+            /**
+             * @description The app, by the name it gave when it connected (`clientInfo.name` of `initialize`); empty
+             *     when it gave none.
+             */
+            client: string;
+            error: string | null;
+            /** Format: int64 */
+            id: number;
+            /** @description The call was answered; `false`: refused or failed (`error` says why). */
+            ok: boolean;
+            /** @description What it asked, in a line: the query, the fact, the id. */
+            summary: string;
+            tool: string;
+        };
+        /**
+         * @description What is shared, by group; nothing by default. A group left off is not listed to the other
+         *     app at all, so its model never sees that the tool exists.
+         */
+        Sharing: {
+            /**
+             * @description `search_chats`: every kept chat, in every project.
+             * @default false
+             */
+            chats: boolean;
+            /**
+             * @description `search_memory`: the saved facts about the user.
+             * @default false
+             */
+            memory_read: boolean;
+            /**
+             * @description `remember`, `update_memory`, `forget`, under the same review rule as Maru's own model.
+             * @default false
+             */
+            memory_write: boolean;
+            /**
+             * @description `search_project_files`: the files of these projects only (ids of `/api/projects`); none
+             *     shares no file.
+             * @default []
+             */
+            projects: number[];
         };
         SkillFile: {
             content: string;
@@ -6367,6 +6435,56 @@ export interface operations {
                 };
             };
             /** @description `invalid_json`, `invalid_endpoint`, `url_too_long`, `credentials_in_url`, `invalid_temperature`, `invalid_timeout`, … */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or wrong access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `internal`: something failed inside Maru (details in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    shared_calls: {
+        parameters: {
+            query?: {
+                /** @description The newest this many (50 when absent, at most 500). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Calls, newest first: when, which app, which tool, what it asked */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SharedCall"][];
+                };
+            };
+            /** @description `invalid_query` */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -100,6 +100,8 @@ export function httpBackend(opts: HttpBackendOptions) {
     updateSettings: (patch: Body<'/api/settings', 'patch'>) => ok(api.PATCH('/api/settings', { body: patch })),
     /** How far the files' passages are embedded by the chosen model, and why the last batch failed. */
     embeddingProgress: () => ok(api.GET('/api/embeddings')),
+    /** The calls other apps made of the tools the user shares (`maru mcp`, `/mcp`), newest first. */
+    sharedCalls: (limit?: number) => ok(api.GET('/api/sharing/calls', { params: { query: present({ limit }) } })),
 
     /**
      * Long-term memory. The accepted facts (the ones the prompt's memory part uses) by default;

@@ -105,6 +105,7 @@ const MARU = {
     named: '{file}: 이 대화나 프로젝트에 첨부된 이미지가 아닙니다.' },
   scope_full: { en: 'No more files can be attached here.', ko: '여기에는 파일을 더 첨부할 수 없습니다. 쓰지 않는 파일을 지우세요.' },
   invalid_upload: { en: 'The upload could not be read.', ko: '올린 파일을 읽을 수 없습니다. 다시 올리세요.', detail: true },
+  invalid_sharing: { en: 'These sharing settings cannot be saved.', ko: '이 공유 설정은 저장할 수 없습니다.', detail: true },
   invalid_scope: { en: 'A file must be attached to a chat or a project.', ko: '파일은 대화나 프로젝트에 첨부해야 합니다.' },
   // Settings.
   invalid_endpoint: { en: 'The model server address is not valid.', ko: '모델 서버 주소가 올바르지 않습니다. http:// 또는 https://로 시작하는 주소를 입력하세요.', detail: true,
@@ -152,6 +153,7 @@ const MARU = {
   url_too_long: { en: 'The URL is too long.', ko: '주소(URL)가 너무 깁니다.' },
   headers_too_long: { en: 'The request headers are too long.', ko: '요청 헤더가 너무 깁니다.' },
   bad_host: { en: 'This server only answers requests addressed to 127.0.0.1 or localhost.', ko: '이 서버는 127.0.0.1 또는 localhost로 온 요청에만 답합니다.' },
+  bad_origin: { en: 'This server only answers pages it served itself: another site cannot reach it.', ko: '이 서버는 자신이 연 페이지의 요청에만 답합니다. 다른 사이트는 접근할 수 없습니다.' },
   not_found: { en: 'It no longer exists.', ko: '찾을 수 없습니다. 이미 삭제되었을 수 있습니다.' },
   unauthorized: { en: 'Missing or wrong access token.', ko: '접근 토큰이 없거나 틀립니다. 마루를 다시 여세요.' },
   method_not_allowed: { en: 'The server does not accept this request.', ko: '서버가 이 요청 방식을 받지 않습니다.', detail: true },

@@ -62,6 +62,11 @@ export class SettingsState {
     return this.app.backend.embeddingProgress();
   }
 
+  /** The calls other apps made of the tools the user shares, newest first. */
+  sharedCalls() {
+    return this.app.attempt(() => this.app.backend.sharedCalls());
+  }
+
   /** Saves `patch`; a language in it is the user's choice (only the settings dialog sends one,
    *  and only when the user changed it), which the UI follows from now on, over the browser's. */
   async saveSettings(patch: SettingsPatch): Promise<boolean> {

@@ -1,7 +1,8 @@
 // Settings: the model servers (each one's address and key, saved as they are changed; the default
 // model, sampling, timeouts), custom instructions (section ②),
 // the user's presets, memory (whether the model may save facts, and whether they wait for review),
-// the user's tool servers (Tools), appearance (theme, language), and the Data tab (back up,
+// the user's tool servers (Tools), what other apps may use (Share with other apps, sharingPane.ts),
+// appearance (theme, language), and the Data tab (back up,
 // restore, import a chat). Every field saves itself as it is changed (a choice at once, typing
 // once it pauses, what waits when the dialog closes); only what changed is sent. Presets, tool
 // servers and skills (skillsPane.ts) are saved as they are changed too.
@@ -17,11 +18,12 @@ import { searchModelsPatch, searchModelsSection, type SearchModels } from './hyb
 import { dataPane } from './dataPane';
 import { mountPresetEditor } from './presetEditor';
 import { mountServers } from './servers';
+import { SHOWN, sharingPane } from './sharingPane';
 import { mountSkillsPane } from './skillsPane';
 import { toast } from './toast';
 import { mountToolServers } from './toolServers';
 
-export type Tab = 'server' | 'instructions' | 'presets' | 'memory' | 'tools' | 'skills' | 'appearance' | 'data';
+export type Tab = 'server' | 'instructions' | 'presets' | 'memory' | 'tools' | 'skills' | 'sharing' | 'appearance' | 'data';
 
 /** The memory modes as offered, each with its one-line explanation. */
 const MEMORY_MODES: { mode: MemoryMode; label: Key; hint: Key }[] = [
@@ -45,11 +47,12 @@ export function openSettingsDialog(app: App, tab: Tab = 'server'): void {
   const tabs = h('div', { class: 'tabs', role: 'tablist' });
   const showTab = (which: Tab) => {
     for (const [k, pane] of Object.entries(panes)) pane.hidden = k !== which;
+    panes[which].dispatchEvent(new Event(SHOWN));
     for (const b of tabs.querySelectorAll('button')) b.setAttribute('aria-selected', String(b.dataset.tab === which));
   };
   const labels: Record<Tab, string> = {
     server: t('settingsServer'), instructions: t('settingsInstructions'), presets: t('settingsPresets'), memory: t('settingsMemory'), tools: t('settingsTools'),
-    skills: t('settingsSkills'), appearance: t('settingsAppearance'), data: t('settingsData'),
+    skills: t('settingsSkills'), sharing: t('settingsSharing'), appearance: t('settingsAppearance'), data: t('settingsData'),
   };
   for (const k of Object.keys(panes) as Tab[]) {
     tabs.appendChild(h('button', { class: 'tab', type: 'button', role: 'tab', dataset: { tab: k }, onClick: () => showTab(k) }, labels[k]));
@@ -253,6 +256,7 @@ function settingsPanes(app: App, f: Fields, model: ModelField, search: HTMLEleme
     memory: memoryPane(app, f, close),
     tools: h('div', { class: 'pane tool-servers-pane', 'data-testid': 'tools-pane' }),
     skills: h('div', { class: 'pane skills-pane', 'data-testid': 'skills-pane' }),
+    sharing: sharingPane(app),
     appearance: h('div', { class: 'pane form' }, field(t('theme'), f.theme), field(t('language'), f.language)),
     data: dataPane(app, close),
   };
@@ -338,7 +342,7 @@ function numberValue(input: HTMLInputElement): number | null {
 /** What the form holds: the settings less the default server's address and key (the servers
  *  pane saves those as they are changed), and a number field left empty is `null` (the
  *  default). The language is sent on its own: only when the user changed it (see the save). */
-type Editable = Omit<SettingsView, 'endpoint_url' | 'api_key_set' | 'language' | 'embeddings' | 'reranker' | 'first_byte_timeout_secs' | 'idle_timeout_secs' | 'attachment_max_mb' | 'attachment_text_max_chars' | 'prompt_budget_chars' | 'memory_budget_chars' | 'tool_output_inline_tokens' | 'tool_schema_budget_tokens' | 'tool_call_timeout_secs'> & {
+type Editable = Omit<SettingsView, 'endpoint_url' | 'api_key_set' | 'language' | 'embeddings' | 'reranker' | 'sharing' | 'first_byte_timeout_secs' | 'idle_timeout_secs' | 'attachment_max_mb' | 'attachment_text_max_chars' | 'prompt_budget_chars' | 'memory_budget_chars' | 'tool_output_inline_tokens' | 'tool_schema_budget_tokens' | 'tool_call_timeout_secs'> & {
   tool_call_timeout_secs: number | null;
   tool_output_inline_tokens: number | null;
   tool_schema_budget_tokens: number | null;

@@ -13,7 +13,7 @@ const LAYERS: &[&[&str]] = &[
     &["lib", "layers", "api"],
     &["chat"],
     &["app"],
-    &["attachments", "memory", "backup", "imports"],
+    &["attachments", "memory", "backup", "imports", "sharing"],
     &["prompt", "tools"],
     &["store", "llm", "logging", "paths", "error"],
 ];

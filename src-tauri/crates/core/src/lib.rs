@@ -5,7 +5,7 @@
 //!
 //! The crates below are re-exported as `store`, `llm` and `error`. Within this crate, modules
 //! depend only on those below them (checked by `layers`' test):
-//! `api` → `chat` → `app` → `attachments`/`memory`/`backup`/`imports` → `prompt`/`tools` →
+//! `api` → `chat` → `app` → `attachments`/`memory`/`backup`/`imports`/`sharing` → `prompt`/`tools` →
 //! `store`/`llm`/`paths`/`logging`/`error`.
 
 pub use maru_error as error;
@@ -24,4 +24,5 @@ pub mod logging;
 pub mod memory;
 pub mod paths;
 pub mod prompt;
+pub mod sharing;
 pub mod tools;

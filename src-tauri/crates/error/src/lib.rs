@@ -59,6 +59,7 @@ codes! {
     Code {
         BackupDamaged = "backup_damaged",
         BadHost = "bad_host",
+        BadOrigin = "bad_origin",
         BadMethod = "bad_method",
         BadRequest = "bad_request",
         BadTemplate = "bad_template",
@@ -104,6 +105,7 @@ codes! {
         InvalidQuery = "invalid_query",
         InvalidRequest = "invalid_request",
         InvalidScope = "invalid_scope",
+        InvalidSharing = "invalid_sharing",
         InvalidTemperature = "invalid_temperature",
         InvalidTextLimit = "invalid_text_limit",
         InvalidToolOutputLimit = "invalid_tool_output_limit",

@@ -89,7 +89,12 @@ pub async fn json_errors(req: Request, next: axum::middleware::Next) -> Response
         Ok(b) => String::from_utf8_lossy(&b).trim().to_string(),
         Err(_) => String::new(),
     };
-    let code = if status.is_server_error() { crate::error::Code::Internal } else { crate::error::Code::InvalidRequest };
+    let code = match status {
+        // A body past a layer's own limit (`/mcp`'s, 4 MiB): the UI says so in its words.
+        axum::http::StatusCode::PAYLOAD_TOO_LARGE => crate::error::Code::BodyTooLarge,
+        s if s.is_server_error() => crate::error::Code::Internal,
+        _ => crate::error::Code::InvalidRequest,
+    };
     let message = if text.is_empty() { status.canonical_reason().unwrap_or("the request failed").to_lowercase() } else { text };
     let mut wrapped = (status, axum::Json(crate::error::ErrorBody::new(code, message))).into_response();
     for (name, value) in

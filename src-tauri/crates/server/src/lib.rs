@@ -9,6 +9,7 @@ mod auth;
 mod extract;
 mod limits;
 pub mod local;
+pub mod mcp;
 mod openapi;
 mod routes;
 
@@ -104,7 +105,8 @@ pub enum Ui {
 }
 
 pub fn router(app: Arc<App>, guard: Guard, ui: Ui) -> Router {
-    let mut router = routes::api().with_state(app).layer(DefaultBodyLimit::max(BODY_MAX_BYTES));
+    let mcp = mcp::http(app.shared());
+    let mut router = routes::api().with_state(app).layer(DefaultBodyLimit::max(BODY_MAX_BYTES)).route_service("/mcp", mcp);
     match ui {
         // Unknown paths fall back to index.html so the UI's own routes survive a reload.
         Ui::Dir(dir) if dir.join("index.html").is_file() => {

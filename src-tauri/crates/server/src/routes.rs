@@ -33,6 +33,7 @@ use crate::store::presets::{NewPreset, PresetPatch};
 use crate::store::projects::{DeletedProject, NewProject, Project, ProjectPatch};
 use crate::store::sessions::{NewSession, Session, SessionPage, SessionPatch};
 use crate::store::settings::{EmbeddingProgress, SettingsPatch, SettingsView};
+use crate::store::shared_calls::SharedCall;
 use crate::store::skills::{NewSkill, SkillPatch};
 use crate::store::tool_servers::{NewToolServer, ToolServerPatch};
 use crate::tools::approvals::Decision;
@@ -70,6 +71,7 @@ pub(super) fn documented() -> (Router<Arc<App>>, utoipa::openapi::OpenApi) {
         .routes(routes!(list_memories, create_memory))
         .routes(routes!(update_memory, delete_memory))
         .routes(routes!(accept_memory))
+        .routes(routes!(shared_calls))
         .merge(uploads())
         .routes(routes!(get_attachment, delete_attachment))
         .routes(routes!(attachment_content))
@@ -519,6 +521,17 @@ async fn update_settings(State(app): AppState, Json(p): Json<SettingsPatch>) -> 
 ))]
 async fn list_memories(State(app): AppState, Query(q): Query<api::MemoryStatusQuery>) -> Reply<Vec<Memory>> {
     Ok(axum::Json(api::list_memories(&app, q).await?))
+}
+
+// ---- sharing with other apps
+
+/// The calls other apps made of the tools the user shared (`maru mcp`, `/mcp`), newest first
+#[utoipa::path(get, path = "/api/sharing/calls", tag = "settings", params(api::SharedCallsQuery), responses(
+    (status = 200, description = "Calls, newest first: when, which app, which tool, what it asked", body = Vec<SharedCall>),
+    (status = 400, description = "`invalid_query`", body = ErrorBody),
+))]
+async fn shared_calls(State(app): AppState, Query(q): Query<api::SharedCallsQuery>) -> Reply<Vec<SharedCall>> {
+    Ok(axum::Json(api::shared_calls(&app, q).await?))
 }
 
 /// Accept a fact the model proposed

@@ -31,6 +31,7 @@ pub mod search;
 pub mod secrets;
 pub mod sessions;
 pub mod settings;
+pub mod shared_calls;
 pub mod skills;
 pub mod snapshots;
 pub mod summaries;

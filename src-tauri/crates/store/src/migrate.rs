@@ -48,6 +48,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!(26, "0026_passage_vectors"),
     migration!(27, "0027_switching"),
     migration!(28, "0028_demo_connection"),
+    migration!(29, "0029_shared_calls"),
 ];
 
 pub fn latest_version() -> i64 {

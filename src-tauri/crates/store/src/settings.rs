@@ -98,7 +98,11 @@ pub fn update(conn: &Connection, patch: &SettingsPatch) -> Result<Settings> {
         };
         super::connections::update_default(conn, &server)?;
     }
-    let s = load(conn)?.patched(patch);
+    let before = load(conn)?;
+    let mut s = before.clone().patched(patch);
+    if patch.sharing.is_some() {
+        s.sharing.projects = check_sharing(conn, &s.sharing, &before.sharing)?;
+    }
     validate(conn, &s)?;
 
     let value = serde_json::to_value(&s).map_err(anyhow::Error::from)?;
@@ -128,4 +132,30 @@ fn validate(conn: &Connection, s: &Settings) -> Result<()> {
         ));
     }
     s.check_bounds()
+}
+
+/// The projects whose files are shared, as they are to be stored: each named once, each one that
+/// exists. A project deleted since it was shared drops out (its files are gone with it), so a
+/// list the UI sends back with it still in is saved without it; a project newly named must exist.
+fn check_sharing(conn: &Connection, sharing: &maru_types::sharing::Sharing, before: &maru_types::sharing::Sharing) -> Result<Vec<i64>> {
+    let max = maru_types::sharing::Sharing::PROJECTS_MAX;
+    if sharing.projects.len() > max {
+        return Err(Error::invalid(
+            Code::InvalidSharing,
+            format!("at most {max} projects can share their files (this names {})", sharing.projects.len()),
+        )
+        .with("max", max));
+    }
+    let mut kept = Vec::with_capacity(sharing.projects.len());
+    for &id in &sharing.projects {
+        if kept.contains(&id) {
+            return Err(Error::invalid(Code::InvalidSharing, format!("project {id} is named twice among the shared projects")));
+        }
+        match super::projects::get(conn, id) {
+            Ok(_) => kept.push(id),
+            Err(Error::NotFound { .. }) if before.projects.contains(&id) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(kept)
 }

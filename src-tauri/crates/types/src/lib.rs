@@ -45,6 +45,7 @@ pub mod projects;
 pub mod search;
 pub mod sessions;
 pub mod settings;
+pub mod sharing;
 pub mod skills;
 pub mod summaries;
 pub mod tool_calls;

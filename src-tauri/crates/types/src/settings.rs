@@ -227,6 +227,8 @@ settings! {
         /// The model that reorders a hybrid search's best passages; none: they stay in the order
         /// the words and the meaning agreed on.
         reranker: Option<ModelChoice> = None;
+        /// What other apps may use through `maru mcp` and `/mcp`: nothing, by default.
+        sharing: crate::sharing::Sharing = crate::sharing::Sharing::default();
     }
     optional {
         temperature: f32, in 0.0 ..= 2.0 => InvalidTemperature "temperature";

@@ -16,22 +16,23 @@ import * as memory from './memory';
 import * as project from './project';
 import * as servers from './servers';
 import * as settings from './settings';
+import * as sharing from './sharing';
 import * as sidebar from './sidebar';
 import * as skills from './skills';
 import * as tools from './tools';
 
 /** Each area of the UI with its words (one file each, English and Korean side by side). */
-export const AREAS = { app, chat, context, exports, files, memory, project, servers, settings, sidebar, skills, tools } as const;
+export const AREAS = { app, chat, context, exports, files, memory, project, servers, settings, sharing, sidebar, skills, tools } as const;
 
 const en = {
-  ...app.en, ...chat.en, ...context.en, ...exports.en, ...files.en, ...memory.en, ...project.en, ...servers.en, ...settings.en, ...sidebar.en, ...skills.en, ...tools.en,
+  ...app.en, ...chat.en, ...context.en, ...exports.en, ...files.en, ...memory.en, ...project.en, ...servers.en, ...settings.en, ...sharing.en, ...sidebar.en, ...skills.en, ...tools.en,
 } as const;
 
 export type Key = keyof typeof en;
 type Dict = Record<Key, string>;
 
 const ko: Dict = {
-  ...app.ko, ...chat.ko, ...context.ko, ...exports.ko, ...files.ko, ...memory.ko, ...project.ko, ...servers.ko, ...settings.ko, ...sidebar.ko, ...skills.ko, ...tools.ko,
+  ...app.ko, ...chat.ko, ...context.ko, ...exports.ko, ...files.ko, ...memory.ko, ...project.ko, ...servers.ko, ...settings.ko, ...sharing.ko, ...sidebar.ko, ...skills.ko, ...tools.ko,
 };
 
 /** Every dictionary, by language (read by the tests too). */

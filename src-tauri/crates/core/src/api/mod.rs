@@ -358,3 +358,19 @@ pub async fn search(app: &App, query: SearchQuery) -> Result<Vec<crate::store::s
     let versions = query.versions.unwrap_or(false);
     app.store.read(move |c| crate::store::search::chats(c, &query.q, limit, versions)).await
 }
+
+// ---- sharing with other apps
+
+/// How many of the calls other apps made `GET /api/sharing/calls` lists.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct SharedCallsQuery {
+    /// The newest this many (50 when absent, at most 500).
+    pub limit: Option<usize>,
+}
+
+/// The calls other apps made of the tools the user shared, newest first.
+pub async fn shared_calls(app: &App, q: SharedCallsQuery) -> Result<Vec<crate::store::shared_calls::SharedCall>> {
+    let limit = q.limit.unwrap_or(50).clamp(1, crate::store::shared_calls::KEPT as usize);
+    app.store.read(move |c| crate::store::shared_calls::list(c, limit)).await
+}

@@ -139,6 +139,11 @@ impl App {
         Ok(app)
     }
 
+    /// Maru's tools as other apps get them (`/mcp`), over this app's store and tools.
+    pub fn shared(&self) -> crate::sharing::Shared {
+        crate::sharing::Shared::new(self.store.clone(), self.templates.clone(), self.tools.clone())
+    }
+
     /// Deletes every temporary chat, with the files only they held. A temporary chat is a row
     /// like any other, flagged (`sessions.temporary`), so that a turn, its files and its tools
     /// work in it unchanged; what makes it temporary is that lists, search, titles, memory and

@@ -77,7 +77,7 @@ impl Tool for MemoryTool {
         Box::pin(async move {
             let arg = |key: &str| args[key].as_str().map(str::trim).filter(|t| !t.is_empty()).map(str::to_string);
             let (fact, query, id) = (arg("fact"), arg("query"), args["id"].as_i64());
-            let (session_id, message_id) = (ctx.session_id, ctx.message_id);
+            let (session_id, message_id) = (ctx.chat(), ctx.message_id);
             // What the call did, or why it did not.
             let done: Result<(ToolDid, Value), ToolFailure> = ctx
                 .store
@@ -89,7 +89,7 @@ impl Tool for MemoryTool {
                     Ok(Ok(match op {
                         Op::Remember => {
                             let Some(fact) = fact else { return Ok(Err(ToolFailure::FactRequired)) };
-                            match memories::propose(tx, &fact, mode, Some(session_id), message_id)? {
+                            match memories::propose(tx, &fact, mode, session_id, message_id)? {
                                 Proposed::Added(m) if m.status == memories::MemoryStatus::Pending => (
                                     ToolDid::Proposed { id: m.id, fact: m.content.clone() },
                                     json!({ "outcome": "pending", "id": m.id, "fact": m.content }),

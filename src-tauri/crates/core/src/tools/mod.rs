@@ -66,6 +66,20 @@ pub struct ToolContext {
     pub store: Store,
 }
 
+impl ToolContext {
+    /// A call from outside any chat: another app's, through the tools the user shared
+    /// (`sharing`). It sees the project's files and no chat's: `session_id` is 0, which no chat
+    /// has (ids start at 1), so whatever a tool looks up by it finds nothing.
+    pub fn outside_chats(project_id: i64, store: Store) -> ToolContext {
+        ToolContext { session_id: 0, project_id, message_id: None, store }
+    }
+
+    /// The chat the call was made in; `None` for another app's.
+    pub fn chat(&self) -> Option<i64> {
+        (self.session_id > 0).then_some(self.session_id)
+    }
+}
+
 pub trait Tool: Send + Sync {
     fn spec(&self) -> ToolSpec;
     /// Whether to offer it this turn.
