@@ -7,7 +7,7 @@ import type { App } from '../app';
 import type { Session } from '../backend/types';
 import { t } from '../lib/i18n';
 import type { MenuItem } from './menu';
-import { modelsProblem } from './servers';
+import { modelsProblem } from './modelsProblem';
 
 /** What the header says of a chat's model: its name and, off the default server, the server's;
  *  `whole`: both in one phrase, for the tooltip. */

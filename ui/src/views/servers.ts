@@ -8,19 +8,10 @@ import type { App } from '../app';
 import type { ConnectionPatch, ConnectionView, FoundServer } from '../backend/types';
 import { ApiError, errorMessage } from '../lib/apiError';
 import { h, icon, replaceChildren } from '../lib/dom';
-import { t, type Key } from '../lib/i18n';
+import { t } from '../lib/i18n';
 import { sameAddress, type ModelList } from '../state/connections';
 import { confirmDialog } from './dialog';
-
-/** `model_server.*` codes that mean the server does not answer at all. */
-const NOT_ANSWERING = new Set(['unreachable', 'dns', 'network', 'timeout_connect', 'timeout_first_byte', 'invalid_url'].map((c) => `model_server.${c}`));
-
-/** A server's answer in a few words, for a badge or a menu (the whole sentence goes beside it or on hover). */
-export function modelsProblem(error: unknown): string {
-  const code = error instanceof ApiError ? error.code : '';
-  const key: Key = NOT_ANSWERING.has(code) ? 'serverNotAnswering' : code === 'model_server.unauthorized' ? 'serverKeyRefused' : 'serverModelsFailed';
-  return t(key);
-}
+import { modelsProblem } from './modelsProblem';
 
 /** What a server is named after until the user names it: its host and port ("127.0.0.1:8080"). */
 function addressName(address: string): string {
