@@ -18,9 +18,10 @@
 //! | Hangul bigrams + porter     | 6 / 6           | 5 / 5             | 8 / 8              |
 //!
 //! Prefix queries find particles but not a word inside a compound, and every prefix query scans
-//! a range of the index. A morphological analyser (lindera with ko-dic) splits particles
-//! properly too, at the price of tens of megabytes of dictionary in the binary; it was not
-//! measured here.
+//! a range of the index. Morphological analysers were measured by the retrieval benchmark
+//! (KorQuAD tuning half, 1,000 questions, BM25 at Maru's result length): MeCab-ko 99.0%, Kiwi
+//! 98.3%, these bigrams 99.0%; the analysers ship a dictionary or model of over 100 MB and analyse
+//! at 0.05–0.4 MB/s. A particle-stripped word indexed beside the bigrams lost answers (97.1%).
 
 /// Hangul syllables (가–힣).
 fn is_syllable(c: char) -> bool {
