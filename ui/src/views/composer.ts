@@ -181,7 +181,10 @@ class Composer {
     if (k !== this.draftKey) {
       // A new chat that just got created keeps what is being typed; otherwise swap drafts.
       const wasNew = this.draftKey.startsWith('new:') && app.chat.session && app.chat.messages.length <= 1;
-      if (keep && area.value) {
+      // Typed while Maru was still loading (the new chat's project not known yet): the words are
+      // for the chat now shown, not a draft to put away.
+      const typedWhileLoading = this.draftKey === 'new:' && area.value && !this.drafts.get(k);
+      if ((keep || typedWhileLoading) && area.value) {
         this.drafts.set(k, area.value);
       } else if (!wasNew) {
         area.value = this.drafts.get(k) ?? '';
