@@ -298,7 +298,7 @@ test('the desktop window: Default listed, a streamed reply, stop, move, tool cal
 
     // The header's picker lists the second server's model under its name.
     const firstAsked = fake.requests.length;
-    await clickFresh('[data-testid=chat-setup]', "the chat header's model picker");
+    await clickFresh('[data-testid=chat-model-picker]', "the chat header's model picker");
     const item = await wd.waitFor('.menu [role=menuitem]', { text: SECOND_MODEL, why: "the picker offers the new server's model" });
     const headings = await wd.exec('return [...document.querySelectorAll(".menu .menu-heading")].map((e) => e.textContent.trim().toLowerCase())');
     assert.ok(headings.includes('second'), `the model is listed under its server's name, so the user knows where it runs (${headings.join(', ')})`);
