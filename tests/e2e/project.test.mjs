@@ -93,6 +93,27 @@ test('a project’s settings: folder, instructions files, files as a tree, unlin
     await dialog.getByTestId('tree-filter').fill('');
   });
 
+  await step('a pattern in the settings leaves a folder out, and taking it away brings it back', async () => {
+    const field = dialog.getByTestId('folder-exclude');
+    await field.fill('src/worker/\n*.md');
+    await dialog.getByTestId('folder-exclude-said').filter({ hasText: 'Saved: 2 patterns leave paths out' }).waitFor();
+    const p = await projectByName(maru.base, 'Site');
+    assert.deepEqual(p.exclude, ['src/worker/', '*.md'], 'the patterns are saved with the project as typed, without a Save button');
+    // 20 modules of worker, guide.md and empty.md go: 63 - 22 = 41.
+    await dialog.getByTestId('tree-summary').filter({ hasText: `${listed - 22} files` }).waitFor({ timeout: 30_000 }).catch(async () => {
+      assert.fail(`the tree loses the 22 paths left out, but says ${await dialog.getByTestId('tree-summary').innerText()}`);
+    });
+    assert.ok(fs.existsSync(path.join(folder, 'src/worker/module0.ts')) && !fs.existsSync(path.join(folder, '.maruignore')), 'the folder on disk is not touched');
+    await field.fill('src/worker/\nsrc/{a,b');
+    await field.blur();
+    await dialog.getByTestId('folder-exclude-error').filter({ hasText: 'src/{a,b' }).waitFor();
+    assert.deepEqual((await projectByName(maru.base, 'Site')).exclude, ['src/worker/', '*.md'], 'a refused line saves nothing');
+    await page.screenshot({ path: path.join(outDir, 'project-exclude-en.png') });
+    await field.fill('');
+    await dialog.getByTestId('folder-exclude-said').filter({ hasText: 'nothing is left out' }).waitFor();
+    await dialog.getByTestId('tree-summary').filter({ hasText: `${listed} files` }).waitFor({ timeout: 30_000 });
+  });
+
   await step('Unlink asks first, says what goes, and Cancel cancels', async () => {
     await dialog.getByTestId('folder-unlink').click();
     const confirm = page.locator('dialog.dialog-confirm[open]');

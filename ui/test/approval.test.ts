@@ -20,7 +20,7 @@ import { render } from './templates';
 /** What the server tells the model of a call of mini's echo that did not run (prompts/tools/messages.md). */
 const said = (say: string) => `error: ${render('tools/messages', { say, server: 'mini', tool: 'echo' }).trim()}`;
 
-const PROJECT: Project = { id: 2, name: 'Temp', instructions: '', is_default: false, folder: null, session_count: 1, created_at: 0, updated_at: 0 };
+const PROJECT: Project = { id: 2, name: 'Temp', instructions: '', is_default: false, folder: null, exclude: [], session_count: 1, created_at: 0, updated_at: 0 };
 const SESSION: Session = { id: 5, project_id: 2, title: 'Echo', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null, temporary: false };
 const ARGS = '{"message":"hello there"}';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

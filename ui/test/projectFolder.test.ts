@@ -13,7 +13,7 @@ import { appInProject } from './fakeBackend';
 const tauri = vi.hoisted(() => ({ invoke: vi.fn(), desktop: false }));
 vi.mock('@tauri-apps/api/core', () => ({ invoke: tauri.invoke, isTauri: () => tauri.desktop, Channel: class {} }));
 
-const WORK: Project = { id: 2, name: 'Work', instructions: '', is_default: false, folder: null, session_count: 0, created_at: 0, updated_at: 0 };
+const WORK: Project = { id: 2, name: 'Work', instructions: '', is_default: false, folder: null, exclude: [], session_count: 0, created_at: 0, updated_at: 0 };
 const DEFAULT: Project = { ...WORK, id: 1, name: 'Default', is_default: true };
 
 function file(over: Partial<Attachment>): Attachment {
@@ -31,7 +31,8 @@ async function openWork(opts: { project?: Project; files?: Attachment[]; refuse?
   const { app, calls } = appInProject({
     updateProject: async (_id: number, patch: ProjectPatch) => {
       if (opts.refuse) throw opts.refuse;
-      stored = { ...stored, folder: patch.folder ?? null };
+      if (patch.exclude?.some((p) => p.includes('{'))) throw new ApiError('invalid_exclude', `"${patch.exclude.find((p) => p.includes('{'))}" is not a pattern of paths`, 400, { pattern: 'src/{a,b' });
+      stored = { ...stored, ...('folder' in patch ? { folder: patch.folder ?? null } : {}), ...(patch.exclude ? { exclude: patch.exclude } : {}) };
       return stored;
     },
     listProjects: async () => [stored],
@@ -181,5 +182,52 @@ describe("a linked folder's files", () => {
     await openWork({ files: [file({ id: 7, name: 'main.rs', folder_path: 'src/main.rs' }), file({ id: 8, name: 'notes.txt' })] });
     expect(document.querySelector('[data-testid=folder-files] h4')?.textContent, 'the group is named in Korean').toBe('폴더에서 가져온 파일');
     expect(document.querySelector('[data-testid=tree-summary]')?.textContent, 'and counted in Korean').toBe('파일 1개');
+  });
+});
+
+describe('the paths a project leaves out of its folder', () => {
+  beforeEach(() => {
+    setLanguage('en');
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    document.body.replaceChildren();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+    document.body.replaceChildren();
+  });
+
+  const type = (field: HTMLTextAreaElement, text: string) => {
+    field.value = text;
+    field.dispatchEvent(new Event('input'));
+  };
+
+  it('are saved as typed, one pattern a line, and say so', async () => {
+    const { app, q, patches } = await openWork({ project: { ...WORK, folder: '/home/me/site', exclude: ['vendor/'] } });
+    const field = q<HTMLTextAreaElement>('folder-exclude')!;
+    expect(field.value, 'the saved patterns are shown, one a line').toBe('vendor/');
+    type(field, 'vendor/\n\n  *.log  \n');
+    expect(patches(), 'nothing is sent while the user is still typing').toEqual([]);
+    await vi.advanceTimersByTimeAsync(800);
+    expect(patches(), 'after a pause the lines are saved, trimmed, blank ones dropped').toEqual([[2, { exclude: ['vendor/', '*.log'] }]]);
+    expect(q('folder-exclude-said')?.textContent, 'the user is told it is saved and that the files follow').toBe('Saved: 2 patterns leave paths out. The files follow.');
+    expect(app.sessions.entry(2)?.project.exclude, 'the project keeps them for the next opening').toEqual(['vendor/', '*.log']);
+    field.dispatchEvent(new Event('change'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(patches().length, 'leaving the field unchanged sends nothing more').toBe(1);
+  });
+
+  it('refuse a line that is not a pattern, naming it in the UI’s language, and keep what was saved', async () => {
+    setLanguage('ko');
+    const { app, q, patches } = await openWork({ project: { ...WORK, folder: '/home/me/site', exclude: ['vendor/'] } });
+    const field = q<HTMLTextAreaElement>('folder-exclude')!;
+    type(field, 'vendor/\nsrc/{a,b');
+    field.dispatchEvent(new Event('change'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(patches().length, 'leaving the field saves at once').toBe(1);
+    const problem = q('folder-exclude-error')!;
+    expect(problem.hidden, 'the refusal is shown beside the field').toBe(false);
+    expect(problem.textContent, 'in Korean, naming the line to fix').toContain('“src/{a,b”은(는) 경로 패턴이 아닙니다');
+    expect(field.value, 'what the user typed stays, to be fixed').toBe('vendor/\nsrc/{a,b');
+    expect(app.sessions.entry(2)?.project.exclude, 'the saved patterns are unchanged').toEqual(['vendor/']);
   });
 });

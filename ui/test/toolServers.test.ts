@@ -20,8 +20,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const SECRET = 'sk-live-0123456789abcdefSECRET';
 const HEADER_SECRET = 'Bearer tok-987654321HIDDEN';
 
-const DEFAULT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, session_count: 0, created_at: 0, updated_at: 0 };
-const WORK: Project = { id: 2, name: 'Work', instructions: '', is_default: false, folder: null, session_count: 0, created_at: 0, updated_at: 0 };
+const DEFAULT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], session_count: 0, created_at: 0, updated_at: 0 };
+const WORK: Project = { id: 2, name: 'Work', instructions: '', is_default: false, folder: null, exclude: [], session_count: 0, created_at: 0, updated_at: 0 };
 
 function view(over: Partial<ToolServerView> = {}): ToolServerView {
   return {

@@ -334,3 +334,50 @@ async fn a_folder_sync_reports_found_read_skipped_and_done_and_honours_maruignor
     assert_eq!(sync["failed"], json!([]), "nothing failed: skipped files are no failure: {sync}");
     assert!(sync["error"].is_null(), "{sync}");
 }
+
+/// Patterns in the project's settings leave paths out as `.maruignore` does, without writing
+/// into the user's folder: what they name leaves the project's files (and search) once saved,
+/// comes back when the pattern goes, and a line that is not a pattern is refused, naming it.
+#[tokio::test]
+async fn the_projects_own_patterns_leave_paths_out_and_bring_them_back() {
+    let tree = tempfile::tempdir().unwrap();
+    let folder = tree.path().join("repo");
+    write(&folder.join("notes.md"), b"# Notes\n\nThe harbour ferry.\n");
+    write(&folder.join("vendor/lib.md"), b"# Vendored\n\nThe lighthouse keeper.\n");
+    write(&folder.join("out/build.txt"), b"generated");
+    let s = TestServer::start().await;
+    let p = s.project("Repo").await;
+    let (status, body) = link(&s, p, &folder).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["exclude"], json!([]), "a project leaves nothing out until the user says so: {body}");
+    let names = || async { folder_files(&s, p).await.into_iter().map(|(n, _)| n).collect::<Vec<_>>() };
+    eventually("every file is mirrored", || async { names().await.len() == 3 }).await;
+
+    let (status, body) = s.patch(&format!("/api/projects/{p}"), json!({ "exclude": ["vendor/", "", "  out/*.txt  "] })).await;
+    assert_eq!(status.as_u16(), 200, "{body}");
+    assert_eq!(
+        body["exclude"],
+        json!(["vendor/", "out/*.txt"]),
+        "the patterns are kept as the user wrote them, blank lines dropped: {body}"
+    );
+    eventually("the excluded files leave the project", || async { names().await == ["notes.md"] }).await;
+    assert!(folder.join("vendor/lib.md").exists() && !folder.join(".maruignore").exists(), "the user's folder is not touched");
+    let saved = || async {
+        let (_, all) = s.get("/api/projects").await;
+        all.as_array().unwrap().iter().find(|x| x["id"] == p).unwrap()["exclude"].clone()
+    };
+    assert_eq!(saved().await, json!(["vendor/", "out/*.txt"]), "the patterns are read back with the project");
+
+    let (status, body) = s.patch(&format!("/api/projects/{p}"), json!({ "exclude": ["docs/{a,b"] })).await;
+    assert_eq!((status.as_u16(), body["code"].as_str()), (400, Some("invalid_exclude")), "{body}");
+    assert_eq!(body["params"]["pattern"], "docs/{a,b", "the refusal names the line to fix: {body}");
+    assert_eq!(saved().await, json!(["vendor/", "out/*.txt"]), "a refused change leaves the saved patterns as they were");
+
+    s.patch(&format!("/api/projects/{p}"), json!({ "exclude": [] })).await;
+    eventually("the files come back when the patterns go", || async { names().await.len() == 3 }).await;
+
+    let (_, default) = s.get("/api/projects").await;
+    let default_id = default.as_array().unwrap().iter().find(|p| p["is_default"] == true).unwrap()["id"].as_i64().unwrap();
+    let (status, body) = s.patch(&format!("/api/projects/{default_id}"), json!({ "exclude": ["x"] })).await;
+    assert_eq!(status.as_u16(), 409, "the Default project has no folder to leave paths out of: {body}");
+}

@@ -128,6 +128,8 @@ const MARU = {
   invalid_skill: { en: 'This skill cannot be saved as it is.', ko: '이 스킬은 지금 상태로 저장할 수 없습니다.', detail: true },
   unknown_skill: { en: 'This chat has no skill of that name: it may have been turned off or deleted.', ko: '이 대화에는 그런 이름의 스킬이 없습니다. 꺼졌거나 삭제되었을 수 있습니다.', detail: 'names', named: '이 대화에는 “{name}” 스킬이 없습니다. 꺼졌거나 삭제되었을 수 있습니다.' },
   invalid_tool_server: { en: 'This tool server cannot be saved as it is.', ko: '이 도구 서버는 지금 상태로 저장할 수 없습니다.', detail: true },
+  invalid_exclude: { en: 'A line of “Leave out” is not a pattern of paths (or there are too many, or one is too long).', ko: '“제외할 경로”의 한 줄이 경로 패턴이 아닙니다(또는 줄이 너무 많거나 너무 깁니다).',
+    detail: true, named: '“{pattern}”은(는) 경로 패턴이 아닙니다. 괄호 {…}가 닫혔는지 확인하세요.' },
   invalid_command_line: { en: 'This command line cannot be split: a quote is not closed, or there is nothing to run.', ko: '이 명령줄은 나눌 수 없습니다. 따옴표가 닫히지 않았거나 실행할 것이 없습니다.' },
   mcp_config_not_json: { en: 'This is not JSON. Paste the whole file, from its first { to its last }.', ko: 'JSON이 아닙니다. 파일 전체를 처음 { 부터 마지막 } 까지 붙여 넣으세요.',
     named: 'JSON이 아닙니다({line}번째 줄 {column}번째 글자 근처). 파일 전체를 처음 { 부터 마지막 } 까지 붙여 넣으세요.' },

@@ -131,6 +131,14 @@ export class SessionsState {
     return project;
   }
 
+  /** Saves the patterns of paths the project leaves out of its folder and answers the project;
+   *  a refusal (a line that is not a pattern) is thrown, for the caller to show beside them. */
+  async excludeFromFolder(id: number, exclude: string[]): Promise<Project> {
+    const project = await this.app.backend.updateProject(id, { exclude });
+    await this.app.attempt(() => this.refreshProjects());
+    return project;
+  }
+
   /** The instructions files of the project's folder: those the next request sends, and those
    *  found and not sent, with why (both empty without a folder). */
   projectInstructions(id: number): Promise<InstructionFiles> {

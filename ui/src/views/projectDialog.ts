@@ -265,5 +265,52 @@ function folderSection(app: App, project: Project, refused: { path: string; erro
     problem,
     said,
     h('span', { class: 'field-hint' }, t('folderHint')),
+    excludeField(app, project),
   );
+}
+
+/** The paths the project leaves out of its folder, one pattern a line, saved as typed (after a
+ *  pause) and as the field is left; a line the server refuses is named below, and the saved
+ *  patterns stay as they were. The files' list follows each save (its sync shows progress). */
+function excludeField(app: App, project: Project): HTMLElement {
+  const field = h('textarea', {
+    class: 'input textarea', rows: 3, name: 'exclude', spellcheck: 'false', placeholder: t('folderExcludePlaceholder'),
+    'aria-label': t('folderExclude'), 'data-testid': 'folder-exclude',
+  });
+  field.value = project.exclude.join('\n');
+  const problem = h('p', { class: 'field-error', role: 'alert', 'data-testid': 'folder-exclude-error', hidden: true });
+  const said = h('p', { class: 'folder-said', role: 'status', 'data-testid': 'folder-exclude-said', hidden: true });
+  let saved = project.exclude.join('\n');
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let chain: Promise<void> = Promise.resolve();
+  const lines = () => field.value.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const save = async () => {
+    const wanted = lines();
+    if (wanted.join('\n') === saved) return;
+    try {
+      const now = await app.sessions.excludeFromFolder(project.id, wanted);
+      saved = now.exclude.join('\n');
+      problem.hidden = true;
+      said.textContent = t('folderExcludeSaved', { n: now.exclude.length });
+      said.hidden = false;
+      void app.attachments.loadFiles({ project_id: project.id });
+      void app.attachments.followFolderSync(project.id, true);
+    } catch (e) {
+      said.hidden = true;
+      problem.textContent = errorMessage(e);
+      problem.hidden = false;
+    }
+  };
+  const flush = () => {
+    clearTimeout(timer);
+    chain = chain.then(save);
+  };
+  field.addEventListener('input', () => {
+    clearTimeout(timer);
+    timer = setTimeout(flush, TYPING_PAUSE_MS);
+  });
+  field.addEventListener('change', flush);
+  return h('label', { class: 'field folder-exclude' },
+    h('span', { class: 'field-label' }, t('folderExclude')), field, problem, said,
+    h('span', { class: 'field-hint' }, t('folderExcludeHint')));
 }

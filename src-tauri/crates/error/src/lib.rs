@@ -112,6 +112,7 @@ codes! {
         InvalidToolSchemaBudget = "invalid_tool_schema_budget",
         InvalidToolServer = "invalid_tool_server",
         InvalidCommandLine = "invalid_command_line",
+        InvalidExclude = "invalid_exclude",
         McpConfigNotJson = "mcp_config_not_json",
         McpConfigNoServers = "mcp_config_no_servers",
         McpConfigTooLarge = "mcp_config_too_large",

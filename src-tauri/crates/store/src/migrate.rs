@@ -49,6 +49,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!(27, "0027_switching"),
     migration!(28, "0028_demo_connection"),
     migration!(29, "0029_shared_calls"),
+    migration!(30, "0030_folder_exclude"),
 ];
 
 pub fn latest_version() -> i64 {

@@ -15,7 +15,8 @@ pub const NAME_MAX_CHARS: usize = 200;
 pub const INSTRUCTIONS_MAX_CHARS: usize = 100_000;
 
 const SELECT: &str = "SELECT p.id, p.name, p.instructions, p.is_default, p.created_at, p.updated_at,
-        (SELECT count(*) FROM sessions s WHERE s.project_id = p.id AND s.temporary = 0), p.folder
+        (SELECT count(*) FROM sessions s WHERE s.project_id = p.id AND s.temporary = 0), p.folder,
+        p.folder_exclude
     FROM projects p";
 
 fn from_row(r: &Row) -> rusqlite::Result<Project> {
@@ -28,6 +29,7 @@ fn from_row(r: &Row) -> rusqlite::Result<Project> {
         updated_at: r.get(5)?,
         session_count: r.get(6)?,
         folder: r.get(7)?,
+        exclude: r.get::<_, String>(8)?.lines().map(str::to_string).collect(),
     })
 }
 
@@ -83,7 +85,7 @@ pub fn create(conn: &Connection, new: &NewProject) -> Result<Project> {
 
 pub fn update(conn: &Connection, id: i64, patch: &ProjectPatch) -> Result<Project> {
     let current = get(conn, id)?;
-    if current.is_default && (patch.name.is_some() || patch.instructions.is_some() || patch.folder.is_some()) {
+    if current.is_default && (patch.name.is_some() || patch.instructions.is_some() || patch.folder.is_some() || patch.exclude.is_some()) {
         return Err(Error::conflict(
             Code::DefaultProject,
             "the Default project cannot be renamed, given instructions or linked to a folder; use the global custom instructions for text every chat should see, or a project of its own for a folder",
@@ -105,9 +107,12 @@ pub fn update(conn: &Connection, id: i64, patch: &ProjectPatch) -> Result<Projec
         None => current.instructions,
     };
     let folder = patch.folder.clone().unwrap_or(current.folder);
+    // One pattern per line: the api layer has checked that none holds a line break.
+    let exclude = patch.exclude.clone().unwrap_or(current.exclude).join("\n");
     conn.execute(
-        "UPDATE projects SET name = ?2, name_key = ?3, instructions = ?4, folder = ?5, updated_at = ?6 WHERE id = ?1",
-        params![id, name, name_key(&name), instructions, folder, now_ms()],
+        "UPDATE projects SET name = ?2, name_key = ?3, instructions = ?4, folder = ?5, folder_exclude = ?6, updated_at = ?7
+         WHERE id = ?1",
+        params![id, name, name_key(&name), instructions, folder, exclude, now_ms()],
     )?;
     get(conn, id)
 }

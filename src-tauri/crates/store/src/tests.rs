@@ -58,8 +58,9 @@ fn default_project_survives_every_delete_path() {
     assert!(raw.is_err(), "even raw SQL cannot delete Default: the trigger guards it");
     let all = store.with(|c| Ok(c.execute("DELETE FROM projects", [])?));
     assert!(all.is_err(), "deleting every project at once is refused too");
-    let err =
-        store.with(|c| projects::update(c, id, &ProjectPatch { name: Some("x".into()), instructions: None, folder: None })).unwrap_err();
+    let err = store
+        .with(|c| projects::update(c, id, &ProjectPatch { name: Some("x".into()), instructions: None, folder: None, exclude: None }))
+        .unwrap_err();
     assert_eq!(err.code(), "default_project");
     assert_eq!(defaults(&store), 1);
 }
@@ -246,8 +247,9 @@ fn project_names_are_unique_ignoring_case_in_any_script() {
     let err = store.with(|c| projects::create(c, &NewProject { name: "ärger".into(), instructions: String::new() })).unwrap_err();
     assert_eq!(err.code(), "name_taken", "case folding is not ASCII-only");
     let p = project(&store, "가족");
-    let renamed =
-        store.with(|c| projects::update(c, p, &ProjectPatch { name: Some("  가족  ".into()), instructions: None, folder: None })).unwrap();
+    let renamed = store
+        .with(|c| projects::update(c, p, &ProjectPatch { name: Some("  가족  ".into()), instructions: None, folder: None, exclude: None }))
+        .unwrap();
     assert_eq!(renamed.name, "가족", "renaming to its own name (trimmed) is fine");
 }
 
@@ -477,13 +479,19 @@ fn every_prompt_input_bumps_the_revision_and_chatting_does_not() {
         (
             "project instructions",
             Box::new(move |c| {
-                projects::update(c, p, &ProjectPatch { instructions: Some("Calendar first.".into()), name: None, folder: None }).map(|_| ())
+                projects::update(
+                    c,
+                    p,
+                    &ProjectPatch { instructions: Some("Calendar first.".into()), name: None, folder: None, exclude: None },
+                )
+                .map(|_| ())
             }),
         ),
         (
             "project name",
             Box::new(move |c| {
-                projects::update(c, p, &ProjectPatch { name: Some("Home".into()), instructions: None, folder: None }).map(|_| ())
+                projects::update(c, p, &ProjectPatch { name: Some("Home".into()), instructions: None, folder: None, exclude: None })
+                    .map(|_| ())
             }),
         ),
         (

@@ -10,6 +10,9 @@ pub struct Project {
     pub is_default: bool,
     /// A folder on the user's disk the project follows (absolute), if any.
     pub folder: Option<String>,
+    /// Paths of the folder left out of the project's files, one `.gitignore` pattern each (the
+    /// folder's own `.maruignore` leaves out more).
+    pub exclude: Vec<String>,
     pub session_count: i64,
     pub created_at: i64,
     pub updated_at: i64,
@@ -32,6 +35,8 @@ pub struct ProjectPatch {
     /// by the api layer, which looks at the disk.
     #[serde(default, deserialize_with = "crate::present")]
     pub folder: Option<Option<String>>,
+    /// Replaces the patterns of paths left out of the folder; checked by the api layer.
+    pub exclude: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]

@@ -56,13 +56,17 @@ pub async fn create_project(app: &App, new: NewProject) -> Result<Project> {
 }
 
 /// Renames a project, changes its instructions, or links it to a folder (`folder`), whose files
-/// are then mirrored as the project's, in the background (`app::folders`).
+/// are then mirrored as the project's, in the background (`app::folders`), but for the paths
+/// `exclude` leaves out.
 #[instrument(skip(app, patch), err(level = Level::WARN))]
 pub async fn update_project(app: &Arc<App>, id: i64, mut patch: ProjectPatch) -> Result<Project> {
     if let Some(Some(raw)) = &patch.folder {
         patch.folder = Some(Some(crate::app::folders::check_folder(raw)?));
     }
-    let relinked = patch.folder.is_some();
+    if let Some(raw) = &patch.exclude {
+        patch.exclude = Some(crate::app::folders::check_exclude(raw)?);
+    }
+    let relinked = patch.folder.is_some() || patch.exclude.is_some();
     let project = app.store.write(move |tx| projects::update(tx, id, &patch)).await?;
     if relinked {
         // Followed from now on (or no longer), and synced: unlinking takes the mirror away.

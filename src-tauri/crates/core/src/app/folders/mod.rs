@@ -26,7 +26,7 @@ use crate::store::{attachments as table, projects, settings};
 mod scan;
 mod watch;
 
-pub use scan::check_folder;
+pub use scan::{check_exclude, check_folder};
 
 /// How often a folder no watcher follows is looked at again.
 pub const EVERY: Duration = Duration::from_secs(5);
@@ -140,8 +140,9 @@ impl Folders {
         self.note(project_id, |p| (p.running, p.found, p.read) = (true, 0, 0));
         let files = match project.folder.clone() {
             Some(folder) => {
-                let root = PathBuf::from(&folder);
-                let looked = scan::off_thread(scan::WALK_DEADLINE, move || root.is_dir().then(|| scan::walk(&root, max_bytes))).await;
+                let (root, exclude) = (PathBuf::from(&folder), project.exclude.clone());
+                let looked =
+                    scan::off_thread(scan::WALK_DEADLINE, move || root.is_dir().then(|| scan::walk(&root, max_bytes, &exclude))).await;
                 let kept = |why: &str| {
                     Error::invalid(Code::InvalidFolder, format!("the folder {folder:?} {why}; its files are kept as they were"))
                 };

@@ -48,6 +48,37 @@ pub fn check_folder(raw: &str) -> Result<String> {
     Ok(real.to_string_lossy().into_owned())
 }
 
+/// Patterns of paths to leave out a project may hold at most, and the length of one.
+pub const EXCLUDE_MAX_PATTERNS: usize = 200;
+pub const EXCLUDE_MAX_CHARS: usize = 500;
+
+/// Checks the patterns the user leaves out of a folder with (`.gitignore`'s syntax, one per
+/// line): blank lines and surrounding spaces go; a pattern that is not one, too many or too long
+/// is refused, naming it.
+pub fn check_exclude(raw: &[String]) -> Result<Vec<String>> {
+    let patterns: Vec<String> = raw.iter().flat_map(|p| p.lines()).map(str::trim).filter(|p| !p.is_empty()).map(String::from).collect();
+    if patterns.len() > EXCLUDE_MAX_PATTERNS {
+        return Err(Error::invalid(
+            Code::InvalidExclude,
+            format!("at most {EXCLUDE_MAX_PATTERNS} patterns can leave paths out ({} given)", patterns.len()),
+        ));
+    }
+    for p in &patterns {
+        if p.chars().count() > EXCLUDE_MAX_CHARS {
+            let start: String = p.chars().take(40).collect();
+            return Err(Error::invalid(
+                Code::InvalidExclude,
+                format!("the pattern {start:?}… is longer than {EXCLUDE_MAX_CHARS} characters"),
+            ));
+        }
+        let mut one = ignore::gitignore::GitignoreBuilder::new("/");
+        if let Err(e) = one.add_line(None, p).and_then(|b| b.build().map(|_| ())) {
+            return Err(Error::invalid(Code::InvalidExclude, format!("{p:?} is not a pattern of paths: {e}")).with("pattern", p));
+        }
+    }
+    Ok(patterns)
+}
+
 /// The file system's root, or a folder in or under `/proc`, `/sys`, `/dev` (`path` canonical).
 fn is_system(path: &Path) -> bool {
     path.parent().is_none() || SYSTEM.iter().any(|s| path.starts_with(s))
@@ -66,8 +97,16 @@ pub struct Found {
 /// the folder). Hidden and ignored paths are not walked, links are not followed, special files
 /// (pipes, sockets, devices) are not files, and an empty file has nothing to mirror (which also
 /// leaves out the kernel's files, all of which say they are empty).
-pub fn walk(folder: &Path, max_bytes: u64) -> (Vec<Found>, Vec<(String, String)>) {
+/// `exclude`: the project's own patterns (checked by `check_exclude`), read as a `.gitignore` at
+/// the folder's top.
+pub fn walk(folder: &Path, max_bytes: u64, exclude: &[String]) -> (Vec<Found>, Vec<(String, String)>) {
     let (mut found, mut skipped) = (vec![], vec![]);
+    let mut patterns = ignore::gitignore::GitignoreBuilder::new(folder);
+    for p in exclude {
+        // Checked when saved; one that no longer parses (a newer syntax rule) leaves out nothing.
+        let _ = patterns.add_line(None, p);
+    }
+    let excluded = patterns.build().unwrap_or_else(|_| ignore::gitignore::Gitignore::empty());
     let walker = ignore::WalkBuilder::new(folder)
         .hidden(true)
         .git_ignore(true)
@@ -80,6 +119,7 @@ pub fn walk(folder: &Path, max_bytes: u64) -> (Vec<Found>, Vec<(String, String)>
         .add_custom_ignore_filename(".maruignore")
         .follow_links(false)
         .same_file_system(true)
+        .filter_entry(move |e| !excluded.matched(e.path(), e.file_type().is_some_and(|k| k.is_dir())).is_ignore())
         .build();
     for entry in walker {
         let entry = match entry {
@@ -250,9 +290,43 @@ mod tests {
             Err(Unread::Special),
             "a pipe is refused at once, not waited on for a writer"
         );
-        let (found, skipped) = walk(dir.path(), 1024);
+        let (found, skipped) = walk(dir.path(), 1024, &[]);
         assert!(found.is_empty(), "pipes are not mirrored");
         assert!(skipped.iter().all(|(_, why)| why == "special_file"), "and are noted as special files: {skipped:?}");
+    }
+
+    #[test]
+    fn the_projects_patterns_leave_paths_out_as_a_gitignore_would() {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in [
+            ("docs/guide.md", "g"),
+            ("docs/keep.md", "k"),
+            ("src/main.rs", "m"),
+            ("build.log", "l"),
+            ("src/gen/out.min.js", "j"),
+            ("a.md", "a"),
+        ] {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let exclude = check_exclude(&["  docs/*\n!docs/keep.md".into(), "".into(), "*.log".into(), "**/*.min.js".into()]).unwrap();
+        assert_eq!(exclude, ["docs/*", "!docs/keep.md", "*.log", "**/*.min.js"], "lines are split and blank ones dropped");
+        let (found, _) = walk(dir.path(), 1024, &exclude);
+        let mut kept: Vec<_> = found.iter().map(|f| f.rel.as_str()).collect();
+        kept.sort();
+        assert_eq!(kept, ["a.md", "docs/keep.md", "src/main.rs"], "what the patterns name is left out, and a `!` keeps a path back");
+        let (all, _) = walk(dir.path(), 1024, &[]);
+        assert_eq!(all.len(), 6, "without patterns every file is mirrored");
+    }
+
+    #[test]
+    fn a_pattern_that_is_not_one_is_refused_naming_it() {
+        let e = check_exclude(&["src/{a,b".into()]).unwrap_err();
+        assert_eq!(e.code(), "invalid_exclude");
+        assert_eq!(e.body().params.get("pattern").map(String::as_str), Some("src/{a,b"), "the user is told which line to fix");
+        assert!(check_exclude(&vec!["x".to_string(); EXCLUDE_MAX_PATTERNS + 1]).is_err(), "a list past the limit is refused");
+        assert!(check_exclude(&["y".repeat(EXCLUDE_MAX_CHARS + 1)]).is_err(), "a pattern past the limit is refused");
     }
 
     #[tokio::test]
