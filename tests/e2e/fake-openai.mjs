@@ -84,6 +84,8 @@ export async function startFakeOpenAi({ model: listed = MODEL, pieceDelayMs = 12
   const requests = [];
   const extractions = [];
   const titles = [];
+  /** What the next title requests answer, in order (an empty answer once they run out). */
+  const titleAnswers = [];
   /** The tool calls made, in order: `{ id, name, arguments }` (arguments as sent, a JSON string). */
   const toolCalls = [];
   const server = http.createServer((req, res) => {
@@ -107,12 +109,13 @@ export async function startFakeOpenAi({ model: listed = MODEL, pieceDelayMs = 12
         }
         // Maru's background memory extraction (the chat, then its task: the template's first words) is answered with an
         // empty list and kept apart, so that turn assertions count only the turns' requests.
-        // A chat's title, asked after its first exchange: an empty answer (the first message's title
-        // stays, which the tests read), kept apart the same way.
+        // A chat's title, asked after its first exchange or from the chat's menu: `titleAnswers`,
+        // else an empty answer (the first message's title stays, which the tests read), kept apart the same way.
         if (textOf(parsed.messages?.at(-1) ?? {}).startsWith('Write a title for this conversation')) {
           titles.push(parsed);
           res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-          res.write(`data: ${JSON.stringify({ id: 'title', object: 'chat.completion.chunk', created: 0, model: listed, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'stop' }] })}\n\n`);
+          const content = titleAnswers.shift() ?? '';
+          res.write(`data: ${JSON.stringify({ id: 'title', object: 'chat.completion.chunk', created: 0, model: listed, choices: [{ index: 0, delta: { content }, finish_reason: 'stop' }] })}\n\n`);
           res.end('data: [DONE]\n\n');
           return;
         }
@@ -184,6 +187,7 @@ export async function startFakeOpenAi({ model: listed = MODEL, pieceDelayMs = 12
     requests,
     extractions,
     titles,
+    titleAnswers,
     toolCalls,
     close: () => new Promise((resolve) => {
       server.closeAllConnections?.();

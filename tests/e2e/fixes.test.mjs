@@ -1,7 +1,7 @@
 // Browser end-to-end: smaller things a user notices. A project's chat count follows new chats
 // without a reload (and its delete dialog says how many move); sending with no model server
 // keeps the chat and the message, says what is wrong and offers the settings; the chat menu
-// stays inside a narrow window.
+// stays inside a narrow window; a title the model could not write is asked for again from it.
 //
 // Env: as chat.test.mjs.
 
@@ -71,6 +71,31 @@ test('project counts, sending with no model server, the chat menu in a narrow wi
     await confirm.getByText('Its 2 chats move to the Default project').waitFor();
     await confirm.getByRole('button', { name: 'Cancel' }).click();
     await confirm.waitFor({ state: 'detached' });
+  });
+
+  await step('a title the model could not write is asked for again from the chat menu, and Undo takes it back', async () => {
+    const chat = page.locator('[data-testid=session].active');
+    const before = await page.getByTestId('chat-title').innerText();
+    // Each of Temp's two chats asked for its title after its first exchange (answered empty).
+    for (let i = 0; fake.titles.length < 2; i++) {
+      assert.ok(i < 100, `the two chats' own title requests come within 10 s (${fake.titles.length} came)`);
+      await sleep(100);
+    }
+    const asked = fake.titles.length;
+    fake.titleAnswers.push('"Second chat, renamed by the model."');
+    await page.getByTestId('chat-menu').click();
+    await page.getByRole('menuitem', { name: 'New title from the model' }).click();
+    await page.getByTestId('chat-title').filter({ hasText: 'Second chat, renamed by the model' }).waitFor();
+    await chat.filter({ hasText: 'Second chat, renamed by the model' }).waitFor();
+    assert.equal(fake.titles.length, asked + 1, 'the model was asked once');
+    assert.match(JSON.stringify(fake.titles.at(-1).messages), /Second chat in Temp/, 'the model read the conversation to name it');
+    await page.locator('.toast', { hasText: 'New title: Second chat, renamed by the model' }).getByRole('button', { name: 'Undo' }).click();
+    await page.getByTestId('chat-title').filter({ hasText: before }).waitFor();
+    // An answer that is no title says so and changes nothing.
+    await page.getByTestId('chat-menu').click();
+    await page.getByRole('menuitem', { name: 'New title from the model' }).click();
+    await page.locator('.toast', { hasText: 'which is no title' }).waitFor();
+    assert.equal(await page.getByTestId('chat-title').innerText(), before, 'the title is unchanged');
   });
 
   await step('the chat menu stays inside a narrow window', async () => {

@@ -8,6 +8,8 @@ import type { ModelInfo, Project, Session } from '../src/backend/types';
 import { ApiError } from '../src/backend/backend';
 import { setLanguage } from '../src/lib/i18n';
 import { mountChat } from '../src/views/chat';
+// The menu's code is loaded at the picker's first opening: loaded here first, so a click opens it at once.
+import '../src/views/modelMenu';
 import { appInProject, connection, connectionRoutes, unreachableServer } from './fakeBackend';
 
 const PROJECT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], session_count: 1, created_at: 0, updated_at: 0 };

@@ -226,7 +226,7 @@ describe('the paths a project leaves out of its folder', () => {
     expect(patches().length, 'leaving the field saves at once').toBe(1);
     const problem = q('folder-exclude-error')!;
     expect(problem.hidden, 'the refusal is shown beside the field').toBe(false);
-    expect(problem.textContent, 'in Korean, naming the line to fix').toContain('“src/{a,b”은(는) 경로 패턴이 아닙니다');
+    expect(problem.textContent, 'in Korean, naming the line to fix').toContain('“src/{a,b” 줄은 저장할 수 없습니다');
     expect(field.value, 'what the user typed stays, to be fixed').toBe('vendor/\nsrc/{a,b');
     expect(app.sessions.entry(2)?.project.exclude, 'the saved patterns are unchanged').toEqual(['vendor/']);
   });

@@ -393,6 +393,9 @@ async fn every_answer_matches_the_document() {
     let temporary = c.ok(M::POST, "/api/sessions", Some(json!({ "temporary": true }))).await;
     let kept = c.ok(M::POST, &format!("/api/sessions/{}/keep", temporary["id"]), None).await;
     assert_eq!(kept["temporary"], false, "{kept}");
+    fake.push_title(Reply::text(["Arithmetic"]));
+    let titled = c.ok(M::POST, &format!("/api/sessions/{sess}/title"), None).await;
+    assert_eq!(titled["title"], "Arithmetic", "{titled}");
     let first_user = page["messages"].as_array().unwrap().iter().rfind(|m| m["role"] == "user").unwrap()["id"].clone();
     fake.push(Reply::text(["Hello again"]).with_usage(100, 2, None));
     c.turn(M::POST, &format!("/api/messages/{first_user}/resend"), Some(json!({ "content": "hello" }))).await;

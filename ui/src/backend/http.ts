@@ -92,6 +92,8 @@ export function httpBackend(opts: HttpBackendOptions) {
     chooseVersion: (messageId: number) => ok(api.POST('/api/messages/{id}/choose', byId(messageId))),
     /** Keeps a temporary chat: listed, searched, titled and remembered from now on. */
     keepSession: (sessionId: number) => ok(api.POST('/api/sessions/{id}/keep', byId(sessionId))),
+    /** A new title by the model for the chat (it replaces any title). */
+    regenerateTitle: (sessionId: number) => ok(api.POST('/api/sessions/{id}/title', byId(sessionId))),
     /** A new chat in the same project from this message: it and those it follows (their versions
      *  on its way only), with the chat's preset and model; the original is unchanged. */
     forkMessage: (messageId: number) => ok(api.POST('/api/messages/{id}/fork', byId(messageId))),

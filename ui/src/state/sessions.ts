@@ -308,6 +308,17 @@ export class SessionsState {
     });
   }
 
+  /** Asks the model for a new title, saying it is asking; the new title can be undone. */
+  async regenerateTitle(id: number): Promise<void> {
+    const before = this.findSession(id)?.title ?? '';
+    const asking = notify(t('titleAsking'), 'info', { ms: 120_000 });
+    await this.app.attempt(async () => {
+      const s = await this.app.backend.regenerateTitle(id).finally(() => asking.close());
+      this.sessionChanged(s);
+      notify(t('titleNew', { title: s.title }), 'info', { action: { label: t('undo'), run: () => void this.renameSession(id, before) } });
+    });
+  }
+
   async moveSession(id: number, projectId: number): Promise<void> {
     const app = this.app;
     const before = this.findSession(id);

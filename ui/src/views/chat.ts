@@ -2,6 +2,7 @@
 // with the reply being written, and the composer. Files dropped anywhere on it are attached.
 
 import type { App } from '../app';
+import type { Session } from '../backend/types';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { t } from '../lib/i18n';
 import { isMac } from '../lib/shortcuts';
@@ -10,7 +11,6 @@ import { mountComposer } from './composer';
 import { mountDropZone } from './files';
 import { showMenu, type MenuItem } from './menu';
 import { MessageList } from './messageList';
-import { chatModelItems, chatModelLabel, type ChatModel } from './modelMenu';
 import { openSettingsDialog } from './settingsLink';
 import { pendingBadge, renameSession, sessionMenu, sessionTitle } from './sidebar';
 import { temporaryControl } from './temporary';
@@ -47,6 +47,21 @@ function presetControl(app: App, presetValue: string): HTMLElement {
   );
 }
 
+/** A chat's model as the picker reads it: a saved chat's, or what a new chat will get. */
+export type ChatModel = Pick<Session, 'connection_id' | 'model'>;
+
+/** What the header says of a chat's model: its name and, off the default server, the server's;
+ *  `whole`: both in one phrase, for the tooltip. */
+function chatModelLabel(app: App, s: ChatModel): { model: string; server: string | null; whole: string } {
+  const conn = app.servers.chatConnection(s);
+  const onDefault = s.connection_id === null || !!conn?.is_default;
+  const server = onDefault || !conn ? null : conn.name;
+  // No model of its own: its server's default (the global setting on the default server).
+  const model = s.model ?? (onDefault ? app.config.settings?.model || t('modelServerFirst') : t('serverFirstModel'));
+  const whole = server === null ? model : s.model ? t('modelOnServer', { model, server }) : t('firstModelOf', { server });
+  return { model, server, whole };
+}
+
 /**
  * The chat's server and model: a button naming both, and a menu to search and choose among every
  * server's models, grouped by server (see modelMenu.ts). Each server's list comes in as it
@@ -58,15 +73,18 @@ function modelControl(app: App, s: ChatModel): HTMLElement {
   const several = app.servers.connections.filter((c) => c.enabled).length > 1;
   const server = label.server ?? (several ? app.servers.chatConnection(s)?.name ?? null : null);
   const summary = t('modelIs', { model: label.whole });
-  const menu = () => chatModelItems(app, s, () => openSettingsDialog(app, 'server'));
-  const open = (e: Event) => {
-    const shown = showMenu(e.currentTarget as HTMLElement, menu(), t('chatModel'), { search: t('modelSearch') });
+  // The menu's code is loaded at its first opening: the entry script carries only the button.
+  const open = async (e: Event) => {
+    const anchor = e.currentTarget as HTMLElement;
+    const { chatModelItems } = await import('./modelMenu');
+    const menu = () => chatModelItems(app, s, () => openSettingsDialog(app, 'server'));
+    const shown = showMenu(anchor, menu(), t('chatModel'), { search: t('modelSearch') });
     const off = app.on('servers', () => (shown.open ? shown.update(menu()) : off()));
     void app.servers.loadModelLists();
   };
   return h('button', {
     class: 'btn model-btn', type: 'button', 'data-testid': 'chat-model-picker', 'aria-haspopup': 'menu',
-    'aria-label': summary, title: summary, onClick: open,
+    'aria-label': summary, title: summary, onClick: (e: Event) => void open(e),
   },
     icon('cpu'),
     h('span', { class: 'setup-text' },

@@ -9,23 +9,8 @@ import { t } from '../lib/i18n';
 import type { MenuItem } from './menu';
 import { modelsProblem } from './modelsProblem';
 
-/** What the header says of a chat's model: its name and, off the default server, the server's;
- *  `whole`: both in one phrase, for the tooltip. */
-/** A chat's model as the picker reads it: a saved chat's, or what a new chat will get. */
-export type ChatModel = Pick<Session, 'connection_id' | 'model'>;
-
-export function chatModelLabel(app: App, s: ChatModel): { model: string; server: string | null; whole: string } {
-  const conn = app.servers.chatConnection(s);
-  const onDefault = s.connection_id === null || !!conn?.is_default;
-  const server = onDefault || !conn ? null : conn.name;
-  // No model of its own: its server's default (the global setting on the default server).
-  const model = s.model ?? (onDefault ? app.config.settings?.model || t('modelServerFirst') : t('serverFirstModel'));
-  const whole = server === null ? model : s.model ? t('modelOnServer', { model, server }) : t('firstModelOf', { server });
-  return { model, server, whole };
-}
-
 /** The model part of the chat's preset-and-model menu. */
-export function chatModelItems(app: App, s: ChatModel, openServers: () => void): MenuItem[] {
+export function chatModelItems(app: App, s: Pick<Session, 'connection_id' | 'model'>, openServers: () => void): MenuItem[] {
   const global = app.config.settings?.model || t('modelServerFirst');
   const current = app.servers.chatConnection(s);
   const items: MenuItem[] = [

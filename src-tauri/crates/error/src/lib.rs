@@ -127,6 +127,8 @@ codes! {
         UnknownSkill = "unknown_skill",
         InvalidTimeout = "invalid_timeout",
         InvalidTitle = "invalid_title",
+        NothingToTitle = "nothing_to_title",
+        TitleUnusable = "title_unusable",
         InvalidTopP = "invalid_top_p",
         InvalidUpload = "invalid_upload",
         MemoryOff = "memory_off",

@@ -56,6 +56,7 @@ pub(super) fn documented() -> (Router<Arc<App>>, utoipa::openapi::OpenApi) {
         .routes(routes!(list_sessions, create_session))
         .routes(routes!(get_session, update_session, delete_session))
         .routes(routes!(keep_session))
+        .routes(routes!(regenerate_title))
         .routes(routes!(list_messages))
         .routes(routes!(edit_message, delete_message))
         .routes(routes!(choose_version))
@@ -281,6 +282,19 @@ async fn update_session(State(app): AppState, Id(id): Id, Json(p): Json<SessionP
 ))]
 async fn keep_session(State(app): AppState, Id(id): Id) -> Reply<Session> {
     Ok(axum::Json(api::keep_session(&app, id).await?))
+}
+
+/// A new title by the model: the chat's first and newest messages with the title task (the
+/// chat's menu offers it when a title did not come out well). It replaces any title.
+#[utoipa::path(post, path = "/api/sessions/{id}/title", tag = "sessions", params(Id), responses(
+    (status = 200, description = "The chat with the model's new title", body = Session),
+    (status = 400, description = "`invalid_id`", body = ErrorBody),
+    (status = 404, description = "`not_found`", body = ErrorBody),
+    (status = 409, description = "`nothing_to_title`: the chat has no message yet; `title_unusable`: the model's answer was no title (`answer`)", body = ErrorBody),
+    (status = 502, description = "The model server failed (`model_server.*`)", body = ErrorBody),
+))]
+async fn regenerate_title(State(app): AppState, Id(id): Id) -> Reply<Session> {
+    Ok(axum::Json(api::regenerate_title(&app, id).await?))
 }
 
 /// Delete with its messages (a reply being written is stopped first)

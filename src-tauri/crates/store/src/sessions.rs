@@ -97,6 +97,16 @@ pub fn set_model_title(conn: &Connection, id: i64, title: &str) -> Result<bool> 
     Ok(n == 1)
 }
 
+/// A title the model wrote because the user asked for one again: it replaces any title.
+pub fn set_title_by_model(conn: &Connection, id: i64, title: &str) -> Result<Session> {
+    let title = super::text::as_one_line(title, TITLE_MAX_CHARS);
+    let n = conn.execute("UPDATE sessions SET title = ?2, title_by = 'model' WHERE id = ?1", params![id, title])?;
+    if n == 0 {
+        return Err(Error::NotFound { what: "session", id });
+    }
+    get(conn, id)
+}
+
 pub fn set_preset(conn: &Connection, id: i64, preset: Option<&str>) -> Result<Session> {
     let session = get(conn, id)?;
     let at = next_activity(conn, session.project_id)?;

@@ -204,6 +204,13 @@ pub async fn keep_session(app: &App, id: i64) -> Result<Session> {
     app.store.write(move |tx| sessions::keep(tx, id)).await
 }
 
+/// Asks the model again for the chat's title (its menu's "New title"): it replaces the title,
+/// whoever wrote it. See `chat::title::regenerate`.
+#[instrument(skip(app), err(level = Level::WARN))]
+pub async fn regenerate_title(app: &App, id: i64) -> Result<Session> {
+    crate::chat::title::regenerate(app, id).await
+}
+
 /// Deletes a chat. A reply still being written in it is stopped first, and no new one can start
 /// until the delete is done.
 #[instrument(skip(app), err(level = Level::WARN))]

@@ -6,24 +6,68 @@
 use futures_util::StreamExt;
 
 use crate::app::App;
-use crate::error::Result;
+use crate::error::{Code, Error, Result};
 use crate::llm::{ChatMessage, ChatRequest, Delta};
-use crate::store::sessions;
+use crate::store::messages::{self, Role};
+use crate::store::sessions::{self, Session};
 
 const MAX_CHARS: usize = 60;
+/// The conversation a title asked for again is read from: its first message and the newest,
+/// up to this many characters (a title names the subject; the middle of a long chat adds cost).
+const REGENERATE_CHARS: usize = 8_000;
 
 /// Asks the model for a title when the chat still has the first message's; `chat` is the turn's
 /// last request with its answer. Asked once: an unusable answer leaves the first message's title
 /// for good (a server that could not be reached is asked again after the next turn).
-pub async fn by_model(app: &App, session_id: i64, mut chat: ChatRequest) -> Result<()> {
+pub async fn by_model(app: &App, session_id: i64, chat: ChatRequest) -> Result<()> {
     if !app.store.read(move |c| sessions::wants_model_title(c, session_id)).await? {
         return Ok(());
     }
+    let answer = ask(app, session_id, chat, 0.2).await?;
+    let Some(title) = clean(&answer) else {
+        tracing::info!(session_id, "the model's title was unusable; the first message's stays");
+        return app.store.write(move |tx| sessions::settle_title(tx, session_id)).await;
+    };
+    app.store.write(move |tx| sessions::set_model_title(tx, session_id, &title)).await?;
+    Ok(())
+}
+
+/// Asks the model again for the chat's title, when the user chooses it from the chat's menu (a
+/// title the model could not write, or one that no longer fits): it replaces any title, the
+/// user's too, since the user asked. The request is the conversation's text, its first message
+/// and the newest within `REGENERATE_CHARS`, and the title task, warmer than the first time so
+/// that asking again can give another title. An answer that is no title changes nothing and says so.
+pub async fn regenerate(app: &App, session_id: i64) -> Result<Session> {
+    let (session, history) = app.store.read(move |c| Ok((sessions::get(c, session_id)?, messages::history(c, session_id)?))).await?;
+    let said: Vec<(Role, &str)> = history
+        .iter()
+        .filter(|m| matches!(m.role, Role::User | Role::Assistant) && !m.content.trim().is_empty())
+        .map(|m| (m.role, m.content.as_str()))
+        .collect();
+    if !said.iter().any(|(role, _)| *role == Role::User) {
+        return Err(Error::conflict(Code::NothingToTitle, "the chat has no message yet to name it by"));
+    }
+    let settings = app.store.read(move |c| crate::store::settings::for_session(c, session_id)).await?;
+    let chat = ChatRequest::new(settings.model.clone(), conversation(&said, REGENERATE_CHARS));
+    let answer = ask(app, session_id, chat, 0.7).await?;
+    let Some(title) = clean(&answer) else {
+        return Err(Error::conflict(
+            Code::TitleUnusable,
+            format!("the model answered {:?}, which is no title; try again, or rename the chat", cut(&answer, 80)),
+        )
+        .with("answer", cut(&answer, 80)));
+    };
+    tracing::info!(session_id, was = %session.title, "the chat's title was written again by the model");
+    app.store.write(move |tx| sessions::set_title_by_model(tx, session_id, &title)).await
+}
+
+/// The chat's own request with the title task as one more message, answered in a few tokens.
+async fn ask(app: &App, session_id: i64, mut chat: ChatRequest, temperature: f32) -> Result<String> {
     let settings = app.store.read(move |c| crate::store::settings::for_session(c, session_id)).await?;
     let client = app.llm_client(&settings);
     chat.messages.push(ChatMessage::user(app.templates.render("title", &serde_json::json!({}))?.trim_end()));
     chat.max_tokens = Some(24);
-    chat.temperature = Some(0.2);
+    chat.temperature = Some(temperature);
     chat.tool_choice = None;
     let mut answer = String::new();
     let mut stream = client.stream_chat(&chat, Default::default()).await?;
@@ -32,12 +76,31 @@ pub async fn by_model(app: &App, session_id: i64, mut chat: ChatRequest) -> Resu
             answer.push_str(&t);
         }
     }
-    let Some(title) = clean(&answer) else {
-        tracing::info!(session_id, "the model's title was unusable; the first message's stays");
-        return app.store.write(move |tx| sessions::settle_title(tx, session_id)).await;
-    };
-    app.store.write(move |tx| sessions::set_model_title(tx, session_id, &title)).await?;
-    Ok(())
+    Ok(answer)
+}
+
+/// The messages a title is asked from: the first and then the newest that fit in `chars`, in
+/// their order, each cut to what is left.
+fn conversation(said: &[(Role, &str)], chars: usize) -> Vec<ChatMessage> {
+    let Some(((first_role, first), rest)) = said.split_first() else { return vec![] };
+    let mut left = chars.saturating_sub(first.chars().count().min(chars / 2));
+    let mut newest = vec![];
+    for (role, text) in rest.iter().rev() {
+        if left == 0 {
+            break;
+        }
+        let text = cut(text, left);
+        left = left.saturating_sub(text.chars().count());
+        newest.push((*role, text));
+    }
+    std::iter::once((*first_role, cut(first, chars / 2)))
+        .chain(newest.into_iter().rev())
+        .map(|(role, text)| if role == Role::User { ChatMessage::user(text) } else { ChatMessage::assistant(text) })
+        .collect()
+}
+
+fn cut(text: &str, chars: usize) -> String {
+    text.chars().take(chars).collect()
 }
 
 /// The model's answer as a title: its first line without quotes, marks or a final stop; `None`
@@ -66,7 +129,7 @@ pub fn from_first_message(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{clean, from_first_message};
+    use super::{clean, conversation, from_first_message, Role};
 
     #[test]
     fn a_models_title_is_cleaned_or_left_out() {
@@ -74,6 +137,24 @@ mod tests {
         assert_eq!(clean("Title: **부산 가족 여행 계획**").as_deref(), Some("부산 가족 여행 계획"));
         assert_eq!(clean("  \n"), None, "an empty answer keeps the first message's title");
         assert_eq!(clean(&"word ".repeat(40)), None, "a paragraph is not a title");
+    }
+
+    #[test]
+    fn a_long_chat_is_asked_from_its_first_message_and_its_newest() {
+        let long = "x".repeat(5_000);
+        let said = [
+            (Role::User, "Plan the trip to Jeju"),
+            (Role::Assistant, long.as_str()),
+            (Role::User, "And the ferry?"),
+            (Role::Assistant, "Book it early."),
+        ];
+        let asked = conversation(&said, 300);
+        let texts: Vec<String> =
+            asked.iter().map(|m| serde_json::to_value(m).unwrap()["content"].as_str().unwrap_or_default().to_string()).collect();
+        assert_eq!(texts[0], "Plan the trip to Jeju", "the first message names the subject: it is always asked from");
+        assert_eq!(&texts[texts.len() - 2..], ["And the ferry?", "Book it early."], "the newest messages follow, in order");
+        assert!(texts.iter().map(|t| t.chars().count()).sum::<usize>() <= 300, "the request stays within its budget: {texts:?}");
+        assert!(conversation(&[], 300).is_empty());
     }
 
     #[test]

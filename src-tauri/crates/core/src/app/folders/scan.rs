@@ -61,15 +61,17 @@ pub fn check_exclude(raw: &[String]) -> Result<Vec<String>> {
         return Err(Error::invalid(
             Code::InvalidExclude,
             format!("at most {EXCLUDE_MAX_PATTERNS} patterns can leave paths out ({} given)", patterns.len()),
-        ));
+        )
+        .with("pattern", &patterns[EXCLUDE_MAX_PATTERNS]));
     }
     for p in &patterns {
         if p.chars().count() > EXCLUDE_MAX_CHARS {
-            let start: String = p.chars().take(40).collect();
+            let start: String = p.chars().take(40).chain(['…']).collect();
             return Err(Error::invalid(
                 Code::InvalidExclude,
-                format!("the pattern {start:?}… is longer than {EXCLUDE_MAX_CHARS} characters"),
-            ));
+                format!("the pattern {start:?} is longer than {EXCLUDE_MAX_CHARS} characters"),
+            )
+            .with("pattern", start));
         }
         let mut one = ignore::gitignore::GitignoreBuilder::new("/");
         if let Err(e) = one.add_line(None, p).and_then(|b| b.build().map(|_| ())) {
