@@ -326,6 +326,41 @@ test('the desktop window: Default listed, a streamed reply, stop, move, tool cal
     assert.equal(await wd.text(await wd.waitFor('[data-testid=chat-server]')), 'Second', 'after the reply the header still names the server that answered');
   });
 
+  await t.test("a project's settings in the window: the system's folder picker offered, a folder linked, its files as a tree, paths left out", async () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'maru-window-folder-'));
+    const write = (rel, text) => {
+      fs.mkdirSync(path.dirname(path.join(folder, rel)), { recursive: true });
+      fs.writeFileSync(path.join(folder, rel), text);
+    };
+    write('AGENTS.md', 'Answer in short sentences.\n');
+    for (let i = 0; i < 5; i++) write(`src/module${i}.ts`, `export const m${i} = ${i};\n`);
+    for (let i = 0; i < 3; i++) write(`vendor/lib${i}.js`, `var v${i} = ${i};\n`);
+    try {
+      // The project's menu button shows on hover; a click through the page is what a pointer does.
+      await wd.exec(`[...document.querySelectorAll('[data-testid=project]')].find((e) => e.textContent.includes('Trips'))
+        .querySelector('[data-testid=project-menu]').click()`);
+      await wd.click(await wd.waitFor('[role=menuitem]', { text: 'Settings…', why: "the project's menu offers its settings" }));
+      await wd.waitFor('dialog[open] [data-testid=project-settings]', { why: "the project's settings open" });
+      await wd.waitFor('dialog[open] [data-testid=folder-choose]', { text: 'Choose', why: "the window offers the system's folder picker, which a browser has not" });
+      await wd.type(await wd.waitFor('dialog[open] [data-testid=folder-input]'), folder);
+      await clickFresh('dialog[open] [data-testid=folder-link]', 'Link');
+      await wd.waitFor('dialog[open] [data-testid=folder-current]', { text: folder, why: 'the folder is linked' });
+      await wd.waitFor('dialog[open] [data-testid=folder-sync][data-state=done]', { timeout: 30_000, why: 'the sync says when it is done' });
+      await wd.waitFor('dialog[open] [data-testid=tree-summary]', { text: '8 files', why: 'the tree counts the folder\'s files (AGENTS.md is the instructions, not a file)' });
+      await wd.waitFor('dialog[open] [data-testid=instruction-sent]', { why: "the folder's AGENTS.md is listed as sent to the model" });
+      await wd.type(await wd.waitFor('dialog[open] [data-testid=folder-exclude]'), 'vendor/');
+      await wd.waitFor('dialog[open] [data-testid=folder-exclude-said]', { text: '1 pattern', why: 'the pattern saves itself after a pause' });
+      await wd.waitFor('dialog[open] [data-testid=tree-summary]', { text: '5 files', timeout: 30_000, why: 'the vendored files leave the project' });
+      const trips = (await backend('listProjects()')).find((p) => p.name === 'Trips');
+      assert.deepEqual([trips.folder, trips.exclude], [fs.realpathSync(folder), ['vendor/']], 'the core keeps the folder and the pattern');
+      fs.writeFileSync(path.join(out, 'project-settings-window.png'), await wd.windowShot());
+      await clickFresh('dialog[open] [data-testid=project-done]', 'Done');
+      await gone('dialog[open]', { timeout: 5000, why: 'the settings close' });
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   await t.test('a second launch on the same data folder hands over to the open window', async () => {
     const second = spawn(BIN, ['--data-dir', data], { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
     let err = '';
