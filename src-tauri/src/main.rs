@@ -267,7 +267,7 @@ fn serve_mcp(data_dir: &std::path::Path) -> maru::error::Result<()> {
 fn print_prompt(data_dir: &std::path::Path, session: i64, json: bool) -> maru::error::Result<()> {
     maru::runtime().expect("tokio runtime").block_on(async {
         let app = App::open(data_dir)?;
-        let view = maru::api::chat::context(&app, session).await?;
+        let view = maru::api::context::context(&app, session).await?;
         if json {
             println!("{}", serde_json::to_string_pretty(&view).map_err(anyhow::Error::from)?);
         } else {

@@ -13,8 +13,10 @@ use utoipa_axum::routes;
 
 use super::extract::{Id, Json, Multipart, Query};
 use crate::api::attachments::{AttachmentScope, UploadForm};
-use crate::api::chat::{ContextView, DeletedPreset, InstructionFiles, NewTurn, PresetView, Stopped};
+use crate::api::chat::{NewTurn, Stopped};
 use crate::api::connections::{ConnectionView, ModelsQuery};
+use crate::api::context::{ContextView, InstructionFiles};
+use crate::api::presets::{DeletedPreset, PresetView};
 use crate::api::skills::SkillView;
 use crate::api::tool_servers::{Answered, Approve, CommandLineText, ImportPreview, McpConfigText, McpImport, ToolServerView};
 use crate::api::{self, Deleted, Health, MessageEdit, MessageQuery, SessionQuery};
@@ -477,7 +479,7 @@ async fn stop(State(app): AppState, Id(id): Id) -> Reply<Stopped> {
     (status = 404, description = "`not_found`", body = ErrorBody),
 ))]
 async fn context(State(app): AppState, Id(id): Id) -> Reply<ContextView> {
-    Ok(axum::Json(api::chat::context(&app, id).await?))
+    Ok(axum::Json(api::context::context(&app, id).await?))
 }
 
 /// Compact now: summarise everything but the last turn
@@ -593,7 +595,7 @@ async fn delete_memory(State(app): AppState, Id(id): Id) -> Reply<Deleted> {
 /// Built-in and user presets
 #[utoipa::path(get, path = "/api/presets", tag = "presets", responses((status = 200, description = "Built-in presets first, then the user's", body = Vec<PresetView>)))]
 async fn list_presets(State(app): AppState) -> Reply<Vec<PresetView>> {
-    Ok(axum::Json(api::chat::list_presets(&app).await?))
+    Ok(axum::Json(api::presets::list_presets(&app).await?))
 }
 
 /// Create a preset
@@ -603,7 +605,7 @@ async fn list_presets(State(app): AppState) -> Reply<Vec<PresetView>> {
     (status = 409, description = "`name_taken`", body = ErrorBody),
 ))]
 async fn create_preset(State(app): AppState, Json(new): Json<NewPreset>) -> Reply<PresetView> {
-    Ok(axum::Json(api::chat::create_preset(&app, new).await?))
+    Ok(axum::Json(api::presets::create_preset(&app, new).await?))
 }
 
 /// Edit a user preset
@@ -614,7 +616,7 @@ async fn create_preset(State(app): AppState, Json(new): Json<NewPreset>) -> Repl
     (status = 409, description = "`name_taken`", body = ErrorBody),
 ))]
 async fn update_preset(State(app): AppState, Id(id): Id, Json(p): Json<PresetPatch>) -> Reply<PresetView> {
-    Ok(axum::Json(api::chat::update_preset(&app, id, p).await?))
+    Ok(axum::Json(api::presets::update_preset(&app, id, p).await?))
 }
 
 /// Delete a user preset; sessions using it go back to the base prompt
@@ -624,7 +626,7 @@ async fn update_preset(State(app): AppState, Id(id): Id, Json(p): Json<PresetPat
     (status = 404, description = "`not_found`", body = ErrorBody),
 ))]
 async fn delete_preset(State(app): AppState, Id(id): Id) -> Reply<DeletedPreset> {
-    Ok(axum::Json(api::chat::delete_preset(&app, id).await?))
+    Ok(axum::Json(api::presets::delete_preset(&app, id).await?))
 }
 
 // ---- skills
@@ -872,13 +874,13 @@ async fn list_models(State(app): AppState, Query(q): Query<ModelsQuery>) -> Repl
 /// Model servers answering on the usual local ports (8000, 8080, 11434, 1234)
 #[utoipa::path(get, path = "/api/servers", tag = "model server", responses((status = 200, description = "The servers found (none is not an error)", body = Vec<FoundServer>)))]
 async fn probe_servers() -> Reply<Vec<FoundServer>> {
-    Ok(axum::Json(api::chat::probe_servers().await?))
+    Ok(axum::Json(api::demo::probe_servers().await?))
 }
 
 /// The demo model: whether it can run on this machine, and its address while it runs
 #[utoipa::path(get, path = "/api/demo", tag = "model server", responses((status = 200, description = "The demo model's state", body = DemoModel)))]
 async fn demo_model(State(app): AppState) -> Reply<DemoModel> {
-    Ok(axum::Json(api::chat::demo_model(&app).await?))
+    Ok(axum::Json(api::demo::demo_model(&app).await?))
 }
 
 /// Starts the demo model (a tiny SmolLM2 on llama.cpp's server) and answers once it answers
@@ -888,7 +890,7 @@ async fn demo_model(State(app): AppState) -> Reply<DemoModel> {
     (status = 502, description = "`model_server.demo_failed`: it did not start", body = ErrorBody),
 ))]
 async fn start_demo_model(State(app): AppState) -> Reply<DemoModel> {
-    Ok(axum::Json(api::chat::start_demo_model(&app).await?))
+    Ok(axum::Json(api::demo::start_demo_model(&app).await?))
 }
 
 // ---- attachments
@@ -966,12 +968,12 @@ async fn import_project(State(app): AppState, Multipart(mut form): Multipart) ->
 /// The backup is checked whole first: one that is not a Maru backup, or damaged, changes nothing.
 /// After the answer Maru closes as on quit (replies being written stop and keep their text) and
 /// starts again, on the same address with the same token, on the restored data.
-#[utoipa::path(post, path = "/api/restore", tag = "export", request_body(content = crate::api::export::BackupZip, content_type = "multipart/form-data"), responses(
-    (status = 200, description = "Restored; Maru restarts now", body = crate::api::export::RestoredBackup),
+#[utoipa::path(post, path = "/api/restore", tag = "export", request_body(content = crate::api::backup::BackupZip, content_type = "multipart/form-data"), responses(
+    (status = 200, description = "Restored; Maru restarts now", body = crate::api::backup::RestoredBackup),
     (status = 400, description = "`invalid_upload`, `not_a_backup`, `backup_damaged`, `unsafe_backup_entry`, `backup_too_large`, `not_enough_space`, `file_too_large`", body = ErrorBody),
     (status = 409, description = "`restore_running`: another restore is under way, or Maru restarts on one", body = ErrorBody),
 ))]
-async fn restore_backup(State(app): AppState, Multipart(mut form): Multipart) -> Reply<crate::api::export::RestoredBackup> {
+async fn restore_backup(State(app): AppState, Multipart(mut form): Multipart) -> Reply<crate::api::backup::RestoredBackup> {
     use std::io::Write;
     let bad = |m: String| crate::error::Error::invalid(Code::InvalidUpload, m);
     let mut spool = None;
@@ -998,7 +1000,7 @@ async fn restore_backup(State(app): AppState, Multipart(mut form): Multipart) ->
         spool = Some(file_spool);
     }
     let spool = spool.ok_or_else(|| bad("send the backup in a part named `file`".into()))?;
-    Ok(axum::Json(api::export::restore_backup(&app, spool).await?))
+    Ok(axum::Json(api::backup::restore_backup(&app, spool).await?))
 }
 
 /// A session's own files, or a project's
@@ -1145,7 +1147,7 @@ async fn export_project(State(app): AppState, Id(id): Id) -> Result<axum::respon
     (status = 200, description = "A zip: a consistent snapshot of maru.db, blobs/, prompts/ and backup.json", content_type = "application/zip", body = Vec<u8>),
 ))]
 async fn backup(State(app): AppState) -> Result<axum::response::Response> {
-    Ok(download(api::export::backup(&app).await?))
+    Ok(download(api::backup::backup(&app).await?))
 }
 
 /// Import a chat Maru exported, or ChatGPT's or Claude's data export

@@ -9,9 +9,13 @@ use serde::{Deserialize, Serialize};
 use tracing::{instrument, Level};
 
 pub mod attachments;
+pub mod backup;
 pub mod chat;
 pub mod connections;
+pub mod context;
+pub mod demo;
 pub mod export;
+pub mod presets;
 pub mod skills;
 pub mod tool_servers;
 
@@ -85,15 +89,15 @@ pub async fn folder_sync(app: &Arc<App>, id: i64) -> Result<crate::app::folders:
 /// imports) as the next request finds them: those sent, most general first, and those found and
 /// not sent, with why. The project's own view shows them; a chat's inspector shows the same list
 /// after section ③'s budget (which may cut or leave out a file that is read here whole).
-pub async fn project_instructions(app: &Arc<App>, id: i64) -> Result<chat::InstructionFiles> {
+pub async fn project_instructions(app: &Arc<App>, id: i64) -> Result<context::InstructionFiles> {
     let project = app.store.read(move |c| projects::get(c, id)).await?;
-    let Some(folder) = project.folder else { return Ok(chat::InstructionFiles::default()) };
+    let Some(folder) = project.folder else { return Ok(context::InstructionFiles::default()) };
     let read = folder.clone();
     // Reads files up the folder's tree (cached by their sizes and times): off the async threads.
     let found = tokio::task::spawn_blocking(move || crate::prompt::instruction_files::KNOWN.get(std::path::Path::new(&read)))
         .await
         .map_err(|e| crate::error::Error::Internal(anyhow::anyhow!("reading the instructions files failed: {e}")))?;
-    Ok(chat::InstructionFiles::from_found(Some(folder), &found))
+    Ok(context::InstructionFiles::from_found(Some(folder), &found))
 }
 
 /// The project that follows `folder`, linked now if none does (`maru serve --folder`): a new
@@ -183,7 +187,7 @@ pub async fn update_session(app: &App, id: i64, patch: SessionPatch) -> Result<S
             let mut session = sessions::update(tx, id, &patch)?;
             if let Some(preset) = &patch.preset {
                 if let Some(key) = preset {
-                    chat::check_preset(tx, &templates, key)?;
+                    presets::check_preset(tx, &templates, key)?;
                 }
                 session = sessions::set_preset(tx, id, preset.as_deref())?;
             }
