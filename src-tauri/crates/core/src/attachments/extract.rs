@@ -292,7 +292,7 @@ async fn pdf_in_thread(path: &std::path::Path, max_chars: usize, pieces: &mpsc::
     let (pages, cut) = match tokio::time::timeout(PDF_TIME_LIMIT, rx).await {
         Err(_) => return Err(pdf_timeout()),
         Ok(Err(_)) | Ok(Ok(Err(_))) => return Err(pdf_reader_failed()),
-        Ok(Ok(Ok(pages))) => pages.map_err(|text| Note::new(ReasonCode::PdfUnreadable, text))?,
+        Ok(Ok(Ok(pages))) => pages?,
     };
     let mut sink = PageSink::new(max_chars);
     for page in &pages {
@@ -312,16 +312,11 @@ async fn pdf_in_thread(path: &std::path::Path, max_chars: usize, pieces: &mpsc::
     Ok(sink.read)
 }
 
-/// The PDF's pages, read in this process: only for `maru extract-pdf` and the thread fallback.
-pub fn pdf_pages_here(bytes: &[u8]) -> Result<Vec<String>, String> {
-    pdf_pages_bounded(bytes, usize::MAX).map(|(pages, _)| pages)
-}
-
 /// The PDF's pages, stopping as soon as `max_chars` characters are read: a page that inflates to
 /// gigabytes of text costs only what the limit allows. Returns the pages (every page is counted;
 /// those past the cut are empty) and the page where the text was cut.
-pub fn pdf_pages_bounded(bytes: &[u8], max_chars: usize) -> Result<(Vec<String>, Option<usize>), String> {
-    let unreadable = |e: &dyn std::fmt::Display| format!("the PDF could not be read: {e}");
+pub fn pdf_pages_bounded(bytes: &[u8], max_chars: usize) -> Result<(Vec<String>, Option<usize>), Note> {
+    let unreadable = |e: &dyn std::fmt::Display| Note::new(ReasonCode::PdfUnreadable, format!("the PDF could not be read: {e}"));
     let mut doc = pdf_extract::Document::load_mem(bytes).map_err(|e| unreadable(&e))?;
     if doc.is_encrypted() {
         // Encrypted with an empty user password is common and readable; anything else fails here.
@@ -378,13 +373,13 @@ impl pdf_extract::ConvertToFmt for Capped<'_> {
 }
 
 /// What `maru extract-pdf` prints: one line of JSON per page (a string), at most `max_chars`
-/// characters in all, then one line with the outcome.
+/// characters in all, then one line with the outcome (or why the PDF could not be read: the
+/// English and the reason's code).
 pub fn print_pdf_pages(bytes: &[u8], max_chars: usize, out: &mut impl std::io::Write) -> std::io::Result<()> {
-    let pages = std::panic::catch_unwind(|| pdf_pages_bounded(bytes, max_chars))
-        .unwrap_or_else(|_| Err("the PDF reader failed on this file (it may be damaged)".into()));
+    let pages = std::panic::catch_unwind(|| pdf_pages_bounded(bytes, max_chars)).unwrap_or_else(|_| Err(pdf_reader_failed()));
     let (pages, cut_page) = match pages {
         Ok(read) => read,
-        Err(e) => return writeln!(out, "{}", serde_json::json!({ "error": e })),
+        Err(note) => return writeln!(out, "{}", serde_json::json!({ "error": note.text, "reason": note.reason })),
     };
     // Already within the limit: the pages past the cut are empty, so they still count.
     for page in &pages {
@@ -446,7 +441,10 @@ async fn pdf_in_child(
                     }
                 }
                 serde_json::Value::Object(end) => match end.get("error").and_then(|e| e.as_str()) {
-                    Some(e) => return Err(Note::new(ReasonCode::PdfUnreadable, e.to_string())),
+                    Some(e) => {
+                        let reason = end.get("reason").and_then(|r| serde_json::from_value::<Reason>(r.clone()).ok());
+                        return Err(Note { reason: reason.unwrap_or(Reason::new(ReasonCode::PdfUnreadable)), text: e.to_string() });
+                    }
                     None => {
                         if let Some(total) = end.get("done").and_then(|d| d.as_i64()) {
                             sink.read.pages = Some(total);

@@ -7,6 +7,7 @@
 use crate::error::Error;
 use crate::llm::ToolCall;
 use crate::store::messages::{self, Status, CONTENT_MAX_CHARS};
+use crate::tools::approvals::Decision;
 
 /// At most this many rounds of tool calls per turn; the last round lets the model call none.
 pub const MAX_TOOL_ROUNDS: usize = 5;
@@ -141,6 +142,39 @@ pub enum TurnKind {
     /// Answer an edited copy of a user message; the original and what followed it stay as an
     /// earlier version.
     Resend { message_id: i64, content: String },
+}
+
+/// A call of one of the user's tool servers once the user has answered (or was not asked).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Gate {
+    /// Remember that the tool runs without asking from now on.
+    pub allow_always: bool,
+    /// Why the call does not run (the model is told); `None`: it runs.
+    pub skip: Option<Skip>,
+}
+
+/// Why a call of a server's tool does not run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skip {
+    Denied,
+    /// No answer in time, or the turn stopped.
+    NotApproved,
+    /// The server was turned off or removed before the call could run.
+    ServerStopped,
+}
+
+/// The gate of a server's tool call: `answer` is the user's decision, `None` when the tool is
+/// always allowed (nothing was asked); `stopped`: the server was turned off or removed by the
+/// time the answer came. "Always" is remembered even then: the user said so of the tool.
+pub fn gate(answer: Option<Decision>, stopped: bool) -> Gate {
+    let allow_always = answer == Some(Decision::Always);
+    let skip = match answer {
+        Some(Decision::Denied) => Some(Skip::Denied),
+        Some(Decision::TimedOut) => Some(Skip::NotApproved),
+        Some(Decision::ServerStopped) => Some(Skip::ServerStopped),
+        None | Some(Decision::Once | Decision::Always) => stopped.then_some(Skip::ServerStopped),
+    };
+    Gate { allow_always, skip }
 }
 
 /// How the turn ended, when it cannot say so with a stored reply.
@@ -280,6 +314,27 @@ mod tests {
         assert!(
             matches!(t.streamed(overflowed), Step::Request { compact_all: true, .. }),
             "a tool result that overflows the next round is compacted for too"
+        );
+    }
+
+    #[test]
+    fn a_server_tool_runs_only_when_allowed_and_its_server_is_still_there() {
+        let run = Gate { allow_always: false, skip: None };
+        assert_eq!(gate(None, false), run, "an always-allowed tool runs without asking");
+        assert_eq!(gate(Some(Decision::Once), false), run, "Allow once runs it");
+        assert_eq!(gate(Some(Decision::Always), false), Gate { allow_always: true, skip: None }, "Always runs it and is remembered");
+        assert_eq!(gate(Some(Decision::Denied), false).skip, Some(Skip::Denied), "Deny does not run it");
+        assert_eq!(gate(Some(Decision::TimedOut), false).skip, Some(Skip::NotApproved), "no answer does not run it");
+        assert_eq!(gate(Some(Decision::ServerStopped), false).skip, Some(Skip::ServerStopped));
+        assert_eq!(
+            gate(Some(Decision::Once), true).skip,
+            Some(Skip::ServerStopped),
+            "approved just as the server went: it does not start again"
+        );
+        assert_eq!(
+            gate(Some(Decision::Always), true),
+            Gate { allow_always: true, skip: Some(Skip::ServerStopped) },
+            "the user's Always is kept for the tool even when this call cannot run"
         );
     }
 }

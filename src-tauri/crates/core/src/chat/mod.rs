@@ -18,6 +18,7 @@ mod round;
 mod rounds;
 mod server_tools;
 pub mod title;
+mod tool_results;
 mod tool_search;
 pub mod turn;
 pub mod window;

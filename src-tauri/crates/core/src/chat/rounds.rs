@@ -12,15 +12,14 @@ use super::history;
 use super::machine::{Halt, Next, Step, Turn};
 use super::reply::{Ended, Reply};
 use super::round::{image_urls, open_round, Round};
+use super::tool_results;
 use super::tool_search;
 use crate::app::{App, Feed, ToolContext, TurnEvent};
 use crate::llm::{CancellationToken, ChatRequest, ToolCall, ToolSpec};
 use crate::prompt::tokens::Recount;
-use crate::store::messages::{self, NewMessage, Role};
 use crate::store::settings::Settings;
-use crate::store::{sessions, summaries, tool_outputs};
+use crate::store::summaries;
 use crate::tools::servers::Offered;
-use crate::tools::{output, ToolOutcome};
 
 /// A turn that answered: its conversation as the next turn will send it (the last request and
 /// its answer), the recount of the next plan's texts, and its first request as it went out.
@@ -356,51 +355,12 @@ impl<'a> Rounds<'a> {
             let reply = reply.unwrap_or_else(|failed| failed);
             let is_error = reply.did.failed();
             let result = if is_error { format!("error: {}", reply.text) } else { reply.text };
-            let Some((content, outcome)) = self.store_result(call, result, reply.did).await? else {
+            let stored = tool_results::store(self.app, self.session_id, self.settings.tool_output_inline_tokens, call, result, reply.did);
+            let Some((content, outcome)) = stored.await? else {
                 return Err(Halt::ReplyGone);
             };
             self.feed.push(TurnEvent::ToolResult { id: call.id.clone(), name: call.name.clone(), content, is_error, outcome });
         }
         Ok(())
-    }
-
-    /// The result's form is decided here, once: what is stored is what every later request
-    /// sends. What the call did is stored beside it, for the chat to show. `None`: the chat is
-    /// gone.
-    async fn store_result(
-        &self,
-        call: &ToolCall,
-        result: String,
-        did: crate::tools::ToolDid,
-    ) -> Result<Option<(String, ToolOutcome)>, Halt> {
-        let (id, name, templates, session_id) = (call.id.clone(), call.name.clone(), self.app.templates.clone(), self.session_id);
-        let inline_tokens = self.settings.tool_output_inline_tokens;
-        Ok(self
-            .app
-            .store
-            .write(move |tx| {
-                if sessions::get(tx, session_id).is_err() {
-                    return Ok(None);
-                }
-                let decided = output::decide(tx, &templates, session_id, &name, result, inline_tokens)?;
-                let outcome = ToolOutcome { did, kept: decided.kept_output };
-                let m = messages::insert(
-                    tx,
-                    &NewMessage {
-                        session_id,
-                        role: Role::Tool,
-                        content: &decided.sent,
-                        tool_call_id: Some(&id),
-                        tool_name: Some(&name),
-                        tool_outcome: Some(&outcome),
-                        ..Default::default()
-                    },
-                )?;
-                if let Some(kept) = decided.kept {
-                    tool_outputs::attach(tx, kept, m.id)?;
-                }
-                Ok(Some((decided.sent, outcome)))
-            })
-            .await?)
     }
 }

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
+use super::machine::{self, Skip};
 use crate::app::{App, Feed, TurnEvent};
 use crate::llm::{CancellationToken, ToolCall};
 use crate::store::settings::Settings;
@@ -20,6 +21,35 @@ use crate::tools::{refuse, say, ToolDid, ToolFailure, ToolReply};
 
 /// How long a call waits for the user before it is skipped.
 const APPROVAL_WAIT: Duration = Duration::from_secs(600);
+
+/// Asks the user about the call (a card in the reply) and waits for the answer, at most
+/// `APPROVAL_WAIT`; the turn stopping or the server going ends the wait.
+async fn ask(
+    app: &App,
+    offered: &Offered,
+    call: &ToolCall,
+    session_id: i64,
+    cancel: &CancellationToken,
+    stop: &CancellationToken,
+    feed: &Feed,
+) -> Decision {
+    let (approval, answered) = app.approvals.ask(session_id);
+    feed.push(TurnEvent::ApprovalNeeded {
+        approval: approval.clone(),
+        id: call.id.clone(),
+        server: offered.server.clone(),
+        tool: offered.tool.clone(),
+        arguments: call.arguments.clone(),
+    });
+    let decision = tokio::select! {
+        answer = tokio::time::timeout(APPROVAL_WAIT, answered) => answer.ok().and_then(Result::ok).unwrap_or(Decision::TimedOut),
+        () = cancel.cancelled() => Decision::TimedOut,
+        () = stop.cancelled() => Decision::ServerStopped,
+    };
+    app.approvals.forget(&approval);
+    feed.push(TurnEvent::ApprovalDecided { approval, decision });
+    decision
+}
 
 pub async fn call(
     app: &Arc<App>,
@@ -47,38 +77,22 @@ pub async fn call(
     if !server.enabled {
         return Err(stopped());
     }
-    if !server.always_allowed.contains(&offered.tool) {
-        let (approval, answered) = app.approvals.ask(session_id);
-        feed.push(TurnEvent::ApprovalNeeded {
-            approval: approval.clone(),
-            id: call.id.clone(),
-            server: offered.server.clone(),
-            tool: offered.tool.clone(),
-            arguments: call.arguments.clone(),
-        });
-        let decision = tokio::select! {
-            answer = tokio::time::timeout(APPROVAL_WAIT, answered) => answer.ok().and_then(Result::ok).unwrap_or(Decision::TimedOut),
-            () = cancel.cancelled() => Decision::TimedOut,
-            () = stop.cancelled() => Decision::ServerStopped,
-        };
-        app.approvals.forget(&approval);
-        feed.push(TurnEvent::ApprovalDecided { approval, decision });
-        match decision {
-            Decision::Once => {}
-            Decision::Always => {
-                let tool = offered.tool.clone();
-                if let Err(e) = app.store.write(move |tx| tool_servers::always_allow(tx, server_id, &tool)).await {
-                    tracing::warn!(server = %offered.server, "cannot remember the always-allowed tool: {e}");
-                }
-            }
-            Decision::Denied => return Err(ToolReply::new(said("call_denied"), ToolDid::Denied)),
-            Decision::TimedOut => return Err(ToolReply::new(said("approval_timed_out"), ToolDid::NotApproved)),
-            Decision::ServerStopped => return Err(stopped()),
+    let answer = match server.always_allowed.contains(&offered.tool) {
+        true => None,
+        false => Some(ask(app, offered, call, session_id, cancel, &stop, feed).await),
+    };
+    let gate = machine::gate(answer, stop.is_cancelled());
+    if gate.allow_always {
+        let tool = offered.tool.clone();
+        if let Err(e) = app.store.write(move |tx| tool_servers::always_allow(tx, server_id, &tool)).await {
+            tracing::warn!(server = %offered.server, "cannot remember the always-allowed tool: {e}");
         }
     }
-    // Approved just as the server went: it is not started again for this call.
-    if stop.is_cancelled() {
-        return Err(stopped());
+    match gate.skip {
+        None => {}
+        Some(Skip::Denied) => return Err(ToolReply::new(said("call_denied"), ToolDid::Denied)),
+        Some(Skip::NotApproved) => return Err(ToolReply::new(said("approval_timed_out"), ToolDid::NotApproved)),
+        Some(Skip::ServerStopped) => return Err(stopped()),
     }
     let connection = match app.tool_servers.connection(&server).await {
         Ok(c) => c,
