@@ -150,10 +150,18 @@ async fn a_change_to_an_accepted_fact_waits_beside_it_and_never_loses_it() {
             );
             let (_, all) = s.get("/api/memories?status=all").await;
             assert_eq!(all.as_array().unwrap().len(), 1, "the accepted change is not left behind as a second fact: {all}");
+            let elsewhere = s.session(None, "").await;
+            fake.push(Reply::text(["ok"]));
+            s.say(elsewhere, "again").await;
+            let five = memory_section(&fake.last_chat_body().unwrap());
+            assert!(five.contains("- Runs vLLM on a DGX Spark at home."), "the accepted change is in ⑤ of the other chats: {five}");
             fake.push(Reply::text(["ok"]));
             s.say(chat, "again").await;
             let five = memory_section(&fake.last_chat_body().unwrap());
-            assert!(five.contains("- Runs vLLM on a DGX Spark at home."), "the accepted change is in ⑤: {five}");
+            assert!(
+                !five.contains("DGX Spark"),
+                "the chat the change came from holds it in its conversation: ⑤ leaves it out, so its prompt stays as the server cached it: {five}"
+            );
         }
     }
 }

@@ -441,3 +441,57 @@ async fn a_real_embeddings_server_embeds_the_files_and_search_uses_it() {
     let did = serde_json::to_value(&found.did).unwrap();
     assert_eq!(did["ranking"]["meaning"]["status"], "used", "the real server's vectors took part in the ranking: {did}");
 }
+
+/// A new chat's turns 2–10 each reuse what the turn before sent, with its title asked and a fact
+/// learned between every two turns (memory on, facts accepted at once), on llama.cpp's own
+/// settings (its host prompt cache on, `/props` as it answers) with one slot and with four.
+/// The facts are scripted (the tiny model writes none); every other request is llama.cpp's.
+/// Prints each turn's reuse.
+#[tokio::test]
+#[ignore = "needs llama-server: run through make test"]
+async fn a_new_chats_turns_reuse_the_prefix_while_it_learns_facts() {
+    use maru_tests::fake_openai::{FakeOpenAi, Reply};
+    for slots in ["1", "4"] {
+        let llama = LlamaServer::start_with(4096, &["-np", slots]).await.expect("set LLAMA_SERVER and SMOLLM_GGUF");
+        let fake = FakeOpenAi::start().await;
+        fake.forward_to(llama.base_url.clone());
+        let props_url = format!("{}/props", llama.base_url.trim_end_matches("/v1"));
+        fake.set_props(Some(reqwest::get(props_url).await.unwrap().json().await.unwrap()));
+        let s = TestServer::start().await;
+        let settings = json!({
+            "endpoint_url": fake.base_url(), "model": "fake-model", "context_length": 4096, "temperature": 0.0,
+            "max_tokens": 24, "memory_mode": "auto"
+        });
+        assert_eq!(s.patch("/api/settings", settings).await.0, 200);
+        let sess = s.session(None, "").await;
+        let mut turns = vec![];
+        for i in 0..10 {
+            fake.push_extraction(Reply::text([format!("[\"Grows {i} kinds of tomato on the balcony.\"]")]));
+            let events = s.say(sess, &format!("I live in city number {i} and I like tea number {i}. Say hello.")).await;
+            let done = events.iter().find(|e| e.name == "done").unwrap_or_else(|| panic!("turn {i}: {events:?}"));
+            turns.push((
+                done.data["message"]["prompt_tokens"].as_i64().unwrap(),
+                done.data["message"]["cached_tokens"].as_i64().unwrap_or(0),
+            ));
+            maru_tests::eventually_within("the title and the extraction end", 120, || async {
+                fake.extraction_requests().len() > i && !s.app.runs.extracting(sess)
+            })
+            .await;
+        }
+        let (_, facts) = s.get("/api/memories").await;
+        assert!(!facts.as_array().unwrap().is_empty(), "facts were learned between the turns: {facts}");
+        assert_eq!(fake.title_requests().len(), 1, "the title was asked, after the first exchange");
+        for (i, pair) in turns.windows(2).enumerate() {
+            let ratio = pair[1].1 as f64 / pair[0].0 as f64;
+            println!("{slots} slot(s), turn {}: reused {ratio:.3} of the previous turn's prompt ({} of {})", i + 2, pair[1].1, pair[0].0);
+        }
+        for (i, pair) in turns.windows(2).enumerate() {
+            let ratio = pair[1].1 as f64 / pair[0].0 as f64;
+            assert!(
+                ratio >= 0.95,
+                "{slots} slot(s), turn {}: a fact learned in the chat changed its prompt, reuse {ratio:.3}: {turns:?}",
+                i + 2
+            );
+        }
+    }
+}

@@ -31,11 +31,18 @@ const WATCH_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
 #[derive(Clone)]
 pub struct McpServer {
     shared: Shared,
+    /// The tools' names as the app was first told them (at `initialize`): a change from then on
+    /// is told, even one made before the watch below begins.
+    first_shown: Arc<std::sync::Mutex<Option<Vec<String>>>>,
 }
 
 impl McpServer {
     pub fn new(shared: Shared) -> McpServer {
-        McpServer { shared }
+        McpServer { shared, first_shown: Arc::default() }
+    }
+
+    async fn shown_now(&self) -> Option<Vec<String>> {
+        self.shared.list().await.ok().map(|tools| tools.into_iter().map(|t| t.name).collect())
     }
 }
 
@@ -46,19 +53,32 @@ impl ServerHandler for McpServer {
             .with_instructions(self.shared.instructions())
     }
 
+    async fn initialize(
+        &self,
+        request: rmcp::model::InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> std::result::Result<InitializeResult, ErrorData> {
+        *self.first_shown.lock().unwrap_or_else(|e| e.into_inner()) = self.shown_now().await;
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
+    }
+
     /// Tells the app when the user changes what is shared, so it lists the tools again without
     /// being restarted (`notifications/tools/list_changed`), until it disconnects.
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        let (shared, peer) = (self.shared.clone(), context.peer);
+        let (me, peer) = (self.clone(), context.peer);
         tokio::spawn(async move {
-            let names = |tools: Vec<maru_core::sharing::SharedTool>| tools.into_iter().map(|t| t.name).collect::<Vec<_>>();
-            let mut shown = shared.list().await.map(names).unwrap_or_default();
+            let first = me.first_shown.lock().unwrap_or_else(|e| e.into_inner()).take();
+            let mut shown = match first {
+                Some(shown) => shown,
+                None => me.shown_now().await.unwrap_or_default(),
+            };
             loop {
                 tokio::time::sleep(WATCH_EVERY).await;
                 if peer.is_transport_closed() {
                     return;
                 }
-                let Ok(now) = shared.list().await.map(names) else { continue };
+                let Some(now) = me.shown_now().await else { continue };
                 if now != shown {
                     shown = now;
                     if peer.notify_tool_list_changed().await.is_err() {

@@ -87,7 +87,14 @@ pub fn gather(conn: &Connection, templates: &Templates, session_id: i64, today: 
     let project = projects::get(conn, session.project_id)?;
     let settings = settings::load(conn)?;
     let base = resolve_base(conn, templates, session.preset.as_deref())?;
-    let memories = memories::accepted(conn)?.into_iter().map(|m| MemoryInput { content: m.content, pinned: m.pinned }).collect();
+    // A fact this chat taught (its extraction, its `remember`) is in the chat's own conversation:
+    // repeated in ⑤ it would change the system prompt, before the whole history, on the turn
+    // after every fact learned, and the server would read the chat again from the start.
+    let memories = memories::accepted(conn)?
+        .into_iter()
+        .filter(|m| m.source_session_id != Some(session_id))
+        .map(|m| MemoryInput { content: m.content, pinned: m.pinned })
+        .collect();
     Ok(PromptInputs {
         base,
         custom_instructions: settings.custom_instructions,
