@@ -183,7 +183,7 @@ async fn main() {
     let page_refs: Vec<&str> = pages.iter().map(String::as_str).collect();
     let pdf = maru_tests::pdf::with_pages(&page_refs);
     let t = Instant::now();
-    let read = maru::attachments::extract::pdf_pages_here(&pdf).unwrap();
+    let (read, _) = maru::attachments::extract::pdf_pages_bounded(&pdf, usize::MAX).unwrap();
     println!("read a 300-page PDF ({} KB) in {:.1?} ({} pages)", pdf.len() / 1024, t.elapsed(), read.len());
 
     // 4. Chat search over 200,000 messages.
