@@ -13,8 +13,8 @@ import { api, outDir, setUp, sleep, TOKEN } from './harness.mjs';
 
 const WIDTHS = [1280, 1024, 700, 600];
 const CHATS = {
-  en: { project: 'Family plans', title: 'Planning the spring trip to Jeju with the kids', preset: 'Base prompt', menu: ['Rename', 'Move to project…', 'Export as Markdown', 'Export as JSON', 'Delete'] },
-  ko: { project: '가족 일정', title: '아이들과 함께 가는 봄 제주도 여행 계획 세우기', preset: '기본 프롬프트', menu: ['이름 바꾸기', '프로젝트로 이동…', '마크다운으로 내보내기', 'JSON으로 내보내기', '삭제'] },
+  en: { project: 'Family plans', title: 'Planning the spring trip to Jeju with the kids', preset: 'Base prompt', menu: ['Rename', 'New title from the model', 'Move to project…', 'Export as Markdown', 'Export as JSON', 'Delete'] },
+  ko: { project: '가족 일정', title: '아이들과 함께 가는 봄 제주도 여행 계획 세우기', preset: '기본 프롬프트', menu: ['이름 바꾸기', '모델에게 새 제목 받기', '프로젝트로 이동…', '마크다운으로 내보내기', 'JSON으로 내보내기', '삭제'] },
 };
 
 /** Waits up to 5 s for `ok()` to be true; fails with `why`. */

@@ -137,17 +137,28 @@ test('memory: the model proposes, the user reviews, section ⑤ uses what was ac
     assert.deepEqual(accepted.map((m) => [m.content, m.status]), [[REMEMBER_FACT, 'accepted']]);
   });
 
-  await step("the context inspector's section ⑤ now carries the fact", async () => {
+  await step("the context inspector: this chat's ⑤ names the fact it taught as left out, another chat's ⑤ carries it", async () => {
+    await openPanel('open-context');
+    const taught = memorySection.getByTestId('memory-taught-here');
+    await taught.waitFor();
+    assert.match(await taught.innerText(), new RegExp(`as this chat taught it[\\s\\S]*${REMEMBER_FACT.replace(/[.]/g, '\\.')}`), 'the user sees where the fact went, and why');
+    assert.ok(!(await page.getByTestId('system-prompt').textContent()).includes(REMEMBER_FACT),
+      "this chat's prompt stays as the server cached it: the conversation already holds the fact");
+    assert.equal(await page.getByTestId('pending-change').count(), 0, "accepting the fact this chat taught does not change this chat's next prompt");
+    await memorySection.scrollIntoViewIfNeeded();
+    await page.mouse.move(720, 450);
+    await page.screenshot({ path: path.join(outDir, 'memory-in-context.png') });
+    const other = await api(maru.base, 'POST', '/api/sessions', {});
+    await page.goto(`${maru.base}/#/chat/${other.id}`);
     await openPanel('open-context');
     await memorySection.locator('.section-text').waitFor();
     await memorySection.locator('.section-text summary').click();
     await memorySection.locator('.section-text pre', { hasText: REMEMBER_FACT }).waitFor();
     assert.match(await memorySection.getAttribute('class'), /present/);
-    assert.ok((await page.getByTestId('system-prompt').textContent()).includes(REMEMBER_FACT), 'the full system prompt has it');
-    await page.getByTestId('pending-change').waitFor();
-    await memorySection.scrollIntoViewIfNeeded();
-    await page.mouse.move(720, 450);
-    await page.screenshot({ path: path.join(outDir, 'memory-in-context.png') });
+    assert.ok((await page.getByTestId('system-prompt').textContent()).includes(REMEMBER_FACT), "another chat's full system prompt has it");
+    assert.equal(await memorySection.getByTestId('memory-taught-here').count(), 0, 'and says nothing is left out there');
+    await page.goto(`${maru.base}/#/chat/${sessionId}`);
+    await page.getByTestId('chat-title').waitFor();
   });
 
   await step("a secret typed by hand is refused with the server's message, and the text stays", async () => {

@@ -130,6 +130,22 @@ describe('the context inspector', () => {
     expect(legend(root)).toContain('Over by | 2,000');
   });
 
+  it('names the facts this chat taught, which its ⑤ leaves out, and says why, in both languages', async () => {
+    const base = contextView();
+    const memorySection = { ...base.sections[0], id: 'memory' as const, text: '[Long-term memory]\n(none)', source: 'memory' };
+    const view = { ...base, sections: [...base.sections, memorySection], facts_taught_here: ['Grows tomatoes on the balcony.'] };
+    const { root } = await open(view);
+    const note = root.querySelector('[data-section=memory] [data-testid=memory-taught-here]');
+    expect(note?.textContent, 'the fact is named in ⑤, so the user sees where it went').toContain('Grows tomatoes on the balcony.');
+    expect(note?.textContent, 'with why it is not in this chat’s prompt').toContain('as this chat taught it');
+    setLanguage('ko');
+    const ko = (await open(view)).root.querySelector('[data-testid=memory-taught-here]');
+    expect(ko?.textContent, 'in Korean too').toContain('이 대화에서 알게 된 사실 1개는 여기서 빠집니다');
+    setLanguage('en');
+    const none = (await open({ ...view, facts_taught_here: [] })).root;
+    expect(none.querySelector('[data-testid=memory-taught-here]'), 'nothing is said when nothing is left out').toBeNull();
+  });
+
   it('names the server the next request goes to, and its address', async () => {
     const laptop = { id: 2, name: 'Laptop', base_url: 'http://192.168.1.20:1234/v1', api_key_set: false, default_model: '', enabled: true, is_default: false, demo: false, created_at: 0, updated_at: 0 };
     const { root } = await open(contextView({ model: 'qwen2.5-7b', server: laptop }));

@@ -68,6 +68,7 @@ export function settingsView(over: Partial<SettingsView> = {}): SettingsView {
 export function contextView(over: Partial<ContextView> = {}): ContextView {
   return {
     session_id: 9,
+    facts_taught_here: [],
     model: 'fake-model',
     server: { id: 1, name: '127.0.0.1:8080', base_url: 'http://127.0.0.1:8080/v1', api_key_set: false, default_model: '', enabled: true, is_default: true, demo: false, created_at: 0, updated_at: 0 },
     sections: [{

@@ -1306,6 +1306,11 @@ export interface components {
             /** @description The next turn will first summarise older turns to fit the window. */
             compacts_next: boolean;
             /**
+             * @description Accepted facts this chat taught, which its section ⑤ leaves out: its conversation holds
+             *     them, and repeating them would change the prompt the server has cached.
+             */
+            facts_taught_here: string[];
+            /**
              * @description The instructions files of the project's folder: those sent (in section ③, most general
              *     first) and those found but not sent, with why.
              */

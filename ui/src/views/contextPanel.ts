@@ -104,7 +104,8 @@ function body(app: App, v: ContextView, staleError: string | null): Child[] {
         )
       : null,
     h('ol', { class: 'sections', 'data-testid': 'context-sections' }, v.sections.map((s, i) =>
-      section(s, i + 1, presetSourceText(s.source, app.config.presets, t('preset')), s.id === 'project_instructions' ? instructionFilesView(v.instruction_files) : null))),
+      section(s, i + 1, presetSourceText(s.source, app.config.presets, t('preset')),
+        s.id === 'project_instructions' ? instructionFilesView(v.instruction_files) : s.id === 'memory' ? taughtHere(v.facts_taught_here) : null))),
     toolsOffered(v.tools),
     skillsOffered(app, v.skills),
     summaries(app, v.summaries),
@@ -313,6 +314,14 @@ export function sectionSize(s: SectionReport): string {
 
 /** `n` is its place, ① to ⑤: the server lists the sections in the order the model reads them;
  *  `extra` is what belongs to the section besides its text (③: the folder's instructions files). */
+/** The facts this chat taught, which its ⑤ leaves out (its conversation holds them). */
+function taughtHere(facts: string[]): HTMLElement | null {
+  if (facts.length === 0) return null;
+  return h('div', { class: 'taught-here', 'data-testid': 'memory-taught-here' },
+    h('p', { class: 'field-hint' }, t('memoryTaughtHere', { n: facts.length })),
+    h('ul', null, facts.map((f) => h('li', null, f))));
+}
+
 function section(s: SectionReport, n: number, source: string, extra: HTMLElement | null = null): HTMLElement {
   return h('li', { class: ['section', s.present ? 'present' : 'absent'], 'data-testid': 'context-section', dataset: { section: s.id } },
     h('div', { class: 'section-top' },

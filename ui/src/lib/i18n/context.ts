@@ -66,6 +66,7 @@ export const en = {
   skillLoadedHint: 'The model loaded it in this chat: its procedure is in the conversation.',
   manageSkills: 'Manage skills',
   // the inspector: a project folder's instructions files
+  memoryTaughtHere: '{n, plural, one {Left out here, as this chat taught it: its conversation holds it, and the prompt the server has cached stays as it is. Your other chats get it.} other {Left out here, as this chat taught them: its conversation holds them, and the prompt the server has cached stays as it is. Your other chats get them.}}',
   instructionFiles: 'Instructions files of the folder',
   instructionFilesHint: 'Found from {folder} upwards and sent with the project’s instructions, the most general first.',
   noInstructionFiles: 'No AGENTS.md, CLAUDE.md or GEMINI.md is sent.',
@@ -176,6 +177,7 @@ export const ko: Words<typeof en> = {
   skillLoadedHint: '이 대화에서 모델이 불러왔습니다. 절차가 대화에 들어 있습니다.',
   manageSkills: '스킬 관리',
   // 검사기: 프로젝트 폴더의 지침 파일
+  memoryTaughtHere: '이 대화에서 알게 된 사실 {n}개는 여기서 빠집니다. 대화 내용에 이미 들어 있고, 서버가 캐시한 프롬프트를 그대로 두기 위해서입니다. 다른 대화에는 들어갑니다.',
   instructionFiles: '폴더의 지침 파일',
   instructionFilesHint: '{folder}에서 위쪽으로 찾아 프로젝트 지침과 함께 보냅니다. 가장 일반적인 것부터 보냅니다.',
   noInstructionFiles: '보내는 AGENTS.md, CLAUDE.md, GEMINI.md가 없습니다.',

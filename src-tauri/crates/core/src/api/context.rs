@@ -59,6 +59,9 @@ pub struct ContextView {
     /// The instructions files of the project's folder: those sent (in section ③, most general
     /// first) and those found but not sent, with why.
     pub instruction_files: InstructionFiles,
+    /// Accepted facts this chat taught, which its section ⑤ leaves out: its conversation holds
+    /// them, and repeating them would change the prompt the server has cached.
+    pub facts_taught_here: Vec<String>,
 }
 
 /// The instructions files found from a project's folder upwards.
@@ -191,7 +194,7 @@ pub async fn context(app: &Arc<App>, session_id: i64) -> Result<ContextView> {
         }
     };
     let shared = app.clone();
-    let (current, snapshot, history, settings, summaries, (mut offer, servers, project_id, skills)) = app
+    let (current, snapshot, history, settings, summaries, (mut offer, servers, project_id, skills), facts_taught_here) = app
         .store
         .read(move |c| {
             let summaries = crate::store::summaries::list(c, session_id)?;
@@ -203,7 +206,8 @@ pub async fn context(app: &Arc<App>, session_id: i64) -> Result<ContextView> {
             let (_, report) = prompt::render_current(c, &templates, session_id, today, &budgets)?;
             let skills = crate::tools::folder_skills::offered(c, session.project_id)?;
             let tools = (offer, servers, session.project_id, skills);
-            Ok((report, snapshots::get(c, session_id)?, messages::history(c, session_id)?, settings, summaries, tools))
+            let taught = prompt::inputs::facts_taught_here(c, session_id)?;
+            Ok((report, snapshots::get(c, session_id)?, messages::history(c, session_id)?, settings, summaries, tools, taught))
         })
         .await?;
     // The running servers' tools as the next request offers them (none is started to say so).
@@ -275,6 +279,7 @@ pub async fn context(app: &Arc<App>, session_id: i64) -> Result<ContextView> {
         },
     };
     Ok(ContextView {
+        facts_taught_here,
         session_id,
         model: settings.model.clone(),
         server: settings.server.clone().into(),

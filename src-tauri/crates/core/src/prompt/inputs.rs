@@ -81,18 +81,28 @@ pub struct MemoryInput {
     pub pinned: bool,
 }
 
+/// A fact this chat taught (its extraction, its `remember`) is in the chat's own conversation,
+/// so its ⑤ leaves it out: repeated there it would change the system prompt, before the whole
+/// history, on the turn after every fact learned, and the server would read the chat again from
+/// the start. The other chats' ⑤ carry it.
+fn taught_by(fact: &memories::Memory, session_id: i64) -> bool {
+    fact.source_session_id == Some(session_id)
+}
+
+/// The accepted facts this chat taught, which its ⑤ leaves out (the inspector names them).
+pub fn facts_taught_here(conn: &Connection, session_id: i64) -> Result<Vec<String>> {
+    Ok(memories::accepted(conn)?.into_iter().filter(|m| taught_by(m, session_id)).map(|m| m.content).collect())
+}
+
 /// Reads a session's prompt inputs; `today` is the user's local date.
 pub fn gather(conn: &Connection, templates: &Templates, session_id: i64, today: NaiveDate) -> Result<PromptInputs> {
     let session = sessions::get(conn, session_id)?;
     let project = projects::get(conn, session.project_id)?;
     let settings = settings::load(conn)?;
     let base = resolve_base(conn, templates, session.preset.as_deref())?;
-    // A fact this chat taught (its extraction, its `remember`) is in the chat's own conversation:
-    // repeated in ⑤ it would change the system prompt, before the whole history, on the turn
-    // after every fact learned, and the server would read the chat again from the start.
     let memories = memories::accepted(conn)?
         .into_iter()
-        .filter(|m| m.source_session_id != Some(session_id))
+        .filter(|m| !taught_by(m, session_id))
         .map(|m| MemoryInput { content: m.content, pinned: m.pinned })
         .collect();
     Ok(PromptInputs {
