@@ -32,6 +32,7 @@ bench:
 	cargo bench -p maru $(CORE) --bench store
 	cargo bench -p maru-tests --bench turn
 	cargo bench -p maru-tests --bench kill_loop
+	cargo bench -p maru-tests --bench idle
 	cargo bench -p maru-tests --bench search
 	cargo bench -p maru-tests --bench retrieval
 	npm ci --prefix tests/mcp --no-audit --no-fund
