@@ -7,7 +7,7 @@ import { App } from '../src/app';
 import { ApiError } from '../src/backend/backend';
 import type { Project, Session } from '../src/backend/types';
 import { setLanguage } from '../src/lib/i18n';
-import { mountSidebar } from '../src/views/sidebar';
+import { mountSidebar, sessionMenu } from '../src/views/sidebar';
 import '../src/views/toast';
 import { fakeBackend, settingsView } from './fakeBackend';
 
@@ -68,5 +68,12 @@ describe('a new title from the model', () => {
     await chooseNewTitle(root);
     expect(notices().join(' '), 'the refusal, in Korean').toContain('모델의 답이 제목이 아니었습니다');
     expect(title(root), 'the title is unchanged').toContain(CHAT.title);
+  });
+
+  it('is not offered for a temporary chat, which is never titled', () => {
+    const { app } = setup(async () => CHAT);
+    const labels = (s: Session) => sessionMenu(app, s, document.body).map((i) => i.label);
+    expect(labels(CHAT), 'a kept chat offers it').toContain('New title from the model');
+    expect(labels({ ...CHAT, temporary: true }), 'a temporary chat does not').not.toContain('New title from the model');
   });
 });

@@ -108,6 +108,11 @@ async fn a_title_can_be_asked_for_again_and_a_failure_changes_nothing() {
     let empty = s.session(None, "").await;
     let (status, body) = s.post(&format!("/api/sessions/{empty}/title"), json!({})).await;
     assert_eq!((status.as_u16(), body["code"].as_str()), (409, Some("nothing_to_title")), "{body}");
+    let (_, temporary) = s.post("/api/sessions", json!({ "temporary": true })).await;
+    fake.push(Reply::text(["ok"]));
+    s.say(temporary["id"].as_i64().unwrap(), "Just between us").await;
+    let (status, body) = s.post(&format!("/api/sessions/{}/title", temporary["id"]), json!({})).await;
+    assert_eq!((status.as_u16(), body["code"].as_str()), (409, Some("temporary_chat")), "a temporary chat is never titled: {body}");
     let (status, _) = s.post("/api/sessions/987654/title", json!({})).await;
     assert_eq!(status.as_u16(), 404, "a chat that is not there is said to be not there");
 }

@@ -178,7 +178,7 @@ const MARU = {
   unsupported_import: { en: 'This is neither ChatGPT’s or Claude’s data export nor a chat or project exported by Maru.', ko: 'ChatGPT나 Claude의 데이터 내보내기도, 마루가 내보낸 대화(JSON)나 프로젝트(zip)도 아닙니다.', detail: true },
   unsupported_import_version: { en: 'This was exported by a different version of Maru.', ko: '다른 버전의 마루가 내보낸 파일이라서 가져올 수 없습니다. 마루를 업데이트하세요.', detail: true },
   invalid_import: { en: 'The exported file is incomplete or damaged. Nothing was imported.', ko: '내보낸 파일이 온전하지 않아 아무것도 가져오지 않았습니다. 다시 내려받거나 내보내세요.', detail: true },
-  temporary_chat: { en: 'A temporary chat keeps no summaries. Keep the chat first.', ko: '임시 대화는 요약을 남기지 않습니다. 먼저 대화를 보관하세요.' },
+  temporary_chat: { en: 'A temporary chat keeps no summaries and no title. Keep the chat first.', ko: '임시 대화는 요약도 제목도 남기지 않습니다. 먼저 대화를 보관하세요.' },
   not_a_backup: { en: 'This file is not a Maru backup.', ko: '마루 백업 파일이 아닙니다.', detail: true },
   unsafe_backup_entry: { en: 'The backup holds a path outside the data folder, so nothing was restored.', ko: '백업에 데이터 폴더 밖을 가리키는 경로가 있어 아무것도 복원하지 않았습니다.', detail: true },
   backup_damaged: { en: 'The database in the backup is damaged.', ko: '백업 안의 데이터베이스가 손상되었습니다.', detail: true },

@@ -231,7 +231,8 @@ function sessionNode(app: App, s: Session): HTMLElement {
 export function sessionMenu(app: App, s: Session, anchor: HTMLElement): MenuItem[] {
   return [
     { label: t('rename'), icon: 'edit', onSelect: () => renameSession(app, s) },
-    { label: t('regenerateTitle'), icon: 'refresh', onSelect: () => void app.sessions.regenerateTitle(s.id) },
+    // A temporary chat is never titled.
+    ...(s.temporary ? [] : [{ label: t('regenerateTitle'), icon: 'refresh' as const, onSelect: () => void app.sessions.regenerateTitle(s.id) }]),
     { label: t('moveToProject'), icon: 'move', onSelect: () => showMenu(anchor, moveMenu(app, s), t('moveTo')) },
     { label: t('exportMarkdown'), icon: 'download', onSelect: () => void exportChat(app, s, 'markdown') },
     { label: t('exportJson'), icon: 'download', onSelect: () => void exportChat(app, s, 'json') },

@@ -1,7 +1,8 @@
 //! A chat's automatic title: at once from its first message, then, after the first exchange,
 //! the model's (`prompts/title.md`). That request is the chat's own conversation with the task as
 //! one more message, like memory extraction, so it is answered from the chat's cached prompt and
-//! leaves it in place for the next turn. A title the user typed is never replaced.
+//! leaves it in place for the next turn. A title the user typed is never replaced by it; the user
+//! may ask for a new one from the chat's menu (`regenerate`), which replaces any.
 
 use futures_util::StreamExt;
 
@@ -39,6 +40,9 @@ pub async fn by_model(app: &App, session_id: i64, chat: ChatRequest) -> Result<(
 /// that asking again can give another title. An answer that is no title changes nothing and says so.
 pub async fn regenerate(app: &App, session_id: i64) -> Result<Session> {
     let (session, history) = app.store.read(move |c| Ok((sessions::get(c, session_id)?, messages::history(c, session_id)?))).await?;
+    if session.temporary {
+        return Err(Error::conflict(Code::TemporaryChat, "a temporary chat is not titled; keep the chat first"));
+    }
     let said: Vec<(Role, &str)> = history
         .iter()
         .filter(|m| matches!(m.role, Role::User | Role::Assistant) && !m.content.trim().is_empty())
