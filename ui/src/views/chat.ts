@@ -14,6 +14,7 @@ import { MessageList } from './messageList';
 import { openSettingsDialog } from './settingsLink';
 import { pendingBadge, renameSession, sessionMenu, sessionTitle } from './sidebar';
 import { temporaryControl } from './temporary';
+import { toast } from './toast';
 
 /**
  * The chat's preset: a button naming it, and a menu to choose another. A preset that no longer
@@ -48,7 +49,7 @@ function presetControl(app: App, presetValue: string): HTMLElement {
 }
 
 /** A chat's model as the picker reads it: a saved chat's, or what a new chat will get. */
-export type ChatModel = Pick<Session, 'connection_id' | 'model'>;
+type ChatModel = Pick<Session, 'connection_id' | 'model'>;
 
 /** What the header says of a chat's model: its name and, off the default server, the server's;
  *  `whole`: both in one phrase, for the tooltip. */
@@ -76,7 +77,13 @@ function modelControl(app: App, s: ChatModel): HTMLElement {
   // The menu's code is loaded at its first opening: the entry script carries only the button.
   const open = async (e: Event) => {
     const anchor = e.currentTarget as HTMLElement;
-    const { chatModelItems } = await import('./modelMenu');
+    const loaded = await import('./modelMenu').catch((err: unknown) => {
+      console.error('Maru: the model menu did not load', err);
+      toast(t('offlineBody'), 'error');
+      return null;
+    });
+    if (!loaded) return;
+    const { chatModelItems } = loaded;
     const menu = () => chatModelItems(app, s, () => openSettingsDialog(app, 'server'));
     const shown = showMenu(anchor, menu(), t('chatModel'), { search: t('modelSearch') });
     const off = app.on('servers', () => (shown.open ? shown.update(menu()) : off()));
