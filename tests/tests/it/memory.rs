@@ -162,6 +162,13 @@ async fn a_change_to_an_accepted_fact_waits_beside_it_and_never_loses_it() {
                 !five.contains("DGX Spark"),
                 "the chat the change came from holds it in its conversation: ⑤ leaves it out, so its prompt stays as the server cached it: {five}"
             );
+            let (_, inspector) = s.get(&format!("/api/sessions/{chat}/context")).await;
+            assert_eq!(inspector["facts_taught_here"], json!(["Runs vLLM on a DGX Spark at home."]), "the inspector names what ⑤ left out");
+            let text = maru::api::context::context(&s.app, chat).await.unwrap().to_text();
+            assert!(
+                text.contains("left out, as this chat taught it (its conversation holds it): Runs vLLM on a DGX Spark at home."),
+                "`maru prompt --session` says it too: {text}"
+            );
         }
     }
 }

@@ -418,6 +418,11 @@ impl ContextView {
             } else {
                 let _ = writeln!(out, "{circled} {:?}: absent, {}", s.id, s.absent_reason.as_deref().unwrap_or(""));
             }
+            if s.id == prompt::SectionId::Memory {
+                for fact in &self.facts_taught_here {
+                    let _ = writeln!(out, "   left out, as this chat taught it (its conversation holds it): {fact}");
+                }
+            }
         }
         let _ = write!(out, "\n----- system prompt -----\n{}\n----- end -----\n", self.system_prompt);
         out
