@@ -9,6 +9,8 @@ Scripted by its arguments (any other argument is ignored, so a test can mark its
   --hang         also offer `hang`, a tool that never answers
   --clash        also offer `x y` and `x_y`, whose names a request can only carry as one
   --many N       also offer N tools `task_<i>` with long descriptions (a server of hundreds of tools)
+  --annotated    also offer `look` (read-only, stays on this computer) and `erase` (destructive),
+                 which answer as `echo` does
 """
 import json
 import sys
@@ -32,6 +34,11 @@ if "--many" in args:
         })
     TOOLS.append({"name": "weather_report", "description": "Tells the forecast for a city.",
                   "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}})
+if "--annotated" in args:
+    TOOLS.append({"name": "look", "description": "Looks something up.", "inputSchema": {"type": "object"},
+                  "annotations": {"readOnlyHint": True, "openWorldHint": False}})
+    TOOLS.append({"name": "erase", "description": "Erases something.", "inputSchema": {"type": "object"},
+                  "annotations": {"readOnlyHint": False, "destructiveHint": True}})
 if "--clash" in args:
     for name in ["x y", "x_y"]:
         TOOLS.append({"name": name, "description": f"Says it is {name}.", "inputSchema": {"type": "object"}})

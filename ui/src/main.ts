@@ -6,7 +6,6 @@ import { App } from './app';
 import { httpBackend } from './backend/http';
 import { DESKTOP_ORIGIN, inDesktop, ipcFetch } from './backend/ipc';
 import { takeToken } from './backend/token';
-import { mountDesktop } from './desktop';
 import { setLanguage, startLanguage } from './lib/i18n';
 import { preloadMarkdown } from './lib/markdown';
 import { applyTheme, rememberedTheme } from './lib/theme';
@@ -36,7 +35,11 @@ if (!token) {
     : httpBackend({ token, onReachable });
   app = new App(backend);
   const layout = mountLayout(app, root);
-  if (desktop) mountDesktop(app, layout.perform);
+  // The desktop's own parts (its menu, notifications) and Tauri's API are a chunk only it loads.
+  if (desktop) {
+    const shown = app;
+    void import('./desktop').then((d) => d.mountDesktop(shown, layout.perform));
+  }
   void app.start();
   (window as unknown as { maru?: App }).maru = app;
   // The Markdown renderer is a chunk of its own: fetched once the window is drawn, so that the

@@ -20,16 +20,18 @@ import { render } from './templates';
 /** What the server tells the model of a call of mini's echo that did not run (prompts/tools/messages.md). */
 const said = (say: string) => `error: ${render('tools/messages', { say, server: 'mini', tool: 'echo' }).trim()}`;
 
-const PROJECT: Project = { id: 2, name: 'Temp', instructions: '', is_default: false, folder: null, exclude: [], session_count: 1, created_at: 0, updated_at: 0 };
+const PROJECT: Project = { id: 2, name: 'Temp', instructions: '', is_default: false, folder: null, exclude: [], tool_approval: 'ask', session_count: 1, created_at: 0, updated_at: 0 };
 const SESSION: Session = { id: 5, project_id: 2, title: 'Echo', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null, temporary: false };
 const ARGS = '{"message":"hello there"}';
+/** A tool whose server says nothing of what it does. */
+const NO_HINTS = { read_only: null, destructive: null, open_world: null };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const msg = (over: Partial<Message>) => message({ session_id: 5, ...over });
 
 /** The call as a turn streams it: the model's call, then the question to the user. */
 const CALL: TurnEvent[] = [
   { type: 'tool_call', id: 'call_1', name: 'mini__echo', arguments: ARGS },
-  { type: 'approval_needed', approval: 'ap-1', id: 'call_1', server: 'mini', tool: 'echo', arguments: ARGS },
+  { type: 'approval_needed', approval: 'ap-1', id: 'call_1', server: 'mini', tool: 'echo', arguments: ARGS, hints: NO_HINTS },
 ];
 
 /** An answer the test lets through when it wants (`settle`), to see the card while it goes. */
@@ -136,7 +138,7 @@ describe('a tool server’s call waiting for the user', () => {
       { type: 'approval_decided', approval: 'ap-1', decision: 'always' },
       { type: 'tool_result', id: 'call_1', name: 'mini__echo', content: 'Echo: hello there', is_error: false, outcome: { did: { kind: 'text' }, kept: null } },
       { type: 'tool_call', id: 'call_2', name: 'mini__echo', arguments: '{"message":"again"}' },
-      { type: 'approval_needed', approval: 'ap-2', id: 'call_2', server: 'mini', tool: 'echo', arguments: '{"message":"again"}' },
+      { type: 'approval_needed', approval: 'ap-2', id: 'call_2', server: 'mini', tool: 'echo', arguments: '{"message":"again"}', hints: NO_HINTS },
     );
     expect(card(root)?.dataset.approval, 'the second call asks on its own').toBe('ap-2');
     buttons(root)[2].click();
@@ -204,6 +206,28 @@ describe('a tool server’s call waiting for the user', () => {
     expect(card(root), 'no question left to answer').toBeNull();
     expect(decided(root)?.textContent).toContain('The tool server was removed or turned off: it did not run');
     expect(chip(root).querySelector('[data-testid=tool-result]')?.textContent).toContain('was removed');
+  });
+
+  it('says what the tool’s server says it does, and nothing where it says nothing', async () => {
+    const { root, send, emit } = await chatWith({});
+    await send();
+    await emit(CALL[0], { ...CALL[1], hints: { read_only: false, destructive: true, open_world: true } } as TurnEvent);
+    const hints = card(root)?.querySelector<HTMLElement>('[data-testid=tool-hints]');
+    expect([...hints?.children ?? []].map((b) => b.textContent), 'a tool that erases, and reaches the web, says so before the user answers')
+      .toEqual(['May delete or overwrite', 'Reaches beyond this computer']);
+    expect(hints?.title, 'whose word it is').toBe('As its server describes it');
+    document.body.replaceChildren();
+    setLanguage('ko');
+    const korean = await chatWith({});
+    await korean.send();
+    await korean.emit(CALL[0], { ...CALL[1], hints: { read_only: true, destructive: null, open_world: false } } as TurnEvent);
+    expect([...card(korean.root)?.querySelector('[data-testid=tool-hints]')?.children ?? []].map((b) => b.textContent)).toEqual(['읽기만 함']);
+    document.body.replaceChildren();
+    setLanguage('en');
+    const plain = await chatWith({});
+    await plain.send();
+    await plain.emit(...CALL);
+    expect(card(plain.root)?.querySelector('[data-testid=tool-hints]'), 'a server that says nothing gets no badge').toBeNull();
   });
 
   it('in Korean', async () => {

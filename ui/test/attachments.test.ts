@@ -9,7 +9,7 @@ import { entryNode, filesSentWith, groupReplies } from '../src/views/message';
 import { appInProject } from './fakeBackend';
 import { message } from './fixtures';
 
-const PROJECT: Project = { id: 2, name: 'Family', instructions: '', is_default: false, folder: null, exclude: [], session_count: 1, created_at: 0, updated_at: 0 };
+const PROJECT: Project = { id: 2, name: 'Family', instructions: '', is_default: false, folder: null, exclude: [], tool_approval: 'ask', session_count: 1, created_at: 0, updated_at: 0 };
 const SESSION: Session = { id: 5, project_id: 2, title: 'Trip', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null, temporary: false };
 const CTX = { regenerable: false, busy: false, editing: false, onEdit: () => {}, onCancelEdit: () => {} };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

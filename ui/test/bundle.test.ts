@@ -40,7 +40,7 @@ describe.skipIf(!built)('ui/dist, as built', () => {
     console.log(sizes.map((s) => `${s.entry ? 'entry ' : '      '}${s.file.padEnd(36)} ${String(s.bytes).padStart(8)} B  gzip ${String(s.gzip).padStart(7)} B`).join('\n'));
     const bytes = readFileSync(join(DIST, entry)).length;
     expect(bytes, `the entry script (${entry}) is what every window parses at start`).toBeLessThanOrEqual(ENTRY_BUDGET);
-    for (const chunk of ['markdownRender', 'math', 'highlight', 'settingsDialog', 'contextPanel', 'memoryPanel']) {
+    for (const chunk of ['markdownRender', 'math', 'highlight', 'settingsDialog', 'contextPanel', 'memoryPanel', 'desktop']) {
       expect(scripts.some((f) => f.startsWith(`${chunk}-`) && f.endsWith('.js')), `${chunk} is a chunk of its own`).toBe(true);
       expect(html, `${chunk} is not preloaded at start`).not.toContain(`${chunk}-`);
     }
@@ -51,6 +51,7 @@ describe.skipIf(!built)('ui/dist, as built', () => {
     expect(code, 'KaTeX is in its own chunk').not.toContain('KaTeX parse error');
     expect(code, 'highlight.js is in its own chunk').not.toContain('hljs-');
     expect(code, 'markdown-it is in its own chunk').not.toContain('markdown-it');
+    expect(code, 'Tauri’s API loads in the desktop window only: a browser never parses it').not.toContain('__TAURI_INTERNALS__');
     const css = html.match(/href="\/?(assets\/[^"]+\.css)"/g) ?? [];
     for (const link of css) {
       const file = /assets\/[^"]+\.css/.exec(link)![0];

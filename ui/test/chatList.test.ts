@@ -6,7 +6,7 @@ import { mountChat } from '../src/views/chat';
 import { appInProject, connection } from './fakeBackend';
 import { message } from './fixtures';
 
-const PROJECT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], session_count: 1, created_at: 0, updated_at: 0 };
+const PROJECT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], tool_approval: 'ask', session_count: 1, created_at: 0, updated_at: 0 };
 const SESSION: Session = { id: 5, project_id: 1, title: 'Long', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null, temporary: false };
 
 function msg(id: number, over: Partial<Message> = {}): Message {

@@ -6,7 +6,7 @@ import { setLanguage } from '../src/lib/i18n';
 import { mountSidebar } from '../src/views/sidebar';
 import { appInProject } from './fakeBackend';
 
-const PROJECT: Project = { id: 2, name: 'Work', instructions: '', is_default: false, folder: null, exclude: [], session_count: 2, created_at: 0, updated_at: 0 };
+const PROJECT: Project = { id: 2, name: 'Work', instructions: '', is_default: false, folder: null, exclude: [], tool_approval: 'ask', session_count: 2, created_at: 0, updated_at: 0 };
 const chat = (id: number, imported_at: number | null): Session =>
   ({ id, project_id: 2, title: 'Launch plans', preset: null, model: null, connection_id: null, created_at: 0, updated_at: id, imported_at, temporary: false });
 

@@ -11,7 +11,7 @@ import { fakeBackend, settingsView } from './fakeBackend';
 
 const KEY = 'maru.expandedProjects';
 const project = (id: number, name: string, is_default = false): Project =>
-  ({ id, name, instructions: '', is_default, folder: null, exclude: [], session_count: 1, created_at: 0, updated_at: 0 });
+  ({ id, name, instructions: '', is_default, folder: null, exclude: [], tool_approval: 'ask', session_count: 1, created_at: 0, updated_at: 0 });
 const DEFAULT = project(1, 'Default', true);
 const WORK = project(2, 'Work');
 const TRIPS = project(3, 'Trips');

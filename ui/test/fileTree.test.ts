@@ -42,7 +42,7 @@ function file(id: number, path: string): Attachment {
   };
 }
 
-const PROJECT: Project = { id: 2, name: 'Site', instructions: '', is_default: false, folder: '/home/me/site', exclude: [], session_count: 0, created_at: 0, updated_at: 0 };
+const PROJECT: Project = { id: 2, name: 'Site', instructions: '', is_default: false, folder: '/home/me/site', exclude: [], tool_approval: 'ask', session_count: 0, created_at: 0, updated_at: 0 };
 
 const SYNC: FolderSync = { running: false, done: true, error: null, found: 0, read: 0, failed: [], skipped: [] };
 

@@ -6,7 +6,7 @@ import { mountComposer } from '../src/views/composer';
 import { filesToAttach, mountFilesPanel } from '../src/views/files';
 import { appInProject } from './fakeBackend';
 
-const PROJECT: Project = { id: 2, name: 'Family', instructions: '', is_default: false, folder: null, exclude: [], session_count: 0, created_at: 0, updated_at: 0 };
+const PROJECT: Project = { id: 2, name: 'Family', instructions: '', is_default: false, folder: null, exclude: [], tool_approval: 'ask', session_count: 0, created_at: 0, updated_at: 0 };
 const SESSION: Session = { id: 5, project_id: 2, title: '', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null, temporary: false };
 
 function file(over: Partial<Attachment>): Attachment {

@@ -9,7 +9,7 @@ import { projectFilesSection } from '../src/views/projectFiles';
 import { appInProject } from './fakeBackend';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const PROJECT: Project = { id: 3, name: 'Repo', instructions: '', is_default: false, folder: '/home/me/repo', exclude: [], session_count: 0, created_at: 0, updated_at: 0 };
+const PROJECT: Project = { id: 3, name: 'Repo', instructions: '', is_default: false, folder: '/home/me/repo', exclude: [], tool_approval: 'ask', session_count: 0, created_at: 0, updated_at: 0 };
 const sync = (over: Partial<FolderSync>): FolderSync => ({ running: false, done: false, found: 0, read: 0, skipped: [], failed: [], error: null, ...over });
 
 describe('a linked folder’s sync in the project’s files', () => {

@@ -13,8 +13,8 @@ import { fakeBackend, settingsView } from './fakeBackend';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const DEFAULT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], session_count: 0, created_at: 0, updated_at: 0 };
-const WORK: Project = { id: 4, name: 'Work', instructions: '', is_default: false, folder: null, exclude: [], session_count: 0, created_at: 0, updated_at: 0 };
+const DEFAULT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], tool_approval: 'ask', session_count: 0, created_at: 0, updated_at: 0 };
+const WORK: Project = { id: 4, name: 'Work', instructions: '', is_default: false, folder: null, exclude: [], tool_approval: 'ask', session_count: 0, created_at: 0, updated_at: 0 };
 const CHAT: Session = { id: 40, project_id: 4, title: '모나드 설명', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: 1, temporary: false };
 
 const job = (over: Partial<ImportJob>): ImportJob => ({

@@ -13,8 +13,8 @@ import { fakeBackend, settingsView } from './fakeBackend';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const DEFAULT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], session_count: 0, created_at: 0, updated_at: 0 };
-const TRIP: Project = { id: 7, name: 'Trip (2)', instructions: 'Plan the trip.', is_default: false, folder: null, exclude: [], session_count: 3, created_at: 0, updated_at: 0 };
+const DEFAULT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], tool_approval: 'ask', session_count: 0, created_at: 0, updated_at: 0 };
+const TRIP: Project = { id: 7, name: 'Trip (2)', instructions: 'Plan the trip.', is_default: false, folder: null, exclude: [], tool_approval: 'ask', session_count: 3, created_at: 0, updated_at: 0 };
 const CHATS: Session[] = ['Flights', 'Hotels', 'Budget'].map((title, i) => ({
   id: 70 + i, project_id: 7, title, preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: 1, temporary: false,
 }));

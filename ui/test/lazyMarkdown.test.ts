@@ -9,7 +9,7 @@ import type { Message, Project, Session } from '../src/backend/types';
 import { partsFor } from '../src/lib/markdown';
 import { message } from './fixtures';
 
-const PROJECT: Project = { id: 2, name: 'Temp', instructions: '', is_default: false, folder: null, exclude: [], session_count: 1, created_at: 0, updated_at: 0 };
+const PROJECT: Project = { id: 2, name: 'Temp', instructions: '', is_default: false, folder: null, exclude: [], tool_approval: 'ask', session_count: 1, created_at: 0, updated_at: 0 };
 const SESSION: Session = { id: 5, project_id: 2, title: 'Maths', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null, temporary: false };
 
 const MATH = 'The area is $\\pi r^2$, and\n\n$$\n\\frac{a}{b} = c\n$$\n\nas shown.';

@@ -14,7 +14,7 @@ import { changeFeed, fakeBackend, settingsView } from './fakeBackend';
 import { message } from './fixtures';
 
 const project = (id: number, name: string, is_default = false): Project =>
-  ({ id, name, instructions: '', is_default, folder: null, exclude: [], session_count: 0, created_at: 0, updated_at: 0 });
+  ({ id, name, instructions: '', is_default, folder: null, exclude: [], tool_approval: 'ask', session_count: 0, created_at: 0, updated_at: 0 });
 const chat = (id: number, project_id: number, title: string, updated_at = id): Session =>
   ({ id, project_id, title, preset: null, model: null, connection_id: null, created_at: 0, updated_at, imported_at: null, temporary: false });
 

@@ -11,7 +11,7 @@ import { mountSidebar } from '../src/views/sidebar';
 import { appInProject, fakeBackend, memory, memoryRoutes, SECRET_REFUSED, settingsView } from './fakeBackend';
 import { message } from './fixtures';
 
-const PROJECT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], session_count: 2, created_at: 0, updated_at: 0 };
+const PROJECT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], tool_approval: 'ask', session_count: 2, created_at: 0, updated_at: 0 };
 const WEEKEND: Session = { id: 9, project_id: 1, title: 'Weekend <i>plans</i>', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null, temporary: false };
 const OTHER: Session = { id: 3, project_id: 1, title: 'Dinner', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null, temporary: false };
 

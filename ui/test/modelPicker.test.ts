@@ -12,7 +12,7 @@ import { mountChat } from '../src/views/chat';
 import '../src/views/modelMenu';
 import { appInProject, connection, connectionRoutes, unreachableServer } from './fakeBackend';
 
-const PROJECT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], session_count: 1, created_at: 0, updated_at: 0 };
+const PROJECT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], tool_approval: 'ask', session_count: 1, created_at: 0, updated_at: 0 };
 const SESSION: Session = { id: 5, project_id: 1, title: 'Trip', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null, temporary: false };
 const DESK = connection({ id: 1, name: 'Desk', base_url: 'http://127.0.0.1:8080/v1', default_model: 'gemma-2-9b' });
 const LAPTOP = connection({ id: 2, name: 'Laptop', base_url: 'http://192.168.1.20:1234/v1', is_default: false });

@@ -10,10 +10,12 @@ import { openProjectDialog } from '../src/views/projectDialog';
 import { appInProject } from './fakeBackend';
 
 // The desktop window's IPC, and whether the page runs in it (as in ipc.test.ts).
-const tauri = vi.hoisted(() => ({ invoke: vi.fn(), desktop: false }));
-vi.mock('@tauri-apps/api/core', () => ({ invoke: tauri.invoke, isTauri: () => tauri.desktop, Channel: class {} }));
+const tauri = vi.hoisted(() => ({ invoke: vi.fn() }));
+vi.mock('@tauri-apps/api/core', () => ({ invoke: tauri.invoke, Channel: class {} }));
+/** In the desktop window or not, as Tauri says it on the page. */
+const inWindow = (yes: boolean) => void ((globalThis as { isTauri?: boolean }).isTauri = yes);
 
-const WORK: Project = { id: 2, name: 'Work', instructions: '', is_default: false, folder: null, exclude: [], session_count: 0, created_at: 0, updated_at: 0 };
+const WORK: Project = { id: 2, name: 'Work', instructions: '', is_default: false, folder: null, exclude: [], tool_approval: 'ask', session_count: 0, created_at: 0, updated_at: 0 };
 const DEFAULT: Project = { ...WORK, id: 1, name: 'Default', is_default: true };
 
 function file(over: Partial<Attachment>): Attachment {
@@ -32,7 +34,8 @@ async function openWork(opts: { project?: Project; files?: Attachment[]; refuse?
     updateProject: async (_id: number, patch: ProjectPatch) => {
       if (opts.refuse) throw opts.refuse;
       if (patch.exclude?.some((p) => p.includes('{'))) throw new ApiError('invalid_exclude', `"${patch.exclude.find((p) => p.includes('{'))}" is not a pattern of paths`, 400, { pattern: 'src/{a,b' });
-      stored = { ...stored, ...('folder' in patch ? { folder: patch.folder ?? null } : {}), ...(patch.exclude ? { exclude: patch.exclude } : {}) };
+      stored = { ...stored, ...('folder' in patch ? { folder: patch.folder ?? null } : {}), ...(patch.exclude ? { exclude: patch.exclude } : {}),
+        ...(patch.tool_approval ? { tool_approval: patch.tool_approval } : {}) };
       return stored;
     },
     listProjects: async () => [stored],
@@ -48,7 +51,7 @@ async function openWork(opts: { project?: Project; files?: Attachment[]; refuse?
 describe("a project's folder in its dialog", () => {
   beforeEach(() => {
     setLanguage('en');
-    tauri.desktop = false;
+    inWindow(false);
     tauri.invoke.mockReset();
     document.body.replaceChildren();
   });
@@ -118,7 +121,7 @@ describe("a project's folder in its dialog", () => {
   });
 
   it('in the desktop window, links the folder chosen in the system’s picker', async () => {
-    tauri.desktop = true;
+    inWindow(true);
     tauri.invoke.mockResolvedValue('/Users/me/Projects/site');
     const { q, patches } = await openWork();
     q<HTMLButtonElement>('folder-choose')!.click();
@@ -129,7 +132,7 @@ describe("a project's folder in its dialog", () => {
   });
 
   it('a cancelled picker links nothing', async () => {
-    tauri.desktop = true;
+    inWindow(true);
     tauri.invoke.mockResolvedValue(null);
     const { q, patches } = await openWork();
     q<HTMLButtonElement>('folder-choose')!.click();
@@ -229,5 +232,42 @@ describe('the paths a project leaves out of its folder', () => {
     expect(problem.textContent, 'in Korean, naming the line to fix').toContain('“src/{a,b” 줄은 저장할 수 없습니다');
     expect(field.value, 'what the user typed stays, to be fixed').toBe('vendor/\nsrc/{a,b');
     expect(app.sessions.entry(2)?.project.exclude, 'the saved patterns are unchanged').toEqual(['vendor/']);
+  });
+});
+
+describe('a project’s tool servers, in its settings', () => {
+  beforeEach(() => {
+    setLanguage('en');
+    document.body.replaceChildren();
+  });
+  afterEach(() => document.body.replaceChildren());
+
+  const tick = (box: HTMLInputElement) => {
+    box.checked = !box.checked;
+    box.dispatchEvent(new Event('change'));
+  };
+
+  it('lets tools that only read run without asking, saved as it is ticked', async () => {
+    const { app, q, patches } = await openWork();
+    const box = q<HTMLInputElement>('read-only-tools-run')!;
+    expect(box.checked, 'every call asks until the user says otherwise').toBe(false);
+    expect(q('project-tools')?.textContent, 'it says whose word “read-only” is').toContain('A tool only reads when its server says so; Maru cannot check it.');
+    tick(box);
+    await sleep(0);
+    expect(patches(), 'saved at once, no Save button').toEqual([[2, { tool_approval: 'read_only_runs' }]]);
+    expect(app.sessions.entry(2)?.project.tool_approval, 'the project keeps it for the next opening').toBe('read_only_runs');
+    tick(box);
+    await sleep(0);
+    expect(patches().at(-1), 'and unticking asks again').toEqual([2, { tool_approval: 'ask' }]);
+  });
+
+  it('puts the box back when the save fails, and says it in Korean too', async () => {
+    setLanguage('ko');
+    const { q } = await openWork({ refuse: new ApiError('internal', 'the database is busy', 500) });
+    expect(q('project-tools')?.textContent).toContain('읽기만 하는 도구는 묻지 않고 실행');
+    const box = q<HTMLInputElement>('read-only-tools-run')!;
+    tick(box);
+    await sleep(0);
+    expect(box.checked, 'what the box shows is what is saved').toBe(false);
   });
 });

@@ -12,7 +12,7 @@ import '../src/views/toast';
 import { fakeBackend, settingsView } from './fakeBackend';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const DEFAULT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], session_count: 1, created_at: 0, updated_at: 0 };
+const DEFAULT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], tool_approval: 'ask', session_count: 1, created_at: 0, updated_at: 0 };
 const CHAT: Session = { id: 5, project_id: 1, title: 'How do I bake sourdough bread at home?', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null, temporary: false };
 
 function setup(answer: () => Promise<Session>) {

@@ -13,7 +13,7 @@ import { mountBanner } from '../src/views/layout';
 import { openSettingsDialog } from '../src/views/settingsDialog';
 import { fakeBackend, settingsView } from './fakeBackend';
 
-const DEFAULT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], session_count: 0, created_at: 0, updated_at: 0 };
+const DEFAULT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], tool_approval: 'ask', session_count: 0, created_at: 0, updated_at: 0 };
 const KEPT_AS = '/home/me/.local/share/maru-before-restore-2026-12-01-170501';
 const RESTORED: RestoredBackup = {
   created_at: Date.UTC(2026, 10, 30, 12, 15), projects: 3, sessions: 12, messages: 1234, memories: 4, tool_servers: 1, files: 1,

@@ -33,7 +33,7 @@ const PROJECTS = 21;
 /** 21 projects (Default first) and 5,000 chats over them, unevenly (the Default holds the most). */
 function library() {
   const projects: Project[] = Array.from({ length: PROJECTS }, (_, i) => ({
-    id: i + 1, name: i === 0 ? 'Default' : `Project ${i + 1}`, instructions: '', is_default: i === 0, folder: null, exclude: [], session_count: 0, created_at: 0, updated_at: 0,
+    id: i + 1, name: i === 0 ? 'Default' : `Project ${i + 1}`, instructions: '', is_default: i === 0, folder: null, exclude: [], tool_approval: 'ask', session_count: 0, created_at: 0, updated_at: 0,
   }));
   const chats: Session[] = Array.from({ length: CHATS }, (_, i) => {
     const project = i % 3 === 0 ? 1 : 2 + (i % (PROJECTS - 1));
@@ -110,7 +110,7 @@ describe('a chat of 1,000 messages', () => {
   });
 
   it('opens at its end, then goes up to its first message, with at most 200 in the page and every reply rendered', async () => {
-    const PROJECT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], session_count: 1, created_at: 0, updated_at: 0 };
+    const PROJECT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], tool_approval: 'ask', session_count: 1, created_at: 0, updated_at: 0 };
     const SESSION: Session = { id: 5, project_id: 1, title: 'Long', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null, temporary: false };
     // Replies with math, code or plain Markdown, as a long chat has them.
     const reply = (id: number) => [`The sum is $\\sum_{i=1}^{${id}} i$.`, `In code:\n\n\`\`\`python\nprint(${id})\n\`\`\``, `Plain **${id}**.`][id % 3];

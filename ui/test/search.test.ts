@@ -45,8 +45,8 @@ describe('searching from the sidebar', () => {
 
   it('shows results across projects with the snippet as text, and opens the chat at the message', async () => {
     const projects: Project[] = [
-      { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], session_count: 1, created_at: 0, updated_at: 0 },
-      { id: 2, name: 'Family <b>calendar</b>', instructions: '', is_default: false, folder: null, exclude: [], session_count: 1, created_at: 0, updated_at: 0 },
+      { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], tool_approval: 'ask', session_count: 1, created_at: 0, updated_at: 0 },
+      { id: 2, name: 'Family <b>calendar</b>', instructions: '', is_default: false, folder: null, exclude: [], tool_approval: 'ask', session_count: 1, created_at: 0, updated_at: 0 },
     ];
     const start = EVIL.indexOf('family');
     const hits: ChatHit[] = [
@@ -125,7 +125,7 @@ describe('searching earlier versions', () => {
   beforeEach(() => setLanguage('en'));
 
   const projects: Project[] = [
-    { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], session_count: 2, created_at: 0, updated_at: 0 },
+    { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], tool_approval: 'ask', session_count: 2, created_at: 0, updated_at: 0 },
   ];
   const session: Session = { id: 5, project_id: 1, title: 'Trip', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null, temporary: false };
   const current: ChatHit = { session_id: 4, project_id: 1, title: 'Budget', message_id: 30, snippet: 'the budget now', highlights: [[4, 10]], earlier_version: false };
@@ -212,8 +212,8 @@ describe('searching inside files', () => {
   beforeEach(() => setLanguage('en'));
 
   const projects: Project[] = [
-    { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], session_count: 1, created_at: 0, updated_at: 0 },
-    { id: 2, name: 'Taxes', instructions: '', is_default: false, folder: null, exclude: [], session_count: 1, created_at: 0, updated_at: 0 },
+    { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], tool_approval: 'ask', session_count: 1, created_at: 0, updated_at: 0 },
+    { id: 2, name: 'Taxes', instructions: '', is_default: false, folder: null, exclude: [], tool_approval: 'ask', session_count: 1, created_at: 0, updated_at: 0 },
   ];
   const trip: Session = { id: 7, project_id: 1, title: 'Trip planning', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null, temporary: false };
   const chatHit: ChatHit = { session_id: 3, project_id: 1, title: 'Budget talk', message_id: 30, snippet: 'the budget now', highlights: [[4, 10]], earlier_version: false };

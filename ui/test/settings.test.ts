@@ -335,7 +335,7 @@ describe('settings: the words of hints and tooltips', () => {
   });
 
   it('the Default project’s “Edit instructions” tooltip names the settings tab as the dialog calls it', () => {
-    const project: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], session_count: 0, created_at: 0, updated_at: 0 };
+    const project: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], tool_approval: 'ask', session_count: 0, created_at: 0, updated_at: 0 };
     for (const lang of ['en', 'ko']) {
       setLanguage(lang);
       const { app } = appInProject({ listModels: async () => [], probeServers: async () => [] }, project);

@@ -10,7 +10,7 @@ import { CONNECT_LINES, SHOWN, sharingPane, toggled } from '../src/views/sharing
 import { appInProject } from './fakeBackend';
 
 const OFF: Sharing = { memory_read: false, memory_write: false, chats: false, projects: [] };
-const project = { id: 7, name: 'Thesis', instructions: '', is_default: false, folder: null, exclude: [], session_count: 0, created_at: 0, updated_at: 0 };
+const project = { id: 7, name: 'Thesis', instructions: '', is_default: false, folder: null, exclude: [], tool_approval: 'ask' as const, session_count: 0, created_at: 0, updated_at: 0 };
 const calls: SharedCall[] = [
   { id: 2, at: Date.UTC(2026, 0, 2), client: 'claude-ai', tool: 'remember', summary: 'prefers tea', ok: false, error: 'Maru does not share remember' },
   { id: 1, at: Date.UTC(2026, 0, 1), client: 'claude-code', tool: 'search_chats', summary: 'launch date', ok: true, error: null },

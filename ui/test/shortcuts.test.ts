@@ -6,7 +6,7 @@ import { shortcutGroups, shortcutOf } from '../src/lib/shortcuts';
 import { mountLayout } from '../src/views/layout';
 import { appInProject } from './fakeBackend';
 
-const PROJECT: Project = { id: 2, name: 'Temp', instructions: '', is_default: false, folder: null, exclude: [], session_count: 1, created_at: 0, updated_at: 0 };
+const PROJECT: Project = { id: 2, name: 'Temp', instructions: '', is_default: false, folder: null, exclude: [], tool_approval: 'ask', session_count: 1, created_at: 0, updated_at: 0 };
 const SESSION: Session = { id: 5, project_id: 2, title: 'Trip', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null, temporary: false };
 
 const key = (init: KeyboardEventInit) => new KeyboardEvent('keydown', { bubbles: true, cancelable: true, ...init });

@@ -20,8 +20,8 @@ type SkillPatch = Parameters<Backend['updateSkill']>[1];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const DEFAULT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], session_count: 0, created_at: 0, updated_at: 0 };
-const WORK: Project = { id: 2, name: 'Work', instructions: '', is_default: false, folder: null, exclude: [], session_count: 0, created_at: 0, updated_at: 0 };
+const DEFAULT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], tool_approval: 'ask', session_count: 0, created_at: 0, updated_at: 0 };
+const WORK: Project = { id: 2, name: 'Work', instructions: '', is_default: false, folder: null, exclude: [], tool_approval: 'ask', session_count: 0, created_at: 0, updated_at: 0 };
 
 const TRIP_MD = '---\nname: trip-checklist\ndescription: Plan a trip: bookings, packing, documents.\n---\n# Steps\n1. Ask where and when.\n2. List the bookings.\n';
 

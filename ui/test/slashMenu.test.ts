@@ -37,7 +37,7 @@ describe('the `/` commands in text', () => {
   });
 });
 
-const PROJECT: Project = { id: 2, name: 'Paperwork', instructions: '', is_default: false, folder: null, exclude: [], session_count: 1, created_at: 0, updated_at: 0 };
+const PROJECT: Project = { id: 2, name: 'Paperwork', instructions: '', is_default: false, folder: null, exclude: [], tool_approval: 'ask', session_count: 1, created_at: 0, updated_at: 0 };
 const SESSION: Session = { id: 5, project_id: 2, title: 'Taxes', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null, temporary: false };
 function skill(over: Partial<SkillView>): SkillView {
   return { id: 1, name: 'pdf-forms', description: 'Fill in PDF forms.', enabled: true, files: [], off_in: [], project_id: null, text: '', created_at: 0, updated_at: 0, ...over } as SkillView;

@@ -8,7 +8,7 @@ import { projectMenu } from '../src/views/sidebar';
 import { fakeBackend } from './fakeBackend';
 import { message } from './fixtures';
 
-const DEFAULT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], session_count: 3, created_at: 0, updated_at: 0 };
+const DEFAULT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], tool_approval: 'ask', session_count: 3, created_at: 0, updated_at: 0 };
 
 describe('plurals', () => {
   beforeEach(() => setLanguage('en'));

@@ -6,7 +6,7 @@ import { mountChat } from '../src/views/chat';
 import { appInProject } from './fakeBackend';
 import { message } from './fixtures';
 
-const PROJECT: Project = { id: 2, name: 'Temp', instructions: '', is_default: false, folder: null, exclude: [], session_count: 0, created_at: 0, updated_at: 0 };
+const PROJECT: Project = { id: 2, name: 'Temp', instructions: '', is_default: false, folder: null, exclude: [], tool_approval: 'ask', session_count: 0, created_at: 0, updated_at: 0 };
 const SESSION: Session = { id: 5, project_id: 2, title: '', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null, temporary: false };
 
 function msg(over: Partial<Message>): Message {

@@ -8,7 +8,7 @@ import { setLanguage } from '../src/lib/i18n';
 import { mountChat } from '../src/views/chat';
 import { appInProject } from './fakeBackend';
 
-const PROJECT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], session_count: 0, created_at: 0, updated_at: 0 };
+const PROJECT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], tool_approval: 'ask', session_count: 0, created_at: 0, updated_at: 0 };
 const TEMP: Session = { id: 9, project_id: 1, title: '', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null, temporary: true };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

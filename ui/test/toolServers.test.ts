@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { App } from '../src/app';
 import { ApiError, type Backend } from '../src/backend/backend';
-import type { Project, ToolServerView } from '../src/backend/types';
+import type { Project, ServerTool, ToolServerView } from '../src/backend/types';
 import { setLanguage, t } from '../src/lib/i18n';
 import { openSettingsDialog } from '../src/views/settingsDialog';
 import { parsePairs, secretsPatch } from '../src/views/toolServers';
@@ -20,23 +20,36 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const SECRET = 'sk-live-0123456789abcdefSECRET';
 const HEADER_SECRET = 'Bearer tok-987654321HIDDEN';
 
-const DEFAULT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], session_count: 0, created_at: 0, updated_at: 0 };
-const WORK: Project = { id: 2, name: 'Work', instructions: '', is_default: false, folder: null, exclude: [], session_count: 0, created_at: 0, updated_at: 0 };
+const DEFAULT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], tool_approval: 'ask', session_count: 0, created_at: 0, updated_at: 0 };
+const WORK: Project = { id: 2, name: 'Work', instructions: '', is_default: false, folder: null, exclude: [], tool_approval: 'ask', session_count: 0, created_at: 0, updated_at: 0 };
 
 function view(over: Partial<ToolServerView> = {}): ToolServerView {
   return {
     id: 1, name: 'files', transport: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/home/me/notes'],
-    env_keys: [], url: '', header_keys: [], enabled: true, always_allowed: [], off_in: [], status: 'stopped', error: null, tools: [],
+    env_keys: [], url: '', header_keys: [], enabled: true, always_allowed: [], off_in: [], status: 'stopped', error: null, why: null, tools: [],
     created_at: 0, updated_at: 0, ...over,
   };
 }
+
+
+/** A tool whose server says nothing of what it does. */
+const NONE = { read_only: null, destructive: null, open_world: null };
+
+/** What the filesystem server says when its folder does not exist: it exits before the handshake. */
+const BROKEN: Pick<ToolServerView, 'error' | 'why'> = {
+  error: 'the server did not start: connection closed: initialize response; it said: Error: None of the specified directories are accessible',
+  why: {
+    code: 'tool_server_no_handshake',
+    params: { detail: 'connection closed: initialize response', said: 'Error: None of the specified directories are accessible' },
+  },
+};
 
 /**
  * The tool-server routes over servers kept here, as Maru behaves: the secrets' values are kept
  * (in `secrets`) and never sent back, a patch's `env`/`headers` are merged (null removes, a name
  * left out keeps its value), listing tools starts a server (or fails in its own words).
  */
-function toolServerRoutes(initial: ToolServerView[], opts: { tools?: Record<string, { name: string; description: string }[]>; fails?: Record<string, string> } = {}) {
+function toolServerRoutes(initial: ToolServerView[], opts: { tools?: Record<string, ServerTool[]>; fails?: Record<string, Pick<ToolServerView, 'error' | 'why'>> } = {}) {
   const store = initial.map((s) => ({ ...s }));
   const secrets = new Map<number, Record<string, string>>(store.map((s) => [s.id, Object.fromEntries([...s.env_keys, ...s.header_keys].map((k) => [k, 'unseen']))]));
   let next = Math.max(0, ...store.map((s) => s.id)) + 1;
@@ -83,12 +96,12 @@ function toolServerRoutes(initial: ToolServerView[], opts: { tools?: Record<stri
       if (!s.enabled) throw new ApiError('tool_server_off', `the tool server ${s.name} is turned off`, 409, { name: s.name });
       const failure = opts.fails?.[s.name];
       if (failure) {
-        s.status = 'failed';
-        s.error = failure;
-        throw new ApiError('tool_server_failed', `the tool server ${s.name} does not start: ${failure}`, 409, { name: s.name, detail: failure });
+        Object.assign(s, { status: 'failed' }, failure);
+        throw new ApiError('tool_server_failed', `the tool server ${s.name} does not start: ${failure.error}`, 409, { name: s.name, detail: failure.error ?? '' });
       }
       s.status = 'running';
       s.error = null;
+      s.why = null;
       s.tools = opts.tools?.[s.name] ?? [];
       return s.tools;
     },
@@ -245,7 +258,7 @@ describe('settings: the Tools tab', () => {
 
   it('an always-allowed tool is removed from the list (it asks again), and one is added from its tools', async () => {
     const { app, patches } = setUp([view({ always_allowed: ['read_file', 'list_directory'], status: 'running', tools: [
-      { name: 'read_file', description: 'Reads a file.' }, { name: 'list_directory', description: 'Lists a folder.' }, { name: 'write_file', description: 'Writes a file.' },
+      { name: 'read_file', description: 'Reads a file.', hints: NONE }, { name: 'list_directory', description: 'Lists a folder.', hints: NONE }, { name: 'write_file', description: 'Writes a file.', hints: NONE },
     ] })]);
     await openTools(app);
     const allowed = () => [...byTest(server('files'), 'always-allowed').querySelectorAll<HTMLElement>('.allowed-tool')].map((li) => li.dataset.tool);
@@ -296,8 +309,8 @@ describe('settings: the Tools tab', () => {
 
   it('lists a server’s tools with their descriptions, starting it; a server that fails says why in its own words', async () => {
     const { app, calls } = setUp([view(), view({ id: 2, name: 'broken', command: 'nonexistent-mcp' })], {
-      tools: { files: [{ name: 'read_file', description: 'Reads a file from the allowed folders.' }] },
-      fails: { broken: 'None of the specified directories are accessible' },
+      tools: { files: [{ name: 'read_file', description: 'Reads a file from the allowed folders.', hints: { read_only: true, destructive: null, open_world: false } }] },
+      fails: { broken: BROKEN },
     });
     await openTools(app);
     expect(byTest(server('files'), 'tool-server-status').textContent, 'a server starts when first needed').toBe('Not started');
@@ -307,18 +320,21 @@ describe('settings: the Tools tab', () => {
     expect(byTest(server('files'), 'tool-server-status').textContent).toBe('Running');
     const tool = byTest(server('files'), 'server-tool');
     expect(tool.querySelector('code')?.textContent).toBe('read_file');
+    expect(tool.querySelector('[data-testid=tool-hints]')?.textContent, 'what its server says it does').toBe('Only reads');
     expect(tool.querySelector('.server-tool-description')?.textContent).toBe('Reads a file from the allowed folders.');
 
     byTest(server('broken'), 'tool-server-load').click();
     await sleep(5);
     expect(byTest(server('broken'), 'tool-server-status').textContent).toBe('Failed');
-    expect(byTest(server('broken'), 'tool-server-error').textContent, 'the server’s own words').toBe('It could not start: None of the specified directories are accessible');
+    expect(byTest(server('broken'), 'tool-server-error').textContent, 'why, with the server’s own last words')
+      .toBe('It could not start: it ran but did not answer as an MCP server (connection closed: initialize response); it said: Error: None of the specified directories are accessible');
 
     setLanguage('ko');
     document.body.replaceChildren();
     await openTools(app);
     expect(document.querySelector('dialog [role=tab][aria-selected=true]')?.textContent, 'the tab in Korean').toBe('도구');
-    expect(byTest(server('broken'), 'tool-server-error').textContent).toBe('시작하지 못했습니다: None of the specified directories are accessible');
+    expect(byTest(server('broken'), 'tool-server-error').textContent, 'why in Korean, from its code; the server’s words as it wrote them')
+      .toBe('시작하지 못했습니다: 실행됐지만 MCP 서버로 응답하지 않았습니다(connection closed: initialize response). 서버가 남긴 말: Error: None of the specified directories are accessible');
   });
 
   it('a server turned off says so when asked for its tools, in Korean in the words of errors.ts', async () => {

@@ -7,8 +7,8 @@ import { setLanguage } from '../src/lib/i18n';
 import { UNDO_MS } from '../src/state/undo';
 import { appInProject } from './fakeBackend';
 
-const DEFAULT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], session_count: 2, created_at: 0, updated_at: 0 };
-const WORK: Project = { id: 2, name: 'Work', instructions: '', is_default: false, folder: null, exclude: [], session_count: 0, created_at: 0, updated_at: 0 };
+const DEFAULT: Project = { id: 1, name: 'Default', instructions: '', is_default: true, folder: null, exclude: [], tool_approval: 'ask', session_count: 2, created_at: 0, updated_at: 0 };
+const WORK: Project = { id: 2, name: 'Work', instructions: '', is_default: false, folder: null, exclude: [], tool_approval: 'ask', session_count: 0, created_at: 0, updated_at: 0 };
 const TRIP: Session = { id: 9, project_id: 1, title: 'Trip to Busan', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null, temporary: false };
 const DINNER: Session = { id: 3, project_id: 1, title: 'Dinner', preset: null, model: null, connection_id: null, created_at: 0, updated_at: 0, imported_at: null, temporary: false };
 

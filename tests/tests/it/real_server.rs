@@ -126,7 +126,7 @@ async fn a_real_server_takes_files_the_search_tool_and_its_results() {
     // and its real result, stored as a turn stores them. The next request carries the tool's
     // spec, the call and the passage; the server must take them and answer.
     let ctx = maru::app::ToolContext { session_id: sess, project_id: 1, message_id: None, store: s.app.store.clone() };
-    let found = s.app.tools.call(ctx, "search_attachment", r#"{"query": "budget meeting"}"#).await.expect("the tool runs");
+    let found = s.app.tools.run(ctx, "search_attachment", r#"{"query": "budget meeting"}"#).await.map(|r| r.text).expect("the tool runs");
     assert!(found.contains("budget.txt") && found.contains("Friday"), "{found}");
     let call =
         maru::llm::ToolCall { id: "call_1".into(), name: "search_attachment".into(), arguments: r#"{"query":"budget meeting"}"#.into() };

@@ -328,6 +328,13 @@ async fn every_answer_matches_the_document() {
     let missing = c.ok(M::POST, "/api/tool-servers", Some(server)).await["id"].clone();
     let (status, failed) = c.call(M::GET, &format!("/api/tool-servers/{missing}/tools"), None).await;
     assert_eq!((status.as_u16(), failed["code"].as_str()), (409, Some("tool_server_failed")), "{failed}");
+    let listed = c.get("/api/tool-servers").await;
+    let why = &listed.as_array().unwrap().iter().find(|t| t["id"] == missing).unwrap()["why"];
+    assert_eq!(
+        (why["code"].as_str(), why["params"]["command"].as_str()),
+        (Some("tool_server_cannot_run"), Some("no-such-command-maru-test")),
+        "the list says why by a code, for the user's language, naming the program: {listed}"
+    );
     c.ok(M::PATCH, &format!("/api/tool-servers/{missing}"), Some(json!({ "enabled": false, "off_in": [1] }))).await;
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("mcp/mini_server.py");
     let mini = json!({ "name": "mini", "transport": "stdio", "command": "python3", "args": [script] });

@@ -114,7 +114,7 @@ async fn a_kept_result_is_read_only_from_its_own_chat_and_bad_reads_say_why() {
     let read = |session_id: i64, args: Value| {
         let ctx = ToolContext { session_id, project_id: 1, message_id: None, store: s.app.store.clone() };
         let tools = s.app.tools.clone();
-        async move { tools.call(ctx, "read_tool_output", &args.to_string()).await }
+        async move { tools.run(ctx, "read_tool_output", &args.to_string()).await.map(|r| r.text).map_err(|r| r.text) }
     };
     let elsewhere = read(other, json!({ "ref": reference })).await.unwrap_err();
     assert!(elsewhere.contains("no stored output"), "another chat cannot read this chat's results: {elsewhere}");

@@ -201,6 +201,12 @@ async fn a_server_that_fails_slow_calls_killed_servers_and_huge_results_never_br
     let (_, listed) = s.get("/api/tool-servers").await;
     assert_eq!(listed[0]["status"], "failed");
     assert!(listed[0]["error"].as_str().unwrap().contains("accessible"), "{listed}");
+    let why = &listed[0]["why"];
+    assert_eq!(why["code"], "tool_server_no_handshake", "a program that runs and exits at once did not shake hands: {listed}");
+    assert!(
+        why["params"]["said"].as_str().unwrap_or_default().contains("accessible"),
+        "its last words travel with the code, so a Korean window shows them too: {listed}"
+    );
     fake.push(Reply::text(["fine"]));
     let events = s.say(chat, "hello").await;
     assert!(events.iter().any(|e| e.name == "done"), "a broken server does not break the turn: {events:?}");
@@ -241,6 +247,13 @@ async fn a_server_that_fails_slow_calls_killed_servers_and_huge_results_never_br
     std::fs::write(dir.path().join("big.txt"), &big).unwrap();
     let fs = add(&s, json!({ "name": "fs", "transport": "stdio", "command": "node", "args": [script, dir.path()] })).await;
     s.patch(&format!("/api/tool-servers/{}", fs["id"]), json!({ "always_allowed": ["read_text_file"] })).await;
+    let (_, tools) = s.get(&format!("/api/tool-servers/{}/tools", fs["id"])).await;
+    let read_only = |name: &str| tools.as_array().unwrap().iter().find(|t| t["name"] == name).map(|t| t["hints"]["read_only"].clone());
+    assert_eq!(
+        (read_only("read_text_file"), read_only("write_file")),
+        (Some(json!(true)), Some(json!(false))),
+        "what the real server says of its tools reaches the list (and the approval card): {tools}"
+    );
     let path = dir.path().join("big.txt");
     let events = turn_calling(&s, &fake, chat, "fs__read_text_file", json!({ "path": path })).await.collect().await;
     let huge = tool_result(&events)["content"].as_str().unwrap();
@@ -307,6 +320,46 @@ async fn a_call_waiting_for_approval_ends_when_its_server_is_removed_and_nothing
     maru_tests::eventually("the removed server's process ends", || async { pids(&log.display().to_string()).is_empty() }).await;
     assert_eq!(starts(), 1, "no new process was started for a server that no longer exists: {:?}", logged(&log));
     assert!(!logged(&log).iter().any(|l| l.starts_with("call")), "the call never reached the server: {:?}", logged(&log));
+}
+
+#[tokio::test]
+async fn a_project_lets_the_tools_a_server_marks_read_only_run_and_the_others_still_ask() {
+    let (s, fake) = with_fake_model().await;
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("mini.log");
+    let id = add(&s, mini("mini", &log, &["--annotated"])).await["id"].as_i64().unwrap();
+    let (_, tools) = s.get(&format!("/api/tool-servers/{id}/tools")).await;
+    let hints = |name: &str| tools.as_array().unwrap().iter().find(|t| t["name"] == name).unwrap()["hints"].clone();
+    assert_eq!(hints("look"), json!({ "read_only": true, "destructive": null, "open_world": false }), "the list says what the server says");
+    assert_eq!(hints("erase"), json!({ "read_only": false, "destructive": true, "open_world": null }));
+    assert_eq!(hints("echo"), json!({ "read_only": null, "destructive": null, "open_world": null }), "and nothing it does not say");
+
+    // By default a read-only tool asks too, and the question says what the server says of it.
+    let chat = s.session(None, "").await;
+    let mut turn = turn_calling(&s, &fake, chat, "mini__look", json!({ "message": "up" })).await;
+    let mut seen = vec![];
+    let asked = until(&mut turn, "approval_needed", &mut seen).await;
+    assert_eq!(asked.data["hints"]["read_only"], true, "the card can show the tool only reads: {asked:?}");
+    let approval = asked.data["approval"].as_str().unwrap().to_string();
+    s.post(&format!("/api/tool-calls/{approval}/deny"), json!({})).await;
+    soon("the denied turn", turn.collect()).await;
+
+    let project = s.project("Research").await;
+    let (status, patched) = s.patch(&format!("/api/projects/{project}"), json!({ "tool_approval": "read_only_runs" })).await;
+    assert_eq!((status.as_u16(), patched["tool_approval"].as_str()), (200, Some("read_only_runs")), "{patched}");
+    let chat = s.session(Some(project), "").await;
+    let events = soon("a read-only call", turn_calling(&s, &fake, chat, "mini__look", json!({ "message": "up" })).await.collect()).await;
+    assert!(!events.iter().any(|e| e.name == "approval_needed"), "in this project a read-only tool runs without asking: {events:?}");
+    assert!(tool_result(&events)["content"].as_str().unwrap().contains("Echo: up"), "{events:?}");
+    let mut turn = turn_calling(&s, &fake, chat, "mini__erase", json!({ "message": "all" })).await;
+    let mut seen = vec![];
+    let asked = until(&mut turn, "approval_needed", &mut seen).await;
+    assert_eq!(asked.data["hints"]["destructive"], true, "a tool that erases still asks, saying so: {asked:?}");
+    let approval = asked.data["approval"].as_str().unwrap().to_string();
+    s.post(&format!("/api/tool-calls/{approval}/deny"), json!({})).await;
+    seen.extend(soon("the denied turn", turn.collect()).await);
+    assert_eq!(logged(&log).iter().filter(|l| *l == "call erase").count(), 0, "the denied call never reached the server");
+    assert_eq!(logged(&log).iter().filter(|l| *l == "call look").count(), 1, "only the call the project let run did");
 }
 
 #[tokio::test]

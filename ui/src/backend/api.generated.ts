@@ -1990,6 +1990,8 @@ export interface components {
             name: string;
             /** Format: int64 */
             session_count: number;
+            /** @description How its chats ask about the calls of the user's tool servers. */
+            tool_approval: components["schemas"]["ToolApproval"];
             /** Format: int64 */
             updated_at: number;
         };
@@ -2003,6 +2005,7 @@ export interface components {
             folder?: string | null;
             instructions?: string | null;
             name?: string | null;
+            tool_approval?: null | components["schemas"]["ToolApproval"];
         };
         /** @description What `POST /api/import/project` takes, as `multipart/form-data`: the zip in a part named `file`. */
         ProjectZip: {
@@ -2036,7 +2039,7 @@ export interface components {
             };
         };
         /** @enum {string} */
-        ReasonCode: "attachments_changed" | "base_changed" | "base_template_changed" | "custom_instructions_added" | "custom_instructions_edited" | "custom_instructions_removed" | "date_and_memory_changed" | "date_changed" | "default_project" | "first_request" | "html_unreadable" | "image_no_text" | "image_unreadable" | "memory_changed" | "moved_to_project" | "no_attachments" | "no_custom_instructions" | "no_project_instructions" | "no_text" | "no_text_in_pages" | "no_visible_change" | "not_utf8" | "pdf_no_pages" | "pdf_reader_failed" | "pdf_timeout" | "pdf_unreadable" | "project_instructions_edited" | "section_budget" | "stored_file_unreadable" | "text_cut" | "total_budget" | "context_window" | "temporary_chat" | "prompt_fills_window" | "last_message_fills_window" | "nothing_to_compact" | "mcp_server_bad_field" | "mcp_server_invalid" | "mcp_server_incomplete" | "sse_transport" | "command_split" | "ignored_fields" | "unread_pages";
+        ReasonCode: "attachments_changed" | "base_changed" | "base_template_changed" | "custom_instructions_added" | "custom_instructions_edited" | "custom_instructions_removed" | "date_and_memory_changed" | "date_changed" | "default_project" | "first_request" | "html_unreadable" | "image_no_text" | "image_unreadable" | "memory_changed" | "moved_to_project" | "no_attachments" | "no_custom_instructions" | "no_project_instructions" | "no_text" | "no_text_in_pages" | "no_visible_change" | "not_utf8" | "pdf_no_pages" | "pdf_reader_failed" | "pdf_timeout" | "pdf_unreadable" | "project_instructions_edited" | "section_budget" | "stored_file_unreadable" | "text_cut" | "total_budget" | "context_window" | "temporary_chat" | "prompt_fills_window" | "last_message_fills_window" | "nothing_to_compact" | "mcp_server_bad_field" | "mcp_server_invalid" | "mcp_server_incomplete" | "sse_transport" | "command_split" | "ignored_fields" | "unread_pages" | "tool_server_cannot_run" | "tool_server_no_handshake" | "tool_server_no_answer" | "tool_server_bad_header" | "tool_server_no_tool_list" | "tool_server_timed_out";
         ReplyFigures: {
             /**
              * Format: double
@@ -2129,6 +2132,8 @@ export interface components {
         /** @description A tool a server offers, as the settings list it. */
         ServerTool: {
             description: string;
+            /** @description What its server says it does. */
+            hints: components["schemas"]["ToolHints"];
             name: string;
         };
         Session: {
@@ -2521,6 +2526,12 @@ export interface components {
             /** @description The tools offered: their names, descriptions and argument schemas. */
             tools: number;
         };
+        /**
+         * @description How a project's chats ask about the calls of the user's tool servers (a tool the user always
+         *     allows runs without asking either way).
+         * @enum {string}
+         */
+        ToolApproval: "ask" | "read_only_runs";
         /** @description A call the model made */
         ToolCall: {
             function: {
@@ -2648,6 +2659,21 @@ export interface components {
          * @enum {string}
          */
         ToolFailure: "no_such_tool" | "bad_arguments" | "query_required" | "no_search_words" | "memory_off" | "fact_required" | "id_required" | "not_a_reference" | "no_stored_output" | "offset_past_end" | "server_unavailable" | "call_timed_out" | "server_failed" | "no_such_skill" | "no_such_skill_file" | "tool_error";
+        /**
+         * @description What a server says one of its tools does: its MCP annotations. Hints the server gives and
+         *     nothing checks; `None` where it says nothing.
+         */
+        ToolHints: {
+            /**
+             * @description It may delete or overwrite what is there (`destructiveHint`, which says nothing of a tool
+             *     that only reads).
+             */
+            destructive: boolean | null;
+            /** @description It reaches beyond this computer: the web, other services (`openWorldHint`). */
+            open_world: boolean | null;
+            /** @description It changes nothing, only reads (`readOnlyHint`). */
+            read_only: boolean | null;
+        };
         /** @description A tool a request offers, and what it costs of the window. */
         ToolOffered: {
             chars: number;
@@ -2692,7 +2718,7 @@ export interface components {
             enabled: boolean;
             /** @description The names of the variables set for it; their values are never shown. */
             env_keys: string[];
-            /** @description Why it failed to start or answer, as it said. */
+            /** @description Why it failed to start or answer, in English as the system and the server said it. */
             error: string | null;
             /** @description The names of the headers sent to it; their values are never shown. */
             header_keys: string[];
@@ -2708,6 +2734,7 @@ export interface components {
             /** Format: int64 */
             updated_at: number;
             url: string;
+            why: null | components["schemas"]["Reason"];
         };
         /** @enum {string} */
         Transport: "stdio" | "http";
@@ -2741,6 +2768,8 @@ export interface components {
         } | {
             approval: string;
             arguments: string;
+            /** @description What its server says the tool does (read-only, destructive, reaching outside). */
+            hints: components["schemas"]["ToolHints"];
             /** @description The tool call's id, as in `tool_call`. */
             id: string;
             server: string;

@@ -3,8 +3,7 @@
 // above it (the generated paths, errors, event streams) is what the browser runs, so the two cannot
 // drift; the desktop's Rust side hands the request to the same router `maru serve` uses.
 
-import { Channel, invoke } from '@tauri-apps/api/core';
-import { inDesktop } from '../lib/platform';
+import { inDesktop, tauri } from '../lib/platform';
 
 export { inDesktop };
 
@@ -35,6 +34,7 @@ export const ipcFetch: typeof fetch = async (input, init) => {
   const accept = req.headers.get('accept') ?? '';
   if (accept.includes('text/event-stream')) return stream(req, path);
   const body = new Uint8Array(await req.arrayBuffer());
+  const { invoke } = await tauri();
   try {
     const bytes = await invoke<ArrayBuffer>('api', body, {
       headers: { 'x-maru-method': req.method, 'x-maru-path': path, 'x-maru-content-type': req.headers.get('content-type') ?? '', accept },
@@ -48,6 +48,7 @@ export const ipcFetch: typeof fetch = async (input, init) => {
 /** A turn: the events' bytes arrive on a channel and are handed on as the response's body. */
 async function stream(req: Request, path: string): Promise<Response> {
   const text = await req.text();
+  const { Channel, invoke } = await tauri();
   let feed!: ReadableStreamDefaultController<Uint8Array>;
   const body = new ReadableStream<Uint8Array>({ start: (c) => void (feed = c) });
   const onEvent = new Channel<ArrayBuffer | null>();

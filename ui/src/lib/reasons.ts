@@ -76,6 +76,13 @@ export const REASONS: Readonly<Record<ReasonCode, ReasonWords>> = {
     ownEnglish: true,
   },
   ignored_fields: { en: 'Maru does not use: {fields}.', ko: '마루가 쓰지 않는 항목: {fields}.', ownEnglish: true },
+  // Why a tool server did not start or answer ({detail} and {said} are its and the system's own words).
+  tool_server_cannot_run: { en: 'the program “{command}” could not be run ({detail})', ko: '“{command}” 프로그램을 실행하지 못했습니다({detail})', ownEnglish: true },
+  tool_server_no_handshake: { en: 'it ran but did not answer as an MCP server ({detail})[; it said: {said}]', ko: '실행됐지만 MCP 서버로 응답하지 않았습니다({detail})[. 서버가 남긴 말: {said}]', ownEnglish: true },
+  tool_server_no_answer: { en: '{url} did not answer as an MCP server ({detail})', ko: '{url}이(가) MCP 서버로 응답하지 않았습니다({detail})', ownEnglish: true },
+  tool_server_bad_header: { en: 'the header “{name}” has a name or value HTTP does not allow', ko: '헤더 “{name}”의 이름이나 값은 HTTP에서 쓸 수 없습니다', ownEnglish: true },
+  tool_server_no_tool_list: { en: 'it started but did not list its tools ({detail})[; it said: {said}]', ko: '시작했지만 도구 목록을 주지 않았습니다({detail})[. 서버가 남긴 말: {said}]', ownEnglish: true },
+  tool_server_timed_out: { en: 'no answer within {seconds} s[; it said: {said}]', ko: '{seconds}초 안에 응답이 없었습니다[. 서버가 남긴 말: {said}]', ownEnglish: true },
   // Why a file's text could not be read (all of it, or some pages).
   image_no_text: { en: 'images are sent to models that can see them; they have no text to search', ko: '이미지는 볼 수 있는 모델에 그대로 보냅니다. 검색할 텍스트는 없습니다' },
   pdf_no_pages: { en: 'the PDF has no pages Maru can read (it may be damaged)', ko: 'PDF에 마루가 읽을 수 있는 쪽이 없습니다 (손상되었을 수 있습니다)' },

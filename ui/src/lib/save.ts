@@ -2,13 +2,13 @@
 // in the desktop app, whose web view has no download manager, the app writes it to the Downloads
 // folder and says where.
 
-import { invoke } from '@tauri-apps/api/core';
-import { inDesktop } from './platform';
+import { inDesktop, tauri } from './platform';
 
 /** Saves `blob` as `name`; answers the path when the desktop app wrote it, else null. */
 export async function saveBlob(blob: Blob, name: string): Promise<string | null> {
   if (inDesktop()) {
     const bytes = new Uint8Array(await blob.arrayBuffer());
+    const { invoke } = await tauri();
     return invoke<string>('save_download', bytes, { headers: { 'x-maru-name': encodeURIComponent(name) } });
   }
   const url = URL.createObjectURL(blob);

@@ -1,6 +1,6 @@
 // The open chat: which one it is (or a draft), its messages, and the replies being written.
 
-import type { Attachment, ContextView, Decision, Message, Project, Session, ToolOutcome, TurnEvent, Usage } from '../backend/types';
+import type { Attachment, ContextView, Decision, Message, Project, Session, ToolHints, ToolOutcome, TurnEvent, Usage } from '../backend/types';
 import { ApiError, errorMessage } from '../lib/apiError';
 import { t } from '../lib/i18n';
 import { routedChat, showChatInAddress } from '../lib/router';
@@ -30,6 +30,8 @@ export interface LiveApproval {
   tool: string;
   /** JSON text, as the model wrote it. */
   arguments: string;
+  /** What the tool's server says it does. */
+  hints: ToolHints;
   /** How it was answered (here, in another window, or no answer: stopped, too late); null while it waits. */
   decision: Decision | null;
   /** This window's answer is on its way. */
@@ -427,7 +429,7 @@ export class ChatState {
       case 'approval_needed': {
         let call = live.tools.find((c) => c.id === ev.id);
         if (!call) live.tools.push((call = { id: ev.id, name: `${ev.server}__${ev.tool}`, arguments: ev.arguments }));
-        call.approval = { id: ev.approval, server: ev.server, tool: ev.tool, arguments: ev.arguments, decision: null, answering: false, elsewhere: false };
+        call.approval = { id: ev.approval, server: ev.server, tool: ev.tool, arguments: ev.arguments, hints: ev.hints, decision: null, answering: false, elsewhere: false };
         break;
       }
       case 'approval_decided': {

@@ -19,6 +19,7 @@ import { rankingNote } from './hybridSearch';
 import { forkButton } from './fork';
 import { downloadFile } from './files';
 import { toast } from './toast';
+import { toolHintBadges } from './toolHints';
 
 /**
  * One entry of the chat as drawn: a message of the user's, or a reply with all its rounds (the
@@ -565,6 +566,7 @@ export function approvalCard(approval: LiveApproval, answer: (a: ApprovalAnswer)
   },
     h('div', { class: 'approval-head' }, icon('shield'), h('span', { class: 'approval-title', 'data-testid': 'approval-title' }, t('approvalAsk', { server: approval.server, tool: approval.tool }))),
     h('p', { class: 'approval-hint' }, t(args ? 'approvalHint' : 'approvalHintNoArgs')),
+    toolHintBadges(approval.hints),
     args ? h('pre', { class: 'approval-args', 'data-testid': 'approval-args', tabindex: '0', 'aria-label': t('toolArguments') }, args) : null,
     h('div', { class: 'approval-actions' },
       button('once', 'approveOnce', 'btn-primary'),

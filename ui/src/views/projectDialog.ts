@@ -110,6 +110,7 @@ export function openProjectSettings(app: App, project: Project, focus: ProjectFo
       general?.el ?? h('p', { class: 'field-hint' }, t('defaultUsesCustomInstructions', { settings: t('settings'), tab: t('settingsInstructions') })),
       folder,
       instructions?.el,
+      toolApprovalField(app, project),
       files.el),
     onClose: () => {
       void general?.flush();
@@ -175,6 +176,22 @@ function generalSection(app: App, project: Project, status: HTMLElement) {
     h('label', { class: 'field' }, h('span', { class: 'field-label' }, t('projectInstructions')), instructions, h('span', { class: 'field-hint' }, t('projectInstructionsHint'))),
   );
   return { el, flush, focus: (which: 'name' | 'instructions') => (which === 'name' ? name : instructions).focus() };
+}
+
+/** Whether the project's chats let tools their server marks read-only run without asking: saved
+ *  as it is ticked (put back when the save fails). */
+function toolApprovalField(app: App, project: Project): HTMLElement {
+  const box = h('input', { type: 'checkbox', 'data-testid': 'read-only-tools-run', checked: project.tool_approval === 'read_only_runs' });
+  box.addEventListener('change', () => {
+    const wanted = box.checked;
+    void app.sessions.updateProject(project.id, { tool_approval: wanted ? 'read_only_runs' : 'ask' }).then((ok) => {
+      if (!ok) box.checked = !wanted;
+    });
+  });
+  return h('section', { class: 'project-tools', 'data-testid': 'project-tools' },
+    h('h3', { class: 'field-label' }, t('projectToolServers')),
+    h('label', { class: 'check' }, box, h('span', null, t('readOnlyToolsRun'))),
+    h('span', { class: 'field-hint' }, t('readOnlyToolsRunHint')));
 }
 
 /** How many of the project's files are mirrored from its folder (read first when not yet known). */

@@ -10,7 +10,9 @@ import type { NewToolServer, ServerStatus, ToolServerPatch, ToolServerView, Tran
 import { ApiError, errorMessage } from '../lib/apiError';
 import { h, icon, replaceChildren } from '../lib/dom';
 import { t, type Key } from '../lib/i18n';
+import { reasonText } from '../lib/reasons';
 import { confirmDialog } from './dialog';
+import { toolHintBadges } from './toolHints';
 import { quoted, toolServerImport } from './toolServerImport';
 
 /** `NAME=value` (variables) or `Name: value` (headers) lines, read; `bad`: the first line that is neither. */
@@ -103,7 +105,7 @@ class ToolServersPane {
 
   private item(s: ToolServerView): HTMLElement {
     if (this.editing === s.id && this.form) return h('li', { class: 'tool-server editing', 'data-testid': 'tool-server', dataset: { name: s.name } }, this.form);
-    const problem = s.status === 'failed' && s.error ? t('toolServerFailedWith', { error: s.error }) : this.app.tooling.toolsProblems.get(s.id) ?? null;
+    const problem = s.status === 'failed' && s.error ? t('toolServerFailedWith', { error: reasonText(s.why, s.error) }) : this.app.tooling.toolsProblems.get(s.id) ?? null;
     const secrets = s.transport === 'stdio' ? s.env_keys : s.header_keys;
     return h('li', { class: ['tool-server', !s.enabled && 'off'], 'data-testid': 'tool-server', dataset: { name: s.name, id: String(s.id) } },
       this.itemTop(s),
@@ -157,6 +159,7 @@ class ToolServersPane {
       s.tools.length
         ? h('ul', { class: 'server-tools', 'data-testid': 'server-tools' }, s.tools.map((tool) => h('li', { 'data-testid': 'server-tool', dataset: { tool: tool.name } },
             h('code', { class: 'server-tool-name' }, tool.name),
+            toolHintBadges(tool.hints),
             allowed.includes(tool.name)
               ? h('span', { class: 'badge badge-present' }, t('runsWithoutAsking'))
               : h('button', {

@@ -15,7 +15,7 @@ const LAYERS: &[&[&str]] = &[
     &["app"],
     &["attachments", "memory", "backup", "imports", "sharing"],
     &["prompt", "tools"],
-    &["store", "llm", "logging", "paths", "error"],
+    &["store", "llm", "logging", "paths", "secrets", "error"],
 ];
 
 fn layer_of(module: &str) -> Option<usize> {

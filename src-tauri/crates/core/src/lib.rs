@@ -24,5 +24,6 @@ pub mod logging;
 pub mod memory;
 pub mod paths;
 pub mod prompt;
+pub mod secrets;
 pub mod sharing;
 pub mod tools;

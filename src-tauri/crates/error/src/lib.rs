@@ -273,6 +273,12 @@ codes! {
         CommandSplit = "command_split",
         IgnoredFields = "ignored_fields",
         UnreadPages = "unread_pages",
+        ToolServerCannotRun = "tool_server_cannot_run",
+        ToolServerNoHandshake = "tool_server_no_handshake",
+        ToolServerNoAnswer = "tool_server_no_answer",
+        ToolServerBadHeader = "tool_server_bad_header",
+        ToolServerNoToolList = "tool_server_no_tool_list",
+        ToolServerTimedOut = "tool_server_timed_out",
     }
 }
 

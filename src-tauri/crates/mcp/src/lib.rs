@@ -12,6 +12,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use maru_types::tool_servers::ToolHints;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ContentBlock, Implementation, ProtocolVersion,
     ResourceContents,
@@ -37,6 +38,8 @@ pub struct ToolInfo {
     pub description: String,
     /// The JSON Schema of its arguments.
     pub input_schema: Value,
+    /// What the server says it does (read-only, destructive, reaching outside).
+    pub hints: ToolHints,
 }
 
 /// What a call gave: its content as text, and whether the server says it failed.
@@ -78,9 +81,57 @@ pub struct Connection {
     pub tools: Vec<ToolInfo>,
 }
 
+/// Why a server could not be started or reached. Each kind is one sentence the settings' list
+/// says in the user's language; `detail` is what the system or the server said, as it said it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConnectFailure {
+    /// The program could not be run (not found, not executable).
+    CannotRun { command: String, detail: String },
+    /// It ran, but did not complete the MCP handshake (it exited, or wrote something else).
+    NoHandshake { detail: String },
+    /// The address did not answer as an MCP server.
+    NoAnswer { url: String, detail: String },
+    /// A header the user set has a name or a value HTTP does not allow.
+    BadHeader { name: String },
+    /// The handshake worked, but listing its tools did not.
+    NoToolList { detail: String },
+    /// Nothing of the above finished within the deadline.
+    TimedOut { seconds: u64 },
+}
+
+/// A failed [`connect`]: why, and the server's last lines on stderr (empty when it wrote none).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConnectError {
+    pub failure: ConnectFailure,
+    pub said: String,
+}
+
+impl std::fmt::Display for ConnectFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConnectFailure::CannotRun { command, detail } => write!(f, "cannot start {command:?}: {detail}"),
+            ConnectFailure::NoHandshake { detail } => write!(f, "the server did not start: {detail}"),
+            ConnectFailure::NoAnswer { url, detail } => write!(f, "the server at {url} did not answer: {detail}"),
+            ConnectFailure::BadHeader { name } => write!(f, "the header {name:?} is not a valid header"),
+            ConnectFailure::NoToolList { detail } => write!(f, "the server did not list its tools: {detail}"),
+            ConnectFailure::TimedOut { seconds } => write!(f, "no answer within {seconds} s"),
+        }
+    }
+}
+
+impl std::fmt::Display for ConnectError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.said.is_empty() {
+            write!(f, "{}", self.failure)
+        } else {
+            write!(f, "{}; it said: {}", self.failure, self.said)
+        }
+    }
+}
+
 /// Starts (or reaches) the server `name`, does the handshake and lists its tools, all within
 /// `deadline`. The error says why, with the server's last words on stderr when it has any.
-pub async fn connect(name: &str, launch: &Launch, deadline: Duration) -> Result<Connection, String> {
+pub async fn connect(name: &str, launch: &Launch, deadline: Duration) -> Result<Connection, ConnectError> {
     let stderr = Arc::new(Mutex::new(VecDeque::new()));
     let config = ClientConfig::new(ClientCapabilities::default(), Implementation::new("maru", env!("CARGO_PKG_VERSION")))
         .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE);
@@ -98,32 +149,35 @@ pub async fn connect(name: &str, launch: &Launch, deadline: Duration) -> Result<
                 let mut cmd = process_wrap::tokio::CommandWrap::from(cmd);
                 #[cfg(unix)]
                 cmd.wrap(process_wrap::tokio::ProcessGroup::leader());
-                let (transport, err) =
-                    TokioChildProcess::builder(cmd).stderr(Stdio::piped()).spawn().map_err(|e| format!("cannot start {command:?}: {e}"))?;
+                let (transport, err) = TokioChildProcess::builder(cmd)
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .map_err(|e| ConnectFailure::CannotRun { command: command.clone(), detail: e.to_string() })?;
                 if let Some(err) = err {
                     tokio::spawn(drain(name.to_string(), err, stderr.clone()));
                 }
-                config.clone().serve(transport).await.map_err(|e| format!("the server did not start: {e}"))?
+                config.clone().serve(transport).await.map_err(|e| ConnectFailure::NoHandshake { detail: e.to_string() })?
             }
             Launch::Http { url, headers } => {
                 let mut custom = std::collections::HashMap::new();
                 for (k, v) in headers {
-                    let key = http::HeaderName::from_bytes(k.as_bytes()).map_err(|_| format!("{k:?} is not a header name"))?;
-                    let mut value = http::HeaderValue::from_str(v).map_err(|_| format!("the value of the header {k} is not valid"))?;
+                    let bad = || ConnectFailure::BadHeader { name: k.clone() };
+                    let key = http::HeaderName::from_bytes(k.as_bytes()).map_err(|_| bad())?;
+                    let mut value = http::HeaderValue::from_str(v).map_err(|_| bad())?;
                     value.set_sensitive(true);
                     custom.insert(key, value);
                 }
                 let transport = StreamableHttpClientTransport::from_config(
                     StreamableHttpClientTransportConfig::with_uri(url.clone()).custom_headers(custom),
                 );
-                config.clone().serve(transport).await.map_err(|e| format!("the server at {url} did not answer: {e}"))?
+                config.clone().serve(transport).await.map_err(|e| ConnectFailure::NoAnswer { url: url.clone(), detail: e.to_string() })?
             }
         };
-        let tools = service.peer().list_all_tools().await.map_err(|e| format!("the server did not list its tools: {e}"))?;
-        Ok::<_, String>((service, tools))
+        let tools = service.peer().list_all_tools().await.map_err(|e| ConnectFailure::NoToolList { detail: e.to_string() })?;
+        Ok::<_, ConnectFailure>((service, tools))
     };
     let outcome =
-        tokio::time::timeout(deadline, started).await.unwrap_or_else(|_| Err(format!("no answer within {} s", deadline.as_secs())));
+        tokio::time::timeout(deadline, started).await.unwrap_or_else(|_| Err(ConnectFailure::TimedOut { seconds: deadline.as_secs() }));
     match outcome {
         Ok((service, tools)) => {
             let tools = tools
@@ -132,15 +186,19 @@ pub async fn connect(name: &str, launch: &Launch, deadline: Duration) -> Result<
                     name: t.name.to_string(),
                     description: t.description.as_deref().unwrap_or_default().to_string(),
                     input_schema: t.schema_as_json_value(),
+                    hints: t
+                        .annotations
+                        .as_ref()
+                        .map(|a| ToolHints { read_only: a.read_only_hint, destructive: a.destructive_hint, open_world: a.open_world_hint })
+                        .unwrap_or_default(),
                 })
                 .collect();
             Ok(Connection { service, stderr, tools })
         }
-        Err(why) => {
+        Err(failure) => {
             // The child's last words, once its pipe has been read to the end.
             tokio::time::sleep(Duration::from_millis(100)).await;
-            let said = last_words(&stderr);
-            Err(if said.is_empty() { why } else { format!("{why}; it said: {said}") })
+            Err(ConnectError { failure, said: last_words(&stderr) })
         }
     }
 }

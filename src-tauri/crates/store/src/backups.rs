@@ -34,13 +34,31 @@ pub struct Counts {
     pub tool_servers: i64,
 }
 
-/// Checks the database file at `db` whole (`Err(why)` with SQLite's words when it is damaged or
-/// unreadable) and counts what it holds.
-pub fn check_and_count(db: &Path) -> std::result::Result<Counts, String> {
-    let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(|e| e.to_string())?;
-    let check: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).map_err(|e| format!("it cannot be read: {e}"))?;
+/// Why a database file cannot be restored, in SQLite's own words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unusable {
+    /// It cannot be opened or read.
+    Unreadable(String),
+    /// It reads, but its integrity check fails.
+    Damaged(String),
+}
+
+impl std::fmt::Display for Unusable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unusable::Unreadable(why) => write!(f, "it cannot be read: {why}"),
+            Unusable::Damaged(why) => write!(f, "it is damaged: {why}"),
+        }
+    }
+}
+
+/// Checks the database file at `db` whole and counts what it holds.
+pub fn check_and_count(db: &Path) -> std::result::Result<Counts, Unusable> {
+    let unreadable = |e: rusqlite::Error| Unusable::Unreadable(e.to_string());
+    let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(unreadable)?;
+    let check: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).map_err(unreadable)?;
     if check != "ok" {
-        return Err(format!("it is damaged: {check}"));
+        return Err(Unusable::Damaged(check));
     }
     let count = |table: &str| conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get::<_, i64>(0));
     let counted = || -> rusqlite::Result<Counts> {
@@ -53,5 +71,5 @@ pub fn check_and_count(db: &Path) -> std::result::Result<Counts, String> {
             tool_servers: count("tool_servers").unwrap_or(0),
         })
     };
-    counted().map_err(|e| format!("it cannot be read: {e}"))
+    counted().map_err(unreadable)
 }

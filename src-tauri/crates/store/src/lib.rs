@@ -28,7 +28,6 @@ pub mod presets;
 pub mod projects;
 pub mod prompt_inputs;
 pub mod search;
-pub mod secrets;
 pub mod sessions;
 pub mod settings;
 pub mod shared_calls;

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use super::settings::MemoryMode;
-use super::{char_len, found, now_ms, secrets, sessions};
+use super::{char_len, found, now_ms, sessions};
 use crate::error::{Code, Error, Result};
 
 pub use maru_types::memories::*;
@@ -245,21 +245,13 @@ pub fn delete(conn: &Connection, id: i64) -> Result<()> {
     Ok(())
 }
 
+/// The fact as stored: its visible text, trimmed, within the column's bound. (What may not be a
+/// fact at all, a secret, is the core's to refuse: `memory::refuse_secret`.)
 fn clean_content(raw: &str) -> Result<String> {
     let content = super::text::visible_text(raw);
     let content = content.trim();
     if content.is_empty() {
         return Err(Error::invalid(Code::InvalidMemory, "a memory needs some text"));
-    }
-    if let Some(secret) = secrets::find(content) {
-        let why = secret.reason();
-        return Err(Error::invalid(
-            Code::SecretRefused,
-            format!(
-                "Maru does not keep this as a fact because {why}; long-term memory goes into every chat, so secrets never belong there"
-            ),
-        )
-        .with("kind", secret.code()));
     }
     let len = char_len(content);
     if len > CONTENT_MAX_CHARS {

@@ -50,6 +50,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!(28, "0028_demo_connection"),
     migration!(29, "0029_shared_calls"),
     migration!(30, "0030_folder_exclude"),
+    migration!(31, "0031_tool_approval"),
 ];
 
 pub fn latest_version() -> i64 {

@@ -16,7 +16,7 @@ pub const INSTRUCTIONS_MAX_CHARS: usize = 100_000;
 
 const SELECT: &str = "SELECT p.id, p.name, p.instructions, p.is_default, p.created_at, p.updated_at,
         (SELECT count(*) FROM sessions s WHERE s.project_id = p.id AND s.temporary = 0), p.folder,
-        p.folder_exclude
+        p.folder_exclude, p.tool_approval
     FROM projects p";
 
 fn from_row(r: &Row) -> rusqlite::Result<Project> {
@@ -30,6 +30,7 @@ fn from_row(r: &Row) -> rusqlite::Result<Project> {
         session_count: r.get(6)?,
         folder: r.get(7)?,
         exclude: r.get::<_, String>(8)?.lines().map(str::to_string).collect(),
+        tool_approval: r.get(9)?,
     })
 }
 
@@ -109,10 +110,12 @@ pub fn update(conn: &Connection, id: i64, patch: &ProjectPatch) -> Result<Projec
     let folder = patch.folder.clone().unwrap_or(current.folder);
     // One pattern per line: the api layer has checked that none holds a line break.
     let exclude = patch.exclude.clone().unwrap_or(current.exclude).join("\n");
+    let tool_approval = patch.tool_approval.unwrap_or(current.tool_approval);
     conn.execute(
-        "UPDATE projects SET name = ?2, name_key = ?3, instructions = ?4, folder = ?5, folder_exclude = ?6, updated_at = ?7
+        "UPDATE projects SET name = ?2, name_key = ?3, instructions = ?4, folder = ?5, folder_exclude = ?6, tool_approval = ?7,
+             updated_at = ?8
          WHERE id = ?1",
-        params![id, name, name_key(&name), instructions, folder, exclude, now_ms()],
+        params![id, name, name_key(&name), instructions, folder, exclude, tool_approval, now_ms()],
     )?;
     get(conn, id)
 }

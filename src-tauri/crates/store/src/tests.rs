@@ -59,7 +59,13 @@ fn default_project_survives_every_delete_path() {
     let all = store.with(|c| Ok(c.execute("DELETE FROM projects", [])?));
     assert!(all.is_err(), "deleting every project at once is refused too");
     let err = store
-        .with(|c| projects::update(c, id, &ProjectPatch { name: Some("x".into()), instructions: None, folder: None, exclude: None }))
+        .with(|c| {
+            projects::update(
+                c,
+                id,
+                &ProjectPatch { name: Some("x".into()), instructions: None, folder: None, exclude: None, tool_approval: None },
+            )
+        })
         .unwrap_err();
     assert_eq!(err.code(), "default_project");
     assert_eq!(defaults(&store), 1);
@@ -248,7 +254,13 @@ fn project_names_are_unique_ignoring_case_in_any_script() {
     assert_eq!(err.code(), "name_taken", "case folding is not ASCII-only");
     let p = project(&store, "가족");
     let renamed = store
-        .with(|c| projects::update(c, p, &ProjectPatch { name: Some("  가족  ".into()), instructions: None, folder: None, exclude: None }))
+        .with(|c| {
+            projects::update(
+                c,
+                p,
+                &ProjectPatch { name: Some("  가족  ".into()), instructions: None, folder: None, exclude: None, tool_approval: None },
+            )
+        })
         .unwrap();
     assert_eq!(renamed.name, "가족", "renaming to its own name (trimmed) is fine");
 }
@@ -482,7 +494,13 @@ fn every_prompt_input_bumps_the_revision_and_chatting_does_not() {
                 projects::update(
                     c,
                     p,
-                    &ProjectPatch { instructions: Some("Calendar first.".into()), name: None, folder: None, exclude: None },
+                    &ProjectPatch {
+                        instructions: Some("Calendar first.".into()),
+                        name: None,
+                        folder: None,
+                        exclude: None,
+                        tool_approval: None,
+                    },
                 )
                 .map(|_| ())
             }),
@@ -490,8 +508,12 @@ fn every_prompt_input_bumps_the_revision_and_chatting_does_not() {
         (
             "project name",
             Box::new(move |c| {
-                projects::update(c, p, &ProjectPatch { name: Some("Home".into()), instructions: None, folder: None, exclude: None })
-                    .map(|_| ())
+                projects::update(
+                    c,
+                    p,
+                    &ProjectPatch { name: Some("Home".into()), instructions: None, folder: None, exclude: None, tool_approval: None },
+                )
+                .map(|_| ())
             }),
         ),
         (

@@ -13,6 +13,8 @@ pub struct Project {
     /// Paths of the folder left out of the project's files, one `.gitignore` pattern each (the
     /// folder's own `.maruignore` leaves out more).
     pub exclude: Vec<String>,
+    /// How its chats ask about the calls of the user's tool servers.
+    pub tool_approval: ToolApproval,
     pub session_count: i64,
     pub created_at: i64,
     pub updated_at: i64,
@@ -37,7 +39,22 @@ pub struct ProjectPatch {
     pub folder: Option<Option<String>>,
     /// Replaces the patterns of paths left out of the folder; checked by the api layer.
     pub exclude: Option<Vec<String>>,
+    pub tool_approval: Option<ToolApproval>,
 }
+
+/// How a project's chats ask about the calls of the user's tool servers (a tool the user always
+/// allows runs without asking either way).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolApproval {
+    /// Every call waits for the user.
+    #[default]
+    Ask,
+    /// A tool its server marks read-only (`readOnlyHint`) runs without asking; the others ask.
+    ReadOnlyRuns,
+}
+
+sql_text_enum!(ToolApproval { Ask => "ask", ReadOnlyRuns => "read_only_runs" });
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct DeletedProject {

@@ -58,3 +58,23 @@ pub struct ToolServerPatch {
     /// The projects the server is off in.
     pub off_in: Option<Vec<i64>>,
 }
+
+/// What a server says one of its tools does: its MCP annotations. Hints the server gives and
+/// nothing checks; `None` where it says nothing.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ToolHints {
+    /// It changes nothing, only reads (`readOnlyHint`).
+    pub read_only: Option<bool>,
+    /// It may delete or overwrite what is there (`destructiveHint`, which says nothing of a tool
+    /// that only reads).
+    pub destructive: Option<bool>,
+    /// It reaches beyond this computer: the web, other services (`openWorldHint`).
+    pub open_world: Option<bool>,
+}
+
+impl ToolHints {
+    /// Its server says it only reads.
+    pub fn only_reads(&self) -> bool {
+        self.read_only == Some(true)
+    }
+}

@@ -334,11 +334,15 @@ pub async fn accept_memory(app: &App, id: i64) -> Result<Memory> {
 
 #[instrument(skip_all, err(level = Level::WARN))]
 pub async fn create_memory(app: &App, new: NewMemory) -> Result<Memory> {
+    crate::memory::refuse_secret(&new.content)?;
     app.store.write(move |tx| memories::create(tx, &new)).await
 }
 
 #[instrument(skip(app, patch), err(level = Level::WARN))]
 pub async fn update_memory(app: &App, id: i64, patch: MemoryPatch) -> Result<Memory> {
+    if let Some(content) = &patch.content {
+        crate::memory::refuse_secret(content)?;
+    }
     app.store.write(move |tx| memories::update(tx, id, &patch)).await
 }
 

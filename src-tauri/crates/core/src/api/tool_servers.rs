@@ -31,8 +31,10 @@ pub struct ToolServerView {
     /// Projects it is off in.
     pub off_in: Vec<i64>,
     pub status: ServerStatus,
-    /// Why it failed to start or answer, as it said.
+    /// Why it failed to start or answer, in English as the system and the server said it.
     pub error: Option<String>,
+    /// The same, for the UI to say in its language.
+    pub why: Option<Reason>,
     /// Its tools, once it has started.
     pub tools: Vec<ServerTool>,
     pub created_at: i64,
@@ -47,7 +49,8 @@ fn view(app: &App, s: ToolServer) -> ToolServerView {
         header_keys: s.headers.keys().cloned().collect(),
         tools: shown.listed(),
         status: shown.status,
-        error: shown.error,
+        error: shown.error_text(),
+        why: shown.why(),
         name: s.name,
         transport: s.transport,
         command: s.command,
@@ -102,10 +105,10 @@ pub async fn tool_server_tools(app: &App, id: i64) -> Result<Vec<ServerTool>> {
     match app.tool_servers.connection(&s).await {
         Ok(_) => Ok(app.tool_servers.shown(&s).listed()),
         // Removed while it started: as if it had been asked for after.
-        Err(_) if app.tool_servers.is_removed(id) => Err(Error::NotFound { what: "tool server", id }),
+        Err(crate::tools::servers::Unavailable::Removed) => Err(Error::NotFound { what: "tool server", id }),
         Err(why) => Err(Error::conflict(Code::ToolServerFailed, format!("the tool server {} does not start: {why}", s.name))
             .with("name", &s.name)
-            .with("detail", why)),
+            .with("detail", why.to_string())),
     }
 }
 

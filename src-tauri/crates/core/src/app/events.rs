@@ -48,6 +48,8 @@ pub enum TurnEvent {
         server: String,
         tool: String,
         arguments: String,
+        /// What its server says the tool does (read-only, destructive, reaching outside).
+        hints: crate::tools::servers::ToolHints,
     },
     /// How it was answered (or that no answer came in time).
     ApprovalDecided {

@@ -24,7 +24,7 @@ use chrono::{DateTime, Local};
 use futures_util::StreamExt;
 use tokio::task::JoinHandle;
 
-use super::machine::TurnKind;
+use super::machine::{self, Ahead, TurnKind};
 use crate::app::{App, Feed, TurnEvent};
 use crate::llm::{CancellationToken, ChatMessage, ChatStream, Delta, LlmError};
 use crate::prompt::render::estimate_tokens;
@@ -136,22 +136,19 @@ pub(crate) async fn send(
     cancel: &CancellationToken,
 ) -> Option<SentAhead> {
     let last = app.ahead.take(session_id)?;
-    if app.store.version() != Some(last.version) {
-        return None;
-    }
     let model = last.chat.model.clone();
-    let body = match kind {
-        TurnKind::Regenerate => last.first,
-        // Only a message the turn will take (it refuses empty and overlong ones) and send as it
-        // is: one that leaves the chat too long is sent after summarising older turns. Half the
-        // room: the server's tokenizer may count the chat anew meanwhile.
-        TurnKind::Send { content, images, skills }
-            if images.is_empty() && skills.is_empty() && !content.trim().is_empty() && content.len() <= CONTENT_MAX_CHARS =>
-        {
+    let unchanged = app.store.version() == Some(last.version);
+    let (note, added) = match kind {
+        TurnKind::Send { content, .. } => {
             let note = super::history::runtime_note(&app.templates, now).ok()?;
-            if estimate_tokens(content) + estimate_tokens(&note) + 8 > last.room / 2 {
-                return None;
-            }
+            let added = estimate_tokens(content) + estimate_tokens(&note);
+            (Some((content, note)), added)
+        }
+        _ => (None, 0),
+    };
+    let body = match (kind.ahead(unchanged, added, last.room), note) {
+        (Ahead::Again, _) => last.first,
+        (Ahead::WithMessage, Some((content, note))) => {
             let mut request = last.chat;
             request.messages.push(ChatMessage::user(format!("{content}\n\n{note}")));
             request.tool_choice = None;
@@ -159,7 +156,7 @@ pub(crate) async fn send(
         }
         _ => return None,
     };
-    let shows_first = last.day == Some(now.date_naive()) && !last.tool_servers;
+    let shows_first = machine::shows_first(last.day, now.date_naive(), last.tool_servers);
     let client = last.client;
     client.open_connection();
     let (sent, gone) = tokio::sync::oneshot::channel();

@@ -102,7 +102,10 @@ async fn extract(app: &App, session_id: i64, chat: ChatRequest) -> Result<()> {
         return Ok(());
     };
     for fact in facts {
-        let proposed = app.store.write(move |tx| memories::propose(tx, &fact, mode, Some(session_id), Some(question_id))).await;
+        let proposed = match crate::memory::refuse_secret(&fact) {
+            Ok(()) => app.store.write(move |tx| memories::propose(tx, &fact, mode, Some(session_id), Some(question_id))).await,
+            Err(e) => Err(e),
+        };
         if let Err(e) = proposed {
             // A secret, or too long: the refusal is the point; nothing is saved.
             tracing::info!(session_id, code = %e.code(), "an extracted fact was not kept");

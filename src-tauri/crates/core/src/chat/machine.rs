@@ -7,7 +7,9 @@
 use crate::error::Error;
 use crate::llm::ToolCall;
 use crate::store::messages::{self, Status, CONTENT_MAX_CHARS};
+use crate::store::projects::ToolApproval;
 use crate::tools::approvals::Decision;
+use crate::tools::servers::ToolHints;
 
 /// At most this many rounds of tool calls per turn; the last round lets the model call none.
 pub const MAX_TOOL_ROUNDS: usize = 5;
@@ -144,6 +146,50 @@ pub enum TurnKind {
     Resend { message_id: i64, content: String },
 }
 
+/// Which request goes to the model server ahead of a turn's own work (see `ahead`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ahead {
+    /// The last turn's first request again: a regenerate.
+    Again,
+    /// The last turn's conversation with the new message after it.
+    WithMessage,
+    /// None: the turn builds and sends its own.
+    No,
+}
+
+impl TurnKind {
+    /// What goes ahead of this turn. `unchanged`: nothing was written since the chat's last turn
+    /// answered, so its requests are still the chat's. `added_tokens` (a new message and its
+    /// runtime note, estimated) must fit in half the `room` the last request left: the server's
+    /// tokenizer may count the chat anew meanwhile, and a message that leaves the chat too long
+    /// is sent after summarising older turns. Only a message the turn will take (it refuses
+    /// empty and overlong ones) and send as it is (no images, no skills) goes ahead.
+    pub fn ahead(&self, unchanged: bool, added_tokens: usize, room: usize) -> Ahead {
+        match self {
+            _ if !unchanged => Ahead::No,
+            TurnKind::Regenerate => Ahead::Again,
+            TurnKind::Send { content, images, skills }
+                if images.is_empty()
+                    && skills.is_empty()
+                    && !content.trim().is_empty()
+                    && content.len() <= CONTENT_MAX_CHARS
+                    && added_tokens + 8 <= room / 2 =>
+            {
+                Ahead::WithMessage
+            }
+            _ => Ahead::No,
+        }
+    }
+}
+
+/// Whether the first words of a request sent ahead may be shown before the turn's transaction:
+/// only where what the request holds besides the store is as the last turn left it (the date
+/// in the runtime note, no tool servers whose tools may have changed), so that the turn's own
+/// request is that one.
+pub fn shows_first(answered_on: Option<chrono::NaiveDate>, today: chrono::NaiveDate, tool_servers: bool) -> bool {
+    answered_on == Some(today) && !tool_servers
+}
+
 /// A call of one of the user's tool servers once the user has answered (or was not asked).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Gate {
@@ -161,6 +207,13 @@ pub enum Skip {
     NotApproved,
     /// The server was turned off or removed before the call could run.
     ServerStopped,
+}
+
+/// Whether a server's tool call waits for the user: not when the user always allows the tool,
+/// nor when the chat's project lets tools their server marks read-only run.
+pub fn asks(always_allowed: bool, hints: ToolHints, policy: ToolApproval) -> bool {
+    let runs_as_read_only = policy == ToolApproval::ReadOnlyRuns && hints.only_reads();
+    !(always_allowed || runs_as_read_only)
 }
 
 /// The gate of a server's tool call: `answer` is the user's decision, `None` when the tool is
@@ -206,135 +259,4 @@ impl From<Error> for Halt {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn call(name: &str) -> ToolCall {
-        ToolCall { id: format!("call-{name}"), name: name.into(), arguments: "{}".into() }
-    }
-
-    fn server_error() -> Failure {
-        Failure { code: "model_server.server_error".into(), message: "the server failed".into(), overflow: false }
-    }
-
-    fn overflow() -> Failure {
-        Failure { code: "model_server.context_too_long".into(), message: "too long".into(), overflow: true }
-    }
-
-    fn ended(step: Step) -> (Ending, Next) {
-        match step {
-            Step::End { ending, next } => (ending, next),
-            other => panic!("expected the reply to end, got {other:?}"),
-        }
-    }
-
-    #[test]
-    fn a_plain_answer_ends_complete() {
-        let mut t = Turn::default();
-        assert_eq!(t.start(), Step::Request { tools_allowed: true, compact_all: false }, "the first round may call tools");
-        let (e, next) = ended(t.streamed(Streamed::default()));
-        assert_eq!((e.status, next, e.error_code), (Status::Complete, Next::Done, None));
-    }
-
-    #[test]
-    fn a_stop_keeps_the_reply_as_stopped_whatever_else_happened() {
-        let mut t = Turn::default();
-        t.start();
-        let (e, next) = ended(t.streamed(Streamed { cancelled: true, failure: Some(server_error()), ..Default::default() }));
-        assert_eq!((e.status, next), (Status::Stopped, Next::Done), "a stop is the user's, not an error");
-        let mut t = Turn::default();
-        t.start();
-        let s = Streamed { cancelled: true, empty: true, failure: Some(overflow()), ..Default::default() };
-        assert_eq!(ended(t.streamed(s)).0.status, Status::Stopped, "a stopped turn is not retried after an overflow");
-    }
-
-    #[test]
-    fn a_server_failure_ends_the_reply_as_an_error_with_its_code() {
-        let mut t = Turn::default();
-        t.start();
-        let (e, next) = ended(t.streamed(Streamed { failure: Some(server_error()), ..Default::default() }));
-        assert_eq!((e.status, next), (Status::Error, Next::Failed));
-        assert_eq!(e.error_code.as_deref(), Some("model_server.server_error"), "the UI words it by code");
-        assert_eq!(e.error.as_deref(), Some("the server failed"));
-    }
-
-    #[test]
-    fn an_overflow_before_any_text_compacts_and_retries_once() {
-        let mut t = Turn::default();
-        t.start();
-        let first = Streamed { empty: true, failure: Some(overflow()), ..Default::default() };
-        assert_eq!(t.streamed(first.clone()), Step::Request { tools_allowed: true, compact_all: true }, "summarise all but the last turn");
-        let (e, next) = ended(t.streamed(first));
-        assert_eq!((e.status, next), (Status::Error, Next::Failed), "a second overflow is reported, not retried forever");
-        assert_eq!(e.error_code.as_deref(), Some("model_server.context_too_long"));
-    }
-
-    #[test]
-    fn an_overflow_after_text_keeps_the_text_and_fails() {
-        let mut t = Turn::default();
-        t.start();
-        let (e, _) = ended(t.streamed(Streamed { empty: false, failure: Some(overflow()), ..Default::default() }));
-        assert_eq!(e.status, Status::Error, "text already shown is never thrown away for a retry");
-    }
-
-    #[test]
-    fn a_reply_at_the_length_limit_is_stopped_and_says_why() {
-        let mut t = Turn::default();
-        t.start();
-        let (e, next) = ended(t.streamed(Streamed { too_long: true, calls: vec![call("add")], ..Default::default() }));
-        assert_eq!((e.status, next), (Status::Stopped, Next::Done), "its tool calls are not run");
-        assert_eq!(e.error_code.as_deref(), Some(messages::ERROR_CODE_REPLY_TOO_LONG));
-    }
-
-    #[test]
-    fn tool_rounds_run_until_the_last_which_forbids_calls() {
-        let mut t = Turn::default();
-        assert_eq!(t.start(), Step::Request { tools_allowed: true, compact_all: false });
-        for round in 0..MAX_TOOL_ROUNDS {
-            let (e, next) = ended(t.streamed(Streamed { calls: vec![call("add")], ..Default::default() }));
-            assert_eq!((e.status, next), (Status::Complete, Next::RunTools), "round {round}: the calls run");
-            assert_eq!(e.tool_calls, [call("add")], "and are stored with the reply");
-            let expected = Step::Request { tools_allowed: round + 1 < MAX_TOOL_ROUNDS, compact_all: false };
-            assert_eq!(t.tools_done(), expected, "round {round}: then the next round");
-        }
-        let (e, next) = ended(t.streamed(Streamed { calls: vec![call("add")], ..Default::default() }));
-        assert_eq!((e.status, next), (Status::Stopped, Next::Done), "calls on the last round are not run");
-        assert_eq!(e.error_code.as_deref(), Some(messages::ERROR_CODE_TOO_MANY_TOOL_ROUNDS), "and the reply says why");
-        assert!(e.tool_calls.is_empty(), "nothing is stored as called that never ran");
-    }
-
-    #[test]
-    fn each_round_may_retry_one_overflow() {
-        let mut t = Turn::default();
-        t.start();
-        let overflowed = Streamed { empty: true, failure: Some(overflow()), ..Default::default() };
-        assert!(matches!(t.streamed(overflowed.clone()), Step::Request { compact_all: true, .. }));
-        ended(t.streamed(Streamed { calls: vec![call("search_attachment")], ..Default::default() }));
-        t.tools_done();
-        assert!(
-            matches!(t.streamed(overflowed), Step::Request { compact_all: true, .. }),
-            "a tool result that overflows the next round is compacted for too"
-        );
-    }
-
-    #[test]
-    fn a_server_tool_runs_only_when_allowed_and_its_server_is_still_there() {
-        let run = Gate { allow_always: false, skip: None };
-        assert_eq!(gate(None, false), run, "an always-allowed tool runs without asking");
-        assert_eq!(gate(Some(Decision::Once), false), run, "Allow once runs it");
-        assert_eq!(gate(Some(Decision::Always), false), Gate { allow_always: true, skip: None }, "Always runs it and is remembered");
-        assert_eq!(gate(Some(Decision::Denied), false).skip, Some(Skip::Denied), "Deny does not run it");
-        assert_eq!(gate(Some(Decision::TimedOut), false).skip, Some(Skip::NotApproved), "no answer does not run it");
-        assert_eq!(gate(Some(Decision::ServerStopped), false).skip, Some(Skip::ServerStopped));
-        assert_eq!(
-            gate(Some(Decision::Once), true).skip,
-            Some(Skip::ServerStopped),
-            "approved just as the server went: it does not start again"
-        );
-        assert_eq!(
-            gate(Some(Decision::Always), true),
-            Gate { allow_always: true, skip: Some(Skip::ServerStopped) },
-            "the user's Always is kept for the tool even when this call cannot run"
-        );
-    }
-}
+mod tests;

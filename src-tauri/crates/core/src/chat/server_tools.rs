@@ -14,7 +14,7 @@ use super::machine::{self, Skip};
 use crate::app::{App, Feed, TurnEvent};
 use crate::llm::{CancellationToken, ToolCall};
 use crate::store::settings::Settings;
-use crate::store::tool_servers;
+use crate::store::{projects, sessions, tool_servers};
 use crate::tools::approvals::Decision;
 use crate::tools::servers::Offered;
 use crate::tools::{refuse, say, ToolDid, ToolFailure, ToolReply};
@@ -40,6 +40,7 @@ async fn ask(
         server: offered.server.clone(),
         tool: offered.tool.clone(),
         arguments: call.arguments.clone(),
+        hints: offered.hints,
     });
     let decision = tokio::select! {
         answer = tokio::time::timeout(APPROVAL_WAIT, answered) => answer.ok().and_then(Result::ok).unwrap_or(Decision::TimedOut),
@@ -77,9 +78,12 @@ pub async fn call(
     if !server.enabled {
         return Err(stopped());
     }
-    let answer = match server.always_allowed.contains(&offered.tool) {
-        true => None,
-        false => Some(ask(app, offered, call, session_id, cancel, &stop, feed).await),
+    // The chat's project may let read-only tools run (a chat gone meanwhile: ask).
+    let policy =
+        app.store.read(move |c| Ok(projects::get(c, sessions::get(c, session_id)?.project_id)?.tool_approval)).await.unwrap_or_default();
+    let answer = match machine::asks(server.always_allowed.contains(&offered.tool), offered.hints, policy) {
+        false => None,
+        true => Some(ask(app, offered, call, session_id, cancel, &stop, feed).await),
     };
     let gate = machine::gate(answer, stop.is_cancelled());
     if gate.allow_always {
@@ -97,7 +101,9 @@ pub async fn call(
     let connection = match app.tool_servers.connection(&server).await {
         Ok(c) => c,
         Err(_) if stop.is_cancelled() => return Err(stopped()),
-        Err(e) => return Err(refuse(templates, ToolFailure::ServerUnavailable, json!({ "server": offered.server, "detail": e }))),
+        Err(e) => {
+            return Err(refuse(templates, ToolFailure::ServerUnavailable, json!({ "server": offered.server, "detail": e.to_string() })))
+        }
     };
     let arguments: serde_json::Value = if call.arguments.trim().is_empty() {
         json!({})

@@ -106,6 +106,7 @@ mod tests {
             server_id: 1,
             server: "tracker".into(),
             tool: name.into(),
+            hints: Default::default(),
         }
     }
 

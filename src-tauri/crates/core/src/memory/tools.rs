@@ -89,6 +89,7 @@ impl Tool for MemoryTool {
                     Ok(Ok(match op {
                         Op::Remember => {
                             let Some(fact) = fact else { return Ok(Err(ToolFailure::FactRequired)) };
+                            super::refuse_secret(&fact)?;
                             match memories::propose(tx, &fact, mode, session_id, message_id)? {
                                 Proposed::Added(m) if m.status == memories::MemoryStatus::Pending => (
                                     ToolDid::Proposed { id: m.id, fact: m.content.clone() },
@@ -120,6 +121,7 @@ impl Tool for MemoryTool {
                                 (_, MemoryMode::Review) => (ToolDid::NeedsReview { id }, json!({ "outcome": "needs_review", "id": id })),
                                 (Op::Update, _) => {
                                     let Some(fact) = fact else { return Ok(Err(ToolFailure::FactRequired)) };
+                                    super::refuse_secret(&fact)?;
                                     let patch = memories::MemoryPatch { content: Some(fact), pinned: None };
                                     let m = memories::update(tx, id, &patch)?;
                                     (

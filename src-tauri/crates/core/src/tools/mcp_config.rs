@@ -299,7 +299,7 @@ pub fn looks_secret(name: &str, value: &str) -> bool {
     let words: Vec<&str> = upper.split(['_', '-', '.']).collect();
     const SECRET_WORDS: [&str; 11] =
         ["KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "PAT", "AUTHORIZATION", "CREDENTIALS", "COOKIE"];
-    words.iter().any(|w| SECRET_WORDS.contains(w)) || crate::store::secrets::find(value).is_some()
+    words.iter().any(|w| SECRET_WORDS.contains(w)) || crate::secrets::find(value).is_some()
 }
 
 /// A value left for the user to fill in, as configuration examples write them.

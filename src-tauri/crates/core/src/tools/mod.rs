@@ -181,11 +181,6 @@ impl ToolRegistry {
         };
         tool.call(ctx, args).await
     }
-
-    /// [`run`](Self::run), the text the model reads only.
-    pub async fn call(&self, ctx: ToolContext, name: &str, arguments: &str) -> Result<String, String> {
-        self.run(ctx, name, arguments).await.map(|r| r.text).map_err(|r| r.text)
-    }
 }
 
 /// A tool's spec with its words for the model from `prompts/tools/<name>.md` (rendered with

@@ -14,12 +14,14 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use maru_mcp::{Connection, Launch, ToolInfo};
+use maru_mcp::{ConnectError, ConnectFailure, Connection, Launch, ToolInfo};
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
+use crate::error::{Reason, ReasonCode};
 use crate::llm::ToolSpec;
 use crate::store::tool_servers::{ToolServer, Transport};
+pub use maru_types::tool_servers::ToolHints;
 
 /// How long a server may take to start and list its tools (`npx` may first download it).
 const START_DEADLINE: Duration = Duration::from_secs(60);
@@ -30,10 +32,6 @@ const BACKOFF_MAX: Duration = Duration::from_secs(60);
 const DESCRIPTION_MAX_CHARS: usize = 1_000;
 /// Names a request may carry (the OpenAI limit).
 const NAME_MAX: usize = 64;
-/// What `connection` says of a server removed while Maru runs.
-pub const REMOVED: &str = "the tool server was removed";
-/// What it says of a server stopped while it started (turned off, Maru closing).
-const STOPPED: &str = "the tool server was turned off";
 
 /// Where a server is, for the settings' list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -51,13 +49,56 @@ pub enum ServerStatus {
 pub struct ServerTool {
     pub name: String,
     pub description: String,
+    /// What its server says it does.
+    pub hints: ToolHints,
 }
 
 enum State {
     Stopped,
     Starting,
     Running(Arc<Connection>),
-    Failed { error: String, at: Instant, attempts: u32 },
+    Failed { error: ConnectError, at: Instant, attempts: u32 },
+}
+
+/// Why [`ToolServers::connection`] has no connection to give.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Unavailable {
+    /// Removed while Maru runs.
+    Removed,
+    /// Turned off (or Maru closing) while it started or was waited for.
+    Stopped,
+    /// It did not start or answer (or did not long ago, and its back-off is not over).
+    Failed(ConnectError),
+}
+
+impl std::fmt::Display for Unavailable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unavailable::Removed => write!(f, "the tool server was removed"),
+            Unavailable::Stopped => write!(f, "the tool server was turned off"),
+            Unavailable::Failed(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// Why a server failed, for the list to say in the user's language: the failure's kind and what
+/// it names, and the server's last words on stderr (`said`) when it wrote any.
+pub fn failure_reason(e: &ConnectError) -> Reason {
+    let reason = match &e.failure {
+        ConnectFailure::CannotRun { command, detail } => {
+            Reason::new(ReasonCode::ToolServerCannotRun).with("command", command).with("detail", detail)
+        }
+        ConnectFailure::NoHandshake { detail } => Reason::new(ReasonCode::ToolServerNoHandshake).with("detail", detail),
+        ConnectFailure::NoAnswer { url, detail } => Reason::new(ReasonCode::ToolServerNoAnswer).with("url", url).with("detail", detail),
+        ConnectFailure::BadHeader { name } => Reason::new(ReasonCode::ToolServerBadHeader).with("name", name),
+        ConnectFailure::NoToolList { detail } => Reason::new(ReasonCode::ToolServerNoToolList).with("detail", detail),
+        ConnectFailure::TimedOut { seconds } => Reason::new(ReasonCode::ToolServerTimedOut).with("seconds", seconds),
+    };
+    if e.said.is_empty() {
+        reason
+    } else {
+        reason.with("said", &e.said)
+    }
 }
 
 struct Slot {
@@ -73,13 +114,16 @@ pub struct Offered {
     pub server: String,
     /// The tool's own name at its server.
     pub tool: String,
+    /// What its server says it does: shown when the call asks, and what a project's policy of
+    /// letting read-only tools run reads.
+    pub hints: ToolHints,
 }
 
 /// A server's state as the list shows it.
 #[derive(Clone)]
 pub struct Shown {
     pub status: ServerStatus,
-    pub error: Option<String>,
+    pub error: Option<ConnectError>,
     pub tools: Vec<ToolInfo>,
 }
 
@@ -88,8 +132,18 @@ impl Shown {
         Shown { status: ServerStatus::Stopped, error: None, tools: vec![] }
     }
 
+    /// Why it failed, in English as the server and the system said it.
+    pub fn error_text(&self) -> Option<String> {
+        self.error.as_ref().map(ToString::to_string)
+    }
+
+    /// Why it failed, for the UI to say in its language.
+    pub fn why(&self) -> Option<Reason> {
+        self.error.as_ref().map(failure_reason)
+    }
+
     pub fn listed(&self) -> Vec<ServerTool> {
-        self.tools.iter().map(|t| ServerTool { name: t.name.clone(), description: t.description.clone() }).collect()
+        self.tools.iter().map(|t| ServerTool { name: t.name.clone(), description: t.description.clone(), hints: t.hints }).collect()
     }
 }
 
@@ -118,9 +172,9 @@ pub fn launch(s: &ToolServer) -> Launch {
 
 impl ToolServers {
     /// The server's connection, started when it is not running (and its back-off allows).
-    pub async fn connection(self: &Arc<Self>, server: &ToolServer) -> Result<Arc<Connection>, String> {
+    pub async fn connection(self: &Arc<Self>, server: &ToolServer) -> Result<Arc<Connection>, Unavailable> {
         let stop = self.stopped(server.id);
-        let stopped = || if self.is_removed(server.id) { REMOVED.to_string() } else { STOPPED.to_string() };
+        let stopped = || if self.is_removed(server.id) { Unavailable::Removed } else { Unavailable::Stopped };
         if stop.is_cancelled() {
             return Err(stopped());
         }
@@ -146,7 +200,9 @@ impl ToolServers {
             State::Running(c) => {
                 tracing::warn!(server = %server.name, "the tool server has gone away; starting it again: {}", c.last_words());
             }
-            State::Failed { error, at, attempts } if at.elapsed() < backoff(*attempts) => return Err(error.clone()),
+            State::Failed { error, at, attempts } if at.elapsed() < backoff(*attempts) => {
+                return Err(Unavailable::Failed(error.clone()));
+            }
             _ => {}
         }
         let attempts = match &slot.state {
@@ -175,7 +231,7 @@ impl ToolServers {
                 tracing::warn!(server = %server.name, "tool server failed: {error}");
                 self.show(server.id, ServerStatus::Failed, Some(error.clone()), vec![]);
                 slot.state = State::Failed { error: error.clone(), at: Instant::now(), attempts };
-                Err(error)
+                Err(Unavailable::Failed(error))
             }
         }
     }
@@ -279,7 +335,7 @@ impl ToolServers {
             .clone()
     }
 
-    fn show(&self, id: i64, status: ServerStatus, error: Option<String>, tools: Vec<ToolInfo>) {
+    fn show(&self, id: i64, status: ServerStatus, error: Option<ConnectError>, tools: Vec<ToolInfo>) {
         self.shown.lock().unwrap_or_else(|p| p.into_inner()).insert(id, Shown { status, error, tools });
     }
 }
@@ -314,6 +370,7 @@ fn offers(server: &ToolServer, tools: &[ToolInfo]) -> Vec<Offered> {
             server_id: server.id,
             server: server.name.clone(),
             tool: tool.name.clone(),
+            hints: tool.hints,
         });
     }
     offered
@@ -372,7 +429,12 @@ mod tests {
     }
 
     fn tool(name: &str) -> ToolInfo {
-        ToolInfo { name: name.into(), description: String::new(), input_schema: serde_json::json!({ "type": "object" }) }
+        ToolInfo {
+            name: name.into(),
+            description: String::new(),
+            input_schema: serde_json::json!({ "type": "object" }),
+            hints: Default::default(),
+        }
     }
 
     #[test]
@@ -425,7 +487,7 @@ mod tests {
         assert!(stop.is_cancelled(), "what waited on it (a call, its approval) was told at once");
         // A call approved just before the removal still holds the row it read.
         let refused = servers.connection(&server).await.err();
-        assert_eq!(refused.as_deref(), Some(REMOVED), "a call approved too late is told the server was removed");
+        assert_eq!(refused, Some(Unavailable::Removed), "a call approved too late is told the server was removed");
         assert!(servers.offered(vec![server.clone()]).await.is_empty(), "a turn that read it before the removal offers none of it");
         assert!(!started.exists(), "no process was started for a server that no longer exists");
     }

@@ -1,6 +1,8 @@
-//! What is never stored as a long-term fact, whoever asks (the model's tools, extraction, the
-//! API): API keys and tokens, passwords, private keys, card numbers and account numbers. Facts
-//! are sent to the model in every request of every chat; a secret there leaks everywhere.
+//! What looks like a secret: API keys and tokens, passwords, private keys, card numbers and
+//! account numbers. Never stored as a long-term fact, whoever asks (`memory::refuse_secret`):
+//! facts are sent to the model in every request of every chat, so a secret there leaks
+//! everywhere. An imported tool server's variable that looks like one is kept back for the user
+//! to see (`tools::mcp_config`).
 
 use std::sync::LazyLock;
 
