@@ -3,14 +3,15 @@
 # Usage: scripts/deps.sh [run|test|desktop]
 set -euo pipefail
 need=(pkg-config build-essential libssl-dev)
+# the Tauri window: WebKitGTK and friends; for its tests Xvfb, ImageMagick, WebKitWebDriver and a D-Bus session.
+desktop=(libwebkit2gtk-4.1-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev librsvg2-dev
+         libayatana-appindicator3-dev libssl-dev xvfb xauth imagemagick curl webkit2gtk-driver dbus)
 case "${1:-run}" in
   # chromium drives the browser tests (a Korean font, so Korean text is measured as a user sees
   # it); python3-venv hosts the test model server's build tools; procps's pgrep finds tool servers.
-  test) need+=(chromium fonts-nanum python3-venv curl sqlite3 procps) ;;
-  # the Tauri window: WebKitGTK and friends; for its tests Xvfb, ImageMagick, WebKitWebDriver and a D-Bus session.
-  desktop) need+=(libwebkit2gtk-4.1-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev librsvg2-dev
-                  libayatana-appindicator3-dev libssl-dev xvfb xauth imagemagick curl
-                  webkit2gtk-driver dbus) ;;
+  # All tiers test the one build with the window (scripts/test.sh), so its packages come too.
+  test) need+=(chromium fonts-nanum python3-venv curl sqlite3 procps "${desktop[@]}") ;;
+  desktop) need+=("${desktop[@]}") ;;
 esac
 missing=()
 for p in "${need[@]}"; do

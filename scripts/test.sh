@@ -22,7 +22,20 @@ summary() {
   done
   printf '%-22s %3d:%02d\n' total $((SECONDS / 60)) $((SECONDS % 60)) >&2
 }
-trap summary EXIT
+
+# One build serves every tier: the stack with the desktop window (default features), built once
+# by the core tier; the tiers after it pick their tests by name, the browser tests and the window
+# tests run its `maru` (cargo leaves it at debug/maru). Building the window's stack a second time
+# in a folder of its own, with other features, took 13 of a cold run's 43 minutes. The build
+# without the window (`make test-core`, what needs no WebKit) is checked by clippy below.
+
+# The test model server (llama.cpp, built from PyPI sources once and cached) builds in the
+# background from the start, at the lowest priority: it takes the cores only while the tiers
+# before it leave them idle, and the real-server tier waits for what is left.
+bg="$(mktemp -d)"
+trap 'summary; kill $(jobs -p) 2>/dev/null || true; rm -rf "$bg"' EXIT
+nice -n 19 tests/real-server/setup.sh >"$bg/llama.env" 2>"$bg/llama.log" &
+llama=$!
 
 tier lints "formatting and lints"
 cargo fmt --all -- --check
@@ -31,40 +44,33 @@ cargo clippy --workspace --all-targets --no-default-features -- -D warnings
 tier "web UI" "web UI: unit tests and the build"
 npm ci --prefix ui --no-audit --no-fund
 npm test --prefix ui
-# Built before the core tests: `maru serve` serves it from inside the binary, and a test checks that.
+# Built before the Rust tests: the binary carries it (`maru serve` serves it, the window shows it),
+# and a test checks that.
 npm run build --prefix ui
 
-tier "core, integration" "core and integration tests (no WebKit needed)"
-cargo test --workspace --no-default-features
+tier "core, integration" "core and integration tests"
+# The window's own code, which the lints above leave out (its build reads the UI built above).
+cargo clippy -p maru --all-targets -- -D warnings
+cargo test --workspace
 
 tier "real model server" "real model server: llama.cpp with SmolLM2-135M"
-eval "$(tests/real-server/setup.sh)"
+wait "$llama" || { cat "$bg/llama.log" >&2; echo "the test model server could not be set up" >&2; exit 1; }
+eval "$(cat "$bg/llama.env")"
 export LLAMA_SERVER SMOLLM_GGUF
 # One test at a time: each starts its own llama-server, whose threads spin while they wait on
 # each other. Two of them on two cores slowed each other ~7 times (a 36 s test took 250 s and
 # a 120 s deadline failed); one after the other, the tier takes 140–200 s instead of ~420 s.
 # The integration tests are one binary per package (tests/tests/it, src-tauri/tests/it): the
-# tiers after this one pick their modules by name. `--workspace` builds them with the features
-# the tier above unified over the workspace, so they reuse its build (`-p maru-tests` alone
-# would build the whole stack again with other features).
-cargo test --workspace --no-default-features --test it -- --include-ignored --test-threads=1 real_server::
+# tiers after this one pick their modules by name, from the core tier's build (`--workspace`,
+# the same features: `-p maru-tests` alone would build the whole stack again with others).
+cargo test --workspace --test it -- --include-ignored --test-threads=1 real_server::
 
 tier "tool servers" "tool servers: real MCP servers from the npm registry (stdio and Streamable HTTP); Maru as one, driven by the official SDK and conformance suite"
 npm ci --prefix tests/mcp --no-audit --no-fund
-cargo test --workspace --no-default-features --test it -- --include-ignored tool_servers:: tool_server_orphans:: mcp_server::
+cargo test --workspace --test it -- --include-ignored tool_servers:: tool_server_orphans:: mcp_server::
 
 tier browser "browser end-to-end: maru serve + the web UI in Chromium"
-# The `maru` the core tests ran (cargo leaves it at debug/maru): `cargo build -p maru` would
-# resolve other features (no tests' dependencies) and build some 40 crates and the stack again.
-cargo test --workspace --no-default-features --no-run
 MARU_BIN="$CARGO_TARGET_DIR/debug/maru" tests/e2e/run.sh
 
 tier "desktop window" "desktop window: the real Tauri window under Xvfb, driven by tauri-driver"
-# Its own build folder: the window's build (WebKit bindings) is large and changes less often.
-scripts/deps.sh desktop
-# Linted as it is built, as `cargo clippy -- -D warnings` would lint it: clippy-driver compiles
-# Maru's own crates (cargo's workspace wrapper; CLIPPY_ARGS is how cargo-clippy hands it its
-# arguments). The window's large dependency tree is then compiled once, not checked and built.
-clippy_driver="$(command -v clippy-driver)"
-RUSTC_WORKSPACE_WRAPPER="$clippy_driver" CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__" \
-  CARGO_TARGET_DIR="$HOME/.cache/maru/target-desktop" tests/desktop/run.sh
+MARU_DESKTOP_BIN="$CARGO_TARGET_DIR/debug/maru" tests/desktop/run.sh
