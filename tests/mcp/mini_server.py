@@ -11,6 +11,7 @@ Scripted by its arguments (any other argument is ignored, so a test can mark its
   --many N       also offer N tools `task_<i>` with long descriptions (a server of hundreds of tools)
   --annotated    also offer `look` (read-only, stays on this computer) and `erase` (destructive),
                  which answer as `echo` does
+  --grows        also offer `grow`, which adds the tool `grown` and tells the client its tools changed
 """
 import json
 import sys
@@ -39,6 +40,8 @@ if "--annotated" in args:
                   "annotations": {"readOnlyHint": True, "openWorldHint": False}})
     TOOLS.append({"name": "erase", "description": "Erases something.", "inputSchema": {"type": "object"},
                   "annotations": {"readOnlyHint": False, "destructiveHint": True}})
+if "--grows" in args:
+    TOOLS.append({"name": "grow", "description": "Adds a tool.", "inputSchema": {"type": "object"}})
 if "--clash" in args:
     for name in ["x y", "x_y"]:
         TOOLS.append({"name": name, "description": f"Says it is {name}.", "inputSchema": {"type": "object"}})
@@ -62,7 +65,7 @@ for line in sys.stdin:
     if method == "initialize":
         if "--hang-start" in args:
             continue
-        result = {"protocolVersion": params.get("protocolVersion", "2025-06-18"), "capabilities": {"tools": {}},
+        result = {"protocolVersion": params.get("protocolVersion", "2025-06-18"), "capabilities": {"tools": {"listChanged": True}},
                   "serverInfo": {"name": "mini", "version": "1"}}
     elif method == "tools/list":
         result = {"tools": TOOLS}
@@ -70,6 +73,11 @@ for line in sys.stdin:
         continue
     elif method == "tools/call" and params.get("name") == "weather_report":
         result = {"content": [{"type": "text", "text": "Sunny in " + str((params.get("arguments") or {}).get("city"))}]}
+    elif method == "tools/call" and params.get("name") == "grow":
+        if not any(t["name"] == "grown" for t in TOOLS):
+            TOOLS.append({"name": "grown", "description": "Was added by grow.", "inputSchema": {"type": "object"}})
+        print(json.dumps({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}), flush=True)
+        result = {"content": [{"type": "text", "text": "grew"}]}
     elif method == "tools/call" and params.get("name") in ("x y", "x_y"):
         result = {"content": [{"type": "text", "text": "called " + params["name"]}]}
     elif method == "tools/call":

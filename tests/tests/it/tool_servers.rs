@@ -347,7 +347,7 @@ async fn a_project_lets_the_tools_a_server_marks_read_only_run_and_the_others_st
     let project = s.project("Research").await;
     let (status, patched) = s.patch(&format!("/api/projects/{project}"), json!({ "tool_approval": "read_only_runs" })).await;
     assert_eq!((status.as_u16(), patched["tool_approval"].as_str()), (200, Some("read_only_runs")), "{patched}");
-    let chat = s.session(Some(project), "").await;
+    let chat = s.session(Some(project), "Reading").await;
     let events = soon("a read-only call", turn_calling(&s, &fake, chat, "mini__look", json!({ "message": "up" })).await.collect()).await;
     assert!(!events.iter().any(|e| e.name == "approval_needed"), "in this project a read-only tool runs without asking: {events:?}");
     assert!(tool_result(&events)["content"].as_str().unwrap().contains("Echo: up"), "{events:?}");
@@ -360,6 +360,40 @@ async fn a_project_lets_the_tools_a_server_marks_read_only_run_and_the_others_st
     seen.extend(soon("the denied turn", turn.collect()).await);
     assert_eq!(logged(&log).iter().filter(|l| *l == "call erase").count(), 0, "the denied call never reached the server");
     assert_eq!(logged(&log).iter().filter(|l| *l == "call look").count(), 1, "only the call the project let run did");
+}
+
+#[tokio::test]
+async fn a_server_that_says_its_tools_changed_is_listed_again_and_the_next_turn_offers_the_new_tool() {
+    let (s, fake) = with_fake_model().await;
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("mini.log");
+    let id = add(&s, mini("mini", &log, &["--grows"])).await["id"].as_i64().unwrap();
+    s.patch(&format!("/api/tool-servers/{id}"), json!({ "always_allowed": ["grow", "grown"] })).await;
+    let names = |tools: &Value| tools.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_string()).collect::<Vec<_>>();
+    let (_, tools) = s.get(&format!("/api/tool-servers/{id}/tools")).await;
+    assert!(!names(&tools).contains(&"grown".to_string()), "{tools}");
+
+    let chat = s.session(None, "Growing").await;
+    let events = soon("the call that grows the list", turn_calling(&s, &fake, chat, "mini__grow", json!({})).await.collect()).await;
+    assert!(tool_result(&events)["content"].as_str().unwrap().contains("grew"), "{events:?}");
+    maru_tests::eventually("the list follows the server's notifications/tools/list_changed", || async {
+        names(&s.get("/api/tool-servers").await.1[0]["tools"]).contains(&"grown".to_string())
+    })
+    .await;
+    assert_eq!(
+        logged(&log).iter().filter(|l| *l == "tools/list").count(),
+        2,
+        "listed once at the start, once when told: {:?}",
+        logged(&log)
+    );
+
+    // A new chat: in the same one, the request sent ahead (the last turn's tools) would be
+    // dropped for the new list and take a scripted reply with it.
+    let chat = s.session(None, "Grown").await;
+    let events = soon("a turn with the new tool", turn_calling(&s, &fake, chat, "mini__grown", json!({})).await.collect()).await;
+    let offered = fake.chat_requests().last().unwrap().body["tools"].to_string();
+    assert!(offered.contains("mini__grown"), "the next turn offers the new tool without a restart: {offered}");
+    assert_eq!(tool_result(&events)["is_error"], false, "and it is called at its server: {events:?}");
 }
 
 #[tokio::test]

@@ -17,12 +17,13 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ContentBlock, Implementation, ProtocolVersion,
     ResourceContents,
 };
-use rmcp::service::RunningService;
+use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::sync::mpsc;
 
 /// How to reach a server.
 #[derive(Debug, Clone, PartialEq)]
@@ -76,9 +77,31 @@ const STDERR_KEPT: usize = 20;
 
 /// An open connection to one server.
 pub struct Connection {
-    service: RunningService<RoleClient, ClientConfig>,
+    service: RunningService<RoleClient, Handler>,
     stderr: Arc<Mutex<VecDeque<String>>>,
+    /// Its tools as it listed them at the start ([`Connection::list_tools`] asks again).
     pub tools: Vec<ToolInfo>,
+    /// A message each time the server says its tools changed; taken by whoever follows them.
+    changes: Mutex<Option<mpsc::UnboundedReceiver<()>>>,
+}
+
+/// Maru's side of a connection: what it tells the server of itself, and the server's
+/// `notifications/tools/list_changed`, passed on. The sender goes with the connection's task, so
+/// the receiver ends when the connection does.
+struct Handler {
+    config: ClientConfig,
+    changed: mpsc::UnboundedSender<()>,
+}
+
+impl ClientHandler for Handler {
+    fn get_info(&self) -> ClientConfig {
+        self.config.clone()
+    }
+
+    fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) -> impl std::future::Future<Output = ()> + Send + '_ {
+        let _ = self.changed.send(());
+        std::future::ready(())
+    }
 }
 
 /// Why a server could not be started or reached. Each kind is one sentence the settings' list
@@ -135,6 +158,8 @@ pub async fn connect(name: &str, launch: &Launch, deadline: Duration) -> Result<
     let stderr = Arc::new(Mutex::new(VecDeque::new()));
     let config = ClientConfig::new(ClientCapabilities::default(), Implementation::new("maru", env!("CARGO_PKG_VERSION")))
         .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE);
+    let (changed, changes) = mpsc::unbounded_channel();
+    let handler = Handler { config, changed };
     let started = async {
         let service = match launch {
             Launch::Stdio { command, args, env } => {
@@ -156,7 +181,7 @@ pub async fn connect(name: &str, launch: &Launch, deadline: Duration) -> Result<
                 if let Some(err) = err {
                     tokio::spawn(drain(name.to_string(), err, stderr.clone()));
                 }
-                config.clone().serve(transport).await.map_err(|e| ConnectFailure::NoHandshake { detail: e.to_string() })?
+                handler.serve(transport).await.map_err(|e| ConnectFailure::NoHandshake { detail: e.to_string() })?
             }
             Launch::Http { url, headers } => {
                 let mut custom = std::collections::HashMap::new();
@@ -170,7 +195,7 @@ pub async fn connect(name: &str, launch: &Launch, deadline: Duration) -> Result<
                 let transport = StreamableHttpClientTransport::from_config(
                     StreamableHttpClientTransportConfig::with_uri(url.clone()).custom_headers(custom),
                 );
-                config.clone().serve(transport).await.map_err(|e| ConnectFailure::NoAnswer { url: url.clone(), detail: e.to_string() })?
+                handler.serve(transport).await.map_err(|e| ConnectFailure::NoAnswer { url: url.clone(), detail: e.to_string() })?
             }
         };
         let tools = service.peer().list_all_tools().await.map_err(|e| ConnectFailure::NoToolList { detail: e.to_string() })?;
@@ -180,20 +205,8 @@ pub async fn connect(name: &str, launch: &Launch, deadline: Duration) -> Result<
         tokio::time::timeout(deadline, started).await.unwrap_or_else(|_| Err(ConnectFailure::TimedOut { seconds: deadline.as_secs() }));
     match outcome {
         Ok((service, tools)) => {
-            let tools = tools
-                .into_iter()
-                .map(|t| ToolInfo {
-                    name: t.name.to_string(),
-                    description: t.description.as_deref().unwrap_or_default().to_string(),
-                    input_schema: t.schema_as_json_value(),
-                    hints: t
-                        .annotations
-                        .as_ref()
-                        .map(|a| ToolHints { read_only: a.read_only_hint, destructive: a.destructive_hint, open_world: a.open_world_hint })
-                        .unwrap_or_default(),
-                })
-                .collect();
-            Ok(Connection { service, stderr, tools })
+            let tools = tools.into_iter().map(tool_info).collect();
+            Ok(Connection { service, stderr, tools, changes: Mutex::new(Some(changes)) })
         }
         Err(failure) => {
             // The child's last words, once its pipe has been read to the end.
@@ -224,6 +237,20 @@ async fn drain(name: String, err: tokio::process::ChildStderr, kept: Arc<Mutex<V
     }
 }
 
+fn tool_info(t: rmcp::model::Tool) -> ToolInfo {
+    let hints = t.annotations.as_ref().map(|a| ToolHints {
+        read_only: a.read_only_hint,
+        destructive: a.destructive_hint,
+        open_world: a.open_world_hint,
+    });
+    ToolInfo {
+        name: t.name.to_string(),
+        description: t.description.as_deref().unwrap_or_default().to_string(),
+        input_schema: t.schema_as_json_value(),
+        hints: hints.unwrap_or_default(),
+    }
+}
+
 fn last_words(kept: &Mutex<VecDeque<String>>) -> String {
     let kept = kept.lock().unwrap_or_else(|p| p.into_inner());
     kept.iter().filter(|l| !l.trim().is_empty()).cloned().collect::<Vec<_>>().join(" / ")
@@ -245,6 +272,22 @@ impl Connection {
             Ok(Err(rmcp::ServiceError::TransportClosed)) => Err(CallError::Closed("closed".into())),
             Ok(Err(e)) => Err(CallError::Refused(e.to_string())),
         }
+    }
+
+    /// Its tools as the server lists them now, within `deadline`.
+    pub async fn list_tools(&self, deadline: Duration) -> Result<Vec<ToolInfo>, CallError> {
+        match tokio::time::timeout(deadline, self.service.peer().list_all_tools()).await {
+            Err(_) => Err(CallError::Timeout),
+            Ok(Ok(tools)) => Ok(tools.into_iter().map(tool_info).collect()),
+            Ok(Err(e)) if self.is_closed() => Err(CallError::Closed(e.to_string())),
+            Ok(Err(e)) => Err(CallError::Refused(e.to_string())),
+        }
+    }
+
+    /// A message each time the server says its tools changed (`notifications/tools/list_changed`),
+    /// ending with the connection; `None` once taken.
+    pub fn tool_changes(&self) -> Option<mpsc::UnboundedReceiver<()>> {
+        self.changes.lock().unwrap_or_else(|p| p.into_inner()).take()
     }
 
     /// The server has gone away (a stdio server that exited, a closed stream).

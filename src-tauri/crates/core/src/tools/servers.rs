@@ -25,6 +25,8 @@ pub use maru_types::tool_servers::ToolHints;
 
 /// How long a server may take to start and list its tools (`npx` may first download it).
 const START_DEADLINE: Duration = Duration::from_secs(60);
+/// How long a server may take to list its tools again after saying they changed.
+const LIST_DEADLINE: Duration = Duration::from_secs(30);
 /// How long a turn waits for its servers before it goes on without the ones not ready.
 pub const TURN_WAIT: Duration = Duration::from_secs(15);
 const BACKOFF_MAX: Duration = Duration::from_secs(60);
@@ -225,6 +227,7 @@ impl ToolServers {
                 let c = Arc::new(c);
                 self.show(server.id, ServerStatus::Running, None, c.tools.clone());
                 slot.state = State::Running(c.clone());
+                self.follow_tool_changes(server, &c);
                 Ok(c)
             }
             Err(error) => {
@@ -250,8 +253,9 @@ impl ToolServers {
         let until = Instant::now() + TURN_WAIT;
         for (server, started) in waiting {
             let left = until.saturating_duration_since(Instant::now());
-            if let Ok(Ok(Ok(c))) = tokio::time::timeout(left, started).await {
-                offered.extend(offers(&server, &c.tools));
+            if let Ok(Ok(Ok(_))) = tokio::time::timeout(left, started).await {
+                // Its tools as last listed: they change when the server says so.
+                offered.extend(offers(&server, &self.shown(&server).tools));
             }
         }
         offered
@@ -333,6 +337,32 @@ impl ToolServers {
             .entry(server.id)
             .or_insert_with(|| Arc::new(tokio::sync::Mutex::new(Slot { launch: launch(server), state: State::Stopped })))
             .clone()
+    }
+
+    /// Lists the server's tools again each time it says they changed
+    /// (`notifications/tools/list_changed`), for the list and the next turn, for as long as `c`
+    /// is the server's connection (not stopped, edited or started again since).
+    fn follow_tool_changes(self: &Arc<Self>, server: &ToolServer, c: &Arc<Connection>) {
+        let Some(mut changes) = c.tool_changes() else { return };
+        let (me, connection, id, name) = (Arc::downgrade(self), Arc::downgrade(c), server.id, server.name.clone());
+        tokio::spawn(async move {
+            while changes.recv().await.is_some() {
+                let (Some(me), Some(c)) = (me.upgrade(), connection.upgrade()) else { return };
+                let tools = match c.list_tools(LIST_DEADLINE).await {
+                    Ok(tools) => tools,
+                    Err(e) => {
+                        tracing::warn!(server = %name, "the tool server said its tools changed, then did not list them: {e}");
+                        continue;
+                    }
+                };
+                let Some(slot) = me.slots.lock().unwrap_or_else(|p| p.into_inner()).get(&id).cloned() else { return };
+                let slot = slot.lock().await;
+                if matches!(&slot.state, State::Running(now) if Arc::ptr_eq(now, &c)) {
+                    tracing::info!(server = %name, tools = tools.len(), "the tool server's tools changed");
+                    me.show(id, ServerStatus::Running, None, tools);
+                }
+            }
+        });
     }
 
     fn show(&self, id: i64, status: ServerStatus, error: Option<ConnectError>, tools: Vec<ToolInfo>) {
