@@ -49,12 +49,8 @@ npm test --prefix ui
 npm run build --prefix ui
 
 tier "core, integration" "core and integration tests"
-# From here on every build lints Maru's own crates as it compiles them, clippy-driver being the
-# workspace's compiler wrapper (as cargo-clippy runs it): the window's code, which the lints above
-# leave out, is linted by the build the tests need. A `cargo clippy` of the window's build checked
-# the whole stack again with its features: 6.7 of a cold run's minutes. Every cargo command below
-# runs with the same wrapper, so each reuses this build.
-export RUSTC_WORKSPACE_WRAPPER="$(command -v clippy-driver)" CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
+# The window's own code, which the lints above leave out (its build reads the UI built above).
+cargo clippy -p maru --all-targets -- -D warnings
 cargo test --workspace
 
 tier "real model server" "real model server: llama.cpp with SmolLM2-135M"
